@@ -1,0 +1,69 @@
+#pragma once
+
+// Running one child process: argv only (no shell unless the user writes one),
+// an environment overlay, a working directory, a timeout that kills the whole
+// process group, bounded capture of stdout and stderr, and the child's wall
+// time, CPU time and peak RSS. Boost.Process is used only in process.cc.
+
+#include <chrono>
+#include <cstddef>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace culprit {
+
+/// What to run.
+struct ProcessSpec {
+  std::vector<std::string> argv;          ///< argv[0] is looked up in PATH if it has no '/'.
+  std::filesystem::path cwd;              ///< Empty: the current directory.
+  std::map<std::string, std::string> set_env;  ///< Set (or replace) in the inherited environment.
+  std::vector<std::string> unset_env;     ///< Removed from the inherited environment.
+  std::chrono::milliseconds timeout{0};   ///< 0: no timeout.
+  size_t output_limit = 1 << 20;          ///< Bytes kept per stream; the rest is counted, not kept.
+  std::optional<std::string> stdin_data;  ///< Written to stdin then closed; else stdin is /dev/null.
+};
+
+/// How a run ended.
+enum class ProcessOutcome {
+  kExited,         ///< Exited on its own; see exit_code.
+  kSignaled,       ///< Killed by a signal it did not ask for (a crash); see signal.
+  kTimedOut,       ///< Exceeded the timeout; its process group was killed.
+  kFailedToStart,  ///< Could not be started (no such program, not executable, bad cwd).
+  kInterrupted,    ///< The user pressed Ctrl-C; the process group was killed.
+};
+
+/// What happened. A run is only a measurement when ok().
+struct ProcessResult {
+  ProcessOutcome outcome = ProcessOutcome::kFailedToStart;
+  int exit_code = -1;      ///< Valid for kExited.
+  int signal = 0;          ///< Valid for kSignaled.
+  std::string stdout_text;  ///< At most output_limit bytes: the first ones.
+  std::string stderr_text;  ///< At most output_limit bytes: the last ones (errors come at the end).
+  size_t stdout_bytes = 0;  ///< Total bytes the child wrote, kept or not.
+  size_t stderr_bytes = 0;
+  double wall_ms = 0;       ///< Steady clock, from spawn to exit.
+  double user_ms = 0;       ///< CPU time of the child and its waited-for descendants (rusage).
+  double system_ms = 0;
+  long max_rss_kb = 0;      ///< Peak resident set of the child (rusage), 0 if unknown.
+  std::string start_error;  ///< Why it failed to start, for kFailedToStart.
+
+  /// Exited with status 0.
+  bool ok() const { return outcome == ProcessOutcome::kExited && exit_code == 0; }
+
+  /// One line for the user: "exited with status 3", "killed by signal 11 (SIGSEGV)",
+  /// "timed out after 60 s and was killed", "could not start: ...".
+  std::string Describe(const ProcessSpec& spec) const;
+};
+
+/// Runs the process to completion (or timeout, or Ctrl-C) and reports what
+/// happened. Never throws; never returns with any process of the child's
+/// group still running.
+ProcessResult RunProcess(const ProcessSpec& spec);
+
+/// Renders argv for messages, quoting words that need it.
+std::string FormatCommand(const std::vector<std::string>& argv);
+
+}  // namespace culprit
