@@ -1,0 +1,121 @@
+#include "probes/calibration.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+
+namespace culprit {
+namespace {
+
+// About 30 ms at ~5 ns per step (one step is a chain of two multiplies and
+// three shift-xors, each depending on the previous step).
+constexpr uint64_t kCalibrationSteps = 6'000'000;
+constexpr uint64_t kCalibrationSeed = 0x243f6a8885a308d3ULL;
+
+// The seed is read through a volatile so the compiler cannot evaluate the
+// whole chain at compile time; the result is written to one so it cannot
+// discard it.
+volatile uint64_t calibration_seed = kCalibrationSeed;
+volatile uint64_t calibration_sink = 0;
+
+double Median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+bool UsableTime(double ms) { return std::isfinite(ms) && ms > 0; }
+
+// |change| > threshold, except that a change equal to the threshold up to the
+// rounding of end/start - 1 (e.g. 110/100 - 1 = 0.10000000000000009) is not
+// "more than" it.
+bool BeyondThreshold(double change, double threshold) {
+  return std::fabs(change) > threshold + 1e-9 * std::max(1.0, std::fabs(threshold));
+}
+
+}  // namespace
+
+uint64_t CalibrationWork() {
+  uint64_t x = calibration_seed;
+  uint64_t checksum = 0;
+  for (uint64_t i = 0; i < kCalibrationSteps; ++i) {
+    // splitmix64's finaliser; feeding z back into x keeps the steps serial, so
+    // the time measures dependent-instruction latency, not memory or SIMD width.
+    uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    checksum += z;
+    x ^= z;
+  }
+  calibration_sink = checksum;
+  return checksum;
+}
+
+CalibrationRun RunCalibration(int repetitions) {
+  CalibrationRun run;
+  const int n = std::max(1, repetitions);
+  run.loop_ms.reserve(n);
+  for (int i = 0; i < n; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    run.checksum = CalibrationWork();
+    const auto end = std::chrono::steady_clock::now();
+    run.loop_ms.push_back(std::chrono::duration<double, std::milli>(end - start).count());
+  }
+  run.median_ms = Median(run.loop_ms);
+  return run;
+}
+
+double RunCalibrationLoop(int repetitions) { return RunCalibration(repetitions).median_ms; }
+
+CalibrationCheck CheckCalibration(double start_ms, double end_ms, double threshold) {
+  CalibrationCheck check;
+  check.start_ms = start_ms;
+  check.end_ms = end_ms;
+  if (!UsableTime(start_ms) || !UsableTime(end_ms)) {
+    check.valid = false;
+    check.change = std::numeric_limits<double>::quiet_NaN();
+    check.message = fmt::format(
+        "calibration could not be compared (start {} ms, end {} ms): the host's speed during "
+        "this sitting is unknown; check that the calibration loop ran, then rerun the sitting",
+        start_ms, end_ms);
+    return check;
+  }
+  check.change = end_ms / start_ms - 1;
+  check.drifted = BeyondThreshold(check.change, threshold);
+  const std::string times = fmt::format("{:.1f} ms at start, {:.1f} ms at end ({:+.1f}%)", start_ms,
+                                        end_ms, check.change * 100);
+  if (!check.drifted) {
+    check.message = fmt::format("calibration steady: {}", times);
+  } else {
+    check.message = fmt::format(
+        "calibration drifted: {}, beyond ±{:.0f}%: the host {} during the sitting (frequency "
+        "scaling, thermal throttling or other load); rerun on a quiet host, or drop the pairs "
+        "taken across the jump",
+        times, threshold * 100, check.change > 0 ? "slowed down" : "sped up");
+  }
+  return check;
+}
+
+std::vector<bool> PairsAcrossCalibrationJumps(std::span<const double> calibration_ms_at_checkpoints,
+                                              std::span<const int> pair_index_of_checkpoint,
+                                              int n_pairs, double threshold) {
+  std::vector<bool> droppable(std::max(0, n_pairs), false);
+  const size_t checkpoints =
+      std::min(calibration_ms_at_checkpoints.size(), pair_index_of_checkpoint.size());
+  for (size_t k = 0; k + 1 < checkpoints; ++k) {
+    const double before = calibration_ms_at_checkpoints[k];
+    const double after = calibration_ms_at_checkpoints[k + 1];
+    if (!UsableTime(before) || !UsableTime(after)) continue;
+    if (!BeyondThreshold(after / before - 1, threshold)) continue;
+    const int first = std::clamp(pair_index_of_checkpoint[k], 0, std::max(0, n_pairs));
+    const int last = std::clamp(pair_index_of_checkpoint[k + 1], 0, std::max(0, n_pairs));
+    for (int i = first; i < last; ++i) droppable[i] = true;
+  }
+  return droppable;
+}
+
+}  // namespace culprit

@@ -1,0 +1,79 @@
+#pragma once
+
+// Calibration: a fixed CPU-bound loop timed at the start and end of every
+// sitting (and between pairs on long sittings). Its times say whether the host
+// changed speed during a sitting and how fast the host is compared with other
+// sittings. It is a quality gate, never a divisor for paired ratios: both arms
+// of a pair see the same host, so dividing by calibration would only add noise.
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace culprit {
+
+/// Identifies the calibration work. Calibration times are comparable only
+/// between sittings with the same version (and a culprit built the same way:
+/// a debug build runs the loop several times slower). Bump it whenever
+/// CalibrationWork changes; the checksum test guards against silent changes.
+inline constexpr int kCalibrationVersion = 1;
+
+/// The checksum CalibrationWork returns: the same on every host and every run.
+inline constexpr uint64_t kCalibrationChecksum = 0xd6956f3fdff87c34ULL;
+
+/// One pass of the calibration work: a fixed-length serial chain of 64-bit
+/// integer mixing steps (about 30 ms on a current core, L1-resident, no
+/// allocation, no system calls). Returns its checksum, which depends on every
+/// step, so the compiler cannot drop or shorten the work.
+uint64_t CalibrationWork();
+
+/// Timings of RunCalibration.
+struct CalibrationRun {
+  double median_ms = 0;         ///< Median time of one pass.
+  std::vector<double> loop_ms;  ///< Every pass, in execution order.
+  uint64_t checksum = 0;        ///< CalibrationWork's result (identical for every pass).
+};
+
+/// Runs CalibrationWork `repetitions` times (at least once) and times each pass
+/// with a monotonic clock.
+CalibrationRun RunCalibration(int repetitions = 5);
+
+/// Runs the fixed CPU-bound calibration loop `repetitions` times and returns
+/// the median ms of one loop. Deterministic work; only its time varies.
+double RunCalibrationLoop(int repetitions = 5);
+
+/// The comparison of a sitting's start and end calibrations.
+struct CalibrationCheck {
+  double start_ms = 0;
+  double end_ms = 0;
+  double change = 0;     ///< end/start - 1: positive when the host got slower. NaN if !valid.
+  bool drifted = false;  ///< |change| > threshold.
+  bool valid = true;     ///< False when either time is not a positive finite number.
+  std::string message;   ///< One line for the user; says what to do when drifted or invalid.
+};
+
+/// Compares start and end calibrations against a threshold (default 0.10).
+/// A change of exactly the threshold is not a drift ("more than 10%"); the
+/// comparison tolerates floating-point rounding of the ratio.
+CalibrationCheck CheckCalibration(double start_ms, double end_ms, double threshold = 0.10);
+
+/// Marks the pairs taken across a calibration jump. Checkpoint k was timed
+/// when `pair_index_of_checkpoint[k]` pairs had been taken (0 = before the
+/// first pair, n_pairs = after the last), so the pairs between checkpoints k
+/// and k+1 are [index_k, index_{k+1}). When the two calibrations of such an
+/// interval differ by more than `threshold` (as in CheckCalibration), every
+/// pair in it is marked droppable (true).
+///
+/// A slow drift spread over many intervals marks nothing: both arms of each
+/// pair saw the same host, and the sitting-level CheckCalibration reports the
+/// drift. An interval with an invalid calibration (not positive and finite)
+/// marks nothing, because there is no evidence of a jump. Only the common
+/// prefix of the two spans is used; indices are clamped to [0, n_pairs], and
+/// checkpoints must be in execution order (an interval whose end index is
+/// below its start is empty).
+std::vector<bool> PairsAcrossCalibrationJumps(std::span<const double> calibration_ms_at_checkpoints,
+                                              std::span<const int> pair_index_of_checkpoint,
+                                              int n_pairs, double threshold = 0.10);
+
+}  // namespace culprit
