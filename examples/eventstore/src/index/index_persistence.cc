@@ -1,0 +1,169 @@
+#include "index/index_persistence.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+
+#include "index/traversal_index.h"
+
+namespace eventstore {
+namespace {
+
+constexpr uint64_t kMagic = 0x31584449'54525645ULL;  // "EVRTIDX1", little-endian
+
+template <typename T>
+void Append(std::vector<uint8_t>* out, const T* data, size_t count) {
+  const size_t at = out->size();
+  out->resize(at + count * sizeof(T));
+  if (count != 0) std::memcpy(out->data() + at, data, count * sizeof(T));
+}
+
+template <typename T>
+bool Take(const std::vector<uint8_t>& in, size_t* at, size_t count, std::vector<T>* out) {
+  if (count > (in.size() - *at) / sizeof(T)) return false;
+  out->resize(count);
+  if (count != 0) std::memcpy(out->data(), in.data() + *at, count * sizeof(T));
+  *at += count * sizeof(T);
+  return true;
+}
+
+}  // namespace
+
+void SerializeTraversalIndex(const TraversalIndex& index, std::vector<uint8_t>* out) {
+  out->clear();
+  const uint64_t header[3] = {kMagic, index.offsets().size(), index.edge_count()};
+  Append(out, header, 3);
+  Append(out, index.offsets().data(), index.offsets().size());
+  Append(out, index.targets().data(), index.targets().size());
+  Append(out, index.edge_times().data(), index.edge_times().size());
+  Append(out, index.edge_events().data(), index.edge_events().size());
+}
+
+uint64_t Checksum64(const uint8_t* data, size_t size) {
+  uint64_t h = 0x9E3779B97F4A7C15ULL ^ size;
+  size_t i = 0;
+  for (; i + 8 <= size; i += 8) {
+    uint64_t word;
+    std::memcpy(&word, data + i, 8);
+    h = (h ^ word) * 0xFF51AFD7ED558CCDULL;
+    h ^= h >> 32;
+  }
+  for (; i < size; ++i) h = (h ^ data[i]) * 0x100000001B3ULL;
+  return h;
+}
+
+bool WriteCheckpointFile(const std::string& path, const std::vector<uint8_t>& serialized,
+                         uint64_t checksum, std::string* error) {
+  // Unique per process and per call, so concurrent writers never share a temporary.
+  static std::atomic<uint64_t> sequence{0};
+  const std::string temp =
+      path + ".tmp." + std::to_string(getpid()) + "." + std::to_string(sequence++);
+  {
+    std::ofstream file(temp, std::ios::binary | std::ios::trunc);
+    file.write(reinterpret_cast<const char*>(serialized.data()),
+               static_cast<std::streamsize>(serialized.size()));
+    file.write(reinterpret_cast<const char*>(&checksum), sizeof(checksum));
+    if (!file.flush()) {
+      *error = "cannot write " + temp;
+      std::remove(temp.c_str());
+      return false;
+    }
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    *error = "cannot rename " + temp + " to " + path + ": " + std::strerror(errno);
+    std::remove(temp.c_str());
+    return false;
+  }
+  return true;
+}
+
+std::unique_ptr<TraversalIndex> LoadTraversalIndex(const std::string& path, std::string* error) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
+    *error = "cannot open " + path;
+    return nullptr;
+  }
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(file)),
+                             std::istreambuf_iterator<char>());
+  if (bytes.size() < 4 * sizeof(uint64_t)) {
+    *error = path + " is too short to be a traversal index checkpoint";
+    return nullptr;
+  }
+  uint64_t stored;
+  std::memcpy(&stored, bytes.data() + bytes.size() - sizeof(stored), sizeof(stored));
+  bytes.resize(bytes.size() - sizeof(stored));
+  if (Checksum64(bytes.data(), bytes.size()) != stored) {
+    *error = path + " fails its checksum (a torn or foreign file)";
+    return nullptr;
+  }
+  size_t at = 0;
+  std::vector<uint64_t> header;
+  std::vector<uint32_t> offsets, targets, events;
+  std::vector<int64_t> times;
+  if (!Take(bytes, &at, 3, &header) || header[0] != kMagic ||
+      !Take(bytes, &at, header[1], &offsets) || !Take(bytes, &at, header[2], &targets) ||
+      !Take(bytes, &at, header[2], &times) || !Take(bytes, &at, header[2], &events) ||
+      at != bytes.size()) {
+    *error = path + " is not a traversal index checkpoint";
+    return nullptr;
+  }
+  std::unique_ptr<TraversalIndex> index = TraversalIndex::FromParts(
+      std::move(offsets), std::move(targets), std::move(times), std::move(events));
+  if (index == nullptr) *error = path + " holds an inconsistent index";
+  return index;
+}
+
+std::string DefaultCheckpointPath(size_t edges, uint32_t entities) {
+  const char* dir = std::getenv("EVENTSTORE_DATA_DIR");
+  if (dir == nullptr || *dir == '\0') dir = std::getenv("TMPDIR");
+  if (dir == nullptr || *dir == '\0') dir = "/tmp";
+  return std::string(dir) + "/eventstore-traversal-" + std::to_string(edges) + "-" +
+         std::to_string(entities) + ".idx";
+}
+
+IndexCheckpointer::IndexCheckpointer(const TraversalIndex& index, std::string path,
+                                     std::chrono::milliseconds period)
+    : index_(index), path_(std::move(path)), period_(period), thread_([this] { Loop(); }) {}
+
+IndexCheckpointer::~IndexCheckpointer() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  thread_.join();
+}
+
+void IndexCheckpointer::Loop() {
+  std::vector<uint8_t> buffer;
+  uint64_t written = 0;
+  bool warned = false;
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!stop_) {
+    lock.unlock();
+    SerializeTraversalIndex(index_, &buffer);
+    const uint64_t checksum = Checksum64(buffer.data(), buffer.size());
+    if (checksum != written) {
+      std::string error;
+      if (WriteCheckpointFile(path_, buffer, checksum, &error)) {
+        written = checksum;
+        ++writes_;
+      } else if (!warned) {
+        std::cerr << "eventstore: traversal index checkpoint failed: " << error << "\n";
+        warned = true;
+      }
+    }
+    ++checkpoints_;
+    lock.lock();
+    wake_.wait_for(lock, period_, [this] { return stop_; });
+  }
+}
+
+}  // namespace eventstore
