@@ -1,0 +1,219 @@
+#include "engine/metric.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <regex>
+#include <string_view>
+#include <vector>
+
+#include "base/strings.h"
+
+namespace culprit {
+namespace {
+
+constexpr size_t kTailLines = 5;
+
+std::vector<std::string_view> SplitLines(std::string_view text) {
+  std::vector<std::string_view> lines;
+  while (!text.empty()) {
+    size_t end = text.find('\n');
+    std::string_view line = text.substr(0, end);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    lines.push_back(line);
+    if (end == std::string_view::npos) break;
+    text.remove_prefix(end + 1);
+  }
+  return lines;
+}
+
+std::vector<std::string> SplitPath(std::string_view path) {
+  std::vector<std::string> parts;
+  size_t begin = 0;
+  while (true) {
+    size_t end = path.find('.', begin);
+    parts.emplace_back(path.substr(begin, end == std::string_view::npos ? end : end - begin));
+    if (end == std::string_view::npos) break;
+    begin = end + 1;
+  }
+  return parts;
+}
+
+/// The error for a run whose output lacks the metric: what was looked for and
+/// the last lines of what was there, so the user sees the mismatch at once.
+Error MissingMetric(std::string_view what, const ProcessResult& result) {
+  std::string tail = TailLines(result.stdout_text, kTailLines);
+  std::string message = tail.empty() ? fmt::format("{}; the run printed nothing on stdout", what)
+                                     : fmt::format("{}; last lines:\n{}", what, tail);
+  Error error(message);
+  if (result.stdout_bytes > result.stdout_text.size()) {
+    return error.WithHint(fmt::format(
+        "only the first {} of {} bytes of stdout were kept; print the metric earlier or "
+        "raise the output limit",
+        result.stdout_text.size(), result.stdout_bytes));
+  }
+  return error;
+}
+
+Result<double> ParseNumber(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
+    text.remove_prefix(1);
+  }
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
+    text.remove_suffix(1);
+  }
+  std::string_view digits = text;
+  if (!digits.empty() && digits.front() == '+') digits.remove_prefix(1);
+  double value = 0;
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() ||
+      !std::isfinite(value)) {
+    return Error(fmt::format("'{}' is not a number", text));
+  }
+  return value;
+}
+
+Result<std::regex> CompileRegex(const std::string& pattern) {
+  try {
+    std::regex regex(pattern, std::regex::ECMAScript);
+    if (regex.mark_count() < 1) {
+      return Error::Usage(fmt::format("the metric regex /{}/ has no capture group", pattern))
+          .WithHint("put the number in parentheses, e.g. 'median_ms=([0-9.]+)'");
+    }
+    return regex;
+  } catch (const std::regex_error& e) {
+    return Error::Usage(fmt::format("the metric regex /{}/ is not valid: {}", pattern, e.what()));
+  }
+}
+
+Result<double> FromRegex(const std::string& pattern, const ProcessResult& result) {
+  Result<std::regex> regex = CompileRegex(pattern);
+  if (!regex) return regex.error();
+  // Line by line: anchors mean what users expect, and libstdc++'s recursive
+  // matcher never sees a megabyte-long subject (it can overflow the stack).
+  for (std::string_view line : SplitLines(result.stdout_text)) {
+    std::match_results<std::string_view::const_iterator> match;
+    if (!std::regex_search(line.begin(), line.end(), match, *regex)) continue;
+    std::string group = match[1].str();
+    Result<double> value = ParseNumber(group);
+    if (!value) {
+      return Error(fmt::format("the metric /{}/ matched the line '{}', but {}", pattern, line,
+                               value.error().message()));
+    }
+    return value;
+  }
+  return MissingMetric(fmt::format("no match for /{}/ in the output", pattern), result);
+}
+
+/// The whole stdout as JSON, or else its last line that is a JSON object.
+std::optional<nlohmann::json> FindJson(const std::string& text) {
+  nlohmann::json whole = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!whole.is_discarded() && whole.is_structured()) return whole;
+  std::vector<std::string_view> lines = SplitLines(text);
+  for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
+    std::string_view line = *it;
+    size_t first = line.find_first_not_of(" \t");
+    if (first == std::string_view::npos || line[first] != '{') continue;
+    nlohmann::json json = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (!json.is_discarded() && json.is_object()) return json;
+  }
+  return std::nullopt;
+}
+
+Result<double> FromJson(const std::string& path, const ProcessResult& result) {
+  std::optional<nlohmann::json> json = FindJson(result.stdout_text);
+  if (!json) {
+    return MissingMetric(fmt::format("no JSON object in the output to take field '{}' from", path),
+                         result);
+  }
+  const nlohmann::json* node = &*json;
+  std::string walked;
+  for (const std::string& part : SplitPath(path)) {
+    const nlohmann::json* next = nullptr;
+    if (node->is_object()) {
+      auto it = node->find(part);
+      if (it != node->end()) next = &*it;
+    } else if (node->is_array() && !part.empty() && part.size() < 10 &&
+               part.find_first_not_of("0123456789") == std::string::npos) {
+      size_t index = std::stoul(part);
+      if (index < node->size()) next = &(*node)[index];
+    }
+    if (next == nullptr) {
+      std::string where = walked.empty() ? "the JSON output" : fmt::format("'{}'", walked);
+      return MissingMetric(fmt::format("no JSON field '{}' in the output ({} is {} without '{}')",
+                                       path, where, node->type_name(), part),
+                           result);
+    }
+    node = next;
+    walked += walked.empty() ? part : "." + part;
+  }
+  if (!node->is_number()) {
+    return Error(fmt::format("the JSON field '{}' is not a number: it is {} {}", path,
+                             node->type_name(), node->dump()));
+  }
+  double value = node->get<double>();
+  if (!std::isfinite(value)) {
+    return Error(fmt::format("the JSON field '{}' is not a finite number", path));
+  }
+  return value;
+}
+
+}  // namespace
+
+Status ValidateMetricRule(const MetricRule& rule) {
+  switch (rule.kind) {
+    case MetricRule::Kind::kWall:
+      return {};
+    case MetricRule::Kind::kRegex: {
+      Result<std::regex> regex = CompileRegex(rule.pattern);
+      if (!regex) return regex.error();
+      return {};
+    }
+    case MetricRule::Kind::kJson:
+      for (const std::string& part : SplitPath(rule.pattern)) {
+        if (part.empty()) {
+          return Error::Usage(
+                     fmt::format("the metric JSON path '{}' has an empty component", rule.pattern))
+              .WithHint("write a dotted path such as 'result.ms'");
+        }
+      }
+      return {};
+  }
+  return {};
+}
+
+Result<double> ExtractMetric(const MetricRule& rule, const ProcessResult& result) {
+  if (!result.ok()) {
+    std::string tail = TailLines(result.stderr_text, kTailLines);
+    std::string message = fmt::format("the run {}, so it has no metric", result.Describe({}));
+    if (!tail.empty()) message += fmt::format("; last lines of its stderr:\n{}", tail);
+    return Error(message);
+  }
+  switch (rule.kind) {
+    case MetricRule::Kind::kWall:
+      return result.wall_ms;
+    case MetricRule::Kind::kRegex:
+      return FromRegex(rule.pattern, result);
+    case MetricRule::Kind::kJson:
+      return FromJson(rule.pattern, result);
+  }
+  return Error("unknown metric kind");
+}
+
+std::string DescribeMetricRule(const MetricRule& rule) {
+  switch (rule.kind) {
+    case MetricRule::Kind::kWall:
+      return "wall time";
+    case MetricRule::Kind::kRegex:
+      return fmt::format("/{}/", rule.pattern);
+    case MetricRule::Kind::kJson:
+      return fmt::format("JSON field '{}'", rule.pattern);
+  }
+  return "unknown metric";
+}
+
+}  // namespace culprit

@@ -1,0 +1,47 @@
+#pragma once
+
+// A query's metric: the number one run of it yields. Either the process wall
+// time, or a number the engine prints (found by a regex, or a JSON field).
+// Deliberately independent of the configuration module: engine/config.h
+// converts its metric setting into a MetricRule.
+
+#include <string>
+
+#include "base/result.h"
+#include "engine/process.h"
+
+namespace culprit {
+
+/// How to take a query's metric from one run.
+struct MetricRule {
+  enum class Kind {
+    kWall,   ///< The process wall time in ms (ProcessResult::wall_ms).
+    kRegex,  ///< `pattern` is an ECMAScript regex with at least one capture group.
+    kJson,   ///< `pattern` is a dotted path into a JSON object, e.g. "result.ms" or "runs.0.ms".
+  };
+  Kind kind = Kind::kWall;
+  std::string pattern;
+};
+
+/// Checks a rule before any run: the regex compiles and has a capture group,
+/// the JSON path has no empty component. Errors are usage errors (exit 2).
+Status ValidateMetricRule(const MetricRule& rule);
+
+/// The sample's value in the query's unit:
+/// - wall: result.wall_ms;
+/// - regex: the first capture group of the first match, tried line by line over
+///   stdout (so ^ and $ anchor at line ends), parsed as a double;
+/// - json: stdout parsed as one JSON document, or else the last line of stdout
+///   that parses as a JSON object; then the dotted path is followed (a numeric
+///   component indexes an array) to a number.
+/// A run that did not succeed (!result.ok()) has no metric: the error says how
+/// it ended and shows the tail of its stderr. A run whose output lacks the
+/// metric is an error that shows the tail of its stdout, e.g.
+/// "no match for /median_ms=([0-9.]+)/ in the output; last lines:\n...".
+/// Such errors mean a failed sample, never a number.
+Result<double> ExtractMetric(const MetricRule& rule, const ProcessResult& result);
+
+/// "wall time", "/median_ms=([0-9.]+)/", "JSON field 'result.ms'": for messages.
+std::string DescribeMetricRule(const MetricRule& rule);
+
+}  // namespace culprit

@@ -1,0 +1,554 @@
+#include "engine/process.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <boost/process.hpp>
+#include <boost/process/extend.hpp>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <exception>
+#include <system_error>
+#include <thread>
+#include <utility>
+
+#include "base/interrupt.h"
+#include "base/result.h"
+
+namespace culprit {
+namespace {
+
+namespace bp = boost::process;
+using Clock = std::chrono::steady_clock;
+
+/// How long a process group gets between SIGTERM and SIGKILL: long enough for
+/// an engine to flush and exit, short enough that a hung bisect step stays cheap.
+constexpr std::chrono::milliseconds kTerminateGrace{500};
+/// How often a wait wakes up to look at the Ctrl-C flag. It does not limit the
+/// precision of wall time: the child's exit wakes the wait at once.
+constexpr std::chrono::milliseconds kInterruptPoll{50};
+/// After the child exits, how long its pipes may stay open (held by a
+/// descendant that left its process group) before capture gives up on them.
+constexpr std::chrono::milliseconds kDrainAfterExit{2000};
+constexpr size_t kReadChunk = 64 * 1024;
+
+/// A file descriptor closed on destruction.
+class Fd {
+ public:
+  Fd() = default;
+  explicit Fd(int fd) : fd_(fd) {}
+  Fd(Fd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  Fd& operator=(Fd&& other) noexcept {
+    if (this != &other) {
+      Close();
+      fd_ = std::exchange(other.fd_, -1);
+    }
+    return *this;
+  }
+  ~Fd() { Close(); }
+  int get() const { return fd_; }
+  bool valid() const { return fd_ >= 0; }
+  void Close() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+/// A pipe whose both ends are close-on-exec, so that a child started from
+/// another thread at the same moment never inherits them (an inherited write
+/// end would keep our reader from ever seeing end-of-file). Boost's own pipes
+/// are not close-on-exec, which is why they are not used.
+struct Pipe {
+  Fd read;
+  Fd write;
+};
+
+Result<Pipe> MakePipe() {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) {
+    return Error(fmt::format("cannot create a pipe: {}", std::strerror(errno)));
+  }
+  return Pipe{Fd(fds[0]), Fd(fds[1])};
+}
+
+std::string SignalName(int signal_number) {
+  switch (signal_number) {
+    case SIGHUP:
+      return "SIGHUP";
+    case SIGINT:
+      return "SIGINT";
+    case SIGQUIT:
+      return "SIGQUIT";
+    case SIGILL:
+      return "SIGILL";
+    case SIGTRAP:
+      return "SIGTRAP";
+    case SIGABRT:
+      return "SIGABRT";
+    case SIGBUS:
+      return "SIGBUS";
+    case SIGFPE:
+      return "SIGFPE";
+    case SIGKILL:
+      return "SIGKILL";
+    case SIGUSR1:
+      return "SIGUSR1";
+    case SIGSEGV:
+      return "SIGSEGV";
+    case SIGUSR2:
+      return "SIGUSR2";
+    case SIGPIPE:
+      return "SIGPIPE";
+    case SIGALRM:
+      return "SIGALRM";
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGXCPU:
+      return "SIGXCPU";
+    case SIGXFSZ:
+      return "SIGXFSZ";
+    case SIGSYS:
+      return "SIGSYS";
+    default:
+      break;
+  }
+  const char* text = ::strsignal(signal_number);
+  return text != nullptr ? std::string(text) : "unknown signal";
+}
+
+pollfd PollFor(int fd, short events) {
+  pollfd entry{};
+  entry.fd = fd;
+  entry.events = events;
+  return entry;
+}
+
+double Milliseconds(const timeval& tv) { return tv.tv_sec * 1000.0 + tv.tv_usec / 1000.0; }
+
+/// Where argv[0] is: as given when it has a '/', else the first executable of
+/// that name in PATH (the PATH the child will see, if the spec overrides it).
+Result<std::string> ResolveProgram(const ProcessSpec& spec) {
+  const std::string& program = spec.argv[0];
+  if (program.find('/') != std::string::npos) {
+    std::filesystem::path path = program;
+    if (path.is_relative() && !spec.cwd.empty()) path = spec.cwd / path;
+    if (::access(path.c_str(), X_OK) != 0) {
+      return Error(fmt::format("'{}': {}", path.string(), std::strerror(errno)));
+    }
+    return path.string();
+  }
+  std::string search_path;
+  if (auto it = spec.set_env.find("PATH"); it != spec.set_env.end()) {
+    search_path = it->second;
+  } else if (std::find(spec.unset_env.begin(), spec.unset_env.end(), "PATH") ==
+             spec.unset_env.end()) {
+    const char* env_path = ::getenv("PATH");
+    search_path = env_path != nullptr ? env_path : "/usr/bin:/bin";
+  }
+  size_t begin = 0;
+  while (begin <= search_path.size()) {
+    size_t end = search_path.find(':', begin);
+    if (end == std::string::npos) end = search_path.size();
+    std::string dir = search_path.substr(begin, end - begin);
+    if (dir.empty()) dir = ".";
+    std::filesystem::path candidate = std::filesystem::path(dir) / program;
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(candidate, ec) && ::access(candidate.c_str(), X_OK) == 0) {
+      return candidate.string();
+    }
+    begin = end + 1;
+  }
+  return Error(fmt::format("'{}' was not found in PATH", program));
+}
+
+/// Sends `signal_number` to the whole process group. ESRCH (nobody left) is fine.
+void SignalGroup(pid_t group, int signal_number) { ::kill(-group, signal_number); }
+
+/// Blocks SIGPIPE in this thread while stdin is fed, so that a child that
+/// exits without reading its input makes write() fail with EPIPE instead of
+/// killing culprit. Ignoring SIGPIPE process-wide instead would be inherited
+/// by every child we start. A SIGPIPE left pending by our writes is consumed.
+class ScopedBlockSigpipe {
+ public:
+  ScopedBlockSigpipe() {
+    sigset_t pending;
+    sigemptyset(&pending);
+    sigpending(&pending);
+    was_pending_ = sigismember(&pending, SIGPIPE) == 1;
+    sigset_t block;
+    sigemptyset(&block);
+    sigaddset(&block, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &block, &old_);
+  }
+  ~ScopedBlockSigpipe() {
+    if (!was_pending_) {
+      sigset_t pipe_set;
+      sigemptyset(&pipe_set);
+      sigaddset(&pipe_set, SIGPIPE);
+      timespec zero{0, 0};
+      while (sigtimedwait(&pipe_set, nullptr, &zero) == SIGPIPE) {
+      }
+    }
+    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+
+ private:
+  sigset_t old_;
+  bool was_pending_ = false;
+};
+
+/// What the reaper thread learns when the child exits.
+struct Reaped {
+  int status = 0;
+  rusage usage{};
+  Clock::time_point end;
+};
+
+/// Starts the child; on success returns its pid, which is also its process
+/// group id. The child ends on our pipes/fds given as stdin, stdout, stderr.
+Result<pid_t> Spawn(const ProcessSpec& spec, const std::string& program, int stdin_fd,
+                    int stdout_fd, int stderr_fd) {
+  bp::environment env = boost::this_process::environment();
+  for (const std::string& name : spec.unset_env) {
+    if (env.find(name) != env.end()) env.erase(name);
+  }
+  for (const auto& [name, value] : spec.set_env) env[name] = value;
+
+  std::vector<std::string> args(spec.argv.begin() + 1, spec.argv.end());
+  std::filesystem::path cwd = spec.cwd.empty() ? std::filesystem::current_path() : spec.cwd;
+
+  // Runs in the forked child before exec: only async-signal-safe calls.
+  // Its own process group lets a timeout or Ctrl-C kill the child together
+  // with everything it started, and keeps terminal Ctrl-C from reaching it
+  // directly (culprit decides what to kill and when).
+  auto setup_child = [stdin_fd, stdout_fd, stderr_fd](auto& executor) {
+    ::setpgid(0, 0);
+    if (::dup2(stdin_fd, STDIN_FILENO) < 0 || ::dup2(stdout_fd, STDOUT_FILENO) < 0 ||
+        ::dup2(stderr_fd, STDERR_FILENO) < 0) {
+      executor.set_error(std::error_code(errno, std::system_category()), "dup2 failed");
+    }
+    // The child inherits culprit's signal mask; give it a clean one.
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  };
+  // Boost does not reap a child whose exec failed; do it so no zombie stays.
+  auto reap_failed = [](auto& executor, const std::error_code&) {
+    if (executor.pid > 0) {
+      ::kill(executor.pid, SIGKILL);
+      ::waitpid(executor.pid, nullptr, 0);
+    }
+  };
+
+  std::error_code ec;
+  bp::child child(bp::exe = program, bp::args = args, env, bp::start_dir = cwd.string(),
+                  bp::extend::on_exec_setup = setup_child, bp::extend::on_error = reap_failed, ec);
+  if (ec || !child.valid()) {
+    return Error(fmt::format("{}: {}", FormatCommand(spec.argv),
+                             ec ? ec.message() : std::string("unknown error")));
+  }
+  pid_t pid = child.id();
+  // We reap the child ourselves with wait4() to get its rusage (CPU time,
+  // peak RSS), which boost's wait() would discard. Detached, boost's child
+  // object neither waits for nor terminates the process when it is destroyed.
+  child.detach();
+  return pid;
+}
+
+ProcessResult RunImpl(const ProcessSpec& spec) {
+  ProcessResult result;
+  if (spec.argv.empty() || spec.argv[0].empty()) {
+    result.start_error = "no command given";
+    return result;
+  }
+  if (InterruptRequested()) {
+    result.outcome = ProcessOutcome::kInterrupted;
+    return result;
+  }
+  if (!spec.cwd.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(spec.cwd, ec)) {
+      result.start_error =
+          fmt::format("the working directory '{}' does not exist", spec.cwd.string());
+      return result;
+    }
+  }
+  Result<std::string> program = ResolveProgram(spec);
+  if (!program) {
+    result.start_error = program.error().message();
+    return result;
+  }
+
+  auto out = MakePipe();
+  auto err = MakePipe();
+  auto notify = MakePipe();
+  if (!out || !err || !notify) {
+    result.start_error = "cannot create pipes (too many open files?)";
+    return result;
+  }
+  Fd stdin_read;
+  Fd stdin_write;
+  if (spec.stdin_data) {
+    auto in = MakePipe();
+    if (!in) {
+      result.start_error = in.error().message();
+      return result;
+    }
+    stdin_read = std::move(in->read);
+    stdin_write = std::move(in->write);
+    ::fcntl(stdin_write.get(), F_SETFL, ::fcntl(stdin_write.get(), F_GETFL) | O_NONBLOCK);
+  } else {
+    stdin_read = Fd(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  }
+
+  const Clock::time_point start = Clock::now();
+  Result<pid_t> spawned =
+      Spawn(spec, *program, stdin_read.get(), out->write.get(), err->write.get());
+  // The child has its copies; ours must go, or the readers never see EOF.
+  stdin_read.Close();
+  out->write.Close();
+  err->write.Close();
+  if (!spawned) {
+    result.start_error = spawned.error().message();
+    return result;
+  }
+  const pid_t pid = *spawned;
+
+  // wait4 blocks, so it gets its own thread; the loop below learns of the exit
+  // through `notify` at once, which keeps wall time exact and lets the loop
+  // poll the Ctrl-C flag and the timeout meanwhile.
+  Reaped reaped;
+  const int notify_write = notify->write.get();
+  auto reap = [pid, notify_write, &reaped] {
+    int status = 0;
+    rusage usage{};
+    pid_t r;
+    do {
+      r = ::wait4(pid, &status, 0, &usage);
+    } while (r < 0 && errno == EINTR);
+    reaped.end = Clock::now();
+    reaped.status = status;
+    reaped.usage = usage;
+    char byte = 1;
+    [[maybe_unused]] auto n = ::write(notify_write, &byte, 1);
+  };
+  std::thread reaper;
+  try {
+    reaper = std::thread(reap);
+  } catch (const std::system_error& e) {
+    // No thread, no supervision: do not leave the child running unattended.
+    SignalGroup(pid, SIGKILL);
+    reap();
+    result.start_error = fmt::format("cannot start a thread to wait for it: {}", e.what());
+    return result;
+  }
+
+  std::optional<ScopedBlockSigpipe> block_sigpipe;
+  if (spec.stdin_data) block_sigpipe.emplace();
+  size_t stdin_offset = 0;
+  if (spec.stdin_data && spec.stdin_data->empty()) stdin_write.Close();
+
+  const bool has_deadline = spec.timeout.count() > 0;
+  const Clock::time_point deadline = start + spec.timeout;
+  std::optional<Clock::time_point> kill_at;      // SIGTERM was sent; SIGKILL at this time.
+  std::optional<Clock::time_point> drain_until;  // The child has exited.
+  bool timed_out = false;
+  bool interrupted = false;
+  std::string buffer(kReadChunk, '\0');
+
+  auto start_killing = [&] {
+    SignalGroup(pid, SIGTERM);
+    kill_at = Clock::now() + kTerminateGrace;
+  };
+
+  while (true) {
+    if (drain_until && !out->read.valid() && !err->read.valid()) break;
+    pollfd fds[4];
+    int count = 0;
+    int out_index = -1, err_index = -1, in_index = -1, notify_index = -1;
+    if (out->read.valid()) {
+      out_index = count;
+      fds[count++] = PollFor(out->read.get(), POLLIN);
+    }
+    if (err->read.valid()) {
+      err_index = count;
+      fds[count++] = PollFor(err->read.get(), POLLIN);
+    }
+    if (stdin_write.valid()) {
+      in_index = count;
+      fds[count++] = PollFor(stdin_write.get(), POLLOUT);
+    }
+    if (!drain_until) {
+      notify_index = count;
+      fds[count++] = PollFor(notify->read.get(), POLLIN);
+    }
+
+    const Clock::time_point now = Clock::now();
+    Clock::time_point wake = now + kInterruptPoll;
+    if (drain_until) wake = std::min(wake, *drain_until);
+    if (has_deadline && !timed_out) wake = std::min(wake, deadline);
+    if (kill_at) wake = std::min(wake, *kill_at);
+    auto wait_ms = std::chrono::ceil<std::chrono::milliseconds>(wake - now).count();
+    int ready = ::poll(fds, count, static_cast<int>(std::max<int64_t>(wait_ms, 0)));
+    if (ready < 0 && errno != EINTR) break;  // Cannot happen with valid fds; do not spin.
+
+    if (ready > 0) {
+      if (out_index >= 0 && fds[out_index].revents != 0) {
+        ssize_t n = ::read(out->read.get(), buffer.data(), buffer.size());
+        if (n > 0) {
+          result.stdout_bytes += n;
+          size_t room = spec.output_limit - std::min(spec.output_limit, result.stdout_text.size());
+          result.stdout_text.append(buffer.data(), std::min<size_t>(room, n));
+        } else if (n == 0 || errno != EINTR) {
+          out->read.Close();
+        }
+      }
+      if (err_index >= 0 && fds[err_index].revents != 0) {
+        ssize_t n = ::read(err->read.get(), buffer.data(), buffer.size());
+        if (n > 0) {
+          result.stderr_bytes += n;
+          result.stderr_text.append(buffer.data(), n);
+          // Keep the tail; trimming only past twice the limit keeps this linear.
+          if (result.stderr_text.size() > 2 * spec.output_limit + kReadChunk) {
+            result.stderr_text.erase(0, result.stderr_text.size() - spec.output_limit);
+          }
+        } else if (n == 0 || errno != EINTR) {
+          err->read.Close();
+        }
+      }
+      if (in_index >= 0 && fds[in_index].revents != 0) {
+        const std::string& data = *spec.stdin_data;
+        ssize_t n =
+            ::write(stdin_write.get(), data.data() + stdin_offset, data.size() - stdin_offset);
+        if (n > 0) stdin_offset += n;
+        // Done, or the child closed its stdin (EPIPE): either way, close ours.
+        if (stdin_offset >= data.size() || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+          stdin_write.Close();
+        }
+      }
+      if (notify_index >= 0 && fds[notify_index].revents != 0) {
+        // The child is reaped. Anything it left behind in its group goes too,
+        // so that nothing keeps running (or holds our pipes) after we return.
+        SignalGroup(pid, SIGKILL);
+        stdin_write.Close();
+        drain_until = Clock::now() + kDrainAfterExit;
+        kill_at.reset();
+      }
+    }
+
+    const Clock::time_point after = Clock::now();
+    if (drain_until) {
+      if (after >= *drain_until) break;
+      continue;
+    }
+    if (!timed_out && !interrupted) {
+      if (InterruptRequested()) {
+        interrupted = true;
+        start_killing();
+      } else if (has_deadline && after >= deadline) {
+        timed_out = true;
+        start_killing();
+      }
+    }
+    if (kill_at && after >= *kill_at) {
+      SignalGroup(pid, SIGKILL);
+      kill_at.reset();
+    }
+  }
+  reaper.join();
+
+  if (result.stderr_text.size() > spec.output_limit) {
+    result.stderr_text.erase(0, result.stderr_text.size() - spec.output_limit);
+  }
+  result.wall_ms = std::chrono::duration<double, std::milli>(reaped.end - start).count();
+  result.user_ms = Milliseconds(reaped.usage.ru_utime);
+  result.system_ms = Milliseconds(reaped.usage.ru_stime);
+  result.max_rss_kb = reaped.usage.ru_maxrss;  // Linux reports kilobytes.
+  if (timed_out) {
+    result.outcome = ProcessOutcome::kTimedOut;
+  } else if (interrupted) {
+    result.outcome = ProcessOutcome::kInterrupted;
+  } else if (WIFEXITED(reaped.status)) {
+    result.outcome = ProcessOutcome::kExited;
+    result.exit_code = WEXITSTATUS(reaped.status);
+  } else if (WIFSIGNALED(reaped.status)) {
+    result.outcome = ProcessOutcome::kSignaled;
+    result.signal = WTERMSIG(reaped.status);
+  }
+  return result;
+}
+
+bool NeedsQuoting(std::string_view word) {
+  if (word.empty()) return true;
+  return std::any_of(word.begin(), word.end(), [](char c) {
+    return !(std::isalnum(static_cast<unsigned char>(c)) ||
+             std::string_view("_@%+=:,./-").find(c) != std::string_view::npos);
+  });
+}
+
+}  // namespace
+
+std::string ProcessResult::Describe(const ProcessSpec& spec) const {
+  switch (outcome) {
+    case ProcessOutcome::kExited:
+      return fmt::format("exited with status {}", exit_code);
+    case ProcessOutcome::kSignaled:
+      return fmt::format("killed by signal {} ({})", signal, SignalName(signal));
+    case ProcessOutcome::kTimedOut:
+      if (spec.timeout.count() <= 0) return "timed out and was killed";
+      return fmt::format("timed out after {:g} s and was killed", spec.timeout.count() / 1000.0);
+    case ProcessOutcome::kFailedToStart:
+      return fmt::format("could not start: {}", start_error);
+    case ProcessOutcome::kInterrupted:
+      return "interrupted (Ctrl-C); it and its child processes were killed";
+  }
+  return "ended in an unknown way";
+}
+
+ProcessResult RunProcess(const ProcessSpec& spec) {
+  // Everything that can throw (environment, paths, thread creation) happens
+  // before the child exists or is handled without leaving it running.
+  try {
+    return RunImpl(spec);
+  } catch (const std::exception& e) {
+    ProcessResult result;
+    result.start_error = e.what();
+    return result;
+  }
+}
+
+std::string FormatCommand(const std::vector<std::string>& argv) {
+  std::string text;
+  for (const std::string& word : argv) {
+    if (!text.empty()) text += ' ';
+    if (!NeedsQuoting(word)) {
+      text += word;
+      continue;
+    }
+    text += '\'';
+    for (char c : word) {
+      if (c == '\'') {
+        text += "'\\''";
+      } else {
+        text += c;
+      }
+    }
+    text += '\'';
+  }
+  return text;
+}
+
+}  // namespace culprit

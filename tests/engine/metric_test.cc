@@ -1,0 +1,164 @@
+#include "engine/metric.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace culprit {
+namespace {
+
+ProcessResult Output(std::string stdout_text) {
+  ProcessResult r;
+  r.outcome = ProcessOutcome::kExited;
+  r.exit_code = 0;
+  r.stdout_bytes = stdout_text.size();
+  r.stdout_text = std::move(stdout_text);
+  r.wall_ms = 12.5;
+  return r;
+}
+
+MetricRule Regex(std::string pattern) { return {MetricRule::Kind::kRegex, std::move(pattern)}; }
+MetricRule Json(std::string path) { return {MetricRule::Kind::kJson, std::move(path)}; }
+
+TEST(MetricTest, WallIsTheProcessWallTime) {
+  Result<double> v = ExtractMetric({}, Output("whatever"));
+  ASSERT_TRUE(v.ok());
+  EXPECT_DOUBLE_EQ(*v, 12.5);
+}
+
+TEST(MetricTest, RegexTakesFirstGroupOfFirstMatch) {
+  Result<double> v = ExtractMetric(Regex("median_ms=([0-9.]+)"),
+                                   Output("warming up\nmedian_ms=41.75\nmedian_ms=99\n"));
+  ASSERT_TRUE(v.ok()) << v.error().message();
+  EXPECT_DOUBLE_EQ(*v, 41.75);
+}
+
+TEST(MetricTest, RegexAnchorsWorkPerLine) {
+  Result<double> v =
+      ExtractMetric(Regex("^total ([0-9e.+-]+)$"), Output("subtotal 1\ntotal 2.5e3\n"));
+  ASSERT_TRUE(v.ok()) << v.error().message();
+  EXPECT_DOUBLE_EQ(*v, 2500);
+}
+
+TEST(MetricTest, RegexNoMatchShowsTail) {
+  std::string out;
+  for (int i = 1; i <= 8; ++i) out += "line " + std::to_string(i) + "\n";
+  Result<double> v = ExtractMetric(Regex("median_ms=([0-9.]+)"), Output(out));
+  ASSERT_FALSE(v.ok());
+  const std::string& m = v.error().message();
+  EXPECT_EQ(m.rfind("no match for /median_ms=([0-9.]+)/ in the output; last lines:\n", 0), 0u) << m;
+  EXPECT_NE(m.find("line 8"), std::string::npos);
+  EXPECT_NE(m.find("line 4"), std::string::npos);
+  EXPECT_EQ(m.find("line 3"), std::string::npos);  // Only the last 5 lines.
+}
+
+TEST(MetricTest, RegexNoMatchOnEmptyOutput) {
+  Result<double> v = ExtractMetric(Regex("ms=([0-9]+)"), Output(""));
+  ASSERT_FALSE(v.ok());
+  EXPECT_NE(v.error().message().find("printed nothing"), std::string::npos);
+}
+
+TEST(MetricTest, RegexMatchThatIsNotANumber) {
+  Result<double> v = ExtractMetric(Regex("median_ms=(\\S+)"), Output("median_ms=fast\n"));
+  ASSERT_FALSE(v.ok());
+  EXPECT_NE(v.error().message().find("'fast' is not a number"), std::string::npos)
+      << v.error().message();
+  EXPECT_FALSE(ExtractMetric(Regex("ms=(\\S+)"), Output("ms=1.5x\n")).ok());
+  EXPECT_FALSE(ExtractMetric(Regex("ms=(\\S*)"), Output("ms=\n")).ok());
+  EXPECT_FALSE(ExtractMetric(Regex("ms=(\\S+)"), Output("ms=inf\n")).ok());
+}
+
+TEST(MetricTest, TruncatedOutputSaysSoInTheHint) {
+  ProcessResult r = Output("lots of output\n");
+  r.stdout_bytes = 5'000'000;
+  Result<double> v = ExtractMetric(Regex("ms=([0-9]+)"), r);
+  ASSERT_FALSE(v.ok());
+  EXPECT_NE(v.error().hint().find("5000000"), std::string::npos) << v.error().hint();
+}
+
+TEST(MetricTest, InvalidRegexIsAUsageError) {
+  Status bad = ValidateMetricRule(Regex("ms=([0-9"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().kind(), ErrorKind::kUsage);
+  Status no_group = ValidateMetricRule(Regex("ms=[0-9]+"));
+  ASSERT_FALSE(no_group.ok());
+  EXPECT_NE(no_group.error().message().find("no capture group"), std::string::npos);
+  EXPECT_TRUE(ValidateMetricRule(Regex("ms=([0-9]+)")).ok());
+  EXPECT_FALSE(ExtractMetric(Regex("ms=[0-9]+"), Output("ms=3\n")).ok());
+}
+
+TEST(MetricTest, JsonWholeOutput) {
+  Result<double> v =
+      ExtractMetric(Json("result.ms"), Output("{\n \"result\": {\"ms\": 7.25}\n}\n"));
+  ASSERT_TRUE(v.ok()) << v.error().message();
+  EXPECT_DOUBLE_EQ(*v, 7.25);
+}
+
+TEST(MetricTest, JsonLastObjectLine) {
+  Result<double> v = ExtractMetric(
+      Json("result.ms"),
+      Output("checksum=1\n{\"result\":{\"ms\":1}}\n{\"result\":{\"ms\":3.5}}\ndone\n"));
+  ASSERT_TRUE(v.ok()) << v.error().message();
+  EXPECT_DOUBLE_EQ(*v, 3.5);
+}
+
+TEST(MetricTest, JsonArrayIndex) {
+  Result<double> v = ExtractMetric(Json("runs.1.ms"), Output("{\"runs\":[{\"ms\":1},{\"ms\":2}]}"));
+  ASSERT_TRUE(v.ok()) << v.error().message();
+  EXPECT_DOUBLE_EQ(*v, 2);
+  EXPECT_FALSE(ExtractMetric(Json("runs.2.ms"), Output("{\"runs\":[{\"ms\":1},{\"ms\":2}]}")).ok());
+}
+
+TEST(MetricTest, JsonFieldAbsent) {
+  Result<double> v = ExtractMetric(Json("result.ms"), Output("{\"result\":{\"us\":3}}\n"));
+  ASSERT_FALSE(v.ok());
+  const std::string& m = v.error().message();
+  EXPECT_EQ(m.rfind("no JSON field 'result.ms' in the output ('result' is object without 'ms')", 0),
+            0u)
+      << m;
+  EXPECT_NE(m.find("{\"result\":{\"us\":3}}"), std::string::npos);  // The tail.
+}
+
+TEST(MetricTest, JsonNoObjectAtAll) {
+  Result<double> v = ExtractMetric(Json("result.ms"), Output("median_ms=3\n"));
+  ASSERT_FALSE(v.ok());
+  EXPECT_NE(v.error().message().find("no JSON object in the output"), std::string::npos);
+}
+
+TEST(MetricTest, JsonFieldNotANumber) {
+  Result<double> v = ExtractMetric(Json("result.ms"), Output("{\"result\":{\"ms\":\"3\"}}"));
+  ASSERT_FALSE(v.ok());
+  EXPECT_NE(v.error().message().find("is not a number: it is string \"3\""), std::string::npos)
+      << v.error().message();
+  EXPECT_FALSE(ExtractMetric(Json("result"), Output("{\"result\":{\"ms\":3}}")).ok());
+}
+
+TEST(MetricTest, JsonPathValidation) {
+  EXPECT_FALSE(ValidateMetricRule(Json("result..ms")).ok());
+  EXPECT_FALSE(ValidateMetricRule(Json("")).ok());
+  EXPECT_TRUE(ValidateMetricRule(Json("result.ms")).ok());
+}
+
+TEST(MetricTest, FailedRunHasNoMetric) {
+  ProcessResult r = Output("median_ms=5\n");
+  r.exit_code = 3;
+  r.stderr_text = "error: table not found\n";
+  Result<double> v = ExtractMetric(Regex("median_ms=([0-9.]+)"), r);
+  ASSERT_FALSE(v.ok());
+  EXPECT_NE(v.error().message().find("exited with status 3"), std::string::npos);
+  EXPECT_NE(v.error().message().find("table not found"), std::string::npos);
+
+  ProcessResult crashed = Output("");
+  crashed.outcome = ProcessOutcome::kSignaled;
+  crashed.signal = 11;
+  EXPECT_FALSE(ExtractMetric({}, crashed).ok());  // Not even wall time.
+}
+
+TEST(MetricTest, DescribeRule) {
+  EXPECT_EQ(DescribeMetricRule({}), "wall time");
+  EXPECT_EQ(DescribeMetricRule(Regex("a=(1)")), "/a=(1)/");
+  EXPECT_EQ(DescribeMetricRule(Json("a.b")), "JSON field 'a.b'");
+}
+
+}  // namespace
+}  // namespace culprit

@@ -1,0 +1,313 @@
+#include "engine/process.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "base/interrupt.h"
+#include "tests/support/temp_dir.h"
+
+namespace culprit {
+namespace {
+
+using namespace std::chrono_literals;
+
+const std::string kWork = CULPRIT_FIXTURE_DIR "/fixture_work";
+
+ProcessSpec Spec(std::vector<std::string> argv) {
+  ProcessSpec spec;
+  spec.argv = std::move(argv);
+  return spec;
+}
+
+/// Running: exists and is not a zombie. PID 1 in a container may never reap
+/// orphans, so a killed grandchild can stay a zombie; it runs nothing.
+bool IsRunning(pid_t pid) {
+  if (::kill(pid, 0) != 0) return false;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string content((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  size_t paren = content.rfind(')');
+  if (paren == std::string::npos || paren + 2 >= content.size()) return false;
+  char state = content[paren + 2];
+  return state != 'Z' && state != 'X';
+}
+
+/// SIGKILL is delivered asynchronously; give the scheduler time to act on it.
+/// (A wait with a generous deadline, not a bound on how long it took.)
+bool GoneWithin(pid_t pid, std::chrono::seconds limit) {
+  auto until = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < until) {
+    if (!IsRunning(pid)) return true;
+    std::this_thread::sleep_for(10ms);
+  }
+  return !IsRunning(pid);
+}
+
+TEST(ProcessTest, SuccessfulRunCapturesStdout) {
+  ProcessResult r = RunProcess(Spec({kWork, "--scale", "0.05"}));
+  ASSERT_TRUE(r.ok()) << r.Describe({}) << r.stderr_text;
+  EXPECT_EQ(r.outcome, ProcessOutcome::kExited);
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.stdout_text.find("median_ms="), std::string::npos);
+  EXPECT_NE(r.stdout_text.find("{\"result\":{\"ms\":"), std::string::npos);
+  EXPECT_EQ(r.stdout_bytes, r.stdout_text.size());
+  EXPECT_GT(r.wall_ms, 0);
+  EXPECT_EQ(r.Describe({}), "exited with status 0");
+}
+
+TEST(ProcessTest, ExitCodeIsReported) {
+  ProcessResult r = RunProcess(Spec({kWork, "--fail"}));
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(r.outcome, ProcessOutcome::kExited);
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.Describe({}), "exited with status 3");
+  EXPECT_EQ(r.stderr_text, "fixture_work: failing as asked\n");
+}
+
+TEST(ProcessTest, CrashIsSignaledWithSignalName) {
+  ProcessResult r = RunProcess(Spec({kWork, "--crash"}));
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(r.outcome, ProcessOutcome::kSignaled);
+  EXPECT_EQ(r.signal, SIGSEGV);
+  EXPECT_EQ(r.Describe({}), fmt::format("killed by signal {} (SIGSEGV)", SIGSEGV));
+}
+
+TEST(ProcessTest, TimeoutKillsChildAndGrandchild) {
+  TempDir dir;
+  std::filesystem::path pidfile = dir.path() / "grandchild.pid";
+  ProcessSpec spec = Spec({kWork, "--hang", "--pidfile", pidfile.string()});
+  spec.timeout = 300ms;
+  ProcessResult r = RunProcess(spec);
+  EXPECT_EQ(r.outcome, ProcessOutcome::kTimedOut);
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(r.Describe(spec), "timed out after 0.3 s and was killed");
+  EXPECT_GE(r.wall_ms, 300.0);  // It cannot have been killed before its deadline.
+  EXPECT_EQ(r.stdout_text, "hanging\n");
+
+  std::ifstream in(pidfile);
+  pid_t grandchild = 0;
+  in >> grandchild;
+  ASSERT_GT(grandchild, 0) << "the fixture did not write its grandchild's pid";
+  // The grandchild ignores SIGTERM, so this also checks the escalation to SIGKILL.
+  EXPECT_TRUE(GoneWithin(grandchild, 10s)) << "grandchild " << grandchild << " survived";
+}
+
+TEST(ProcessTest, InterruptKillsTheGroup) {
+  TempDir dir;
+  std::filesystem::path pidfile = dir.path() / "grandchild.pid";
+  ProcessSpec spec = Spec({kWork, "--hang", "--pidfile", pidfile.string()});
+  spec.timeout = 60s;  // A safety net: the interrupt must end it long before.
+  std::thread presser([&] {
+    // Press Ctrl-C only once the grandchild exists, so the test covers it.
+    while (!std::filesystem::exists(pidfile)) std::this_thread::sleep_for(5ms);
+    SetInterruptRequested(true);
+  });
+  ProcessResult r = RunProcess(spec);
+  presser.join();
+  SetInterruptRequested(false);
+  EXPECT_EQ(r.outcome, ProcessOutcome::kInterrupted);
+  EXPECT_NE(r.Describe(spec).find("interrupted"), std::string::npos);
+  std::ifstream in(pidfile);
+  pid_t grandchild = 0;
+  in >> grandchild;
+  ASSERT_GT(grandchild, 0);
+  EXPECT_TRUE(GoneWithin(grandchild, 10s));
+}
+
+TEST(ProcessTest, DoesNotStartWhenAlreadyInterrupted) {
+  TempDir dir;
+  ProcessSpec spec = Spec({"/bin/sh", "-c", "touch started"});
+  spec.cwd = dir.path();
+  SetInterruptRequested(true);
+  ProcessResult r = RunProcess(spec);
+  SetInterruptRequested(false);
+  EXPECT_EQ(r.outcome, ProcessOutcome::kInterrupted);
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "started"));
+}
+
+TEST(ProcessTest, EnvironmentOverlaySetsAndUnsets) {
+  ::setenv("CULPRIT_TEST_INHERITED", "kept", 1);
+  ::setenv("CULPRIT_TEST_REMOVED", "should-go", 1);
+  ProcessSpec spec = Spec({"env"});
+  spec.set_env["CULPRIT_TEST_SET"] = "a value with spaces";
+  spec.set_env["CULPRIT_TEST_INHERITED"] = "replaced";
+  spec.unset_env.push_back("CULPRIT_TEST_REMOVED");
+  ProcessResult r = RunProcess(spec);
+  ::unsetenv("CULPRIT_TEST_INHERITED");
+  ::unsetenv("CULPRIT_TEST_REMOVED");
+  ASSERT_TRUE(r.ok()) << r.Describe(spec);
+  EXPECT_NE(r.stdout_text.find("CULPRIT_TEST_SET=a value with spaces\n"), std::string::npos);
+  EXPECT_NE(r.stdout_text.find("CULPRIT_TEST_INHERITED=replaced\n"), std::string::npos);
+  EXPECT_EQ(r.stdout_text.find("CULPRIT_TEST_REMOVED"), std::string::npos);
+  EXPECT_NE(r.stdout_text.find("PATH="), std::string::npos);  // The rest is inherited.
+}
+
+TEST(ProcessTest, SetEnvironmentReachesTheWorkload) {
+  ProcessSpec spec = Spec({"/bin/sh", "-c", "echo \"X=$X\""});
+  spec.set_env["X"] = "42";
+  ProcessResult r = RunProcess(spec);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.stdout_text, "X=42\n");
+}
+
+TEST(ProcessTest, NoShellUnlessAsked) {
+  // Shell syntax in an argv word is passed through literally.
+  ProcessResult r = RunProcess(Spec({"echo", "$HOME", "a;b", "*"}));
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.stdout_text, "$HOME a;b *\n");
+}
+
+TEST(ProcessTest, WorkingDirectory) {
+  TempDir dir;
+  std::filesystem::path canonical = std::filesystem::canonical(dir.path());
+  ProcessSpec spec = Spec({"pwd", "-P"});
+  spec.cwd = dir.path();
+  ProcessResult r = RunProcess(spec);
+  ASSERT_TRUE(r.ok()) << r.Describe(spec);
+  EXPECT_EQ(r.stdout_text, canonical.string() + "\n");
+}
+
+TEST(ProcessTest, RelativeProgramIsFoundFromWorkingDirectory) {
+  TempDir dir;
+  WriteTextFile(dir.path() / "tool.sh", "#!/bin/sh\necho from-tool\n");
+  std::filesystem::permissions(dir.path() / "tool.sh", std::filesystem::perms::owner_all);
+  ProcessSpec spec = Spec({"./tool.sh"});
+  spec.cwd = dir.path();
+  ProcessResult r = RunProcess(spec);
+  ASSERT_TRUE(r.ok()) << r.Describe(spec);
+  EXPECT_EQ(r.stdout_text, "from-tool\n");
+}
+
+TEST(ProcessTest, MissingProgramFailsToStart) {
+  ProcessResult r = RunProcess(Spec({"culprit-no-such-program-xyz", "arg"}));
+  EXPECT_EQ(r.outcome, ProcessOutcome::kFailedToStart);
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(r.Describe({}), "could not start: 'culprit-no-such-program-xyz' was not found in PATH");
+
+  ProcessResult by_path = RunProcess(Spec({"/nonexistent/culprit-tool"}));
+  EXPECT_EQ(by_path.outcome, ProcessOutcome::kFailedToStart);
+  EXPECT_NE(by_path.start_error.find("/nonexistent/culprit-tool"), std::string::npos);
+}
+
+TEST(ProcessTest, NonExecutableFailsToStart) {
+  TempDir dir;
+  WriteTextFile(dir.path() / "data.txt", "not a program\n");
+  ProcessResult r = RunProcess(Spec({(dir.path() / "data.txt").string()}));
+  EXPECT_EQ(r.outcome, ProcessOutcome::kFailedToStart);
+  EXPECT_NE(r.start_error.find("ermission denied"), std::string::npos) << r.start_error;
+}
+
+TEST(ProcessTest, ExecFailureAfterForkFailsToStart) {
+  // Executable bit but not a valid program: only execve itself can tell.
+  TempDir dir;
+  std::filesystem::path bogus = dir.path() / "bogus";
+  WriteTextFile(bogus, std::string("\x7f"
+                                   "ELFgarbage",
+                                   11));
+  std::filesystem::permissions(bogus, std::filesystem::perms::owner_all);
+  ProcessResult r = RunProcess(Spec({bogus.string()}));
+  EXPECT_EQ(r.outcome, ProcessOutcome::kFailedToStart);
+  EXPECT_FALSE(r.start_error.empty());
+}
+
+TEST(ProcessTest, BadWorkingDirectoryFailsToStart) {
+  ProcessSpec spec = Spec({"pwd"});
+  spec.cwd = "/nonexistent/culprit-dir";
+  ProcessResult r = RunProcess(spec);
+  EXPECT_EQ(r.outcome, ProcessOutcome::kFailedToStart);
+  EXPECT_NE(r.Describe(spec).find("/nonexistent/culprit-dir"), std::string::npos);
+}
+
+TEST(ProcessTest, EmptyArgvFailsToStart) {
+  ProcessResult r = RunProcess(Spec({}));
+  EXPECT_EQ(r.outcome, ProcessOutcome::kFailedToStart);
+  EXPECT_EQ(r.start_error, "no command given");
+}
+
+TEST(ProcessTest, ChattyChildIsBoundedAndCounted) {
+  ProcessSpec spec = Spec({kWork, "--chatty", "4"});
+  spec.output_limit = 64 * 1024;
+  ProcessResult r = RunProcess(spec);
+  ASSERT_TRUE(r.ok()) << r.Describe(spec);
+  const size_t mib = 1 << 20;
+  EXPECT_EQ(r.stdout_bytes, 4 * mib + 13);
+  EXPECT_EQ(r.stderr_bytes, 4 * mib + 12);
+  EXPECT_EQ(r.stdout_text.size(), spec.output_limit);
+  EXPECT_EQ(r.stderr_text.size(), spec.output_limit);
+  EXPECT_EQ(r.stdout_text.rfind("BEGIN-STDOUT\n", 0), 0u);  // The first bytes of stdout,
+  EXPECT_TRUE(r.stderr_text.ends_with("\nEND-STDERR\n"));   // the last bytes of stderr.
+}
+
+TEST(ProcessTest, StdinDataIsWrittenThenClosed) {
+  ProcessSpec spec = Spec({"cat"});
+  std::string data;
+  for (int i = 0; i < 20000; ++i) data += fmt::format("line {}\n", i);  // Beyond a pipe buffer.
+  spec.stdin_data = data;
+  ProcessResult r = RunProcess(spec);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.stdout_text, data);
+}
+
+TEST(ProcessTest, StdinIsDevNullByDefault) {
+  ProcessResult r = RunProcess(Spec({"cat"}));
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.stdout_text, "");
+}
+
+TEST(ProcessTest, ChildIgnoringStdinDoesNotHurtUs) {
+  // The child exits without reading: our write gets EPIPE, not a SIGPIPE death.
+  ProcessSpec spec = Spec({"true"});
+  spec.stdin_data = std::string(1 << 20, 'x');
+  ProcessResult r = RunProcess(spec);
+  EXPECT_TRUE(r.ok()) << r.Describe(spec);
+}
+
+TEST(ProcessTest, CpuBoundChildHasUserTimeAndRss) {
+  ProcessResult r = RunProcess(Spec({kWork}));
+  ASSERT_TRUE(r.ok());
+  EXPECT_GT(r.user_ms, 0);
+  EXPECT_GT(r.max_rss_kb, 0);
+}
+
+TEST(ProcessTest, KernelBoundChildHasSystemTime) {
+  ProcessResult r = RunProcess(Spec({kWork, "--sys-work"}));
+  ASSERT_TRUE(r.ok()) << r.Describe({});
+  EXPECT_GT(r.system_ms, 0);
+}
+
+TEST(ProcessTest, ScriptedSlowdownIsVisibleInWallTime) {
+  // The fixture does 2.5x the work under CULPRIT_FIXTURE_SLOW=1; the best of a
+  // few runs each way separates them by well over the noise.
+  auto best = [](bool slow) {
+    double best_ms = 1e18;
+    for (int i = 0; i < 3; ++i) {
+      ProcessSpec spec = Spec({kWork});
+      if (slow) spec.set_env["CULPRIT_FIXTURE_SLOW"] = "1";
+      ProcessResult r = RunProcess(spec);
+      EXPECT_TRUE(r.ok());
+      best_ms = std::min(best_ms, r.user_ms + r.system_ms);
+    }
+    return best_ms;
+  };
+  double fast = best(false);
+  double slow = best(true);
+  EXPECT_GT(slow, 1.5 * fast) << "fast " << fast << " ms, slow " << slow << " ms";
+}
+
+TEST(ProcessTest, FormatCommandQuotesWhatNeedsIt) {
+  EXPECT_EQ(FormatCommand({"eventstore", "bench", "--events=1000000", "./a/b.txt"}),
+            "eventstore bench --events=1000000 ./a/b.txt");
+  EXPECT_EQ(FormatCommand({"sh", "-c", "echo $X; ls"}), "sh -c 'echo $X; ls'");
+  EXPECT_EQ(FormatCommand({"echo", "it's", ""}), "echo 'it'\\''s' ''");
+  EXPECT_EQ(FormatCommand({}), "");
+}
+
+}  // namespace
+}  // namespace culprit
