@@ -1,0 +1,177 @@
+#pragma once
+
+// Builds of engine commits, made on demand and kept per commit.
+//
+// Cache layout, under BuildSettings::cache_dir (default ~/.cache/culprit):
+//
+//   <engine-key>/                  one per engine repository: its directory
+//                                  name and a hash of its absolute path
+//     scratch/src/                 the incremental checkout, switched from
+//                                  commit to commit (GitRepo::Materialize), in
+//                                  which the build steps run
+//     scratch/lock                 flock'd while building (FileLock)
+//     scratch/clean-XXXXXX/        clean mode: a fresh checkout per build,
+//                                  removed afterwards
+//     sources/<tree>/              a pristine source tree per tree id, made on
+//                                  demand by SourceTree() (for cwd = "{tree}")
+//     builds/<commit>-<config>/    one cache entry:
+//       artifacts/<name>           the configured artifacts (exec bits kept)
+//       build.log                  every step's command, stdout and stderr
+//       entry.json                 schema culprit.build/v1: commit, tree,
+//                                  steps, artifacts, status (buildable or
+//                                  unbuildable), reason, built_at, seconds;
+//                                  written last and atomically, so an entry
+//                                  without it is an unfinished build
+//
+// <config> hashes the build steps and the artifact list: changing either makes
+// old entries stale (they are no longer used, List marks them, Prune can remove
+// them). The build timeout and the clean/incremental mode are not part of it:
+// they do not change what a successful build produces.
+//
+// culprit never touches the user's working tree or index: every checkout is
+// written from git objects into the directories above.
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/result.h"
+#include "engine/git_repo.h"
+
+namespace culprit {
+
+/// How to build the engine; the lead maps Config onto it.
+struct BuildSettings {
+  std::filesystem::path repo;  ///< The engine's repository (informational; GitRepo decides).
+  std::vector<std::vector<std::string>> steps;  ///< argv lists, run in order in the checkout.
+  std::vector<std::string> artifacts;    ///< Paths relative to the checkout; kept per commit.
+  std::chrono::milliseconds timeout{0};  ///< Per step; 0: none.
+  bool clean = false;  ///< Build each commit from a fresh checkout instead of incrementally.
+  std::filesystem::path cache_dir;  ///< Empty: DefaultCacheDir().
+};
+
+/// $XDG_CACHE_HOME/culprit, else $HOME/.cache/culprit, else /tmp/culprit-cache.
+std::filesystem::path DefaultCacheDir();
+
+/// A usable build of one commit.
+struct Build {
+  std::string commit;         ///< Full id.
+  std::string tree;           ///< Tree id.
+  std::filesystem::path dir;  ///< The cache entry.
+  /// Artifact file name (e.g. "eventstore" for "build/eventstore") -> cached copy.
+  std::map<std::string, std::filesystem::path> artifacts;
+  /// Empty after Ensure; BuildCache::SourceTree fills it on demand (a per-tree
+  /// pristine checkout, so two builds can be measured side by side).
+  std::filesystem::path source_dir;
+  bool reused = false;       ///< Served from the cache: no step ran.
+  double build_seconds = 0;  ///< How long the build took when it was made.
+};
+
+/// Why a commit is unbuildable, as remembered in its cache entry.
+struct BuildFailure {
+  std::string commit;
+  std::string reason;  ///< "step 2/2 `cc ...` exited with status 1"
+  std::filesystem::path log;
+  std::string log_tail;  ///< The last lines of the log.
+};
+
+/// One entry of the cache, for `culprit build --list`.
+struct CachedBuildInfo {
+  std::string commit;
+  std::string tree;
+  bool buildable = false;
+  bool current = false;  ///< Made with the current steps and artifacts (else stale).
+  uintmax_t bytes = 0;   ///< Disk use of the entry.
+  std::string built_at;  ///< UTC, ISO 8601.
+  double seconds = 0;    ///< Build duration.
+  std::filesystem::path dir;
+};
+
+/// Progress of builds, for the user (the CLI prints it on stderr).
+class BuildProgress {
+ public:
+  virtual ~BuildProgress() = default;
+  /// A build of `commit` starts (after the checkout lock is held).
+  virtual void OnStart(const CommitInfo& commit) {}
+  /// Step `step` (1-based) of `steps` starts; `elapsed` since OnStart.
+  virtual void OnStep(const CommitInfo& commit, int step, int steps, const std::string& command,
+                      std::chrono::milliseconds elapsed) = 0;
+  /// The build ended; `ok` false when the commit turned out unbuildable.
+  virtual void OnDone(const CommitInfo& commit, bool ok, std::chrono::milliseconds elapsed) = 0;
+  /// Another process holds the checkout lock; this one waits for it.
+  virtual void OnWaiting(const std::filesystem::path& scratch_dir) {}
+};
+
+/// Prints one line per event on stderr ("culprit: building 1a2b3c4d5e (subject): step 1/2 ...").
+class StderrBuildProgress : public BuildProgress {
+ public:
+  void OnStart(const CommitInfo& commit) override;
+  void OnStep(const CommitInfo& commit, int step, int steps, const std::string& command,
+              std::chrono::milliseconds elapsed) override;
+  void OnDone(const CommitInfo& commit, bool ok, std::chrono::milliseconds elapsed) override;
+  void OnWaiting(const std::filesystem::path& scratch_dir) override;
+};
+
+/// The build cache of one engine. Not thread-safe; separate processes are
+/// serialized by the checkout lock.
+class BuildCache {
+ public:
+  /// `repo` must outlive the cache.
+  BuildCache(const GitRepo& repo, BuildSettings settings);
+
+  /// The build of `revision`: from the cache, or built now. An unbuildable
+  /// commit (a step failed or timed out, or an artifact is missing) is an
+  /// Error naming the commit, the failed step and the last lines of its log;
+  /// the failure is remembered, so later calls return the same error without
+  /// building (and KnownBuildable() says false) until `rebuild` forces a new
+  /// attempt. A step that cannot start (no such program) and Ctrl-C are errors
+  /// too, but are not remembered: they say nothing about the commit.
+  Result<Build> Ensure(std::string_view revision, bool rebuild = false,
+                       BuildProgress* progress = nullptr);
+
+  /// A buildable entry exists for the current steps.
+  bool IsCached(std::string_view revision) const;
+  /// true / false when the commit was built / found unbuildable with the
+  /// current steps; nullopt when never tried (or the revision is unknown).
+  std::optional<bool> KnownBuildable(std::string_view revision) const;
+  /// The remembered failure of an unbuildable commit.
+  std::optional<BuildFailure> Failure(std::string_view revision) const;
+
+  /// A pristine checkout of the build's tree under sources/<tree>/ (made once,
+  /// shared by commits with the same tree); also stored in build.source_dir.
+  Result<std::filesystem::path> SourceTree(Build& build) const;
+
+  /// Every entry of this engine, current and stale, oldest first.
+  Result<std::vector<CachedBuildInfo>> List() const;
+  /// Removes entries made more than `older_than` ago, stale entries (other
+  /// steps) when `stale_too`, and leftovers of interrupted builds. Takes the
+  /// checkout lock. Returns how many entries were removed.
+  Result<int> Prune(std::chrono::hours older_than, bool stale_too = false);
+
+  /// Build steps actually executed by this object (for tests).
+  int build_steps_run() const { return build_steps_run_; }
+
+  /// The engine's directory in the cache, and the key of the current steps.
+  const std::filesystem::path& engine_dir() const { return engine_dir_; }
+  const std::string& config_key() const { return config_key_; }
+
+ private:
+  std::filesystem::path EntryDir(const std::string& commit) const;
+  /// nullopt when the cache has no usable entry (never built, or a build
+  /// whose artifacts were deleted); else the build or its remembered failure.
+  std::optional<Result<Build>> FromCache(const CommitInfo& commit) const;
+  Result<Build> BuildNow(const CommitInfo& commit, BuildProgress* progress);
+
+  const GitRepo& repo_;
+  BuildSettings settings_;
+  std::filesystem::path engine_dir_;
+  std::string config_key_;
+  int build_steps_run_ = 0;
+};
+
+}  // namespace culprit

@@ -1,0 +1,466 @@
+#include "engine/git_repo.h"
+
+#include <fmt/format.h>
+#include <git2.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "base/atomic_file.h"
+#include "base/strings.h"
+
+namespace culprit {
+namespace fs = std::filesystem;
+namespace {
+
+void EnsureLibgit2Initialized() {
+  static const int initialized = git_libgit2_init();
+  (void)initialized;
+}
+
+template <typename T, void (*Free)(T*)>
+struct GitFree {
+  void operator()(T* object) const {
+    if (object != nullptr) Free(object);
+  }
+};
+using RepoPtr = std::unique_ptr<git_repository, GitFree<git_repository, git_repository_free>>;
+using ObjectPtr = std::unique_ptr<git_object, GitFree<git_object, git_object_free>>;
+using CommitPtr = std::unique_ptr<git_commit, GitFree<git_commit, git_commit_free>>;
+using TreePtr = std::unique_ptr<git_tree, GitFree<git_tree, git_tree_free>>;
+using BlobPtr = std::unique_ptr<git_blob, GitFree<git_blob, git_blob_free>>;
+using DiffPtr = std::unique_ptr<git_diff, GitFree<git_diff, git_diff_free>>;
+using WalkPtr = std::unique_ptr<git_revwalk, GitFree<git_revwalk, git_revwalk_free>>;
+
+std::string LastGitError() {
+  const git_error* error = git_error_last();
+  return error != nullptr && error->message != nullptr ? error->message : "unknown libgit2 error";
+}
+
+std::string OidHex(const git_oid* oid) {
+  char buffer[GIT_OID_HEXSZ + 1];
+  git_oid_tostr(buffer, sizeof buffer, oid);
+  return buffer;
+}
+
+std::string StripTrailingSlash(std::string path) {
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  return path;
+}
+
+/// One file of a tree, as Materialize writes it.
+struct TreeFile {
+  git_oid oid;
+  git_filemode_t mode;
+};
+
+struct TreeListing {
+  std::map<std::string, TreeFile> files;
+  std::vector<std::string> gitlinks;
+};
+
+int CollectTreeEntry(const char* root, const git_tree_entry* entry, void* payload) {
+  auto* listing = static_cast<TreeListing*>(payload);
+  std::string path = std::string(root) + git_tree_entry_name(entry);
+  switch (git_tree_entry_type(entry)) {
+    case GIT_OBJECT_BLOB:
+      listing->files[path] = TreeFile{*git_tree_entry_id(entry), git_tree_entry_filemode(entry)};
+      break;
+    case GIT_OBJECT_COMMIT:
+      listing->gitlinks.push_back(path);
+      break;
+    default:
+      break;
+  }
+  return 0;
+}
+
+Status MakeParentDirectories(const fs::path& dir, const fs::path& relative) {
+  fs::path current = dir;
+  for (const fs::path& part : relative.parent_path()) {
+    current /= part;
+    std::error_code ec;
+    fs::file_status status = fs::symlink_status(current, ec);
+    // A tracked path may need the place of an old file or symlink (a file that
+    // became a directory between the two commits).
+    if (fs::exists(status) && !fs::is_directory(status)) fs::remove(current, ec);
+    if (!fs::exists(fs::symlink_status(current, ec))) {
+      fs::create_directory(current, ec);
+      if (ec) {
+        return Error(fmt::format("cannot create directory {}: {}", current.string(), ec.message()));
+      }
+    }
+  }
+  return {};
+}
+
+Status WriteRegularFile(const fs::path& path, std::string_view content, bool executable) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(content.data(), static_cast<std::streamsize>(content.size()));
+  out.close();
+  if (!out) return Error(fmt::format("cannot write {}", path.string()));
+  std::error_code ec;
+  fs::permissions(path, executable ? fs::perms(0755) : fs::perms(0644), fs::perm_options::replace,
+                  ec);
+  if (ec)
+    return Error(fmt::format("cannot set permissions of {}: {}", path.string(), ec.message()));
+  return {};
+}
+
+bool SameRegularContent(const fs::path& path, std::string_view content) {
+  std::error_code ec;
+  if (fs::file_size(path, ec) != content.size() || ec) return false;
+  std::ifstream in(path, std::ios::binary);
+  std::string existing(content.size(), '\0');
+  in.read(existing.data(), static_cast<std::streamsize>(existing.size()));
+  return in && existing == content;
+}
+
+void RemoveEmptyParents(const fs::path& dir, fs::path path) {
+  std::error_code ec;
+  for (path = path.parent_path(); path != dir && path.string().size() > dir.string().size();
+       path = path.parent_path()) {
+    if (!fs::is_directory(fs::symlink_status(path, ec)) || !fs::is_empty(path, ec)) return;
+    fs::remove(path, ec);
+  }
+}
+
+}  // namespace
+
+struct GitRepo::Impl {
+  RepoPtr repo;
+  fs::path workdir;
+
+  Error UnknownRevision(std::string_view revision) const {
+    std::vector<std::string> names;
+    git_strarray refs{};
+    if (git_reference_list(&refs, repo.get()) == 0) {
+      for (size_t i = 0; i < refs.count; ++i) {
+        std::string_view name = refs.strings[i];
+        for (std::string_view prefix : {"refs/heads/", "refs/tags/", "refs/remotes/"}) {
+          if (name.starts_with(prefix)) {
+            names.emplace_back(name.substr(prefix.size()));
+            break;
+          }
+        }
+      }
+      git_strarray_dispose(&refs);
+    }
+    return Error::Usage(fmt::format("unknown revision '{}' in {}{}", revision, workdir.string(),
+                                    DidYouMean(revision, names)))
+        .WithHint(fmt::format(
+            "a revision is a commit id (full or short), a branch, a tag or an expression like "
+            "HEAD~3 or A^2; `git -C {} log --oneline` lists the commits",
+            workdir.string()));
+  }
+
+  Result<git_oid> ResolveOid(std::string_view revision) const {
+    if (revision.empty()) return Error::Usage("empty revision: name a commit, branch or tag");
+    std::string spec(revision);
+    git_object* raw = nullptr;
+    int rc = git_revparse_single(&raw, repo.get(), spec.c_str());
+    ObjectPtr object(raw);
+    if (rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC) return UnknownRevision(revision);
+    if (rc == GIT_EAMBIGUOUS) {
+      return Error::Usage(
+                 fmt::format("revision '{}' is ambiguous in {}", revision, workdir.string()))
+          .WithHint("give more hex digits of the commit id");
+    }
+    if (rc != 0) {
+      return Error(fmt::format("cannot resolve revision '{}' in {}: {}", revision, workdir.string(),
+                               LastGitError()));
+    }
+    git_object* peeled_raw = nullptr;
+    if (git_object_peel(&peeled_raw, object.get(), GIT_OBJECT_COMMIT) != 0) {
+      return Error::Usage(fmt::format("revision '{}' names a {}, not a commit", revision,
+                                      git_object_type2string(git_object_type(object.get()))));
+    }
+    ObjectPtr peeled(peeled_raw);
+    return *git_object_id(peeled.get());
+  }
+
+  Result<CommitPtr> LookupCommit(const git_oid& oid) const {
+    git_commit* raw = nullptr;
+    if (git_commit_lookup(&raw, repo.get(), &oid) != 0) {
+      return Error(fmt::format("cannot read commit {}: {}", OidHex(&oid), LastGitError()));
+    }
+    return CommitPtr(raw);
+  }
+
+  Result<TreePtr> LookupTree(const git_oid& oid) const {
+    git_tree* raw = nullptr;
+    if (git_tree_lookup(&raw, repo.get(), &oid) != 0) {
+      return Error(fmt::format("cannot read tree {}: {}", OidHex(&oid), LastGitError()));
+    }
+    return TreePtr(raw);
+  }
+
+  Result<TreeListing> ListTree(const git_oid& tree_id) const {
+    Result<TreePtr> tree = LookupTree(tree_id);
+    if (!tree) return tree.error();
+    TreeListing listing;
+    if (git_tree_walk(tree->get(), GIT_TREEWALK_PRE, CollectTreeEntry, &listing) != 0) {
+      return Error(fmt::format("cannot list tree {}: {}", OidHex(&tree_id), LastGitError()));
+    }
+    return listing;
+  }
+
+  Status WriteFile(const fs::path& dir, const std::string& relative, const TreeFile& file) const {
+    git_blob* raw = nullptr;
+    if (git_blob_lookup(&raw, repo.get(), &file.oid) != 0) {
+      return Error(
+          fmt::format("cannot read {} ({}): {}", relative, OidHex(&file.oid), LastGitError()));
+    }
+    BlobPtr blob(raw);
+    std::string_view content(static_cast<const char*>(git_blob_rawcontent(blob.get())),
+                             static_cast<size_t>(git_blob_rawsize(blob.get())));
+    fs::path path = dir / relative;
+    std::error_code ec;
+    fs::file_status status = fs::symlink_status(path, ec);
+    if (file.mode == GIT_FILEMODE_LINK) {
+      if (fs::is_symlink(status) && fs::read_symlink(path, ec).string() == content) return {};
+    } else if (fs::is_regular_file(status) && SameRegularContent(path, content)) {
+      // Same bytes: keep the file (and its mtime) and only fix the mode.
+      bool executable = file.mode == GIT_FILEMODE_BLOB_EXECUTABLE;
+      bool is_executable =
+          (fs::status(path, ec).permissions() & fs::perms::owner_exec) != fs::perms::none;
+      if (executable != is_executable) {
+        fs::permissions(path, executable ? fs::perms(0755) : fs::perms(0644),
+                        fs::perm_options::replace, ec);
+      }
+      return {};
+    }
+    // A fresh inode rather than an in-place rewrite: the old file may be a
+    // running executable or read-only.
+    if (fs::exists(status)) fs::remove_all(path, ec);
+    CULPRIT_TRY(MakeParentDirectories(dir, relative));
+    if (file.mode == GIT_FILEMODE_LINK) {
+      fs::create_symlink(std::string(content), path, ec);
+      if (ec)
+        return Error(fmt::format("cannot create symlink {}: {}", path.string(), ec.message()));
+      return {};
+    }
+    return WriteRegularFile(path, content, file.mode == GIT_FILEMODE_BLOB_EXECUTABLE);
+  }
+};
+
+GitRepo::GitRepo(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+GitRepo::GitRepo(GitRepo&&) noexcept = default;
+GitRepo& GitRepo::operator=(GitRepo&&) noexcept = default;
+GitRepo::~GitRepo() = default;
+
+Result<GitRepo> GitRepo::Open(const fs::path& path) {
+  EnsureLibgit2Initialized();
+  std::error_code ec;
+  if (!fs::exists(path, ec)) {
+    return Error::Usage(fmt::format("the engine repository {} does not exist", path.string()))
+        .WithHint("set [engine] repo in culprit.toml to the engine's git repository");
+  }
+  git_repository* raw = nullptr;
+  if (git_repository_open_ext(&raw, path.c_str(), 0, nullptr) != 0) {
+    return Error::Usage(
+               fmt::format("no git repository at or above {}: {}", path.string(), LastGitError()))
+        .WithHint("set [engine] repo in culprit.toml to the engine's git repository");
+  }
+  auto impl = std::make_unique<Impl>();
+  impl->repo.reset(raw);
+  const char* workdir = git_repository_workdir(raw);
+  impl->workdir = StripTrailingSlash(workdir != nullptr ? workdir : git_repository_path(raw));
+  return GitRepo(std::move(impl));
+}
+
+fs::path GitRepo::workdir() const { return impl_->workdir; }
+
+Result<std::string> GitRepo::Resolve(std::string_view revision) const {
+  Result<git_oid> oid = impl_->ResolveOid(revision);
+  if (!oid) return oid.error();
+  return OidHex(&*oid);
+}
+
+Result<CommitInfo> GitRepo::Commit(std::string_view revision) const {
+  Result<git_oid> oid = impl_->ResolveOid(revision);
+  if (!oid) return oid.error();
+  Result<CommitPtr> commit = impl_->LookupCommit(*oid);
+  if (!commit) return commit.error();
+  git_commit* c = commit->get();
+  CommitInfo info;
+  info.id = OidHex(git_commit_id(c));
+  info.short_id = info.id.substr(0, 10);
+  info.tree_id = OidHex(git_commit_tree_id(c));
+  for (unsigned i = 0; i < git_commit_parentcount(c); ++i) {
+    info.parents.push_back(OidHex(git_commit_parent_id(c, i)));
+  }
+  const char* summary = git_commit_summary(c);
+  info.subject = summary != nullptr ? summary : "";
+  const git_signature* author = git_commit_author(c);
+  info.author = author->name != nullptr ? author->name : "";
+  info.author_email = author->email != nullptr ? author->email : "";
+  info.time = author->when.time;
+  return info;
+}
+
+Result<std::vector<CommitInfo>> GitRepo::Range(std::string_view good, std::string_view bad,
+                                               bool first_parent) const {
+  Result<git_oid> good_oid = impl_->ResolveOid(good);
+  if (!good_oid) return good_oid.error();
+  Result<git_oid> bad_oid = impl_->ResolveOid(bad);
+  if (!bad_oid) return bad_oid.error();
+  git_revwalk* raw = nullptr;
+  if (git_revwalk_new(&raw, impl_->repo.get()) != 0) {
+    return Error(fmt::format("cannot walk the history: {}", LastGitError()));
+  }
+  WalkPtr walk(raw);
+  // Walk newest first and reverse afterwards: that is what `rev-list --reverse`
+  // does, and it keeps every parent before its children.
+  git_revwalk_sorting(walk.get(), GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME);
+  if (first_parent) git_revwalk_simplify_first_parent(walk.get());
+  if (git_revwalk_push(walk.get(), &*bad_oid) != 0 || git_revwalk_hide(walk.get(), &*good_oid)) {
+    return Error(fmt::format("cannot walk {}..{}: {}", good, bad, LastGitError()));
+  }
+  std::vector<std::string> ids;
+  git_oid oid;
+  int rc;
+  while ((rc = git_revwalk_next(&oid, walk.get())) == 0) ids.push_back(OidHex(&oid));
+  if (rc != GIT_ITEROVER) {
+    return Error(fmt::format("cannot walk {}..{}: {}", good, bad, LastGitError()));
+  }
+  std::reverse(ids.begin(), ids.end());
+  std::vector<CommitInfo> commits;
+  commits.reserve(ids.size());
+  for (const std::string& id : ids) {
+    Result<CommitInfo> info = Commit(id);
+    if (!info) return info.error();
+    commits.push_back(std::move(*info));
+  }
+  return commits;
+}
+
+Result<bool> GitRepo::IsAncestor(std::string_view ancestor, std::string_view descendant) const {
+  Result<git_oid> a = impl_->ResolveOid(ancestor);
+  if (!a) return a.error();
+  Result<git_oid> d = impl_->ResolveOid(descendant);
+  if (!d) return d.error();
+  if (git_oid_equal(&*a, &*d)) return true;
+  int rc = git_graph_descendant_of(impl_->repo.get(), &*d, &*a);
+  if (rc < 0) {
+    return Error(fmt::format("cannot tell whether {} is an ancestor of {}: {}", ancestor,
+                             descendant, LastGitError()));
+  }
+  return rc == 1;
+}
+
+Result<std::vector<std::string>> GitRepo::ChangedFiles(std::string_view revision) const {
+  Result<git_oid> oid = impl_->ResolveOid(revision);
+  if (!oid) return oid.error();
+  Result<CommitPtr> commit = impl_->LookupCommit(*oid);
+  if (!commit) return commit.error();
+  Result<TreePtr> tree = impl_->LookupTree(*git_commit_tree_id(commit->get()));
+  if (!tree) return tree.error();
+  TreePtr parent_tree;  // null for a root commit: diff against the empty tree
+  if (git_commit_parentcount(commit->get()) > 0) {
+    Result<CommitPtr> parent_commit = impl_->LookupCommit(*git_commit_parent_id(commit->get(), 0));
+    if (!parent_commit) return parent_commit.error();
+    Result<TreePtr> parent = impl_->LookupTree(*git_commit_tree_id(parent_commit->get()));
+    if (!parent) return parent.error();
+    parent_tree = std::move(*parent);
+  }
+  git_diff_options options = GIT_DIFF_OPTIONS_INIT;
+  git_diff* raw = nullptr;
+  if (git_diff_tree_to_tree(&raw, impl_->repo.get(), parent_tree.get(), tree->get(), &options) !=
+      0) {
+    return Error(fmt::format("cannot diff {}: {}", revision, LastGitError()));
+  }
+  DiffPtr diff(raw);
+  std::set<std::string> paths;
+  for (size_t i = 0; i < git_diff_num_deltas(diff.get()); ++i) {
+    const git_diff_delta* delta = git_diff_get_delta(diff.get(), i);
+    if (delta->old_file.path != nullptr) paths.insert(delta->old_file.path);
+    if (delta->new_file.path != nullptr) paths.insert(delta->new_file.path);
+  }
+  return std::vector<std::string>(paths.begin(), paths.end());
+}
+
+Status GitRepo::Materialize(std::string_view revision, const fs::path& dir) const {
+  Result<CommitInfo> commit = Commit(revision);
+  if (!commit) return commit.error();
+  git_oid tree_oid;
+  git_oid_fromstr(&tree_oid, commit->tree_id.c_str());
+  Result<TreeListing> target = impl_->ListTree(tree_oid);
+  if (!target) return target.error();
+  if (!target->gitlinks.empty()) {
+    return Error(fmt::format("commit {} has submodules ({}); culprit cannot check out "
+                             "submodules yet",
+                             commit->short_id, Join(target->gitlinks, ", ")))
+        .WithHint("build from a repository without submodules, or vendor them into the tree");
+  }
+
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return Error(fmt::format("cannot create {}: {}", dir.string(), ec.message()));
+
+  // The stamp lists every tree whose files may be in `dir`: one when it is
+  // clean, two while a switch is under way (so a switch that was interrupted
+  // is finished correctly by the next one).
+  fs::path stamp = dir / kTreeStampFile;
+  std::vector<std::string> present_trees;
+  if (fs::exists(stamp, ec)) {
+    Result<std::string> text = ReadFile(stamp);
+    if (text) {
+      std::istringstream lines(*text);
+      for (std::string line; std::getline(lines, line);) {
+        if (line.size() == GIT_OID_HEXSZ) present_trees.push_back(line);
+      }
+    }
+  }
+  // Files of the trees present before, to remove those the target lacks; and
+  // whether `dir` is known to hold exactly one tree, whose unchanged files need
+  // no reading.
+  std::map<std::string, TreeFile> old_files;
+  bool clean = present_trees.size() == 1;
+  for (const std::string& tree_id : present_trees) {
+    git_oid oid;
+    Result<TreeListing> listing = git_oid_fromstr(&oid, tree_id.c_str()) == 0
+                                      ? impl_->ListTree(oid)
+                                      : Result<TreeListing>(Error("bad stamp"));
+    if (!listing) {
+      clean = false;
+      continue;
+    }
+    old_files.merge(listing->files);
+  }
+
+  std::string pending =
+      present_trees.empty() || present_trees.back() != commit->tree_id
+          ? Join(present_trees, "\n") + (present_trees.empty() ? "" : "\n") + commit->tree_id + "\n"
+          : Join(present_trees, "\n") + "\n";
+  Status stamped = WriteFileAtomically(stamp, pending);
+  if (!stamped) return stamped.error().WithContext("checking out " + commit->short_id);
+
+  for (const auto& [path, file] : old_files) {
+    if (target->files.contains(path)) continue;
+    fs::path full = dir / path;
+    fs::file_status status = fs::symlink_status(full, ec);
+    if (fs::exists(status) && !fs::is_directory(status)) {
+      fs::remove(full, ec);
+      RemoveEmptyParents(dir, full);
+    }
+  }
+  for (const auto& [path, file] : target->files) {
+    auto old = old_files.find(path);
+    if (clean && old != old_files.end() && git_oid_equal(&old->second.oid, &file.oid) &&
+        old->second.mode == file.mode && fs::exists(fs::symlink_status(dir / path, ec))) {
+      continue;
+    }
+    Status written = impl_->WriteFile(dir, path, file);
+    if (!written) return written.error().WithContext("checking out " + commit->short_id);
+  }
+  stamped = WriteFileAtomically(stamp, commit->tree_id + "\n");
+  if (!stamped) return stamped.error().WithContext("checking out " + commit->short_id);
+  return {};
+}
+
+}  // namespace culprit

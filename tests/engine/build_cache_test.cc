@@ -1,0 +1,382 @@
+#include "engine/build_cache.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <sstream>
+#include <thread>
+
+#include "engine/file_lock.h"
+#include "engine/process.h"
+#include "tests/support/git_fixture.h"
+#include "tests/support/temp_dir.h"
+
+namespace culprit {
+namespace {
+namespace fs = std::filesystem;
+
+std::string Slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string Program(const std::string& version, int loops, bool compiles = true) {
+  return "#include <stdio.h>\n"
+         "int main(void) {\n"
+         "  volatile unsigned long sum = 0;\n"
+         "  for (unsigned long i = 0; i < " +
+         std::to_string(loops) +
+         "UL; ++i) sum += i;\n"
+         "  printf(\"version=" +
+         version + "\\n\")" + (compiles ? ";" : "") +
+         "\n"
+         "  return 0;\n"
+         "}\n";
+}
+
+// Every file under `root` (including .git), with its content and mode: what
+// "byte-for-byte unchanged" means for the user's repository.
+std::map<std::string, std::string> Snapshot(const fs::path& root) {
+  std::map<std::string, std::string> files;
+  for (const auto& entry : fs::recursive_directory_iterator(root)) {
+    if (!entry.is_regular_file()) continue;
+    files[fs::relative(entry.path(), root).string()] =
+        std::to_string(static_cast<int>(entry.status().permissions())) + ":" + Slurp(entry.path());
+  }
+  return files;
+}
+
+std::string RunProgram(const fs::path& program) {
+  ProcessSpec spec;
+  spec.argv = {program.string()};
+  ProcessResult result = RunProcess(spec);
+  EXPECT_TRUE(result.ok()) << result.Describe(spec);
+  return result.stdout_text;
+}
+
+class RecordingProgress : public BuildProgress {
+ public:
+  void OnStart(const CommitInfo& commit) override { events.push_back("start " + commit.id); }
+  void OnStep(const CommitInfo& commit, int step, int steps, const std::string& command,
+              std::chrono::milliseconds) override {
+    events.push_back("step " + std::to_string(step) + "/" + std::to_string(steps) + " " + command);
+  }
+  void OnDone(const CommitInfo& commit, bool ok, std::chrono::milliseconds) override {
+    events.push_back(ok ? "done ok" : "done failed");
+  }
+  void OnWaiting(const fs::path& dir) override {
+    events.push_back("waiting");
+    if (on_waiting) on_waiting();
+  }
+  std::vector<std::string> events;
+  std::function<void()> on_waiting;
+};
+
+// An engine with: base; a 2x slower commit; a commit that does not compile; a fix.
+class BuildCacheTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    fixture_ = std::make_unique<GitFixture>(dir_.path() / "engine");
+    base_ =
+        fixture_->Commit({{"main.c", Program("base", 1000)}, {"README", "engine\n"}}, {}, "Base");
+    slow_ = fixture_->Commit({{"main.c", Program("slow", 2000)}}, {}, "Twice the work");
+    broken_ = fixture_->Commit({{"main.c", Program("broken", 2000, false)}}, {}, "Break it");
+    fix_ = fixture_->Commit({{"main.c", Program("fix", 1000)}}, {}, "Fix it");
+    auto repo = GitRepo::Open(fixture_->path());
+    ASSERT_TRUE(repo) << repo.error().message();
+    repo_ = std::make_unique<GitRepo>(std::move(*repo));
+  }
+
+  BuildSettings Settings() const {
+    BuildSettings settings;
+    settings.repo = fixture_->path();
+    settings.steps = {{"cc", "-O1", "-o", "prog", "main.c"}};
+    settings.artifacts = {"prog"};
+    settings.timeout = std::chrono::seconds(60);
+    settings.cache_dir = dir_.path() / "cache";
+    return settings;
+  }
+
+  TempDir dir_;
+  std::unique_ptr<GitFixture> fixture_;
+  std::unique_ptr<GitRepo> repo_;
+  std::string base_, slow_, broken_, fix_;
+};
+
+TEST_F(BuildCacheTest, BuildsThenReusesWithoutRunningAStep) {
+  RecordingProgress progress;
+  {
+    BuildCache cache(*repo_, Settings());
+    EXPECT_EQ(cache.KnownBuildable(base_), std::nullopt);
+    auto build = cache.Ensure(base_, false, &progress);
+    ASSERT_TRUE(build) << build.error().message();
+    EXPECT_FALSE(build->reused);
+    EXPECT_EQ(build->commit, base_);
+    EXPECT_EQ(build->tree, repo_->Commit(base_)->tree_id);
+    EXPECT_EQ(cache.build_steps_run(), 1);
+    ASSERT_EQ(build->artifacts.count("prog"), 1u);
+    EXPECT_EQ(RunProgram(build->artifacts.at("prog")), "version=base\n");
+    EXPECT_TRUE(cache.IsCached(base_));
+    EXPECT_EQ(cache.KnownBuildable(base_.substr(0, 8)), std::optional<bool>(true));
+  }
+  EXPECT_EQ(progress.events, (std::vector<std::string>{
+                                 "start " + base_, "step 1/1 cc -O1 -o prog main.c", "done ok"}));
+
+  BuildCache again(*repo_, Settings());
+  auto log_before =
+      Slurp(again.engine_dir() / "builds" / (base_ + "-" + again.config_key()) / "build.log");
+  auto log_time = fs::last_write_time(again.engine_dir() / "builds" /
+                                      (base_ + "-" + again.config_key()) / "build.log");
+  auto reused = again.Ensure("HEAD~3");
+  ASSERT_TRUE(reused) << reused.error().message();
+  EXPECT_TRUE(reused->reused);
+  EXPECT_EQ(again.build_steps_run(), 0);
+  EXPECT_EQ(RunProgram(reused->artifacts.at("prog")), "version=base\n");
+  auto log_path = reused->dir / "build.log";
+  EXPECT_EQ(Slurp(log_path), log_before);
+  EXPECT_EQ(fs::last_write_time(log_path), log_time);
+}
+
+TEST_F(BuildCacheTest, EachCommitGetsItsOwnBuild) {
+  BuildCache cache(*repo_, Settings());
+  auto base = cache.Ensure(base_);
+  auto slow = cache.Ensure(slow_);
+  auto fix = cache.Ensure("HEAD");
+  ASSERT_TRUE(base && slow && fix);
+  EXPECT_EQ(cache.build_steps_run(), 3);
+  EXPECT_EQ(RunProgram(base->artifacts.at("prog")), "version=base\n");
+  EXPECT_EQ(RunProgram(slow->artifacts.at("prog")), "version=slow\n");
+  EXPECT_EQ(RunProgram(fix->artifacts.at("prog")), "version=fix\n");
+}
+
+TEST_F(BuildCacheTest, UnbuildableCommitIsRememberedWithItsLog) {
+  RecordingProgress progress;
+  BuildCache cache(*repo_, Settings());
+  auto failed = cache.Ensure(broken_, false, &progress);
+  ASSERT_FALSE(failed);
+  const std::string& message = failed.error().message();
+  EXPECT_NE(message.find("commit " + broken_.substr(0, 10) + " (Break it) does not build"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("step 1/1 `cc -O1 -o prog main.c` exited with status"), std::string::npos)
+      << message;
+  EXPECT_NE(message.find("last lines of the build log"), std::string::npos) << message;
+  EXPECT_NE(message.find("error"), std::string::npos) << message;  // the compiler's words
+  EXPECT_NE(failed.error().hint().find("--rebuild"), std::string::npos);
+  EXPECT_EQ(progress.events.back(), "done failed");
+  EXPECT_EQ(cache.KnownBuildable(broken_), std::optional<bool>(false));
+  EXPECT_FALSE(cache.IsCached(broken_));
+  auto failure = cache.Failure(broken_);
+  ASSERT_TRUE(failure.has_value());
+  EXPECT_TRUE(fs::exists(failure->log));
+  EXPECT_NE(failure->log_tail.find("error"), std::string::npos);
+
+  BuildCache later(*repo_, Settings());
+  auto remembered = later.Ensure(broken_);
+  ASSERT_FALSE(remembered);
+  EXPECT_EQ(later.build_steps_run(), 0);
+  EXPECT_NE(remembered.error().message().find("remembered from the attempt at"), std::string::npos);
+  EXPECT_NE(remembered.error().message().find("error"), std::string::npos);
+
+  auto retried = later.Ensure(broken_, /*rebuild=*/true);
+  ASSERT_FALSE(retried);
+  EXPECT_EQ(later.build_steps_run(), 1);
+
+  // The next commit builds in the same scratch checkout.
+  auto fixed = later.Ensure(fix_);
+  ASSERT_TRUE(fixed) << fixed.error().message();
+  EXPECT_EQ(RunProgram(fixed->artifacts.at("prog")), "version=fix\n");
+}
+
+TEST_F(BuildCacheTest, ChangingTheStepsInvalidatesOldBuilds) {
+  BuildCache cache(*repo_, Settings());
+  ASSERT_TRUE(cache.Ensure(base_));
+  BuildSettings changed = Settings();
+  changed.steps = {{"cc", "-O2", "-o", "prog", "main.c"}};
+  BuildCache other(*repo_, changed);
+  EXPECT_NE(other.config_key(), cache.config_key());
+  EXPECT_FALSE(other.IsCached(base_));
+  auto build = other.Ensure(base_);
+  ASSERT_TRUE(build) << build.error().message();
+  EXPECT_FALSE(build->reused);
+  EXPECT_EQ(other.build_steps_run(), 1);
+
+  // ["a b"] and ["a", "b"] are different steps.
+  BuildSettings split = Settings();
+  split.steps = {{"cc -O1", "-o", "prog", "main.c"}};
+  BuildSettings joined = Settings();
+  joined.steps = {{"cc", "-O1 -o", "prog", "main.c"}};
+  EXPECT_NE(BuildCache(*repo_, split).config_key(), BuildCache(*repo_, joined).config_key());
+  // The timeout and the mode are not part of the key.
+  BuildSettings clean = Settings();
+  clean.clean = true;
+  clean.timeout = std::chrono::seconds(5);
+  EXPECT_EQ(BuildCache(*repo_, clean).config_key(), cache.config_key());
+
+  auto list = other.List();
+  ASSERT_TRUE(list) << list.error().message();
+  ASSERT_EQ(list->size(), 2u);
+  int current = 0;
+  for (const CachedBuildInfo& info : *list) {
+    EXPECT_EQ(info.commit, base_);
+    EXPECT_TRUE(info.buildable);
+    EXPECT_GT(info.bytes, 1000u);  // holds the compiled program
+    EXPECT_EQ(info.built_at.size(), 20u);
+    current += info.current;
+  }
+  EXPECT_EQ(current, 1);
+
+  auto pruned = other.Prune(std::chrono::hours(24), /*stale_too=*/true);
+  ASSERT_TRUE(pruned) << pruned.error().message();
+  EXPECT_EQ(*pruned, 1);
+  EXPECT_TRUE(other.IsCached(base_));
+  EXPECT_FALSE(cache.IsCached(base_));
+  auto all = other.Prune(std::chrono::hours(0));
+  ASSERT_TRUE(all);
+  EXPECT_EQ(*all, 1);
+  EXPECT_TRUE(other.List()->empty());
+}
+
+TEST_F(BuildCacheTest, IncrementalModeRewritesOnlyChangedFiles) {
+  BuildCache cache(*repo_, Settings());
+  ASSERT_TRUE(cache.Ensure(base_));
+  fs::path src = cache.engine_dir() / "scratch" / "src";
+  auto readme_time = fs::last_write_time(src / "README");
+  auto prog_before = Slurp(src / "prog");
+  ASSERT_TRUE(cache.Ensure(slow_));
+  EXPECT_EQ(fs::last_write_time(src / "README"), readme_time);
+  EXPECT_EQ(Slurp(src / "main.c"), Program("slow", 2000));
+  EXPECT_NE(Slurp(src / "prog"), prog_before);  // the build output lives on in the scratch
+}
+
+TEST_F(BuildCacheTest, CleanModeUsesAFreshCheckoutAndRemovesIt) {
+  BuildSettings settings = Settings();
+  settings.clean = true;
+  BuildCache cache(*repo_, settings);
+  auto build = cache.Ensure(slow_);
+  ASSERT_TRUE(build) << build.error().message();
+  EXPECT_EQ(RunProgram(build->artifacts.at("prog")), "version=slow\n");
+  EXPECT_FALSE(fs::exists(cache.engine_dir() / "scratch" / "src"));
+  for (const auto& entry : fs::directory_iterator(cache.engine_dir() / "scratch")) {
+    EXPECT_EQ(entry.path().filename(), "lock");
+  }
+}
+
+TEST_F(BuildCacheTest, UsersWorkingTreeAndIndexAreUntouched) {
+  WriteTextFile(fixture_->path() / "uncommitted.txt", "work in progress\n");
+  WriteTextFile(fixture_->path() / "main.c", "/* edited but not committed */\n");
+  auto before = Snapshot(fixture_->path());
+  ASSERT_TRUE(before.count(".git/index"));
+  {
+    BuildCache cache(*repo_, Settings());
+    ASSERT_TRUE(cache.Ensure(base_));
+    ASSERT_TRUE(cache.Ensure(slow_));
+    ASSERT_FALSE(cache.Ensure(broken_));
+    BuildSettings clean = Settings();
+    clean.clean = true;
+    clean.steps.push_back({"cc", "-O2", "-o", "prog", "main.c"});
+    ASSERT_TRUE(BuildCache(*repo_, clean).Ensure(fix_));
+  }
+  EXPECT_EQ(Snapshot(fixture_->path()), before);
+}
+
+TEST_F(BuildCacheTest, MissingArtifactIsAFailure) {
+  BuildSettings settings = Settings();
+  settings.artifacts = {"prog", "build/missing"};
+  BuildCache cache(*repo_, settings);
+  auto build = cache.Ensure(base_);
+  ASSERT_FALSE(build);
+  EXPECT_NE(build.error().message().find("did not produce artifact 'build/missing'"),
+            std::string::npos)
+      << build.error().message();
+  EXPECT_EQ(cache.KnownBuildable(base_), std::optional<bool>(false));
+}
+
+TEST_F(BuildCacheTest, AStepThatCannotStartIsNotHeldAgainstTheCommit) {
+  BuildSettings settings = Settings();
+  settings.steps = {{"culprit-no-such-compiler", "main.c"}};
+  BuildCache cache(*repo_, settings);
+  auto build = cache.Ensure(base_);
+  ASSERT_FALSE(build);
+  EXPECT_NE(build.error().message().find("culprit-no-such-compiler"), std::string::npos);
+  EXPECT_EQ(cache.KnownBuildable(base_), std::nullopt);
+}
+
+TEST_F(BuildCacheTest, ATimedOutStepMakesTheCommitUnbuildable) {
+  BuildSettings settings = Settings();
+  settings.steps = {{"sleep", "30"}};
+  settings.timeout = std::chrono::milliseconds(200);
+  BuildCache cache(*repo_, settings);
+  auto build = cache.Ensure(base_);
+  ASSERT_FALSE(build);
+  EXPECT_NE(build.error().message().find("timed out"), std::string::npos)
+      << build.error().message();
+  EXPECT_EQ(cache.KnownBuildable(base_), std::optional<bool>(false));
+}
+
+TEST_F(BuildCacheTest, DuplicateArtifactNamesAreAUsageError) {
+  BuildSettings settings = Settings();
+  settings.artifacts = {"a/prog", "b/prog"};
+  auto build = BuildCache(*repo_, settings).Ensure(base_);
+  ASSERT_FALSE(build);
+  EXPECT_EQ(build.error().ExitCode(), 2);
+}
+
+TEST_F(BuildCacheTest, UnknownRevisionIsNamed) {
+  BuildCache cache(*repo_, Settings());
+  auto build = cache.Ensure("v9.9");
+  ASSERT_FALSE(build);
+  EXPECT_NE(build.error().message().find("unknown revision 'v9.9'"), std::string::npos);
+  EXPECT_EQ(cache.build_steps_run(), 0);
+}
+
+TEST_F(BuildCacheTest, WaitsForAnotherBuilderHoldingTheLock) {
+  BuildCache cache(*repo_, Settings());
+  auto held = FileLock::Acquire(cache.engine_dir() / "scratch" / "lock");
+  ASSERT_TRUE(held);
+  RecordingProgress progress;
+  std::promise<void> waiting;
+  progress.on_waiting = [&] { waiting.set_value(); };
+  auto result =
+      std::async(std::launch::async, [&] { return cache.Ensure(base_, false, &progress); });
+  waiting.get_future().wait();  // the builder saw the lock taken and is waiting
+  EXPECT_EQ(cache.build_steps_run(), 0);
+  *held = FileLock::Acquire(dir_.path() / "other.lock").value();  // releases the scratch lock
+  auto build = result.get();
+  ASSERT_TRUE(build) << build.error().message();
+  EXPECT_EQ(progress.events.front(), "waiting");
+  EXPECT_EQ(cache.build_steps_run(), 1);
+}
+
+TEST_F(BuildCacheTest, SourceTreeIsAPristineCheckoutOfTheBuild) {
+  BuildCache cache(*repo_, Settings());
+  auto build = cache.Ensure(slow_);
+  ASSERT_TRUE(build);
+  auto source = cache.SourceTree(*build);
+  ASSERT_TRUE(source) << source.error().message();
+  EXPECT_EQ(build->source_dir, *source);
+  EXPECT_EQ(Slurp(*source / "main.c"), Program("slow", 2000));
+  EXPECT_FALSE(fs::exists(*source / "prog"));
+}
+
+TEST(FileLock, ExcludesASecondHolderUntilReleased) {
+  TempDir dir;
+  auto first = FileLock::Acquire(dir.path() / "sub" / "lock");
+  ASSERT_TRUE(first) << first.error().message();
+  auto second = FileLock::TryAcquire(dir.path() / "sub" / "lock");
+  ASSERT_TRUE(second);
+  EXPECT_FALSE(second->has_value());
+  { FileLock moved = std::move(*first); }  // released here
+  auto third = FileLock::TryAcquire(dir.path() / "sub" / "lock");
+  ASSERT_TRUE(third);
+  EXPECT_TRUE(third->has_value());
+}
+
+TEST(DefaultCacheDir, EndsInCulprit) { EXPECT_EQ(DefaultCacheDir().filename(), "culprit"); }
+
+}  // namespace
+}  // namespace culprit
