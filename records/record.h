@@ -1,0 +1,132 @@
+#pragma once
+
+// One archived result: what was asked (kind, query, hypothesis), what was
+// measured (arms and every raw sample in execution order), under which host
+// conditions, and what was concluded. The records library gets plain data and
+// depends on nothing but base/, so every folder above it can write records.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/result.h"
+
+namespace culprit {
+
+/// The schema this culprit writes and the only one it reads.
+inline constexpr std::string_view kRecordSchema = "culprit.record/v1";
+
+/// The kinds of record culprit writes.
+inline constexpr std::string_view kRecordKinds[] = {"probe",   "compare", "bisect", "bisect-step",
+                                                    "isolate", "audit",   "run"};
+/// The verdicts a record can carry; "" means the kind has no verdict (e.g. run).
+inline constexpr std::string_view kRecordVerdicts[] = {"EFFECT", "NULL", "INCONCLUSIVE", "ERROR"};
+
+/// One measured value, in execution order across the whole sitting.
+struct Sample {
+  int sequence = 0;  ///< 0-based order of execution in the sitting.
+  int arm = 0;       ///< Index into Record::arms.
+  int pair = -1;     ///< Pair number; -1 for warm-up or unpaired.
+  bool warmup = false;
+  bool ok = true;       ///< false: a failed sample; `value` is meaningless and not written.
+  double value = 0;     ///< In Record::unit.
+  std::string failure;  ///< Why it failed (timed out, crashed, no metric ...).
+  bool dropped =
+      false;  ///< Excluded from statistics (its pair failed, or balance); kept for honesty.
+  double wall_ms = 0, user_ms = 0, system_ms = 0;
+  long max_rss_kb = 0;
+
+  bool operator==(const Sample&) const = default;
+};
+
+/// One side of a comparison: a build, an environment, a condition.
+struct Arm {
+  std::string name;   ///< "A"/"B", or "default"/"PARALLEL=1", or a residency condition.
+  std::string label;  ///< Free text for people ("good", "culprit's parent" ...).
+  std::string commit, tree, revision;      ///< Build commit id, its tree id, the revision as given.
+  std::map<std::string, std::string> env;  ///< Variables set for this arm.
+  std::vector<std::string> unset;          ///< Variables removed for this arm.
+  std::string condition;                   ///< Residency condition, if any.
+  std::vector<std::string> command;        ///< The argv that was measured.
+  double median = 0;                       ///< Of the samples the statistics used.
+  int ok_samples = 0;
+  int failed_samples = 0;
+
+  bool operator==(const Arm&) const = default;
+};
+
+/// The host at one moment (start or end of a sitting). Absent facts stay
+/// absent: reporters print "unavailable", never a guess.
+struct HostState {
+  std::optional<double> calibration_ms;
+  std::optional<double> load1;
+  std::optional<double> cpu_mhz;
+  std::string governor;
+  std::string time;  ///< ISO 8601 UTC.
+
+  bool operator==(const HostState&) const = default;
+};
+
+/// Which machine. Empty strings and 0 mean unknown.
+struct HostIdentity {
+  std::string hostname, cpu_model, kernel;
+  int logical_cores = 0;
+
+  bool operator==(const HostIdentity&) const = default;
+};
+
+/// The ratio B/A with its confidence interval.
+struct Estimate {
+  double ratio = 1, low = 1, high = 1;
+  double confidence = 0.95;
+  int pairs = 0;
+  bool exact = false;  ///< The interval came from the exact distribution.
+  std::string method;  ///< E.g. "paired Hodges-Lehmann"; may be empty.
+
+  bool operator==(const Estimate&) const = default;
+};
+
+struct Record {
+  std::string schema = std::string(kRecordSchema);
+  std::string id;
+  std::string kind;
+  std::string time;  ///< ISO 8601 UTC, see records/timestamp.h.
+  std::string query;
+  std::string unit;
+  std::string hypothesis;
+  std::string verdict;  ///< EFFECT|NULL|INCONCLUSIVE|ERROR|"".
+  std::string verdict_detail;
+  std::optional<Estimate> estimate;
+  double band = 0.05;
+  std::vector<Arm> arms;
+  std::vector<Sample> samples;  ///< Every raw sample, in execution order.
+  HostState start, end;
+  HostIdentity host;
+  std::string culprit_version;
+  std::string config_digest;
+  std::vector<std::string> invocation;  ///< The culprit command line that produced it.
+  bool interrupted = false;             ///< Ctrl-C: the samples are those taken before it.
+  std::vector<std::string> notes;
+  std::vector<std::string> links;              ///< Ids of related records.
+  std::map<std::string, std::string> details;  ///< Kind-specific scalar facts ("culprit_commit").
+  /// Kind-specific structured payload as JSON text (an object or array), may be
+  /// empty. It is embedded in the file as JSON, so it reads back in compact form.
+  std::string details_json;
+
+  bool operator==(const Record&) const = default;
+};
+
+/// The record as pretty JSON with a stable key order; each sample on one line
+/// so that long sittings stay readable in a diff.
+std::string RecordToJson(const Record& record);
+
+/// Parses a record. `source_name` (usually the file path) starts every error:
+///   "FILE: schema 'culprit.record/v7' is not supported by this culprit (reads
+///    culprit.record/v1); upgrade culprit"
+///   "FILE: damaged record: <parse error or the field that is wrong>"
+/// Unknown fields are ignored; missing optional fields take their defaults.
+Result<Record> RecordFromJson(std::string_view json, std::string_view source_name);
+
+}  // namespace culprit

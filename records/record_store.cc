@@ -1,0 +1,191 @@
+#include "records/record_store.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <random>
+#include <system_error>
+
+#include "base/atomic_file.h"
+#include "base/strings.h"
+#include "records/timestamp.h"
+
+namespace culprit {
+namespace {
+
+constexpr int kMaxIdAttempts = 32;
+constexpr std::string_view kExtension = ".json";
+
+uint32_t DefaultRandomSuffix() {
+  thread_local std::mt19937 generator{std::random_device{}()};
+  return static_cast<uint32_t>(generator());
+}
+
+// A record file: "<id>.json", not hidden (temp files start with '.').
+bool IsRecordFileName(const std::string& name) {
+  return !name.empty() && name[0] != '.' && name.size() > kExtension.size() &&
+         name.compare(name.size() - kExtension.size(), kExtension.size(), kExtension) == 0;
+}
+
+Status CheckGivenId(std::string_view id) {
+  bool safe = !id.empty() && id[0] != '.' && id.find('/') == std::string_view::npos &&
+              id.find('\0') == std::string_view::npos;
+  if (!safe) {
+    return Error(
+        fmt::format("'{}' cannot be a record id: ids are file names (no '/', no "
+                    "leading '.')",
+                    id));
+  }
+  return {};
+}
+
+// Ids of the records in `dir`, from the file names alone.
+Result<std::vector<std::string>> RecordIds(const std::filesystem::path& dir) {
+  std::vector<std::string> ids;
+  std::error_code ec;
+  if (!std::filesystem::exists(dir, ec)) return ids;
+  std::filesystem::directory_iterator it(dir, ec);
+  if (ec) return Error(fmt::format("cannot list {}: {}", dir.string(), ec.message()));
+  for (; it != std::filesystem::directory_iterator(); it.increment(ec)) {
+    if (ec) return Error(fmt::format("cannot list {}: {}", dir.string(), ec.message()));
+    std::string name = it->path().filename().string();
+    if (!IsRecordFileName(name)) continue;
+    ids.push_back(name.substr(0, name.size() - kExtension.size()));
+  }
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+}  // namespace
+
+std::string SanitizeIdPart(std::string_view text) {
+  constexpr size_t kMaxLength = 48;
+  std::string out;
+  bool pending_dash = false;
+  for (char raw : text) {
+    char c = static_cast<char>(std::tolower(static_cast<unsigned char>(raw)));
+    bool keep = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_';
+    if (!keep) {
+      pending_dash = true;
+      continue;
+    }
+    if (pending_dash && !out.empty()) out += '-';
+    pending_dash = false;
+    out += c;
+  }
+  // Leading dots would make the file hidden, and hidden files are not listed.
+  while (!out.empty() && out.front() == '.') out.erase(out.begin());
+  if (out.size() > kMaxLength) out.resize(kMaxLength);
+  while (!out.empty() && (out.back() == '-' || out.back() == '.')) out.pop_back();
+  return out.empty() ? "none" : out;
+}
+
+RecordStore::RecordStore(std::filesystem::path dir)
+    : RecordStore(std::move(dir), DefaultRandomSuffix) {}
+
+RecordStore::RecordStore(std::filesystem::path dir, std::function<uint32_t()> random_suffix)
+    : dir_(std::move(dir)), random_suffix_(std::move(random_suffix)) {}
+
+Result<std::filesystem::path> RecordStore::Write(Record& record) {
+  if (record.schema != kRecordSchema) {
+    return Error(fmt::format("cannot write a record with schema '{}'; this culprit writes {}",
+                             record.schema, kRecordSchema));
+  }
+  if (record.kind.empty()) return Error("cannot write a record without a kind");
+  if (record.time.empty()) record.time = NowIsoUtc();
+  auto time = ParseIsoUtc(record.time);
+  if (!time) return time.error().WithContext("cannot write record: its time");
+
+  const std::string original_id = record.id;
+  if (!original_id.empty()) {
+    CULPRIT_TRY(CheckGivenId(original_id));
+    std::filesystem::path path = dir_ / (original_id + std::string(kExtension));
+    Status written = WriteFileAtomically(path, RecordToJson(record), ExistingFile::kRefuse);
+    if (!written) return written.error().WithContext("cannot write record");
+    return path;
+  }
+
+  std::string stem = fmt::format("{}-{}-{}", FormatCompactUtc(*time), SanitizeIdPart(record.kind),
+                                 SanitizeIdPart(record.query));
+  for (int attempt = 0; attempt < kMaxIdAttempts; ++attempt) {
+    record.id = fmt::format("{}-{:04x}", stem, random_suffix_() & 0xffffu);
+    std::filesystem::path path = dir_ / (record.id + std::string(kExtension));
+    Status written = WriteFileAtomically(path, RecordToJson(record), ExistingFile::kRefuse);
+    if (written) return path;
+    std::error_code ec;
+    // Another record took this name (same second, same kind and query): try
+    // another suffix. Anything else is a real failure.
+    if (std::filesystem::exists(path, ec)) continue;
+    record.id = original_id;
+    return written.error().WithContext("cannot write record");
+  }
+  record.id = original_id;
+  return Error(fmt::format("cannot write record: {} ids starting with {} were all taken in {}",
+                           kMaxIdAttempts, stem, dir_.string()))
+      .WithHint("something is writing records in a loop; check the records directory");
+}
+
+RecordStore::Listing RecordStore::List() const {
+  Listing listing;
+  auto ids = RecordIds(dir_);
+  if (!ids) {
+    listing.problems.push_back(ids.error());
+    return listing;
+  }
+  for (const std::string& id : *ids) {
+    std::filesystem::path path = dir_ / (id + std::string(kExtension));
+    auto text = ReadFile(path);
+    if (!text) {
+      listing.problems.push_back(text.error());
+      continue;
+    }
+    auto record = RecordFromJson(*text, path.string());
+    if (!record) {
+      listing.problems.push_back(record.error());
+      continue;
+    }
+    listing.records.push_back(std::move(record).value());
+  }
+  std::stable_sort(listing.records.begin(), listing.records.end(),
+                   [](const Record& a, const Record& b) {
+                     return a.time != b.time ? a.time < b.time : a.id < b.id;
+                   });
+  return listing;
+}
+
+Result<Record> RecordStore::Find(std::string_view id_or_prefix) const {
+  if (id_or_prefix.empty()) return Error::Usage("give a record id (or the start of one)");
+  auto ids = RecordIds(dir_);
+  if (!ids) return ids.error();
+  std::vector<std::string> candidates;
+  for (const std::string& id : *ids) {
+    if (id == id_or_prefix) {
+      candidates = {id};
+      break;
+    }
+    if (id.starts_with(id_or_prefix)) candidates.push_back(id);
+  }
+  if (candidates.empty()) {
+    return Error::Usage(fmt::format("no record '{}' in {}{}", id_or_prefix, dir_.string(),
+                                    DidYouMean(id_or_prefix, *ids)))
+        .WithHint("`culprit records list` shows the ids");
+  }
+  if (candidates.size() > 1) {
+    constexpr size_t kShown = 10;
+    std::vector<std::string> shown(candidates.begin(),
+                                   candidates.begin() + std::min(kShown, candidates.size()));
+    std::string more = candidates.size() > kShown
+                           ? fmt::format("\n  ... and {} more", candidates.size() - kShown)
+                           : "";
+    return Error::Usage(fmt::format("'{}' matches {} records:\n  {}{}", id_or_prefix,
+                                    candidates.size(), Join(shown, "\n  "), more))
+        .WithHint("give more of the id");
+  }
+  std::filesystem::path path = dir_ / (candidates[0] + std::string(kExtension));
+  auto text = ReadFile(path);
+  if (!text) return text.error();
+  return RecordFromJson(*text, path.string());
+}
+
+}  // namespace culprit

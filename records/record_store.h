@@ -1,0 +1,61 @@
+#pragma once
+
+// The archive: one JSON file per record, named <id>.json, in one directory.
+// Files are written atomically and never overwritten, so a record, once
+// listed, is exactly what was measured; readers never see half a file.
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string_view>
+#include <vector>
+
+#include "base/result.h"
+#include "records/record.h"
+#include "records/record_filter.h"
+
+namespace culprit {
+
+class RecordStore {
+ public:
+  explicit RecordStore(std::filesystem::path dir);
+  /// For tests: `random_suffix` supplies the random part of generated ids, to
+  /// force collisions.
+  RecordStore(std::filesystem::path dir, std::function<uint32_t()> random_suffix);
+
+  /// Fills in record.time (now, if empty) and assigns the id (if empty) as
+  /// "<UTC yyyy-mm-ddTHHMMSSZ>-<kind>-<query-or-'none', sanitized>-<4 random hex>",
+  /// the time part taken from record.time. Writes <dir>/<id>.json atomically,
+  /// never overwriting: a generated id that collides is retried with a new
+  /// suffix; a caller-given id that exists is an error. Creates the directory.
+  /// Returns the path. On error the record's id is left as it was.
+  Result<std::filesystem::path> Write(Record& record);
+
+  struct Listing {
+    std::vector<Record> records;
+    std::vector<Error> problems;  ///< Damaged or unknown-schema files; listing goes on past them.
+  };
+  /// Every record, sorted by time then id. Files whose names start with '.'
+  /// (temp files of writes in progress or of a crash) and files not ending in
+  /// .json are not records and are skipped silently. A missing directory is an
+  /// empty archive.
+  Listing List() const;
+
+  /// The record whose id is `id_or_prefix`, or the only one whose id starts
+  /// with it. Not found, or several candidates (they are listed), is a usage
+  /// error; a damaged file is the reader's error.
+  Result<Record> Find(std::string_view id_or_prefix) const;
+
+  const std::filesystem::path& dir() const { return dir_; }
+
+ private:
+  std::filesystem::path dir_;
+  std::function<uint32_t()> random_suffix_;
+};
+
+/// Lower-case letters, digits, '.' and '_' kept; every other run of
+/// characters becomes one '-'; trimmed; at most 48 characters; "none" if
+/// nothing is left. Used for the parts of generated ids.
+std::string SanitizeIdPart(std::string_view text);
+
+}  // namespace culprit

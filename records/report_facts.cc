@@ -1,0 +1,133 @@
+#include "records/report_facts.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace culprit {
+
+ArmFacts SummarizeArm(const Record& record, int arm) {
+  ArmFacts facts;
+  std::vector<double> values;
+  for (const Sample& sample : record.samples) {
+    if (sample.arm != arm) continue;
+    if (!sample.ok) {
+      ++facts.failed;
+    } else if (sample.warmup) {
+      ++facts.warmups;
+    } else if (sample.dropped) {
+      ++facts.dropped;
+    } else {
+      values.push_back(sample.value);
+    }
+  }
+  facts.ok = static_cast<int>(values.size());
+  if (!values.empty()) {
+    std::sort(values.begin(), values.end());
+    size_t n = values.size();
+    facts.median = n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+  }
+  return facts;
+}
+
+std::string FormatValue(double value) {
+  if (!std::isfinite(value)) return "n/a";
+  if (value == 0) return "0";
+  double magnitude = std::fabs(value);
+  if (magnitude >= 1e4) return fmt::format("{:.0f}", value);
+  int decimals = std::max(0, 3 - static_cast<int>(std::floor(std::log10(magnitude))));
+  return fmt::format("{:.{}f}", value, decimals);
+}
+
+std::string FormatChange(double ratio) { return fmt::format("{:+.1f}%", (ratio - 1) * 100); }
+
+std::string FormatEstimate(const Estimate& e) {
+  return fmt::format("{:.3f} ({}), {:.0f}% CI [{:.3f}, {:.3f}], {} pairs{}", e.ratio,
+                     FormatChange(e.ratio), e.confidence * 100, e.low, e.high, e.pairs,
+                     e.exact ? ", exact" : "");
+}
+
+std::string FormatBand(double band) { return fmt::format("±{:.1f}%", band * 100); }
+
+std::optional<double> CalibrationDrift(const Record& record) {
+  if (!record.start.calibration_ms || !record.end.calibration_ms) return std::nullopt;
+  if (*record.start.calibration_ms <= 0) return std::nullopt;
+  return *record.end.calibration_ms / *record.start.calibration_ms - 1;
+}
+
+std::string FormatCalibration(const Record& record) {
+  auto side = [](const std::optional<double>& ms) {
+    return ms ? FormatValue(*ms) + " ms" : std::string("unavailable");
+  };
+  std::string out =
+      fmt::format("{} → {}", side(record.start.calibration_ms), side(record.end.calibration_ms));
+  if (auto drift = CalibrationDrift(record)) {
+    out += fmt::format(" (drift {:+.1f}%)", *drift * 100);
+    if (std::fabs(*drift) > kCalibrationDriftLimit) {
+      out += fmt::format(" WARNING: beyond ±{:.0f}%, the host changed speed during the sitting",
+                         kCalibrationDriftLimit * 100);
+    }
+  }
+  return out;
+}
+
+std::string FormatStartEnd(const std::optional<double>& start, const std::optional<double>& end,
+                           std::string_view unit) {
+  auto side = [&](const std::optional<double>& v) {
+    if (!v) return std::string("unavailable");
+    return unit.empty() ? FormatValue(*v) : fmt::format("{} {}", FormatValue(*v), unit);
+  };
+  return fmt::format("{} → {}", side(start), side(end));
+}
+
+std::string OrUnavailable(std::string_view text) {
+  return text.empty() ? "unavailable" : std::string(text);
+}
+
+std::string VerdictText(const Record& record) {
+  std::string out = record.verdict.empty() ? "-" : record.verdict;
+  if (record.interrupted) out += " (interrupted)";
+  return out;
+}
+
+std::string ShortCommit(std::string_view commit) {
+  return std::string(commit.substr(0, std::min<size_t>(12, commit.size())));
+}
+
+std::string ArmSetup(const Arm& arm) {
+  std::vector<std::string> parts;
+  if (!arm.commit.empty()) parts.push_back("commit " + ShortCommit(arm.commit));
+  for (const auto& [key, value] : arm.env) parts.push_back(fmt::format("{}={}", key, value));
+  for (const std::string& name : arm.unset) parts.push_back("unset " + name);
+  if (!arm.condition.empty()) parts.push_back(fmt::format("condition '{}'", arm.condition));
+  if (parts.empty()) return "-";
+  std::string out = parts[0];
+  for (size_t i = 1; i < parts.size(); ++i) out += " · " + parts[i];
+  return out;
+}
+
+std::string ArmName(const Record& record, int index) {
+  if (index >= 0 && static_cast<size_t>(index) < record.arms.size() &&
+      !record.arms[index].name.empty()) {
+    return record.arms[index].name;
+  }
+  return fmt::format("arm {}", index);
+}
+
+std::string RatioLabel(const Record& record) {
+  if (record.arms.size() == 2) {
+    return fmt::format("{}/{}", ArmName(record, 1), ArmName(record, 0));
+  }
+  return "ratio";
+}
+
+std::string FormatHost(const HostIdentity& host) {
+  return fmt::format("{}, cpu {}, {} logical cores, kernel {}", OrUnavailable(host.hostname),
+                     OrUnavailable(host.cpu_model),
+                     host.logical_cores > 0 ? std::to_string(host.logical_cores) : "unavailable",
+                     OrUnavailable(host.kernel));
+}
+
+}  // namespace culprit

@@ -1,0 +1,60 @@
+#pragma once
+
+// Facts derived from a record that every reporter shows the same way, so a
+// ratio or a drift reads identically in text, Markdown and HTML. Internal to
+// records/.
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "records/record.h"
+
+namespace culprit {
+
+/// End calibration more than this far from the start: the host changed speed
+/// during the sitting (see DESIGN.md, Statistics).
+inline constexpr double kCalibrationDriftLimit = 0.10;
+
+/// One arm's samples, counted from the raw samples (not trusted from the
+/// arm's stored summary, which is shown alongside when it disagrees).
+struct ArmFacts {
+  int warmups = 0;
+  int ok = 0;  ///< Non-warm-up, not dropped, ok: what the statistics used.
+  int failed = 0;
+  int dropped = 0;               ///< Ok but dropped.
+  std::optional<double> median;  ///< Of the `ok` samples.
+};
+ArmFacts SummarizeArm(const Record& record, int arm);
+
+/// A measured value with 4 significant digits ("12.35", "0.001235", "12346").
+std::string FormatValue(double value);
+/// "+23.4%" / "-5.0%" for a ratio.
+std::string FormatChange(double ratio);
+/// "1.234 (+23.4%), 95% CI [1.180, 1.290], 20 pairs".
+std::string FormatEstimate(const Estimate& estimate);
+/// "±5.0%".
+std::string FormatBand(double band);
+/// end/start - 1, when both calibrations are known.
+std::optional<double> CalibrationDrift(const Record& record);
+/// "101.2 ms → 103.4 ms (+2.2%)", with a warning beyond kCalibrationDriftLimit,
+/// "unavailable" for a missing side.
+std::string FormatCalibration(const Record& record);
+/// "0.52 → 0.61"-style start → end of an optional fact.
+std::string FormatStartEnd(const std::optional<double>& start, const std::optional<double>& end,
+                           std::string_view unit);
+std::string OrUnavailable(std::string_view text);
+/// The verdict, "-" when the kind has none, "(interrupted)" appended.
+std::string VerdictText(const Record& record);
+/// First 12 characters of a commit id.
+std::string ShortCommit(std::string_view commit);
+/// "commit abc123 · PARALLEL=1 · unset X · condition 'index held'", or "-".
+std::string ArmSetup(const Arm& arm);
+/// The name to show for arm `index` ("arm 2" if it has none).
+std::string ArmName(const Record& record, int index);
+/// "B/A" for a two-arm record, else "ratio".
+std::string RatioLabel(const Record& record);
+/// "hostname, cpu, N logical cores, kernel K", with "unavailable" parts.
+std::string FormatHost(const HostIdentity& host);
+
+}  // namespace culprit

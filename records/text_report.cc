@@ -1,0 +1,195 @@
+// The text reporter: `culprit records list` and `culprit records show`.
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "records/report.h"
+#include "records/report_facts.h"
+
+namespace culprit {
+namespace {
+
+constexpr size_t kWrapColumn = 96;
+
+std::string Table(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> widths;
+  for (const auto& row : rows) {
+    widths.resize(std::max(widths.size(), row.size()));
+    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) {
+      line += row[i];
+      if (i + 1 < row.size()) line += std::string(widths[i] - row[i].size() + 2, ' ');
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  return out;
+}
+
+// Short arm tags for the compact sample list: the names when they are short,
+// else the arm indexes (the arms section says which is which).
+std::vector<std::string> ArmTags(const Record& record) {
+  bool short_names = std::all_of(record.arms.begin(), record.arms.end(), [](const Arm& arm) {
+    return !arm.name.empty() && arm.name.size() <= 3 && arm.name.find(' ') == std::string::npos;
+  });
+  std::vector<std::string> tags;
+  for (size_t i = 0; i < record.arms.size(); ++i) {
+    tags.push_back(short_names ? record.arms[i].name : std::to_string(i));
+  }
+  return tags;
+}
+
+std::string SampleToken(const Sample& sample, const std::vector<std::string>& tags) {
+  std::string tag = sample.arm >= 0 && static_cast<size_t>(sample.arm) < tags.size()
+                        ? tags[sample.arm]
+                        : std::to_string(sample.arm);
+  std::string value = sample.ok ? FormatValue(sample.value) : "FAILED";
+  std::string flags;
+  if (sample.warmup) flags += "w";
+  if (sample.dropped) flags += "d";
+  return fmt::format("{}:{}={}{}", sample.sequence, tag, value, flags.empty() ? "" : "/" + flags);
+}
+
+class TextReporter : public RecordReporter {
+ public:
+  std::string RenderList(std::span<const Record> records) override {
+    if (records.empty()) return "no records\n";
+    std::vector<std::vector<std::string>> rows;
+    rows.push_back({"ID", "KIND", "QUERY", "VERDICT", "RATIO", "INTERVAL", "PAIRS", "HYPOTHESIS"});
+    for (const Record& r : records) {
+      std::string ratio = "-", interval = "-", pairs = "-";
+      if (r.estimate) {
+        ratio = fmt::format("{:.3f}", r.estimate->ratio);
+        interval = fmt::format("[{:.3f}, {:.3f}]", r.estimate->low, r.estimate->high);
+        pairs = std::to_string(r.estimate->pairs);
+      }
+      std::string hypothesis = r.hypothesis;
+      if (hypothesis.size() > 50) hypothesis = hypothesis.substr(0, 47) + "...";
+      rows.push_back({r.id, r.kind, r.query.empty() ? "-" : r.query, VerdictText(r), ratio,
+                      interval, pairs, hypothesis});
+    }
+    return Table(rows) + fmt::format("{} record(s)\n", records.size());
+  }
+
+  std::string RenderOne(const Record& r) override {
+    std::string out = fmt::format("record {}\n", r.id);
+    std::vector<std::vector<std::string>> facts;
+    facts.push_back({"  kind", r.kind});
+    facts.push_back({"  time", r.time});
+    facts.push_back({"  query", r.query.empty()  ? "-"
+                                : r.unit.empty() ? r.query
+                                                 : fmt::format("{} ({})", r.query, r.unit)});
+    if (!r.hypothesis.empty()) facts.push_back({"  hypothesis", r.hypothesis});
+    facts.push_back({"  verdict", VerdictText(r)});
+    if (!r.verdict_detail.empty()) facts.push_back({"", r.verdict_detail});
+    facts.push_back({"  " + RatioLabel(r), r.estimate ? FormatEstimate(*r.estimate) : "none"});
+    if (r.estimate && !r.estimate->method.empty()) {
+      facts.push_back({"  method", r.estimate->method});
+    }
+    facts.push_back({"  band", FormatBand(r.band)});
+    if (r.interrupted) {
+      facts.push_back({"  interrupted", "yes: the samples are those taken before Ctrl-C"});
+    }
+    out += Table(facts);
+
+    out += "\narms\n";
+    for (size_t i = 0; i < r.arms.size(); ++i) {
+      const Arm& arm = r.arms[i];
+      ArmFacts f = SummarizeArm(r, static_cast<int>(i));
+      out += fmt::format("  [{}] {}{}\n", i, ArmName(r, static_cast<int>(i)),
+                         arm.label.empty() ? "" : " (" + arm.label + ")");
+      out += fmt::format("      setup     {}\n", ArmSetup(arm));
+      if (!arm.commit.empty() || !arm.revision.empty()) {
+        out += fmt::format("      build     commit {} tree {} revision {}\n",
+                           OrUnavailable(arm.commit), OrUnavailable(arm.tree),
+                           OrUnavailable(arm.revision));
+      }
+      if (!arm.command.empty()) {
+        std::string command;
+        for (const std::string& word : arm.command) command += (command.empty() ? "" : " ") + word;
+        out += fmt::format("      command   {}\n", command);
+      }
+      out += fmt::format("      median    {}{}  n={} ok, {} failed, {} dropped, {} warm-up\n",
+                         f.median ? FormatValue(*f.median) : "n/a",
+                         r.unit.empty() ? "" : " " + r.unit, f.ok, f.failed, f.dropped, f.warmups);
+      if (r.samples.empty() && (arm.ok_samples > 0 || arm.failed_samples > 0)) {
+        out += fmt::format("      stored    median {}, {} ok, {} failed (no raw samples kept)\n",
+                           FormatValue(arm.median), arm.ok_samples, arm.failed_samples);
+      }
+    }
+    if (r.arms.empty()) out += "  none\n";
+
+    std::string failures;
+    for (const Sample& s : r.samples) {
+      if (s.ok) continue;
+      failures += fmt::format("  #{} {}{}: {}\n", s.sequence, ArmName(r, s.arm),
+                              s.pair >= 0 ? fmt::format(" pair {}", s.pair) : "",
+                              s.failure.empty() ? "no reason recorded" : s.failure);
+    }
+    if (!failures.empty()) out += "\nfailed samples\n" + failures;
+
+    out += "\nhost\n";
+    std::vector<std::vector<std::string>> host;
+    host.push_back({"  machine", FormatHost(r.host)});
+    host.push_back(
+        {"  time", fmt::format("{} → {}", OrUnavailable(r.start.time), OrUnavailable(r.end.time))});
+    host.push_back({"  calibration", FormatCalibration(r)});
+    host.push_back({"  load (1 min)", FormatStartEnd(r.start.load1, r.end.load1, "")});
+    host.push_back({"  cpu frequency", FormatStartEnd(r.start.cpu_mhz, r.end.cpu_mhz, "MHz")});
+    host.push_back({"  governor", fmt::format("{} → {}", OrUnavailable(r.start.governor),
+                                              OrUnavailable(r.end.governor))});
+    host.push_back(
+        {"  culprit", fmt::format("{}, config digest {}", OrUnavailable(r.culprit_version),
+                                  OrUnavailable(r.config_digest))});
+    if (!r.invocation.empty()) {
+      std::string line;
+      for (const std::string& word : r.invocation) line += (line.empty() ? "" : " ") + word;
+      host.push_back({"  invocation", line});
+    }
+    out += Table(host);
+
+    if (!r.details.empty()) {
+      out += "\ndetails\n";
+      for (const auto& [key, value] : r.details) out += fmt::format("  {}: {}\n", key, value);
+    }
+    if (!r.details_json.empty()) out += fmt::format("\npayload\n  {}\n", r.details_json);
+    if (!r.notes.empty()) {
+      out += "\nnotes\n";
+      for (const std::string& note : r.notes) out += "  - " + note + "\n";
+    }
+    if (!r.links.empty()) {
+      out += "\nlinks\n";
+      for (const std::string& link : r.links) out += "  - " + link + "\n";
+    }
+
+    out += fmt::format(
+        "\nsamples in execution order ({}; sequence:arm=value, /w warm-up, "
+        "/d dropped)\n",
+        r.samples.size());
+    std::vector<std::string> tags = ArmTags(r);
+    std::string line = " ";
+    for (const Sample& s : r.samples) {
+      std::string token = SampleToken(s, tags);
+      if (line.size() + token.size() + 2 > kWrapColumn) {
+        out += line + "\n";
+        line = " ";
+      }
+      line += "  " + token;
+    }
+    if (line.size() > 1) out += line + "\n";
+    if (r.samples.empty()) out += "  none\n";
+    return out;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<RecordReporter> MakeTextReporter() { return std::make_unique<TextReporter>(); }
+
+}  // namespace culprit

@@ -1,0 +1,138 @@
+#include "records/record.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/records/record_fixture.h"
+
+namespace culprit {
+namespace {
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(RecordJson, RoundTripKeepsEveryField) {
+  Record original = FullRecord();
+  std::string json = RecordToJson(original);
+  auto parsed = RecordFromJson(json, "full.json");
+  ASSERT_TRUE(parsed) << parsed.error().message();
+  EXPECT_EQ(*parsed, original);
+  // Spot checks that would catch a field silently defaulted on both sides.
+  EXPECT_EQ(parsed->samples.size(), 7u);
+  EXPECT_FALSE(parsed->samples[5].ok);
+  EXPECT_EQ(parsed->samples[5].failure, "timed out after 60s");
+  EXPECT_TRUE(parsed->samples[6].dropped);
+  EXPECT_TRUE(parsed->samples[0].warmup);
+  EXPECT_EQ(parsed->samples[3].max_rss_kb, 40963);
+  EXPECT_EQ(parsed->arms[1].env.at("PARALLEL"), "1");
+  EXPECT_EQ(parsed->start.calibration_ms, 101.5);
+  EXPECT_EQ(parsed->end.governor, "powersave");
+  EXPECT_TRUE(parsed->interrupted);
+  EXPECT_EQ(parsed->estimate->method, "paired Hodges-Lehmann");
+  EXPECT_EQ(parsed->details_json, original.details_json);
+  // Writing again gives the same bytes: the key order is stable.
+  EXPECT_EQ(RecordToJson(*parsed), json);
+}
+
+TEST(RecordJson, AbsentFactsStayAbsent) {
+  Record r;
+  r.id = "x";
+  r.kind = "run";
+  r.time = "2026-11-30T10:15:00Z";
+  auto parsed = RecordFromJson(RecordToJson(r), "x.json");
+  ASSERT_TRUE(parsed) << parsed.error().message();
+  EXPECT_FALSE(parsed->estimate.has_value());
+  EXPECT_FALSE(parsed->start.calibration_ms.has_value());
+  EXPECT_FALSE(parsed->end.cpu_mhz.has_value());
+  EXPECT_EQ(*parsed, r);
+}
+
+TEST(RecordJson, FileIsValidJsonWithSchemaFirstAndOneSamplePerLine) {
+  std::string json = RecordToJson(FullRecord());
+  auto doc = nlohmann::ordered_json::parse(json);
+  EXPECT_EQ(doc.begin().key(), "schema");
+  EXPECT_EQ(doc["schema"], "culprit.record/v1");
+  // The payload is embedded as JSON, not as an escaped string.
+  EXPECT_TRUE(doc["payload"].is_object());
+  // A failed sample has no value.
+  EXPECT_TRUE(doc["samples"][5]["value"].is_null());
+  EXPECT_TRUE(Contains(json, "\n    {\"sequence\": 1, \"arm\": 0, \"pair\": 0,"));
+}
+
+TEST(RecordJson, NonFiniteValueIsWrittenAsAFailure) {
+  Record r = FullRecord();
+  r.samples[1].value = std::numeric_limits<double>::quiet_NaN();
+  auto parsed = RecordFromJson(RecordToJson(r), "nan.json");
+  ASSERT_TRUE(parsed) << parsed.error().message();
+  EXPECT_FALSE(parsed->samples[1].ok);
+  EXPECT_TRUE(Contains(parsed->samples[1].failure, "not a finite number"));
+}
+
+TEST(RecordJson, InvalidUtf8IsReplacedNotFatal) {
+  Record r = FullRecord();
+  r.samples[5].failure = "engine said \xff\xfe";
+  auto parsed = RecordFromJson(RecordToJson(r), "utf8.json");
+  ASSERT_TRUE(parsed) << parsed.error().message();
+  EXPECT_TRUE(Contains(parsed->samples[5].failure, "engine said"));
+}
+
+TEST(RecordJson, RefusesUnknownSchema) {
+  std::string json = RecordToJson(FullRecord());
+  size_t at = json.find("culprit.record/v1");
+  json.replace(at, 17, "culprit.record/v7");
+  auto parsed = RecordFromJson(json, "dir/future.json");
+  ASSERT_FALSE(parsed);
+  EXPECT_EQ(parsed.error().message(),
+            "dir/future.json: schema 'culprit.record/v7' is not supported by this culprit (reads "
+            "culprit.record/v1); upgrade culprit");
+}
+
+TEST(RecordJson, RefusesMissingSchema) {
+  auto parsed = RecordFromJson(R"({"id": "x", "kind": "run"})", "other.json");
+  ASSERT_FALSE(parsed);
+  EXPECT_TRUE(Contains(parsed.error().message(), "other.json: damaged record: no 'schema'"));
+}
+
+TEST(RecordJson, RefusesDamagedJson) {
+  std::string json = RecordToJson(FullRecord());
+  auto parsed = RecordFromJson(json.substr(0, json.size() / 2), "half.json");
+  ASSERT_FALSE(parsed);
+  EXPECT_TRUE(Contains(parsed.error().message(), "half.json: damaged record: "))
+      << parsed.error().message();
+  EXPECT_TRUE(Contains(parsed.error().message(), "parse error")) << parsed.error().message();
+  EXPECT_FALSE(parsed.error().hint().empty());
+}
+
+TEST(RecordJson, RefusesWrongFieldTypesNamingTheField) {
+  std::string json = RecordToJson(FullRecord());
+  size_t at = json.find("\"max_rss_kb\": 40961");
+  ASSERT_NE(at, std::string::npos);
+  json.replace(at, 19, "\"max_rss_kb\": \"big\"");
+  auto parsed = RecordFromJson(json, "typed.json");
+  ASSERT_FALSE(parsed);
+  EXPECT_EQ(parsed.error().message(),
+            "typed.json: damaged record: field 'samples[1].max_rss_kb' should be an integer");
+}
+
+TEST(RecordJson, RefusesSampleOfMissingArm) {
+  Record r = FullRecord();
+  r.samples[2].arm = 2;
+  auto parsed = RecordFromJson(RecordToJson(r), "arm.json");
+  ASSERT_FALSE(parsed);
+  EXPECT_TRUE(
+      Contains(parsed.error().message(), "samples[2] refers to arm 2, but the record has 2"))
+      << parsed.error().message();
+}
+
+TEST(RecordJson, RequiresIdKindAndTime) {
+  Record r = FullRecord();
+  r.kind = "";
+  auto parsed = RecordFromJson(RecordToJson(r), "nokind.json");
+  ASSERT_FALSE(parsed);
+  EXPECT_TRUE(Contains(parsed.error().message(), "field 'kind' is missing"));
+}
+
+}  // namespace
+}  // namespace culprit
