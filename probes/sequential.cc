@@ -1,0 +1,49 @@
+#include "probes/sequential.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+
+#include "probes/statistics.h"
+
+namespace culprit {
+
+std::vector<int> LookSchedule(int min_pairs, int max_pairs) {
+  assert(min_pairs >= 1 && max_pairs >= 1);
+  std::vector<int> looks;
+  // Doubling in 64 bits so that a huge max_pairs cannot overflow the loop.
+  for (long long n = min_pairs; n < max_pairs && 3 * n <= 2LL * max_pairs; n *= 2) {
+    looks.push_back(static_cast<int>(n));
+  }
+  looks.push_back(max_pairs);
+  return looks;
+}
+
+double ObrienFlemingSpent(double alpha, double information_fraction) {
+  assert(alpha > 0 && alpha < 1);
+  if (information_fraction <= 0) return 0;
+  if (information_fraction >= 1) return alpha;
+  double z = NormalQuantile(1 - alpha / 2);
+  // 2 Φ(-x) rather than 2 (1 - Φ(x)): early looks spend ~1e-15, below what 1 - Φ resolves.
+  return 2 * NormalCdf(-z / std::sqrt(information_fraction));
+}
+
+std::vector<double> SpendAlpha(double alpha, std::span<const int> looks) {
+  assert(alpha > 0 && alpha < 1);
+  std::vector<double> increments;
+  if (looks.empty()) return increments;
+  assert(looks.front() > 0);
+  assert(std::is_sorted(looks.begin(), looks.end()) &&
+         std::adjacent_find(looks.begin(), looks.end()) == looks.end());
+  double total = looks.back();
+  double spent = 0;
+  for (size_t k = 0; k < looks.size(); ++k) {
+    // The last look takes exactly what is left, so the sum is alpha to the bit.
+    double cumulative = k + 1 == looks.size() ? alpha : ObrienFlemingSpent(alpha, looks[k] / total);
+    increments.push_back(cumulative - spent);
+    spent = cumulative;
+  }
+  return increments;
+}
+
+}  // namespace culprit

@@ -1,0 +1,43 @@
+#pragma once
+
+// Sequential looks with alpha spending. A sitting measures pairs in batches and
+// looks at the interval after each batch, stopping as soon as the verdict is
+// decided. Looking repeatedly at the same growing sample and stopping at the
+// first "significant" look inflates the error rate (five looks at 5% each give
+// roughly 12% false effects on pure noise); spending a budget of alpha across
+// the looks keeps the overall rate at the stated one.
+
+#include <span>
+#include <vector>
+
+namespace culprit {
+
+/// The pair counts at which a sitting looks: min_pairs, doubling, and max_pairs last, e.g.
+/// {10, 20, 40, 80, 160} for (10, 160). An intermediate look closer than 1.5x to max_pairs is
+/// dropped, e.g. (10, 100) gives {10, 20, 40, 100}: a look just before the last one would take
+/// most of the remaining alpha from the last look and buy almost no chance of stopping early.
+/// max_pairs <= min_pairs gives the single look {max_pairs}. Requires 1 <= min_pairs and
+/// 1 <= max_pairs.
+std::vector<int> LookSchedule(int min_pairs, int max_pairs);
+
+/// Lan–DeMets O'Brien–Fleming-type spending function: the cumulative two-sided alpha spent by
+/// information fraction t in [0, 1], 2 - 2 Φ(z_{1-α/2} / √t). It is 0 at t = 0 and α at t = 1,
+/// and spends almost nothing early, so the final look keeps nearly the whole α.
+double ObrienFlemingSpent(double alpha, double information_fraction);
+
+/// Nominal two-sided alpha to use at each look so that the overall error rate stays <= alpha.
+/// Information fractions are t_k = looks[k] / looks.back() (for rank statistics information
+/// grows linearly with the number of pairs), and look k gets the increment
+/// α(t_k) - α(t_{k-1}) of ObrienFlemingSpent.
+///
+/// Why increments and not the exact group-sequential boundaries: by Bonferroni, P(any look
+/// rejects) <= Σ P(look k rejects) <= Σ increments = α, whatever the correlation between the
+/// looks, the discreteness of exact rank intervals or the distribution of the noise. It is
+/// conservative (the looks are strongly correlated, so the real rate is below α), but always
+/// valid. The increments sum to exactly alpha and grow from one look to the next for
+/// doubling schedules. The confidence to request at look k is 1 - result[k].
+///
+/// Requires alpha in (0, 1) and looks strictly increasing and positive.
+std::vector<double> SpendAlpha(double alpha, std::span<const int> looks);
+
+}  // namespace culprit

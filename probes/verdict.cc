@@ -1,0 +1,130 @@
+#include "probes/verdict.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cassert>
+#include <cctype>
+#include <cmath>
+
+namespace culprit {
+namespace {
+
+// Power the detectable effect is quoted at.
+constexpr double kPower = 0.8;
+// Beyond this many times the current pairs, suggesting a number is not useful advice.
+constexpr double kMaxUsefulGrowth = 64;
+
+std::string SignedPercent(double log_value) {
+  return fmt::format("{:+.1f}%", std::expm1(log_value) * 100);
+}
+
+std::string DescribeInterval(const ShiftEstimate& s) {
+  return fmt::format("{} [{}, {}]", SignedPercent(s.estimate), SignedPercent(s.low),
+                     SignedPercent(s.high));
+}
+
+// What would settle an INCONCLUSIVE: the half-width that would put the interval
+// around the current estimate entirely on one side of the band edge.
+std::string MorePairsAdvice(const ShiftEstimate& s, double tau) {
+  double half_width = (s.high - s.low) / 2;
+  double distance = std::fabs(std::fabs(s.estimate) - tau);
+  if (s.n == 0 || half_width <= 0) return "collect more pairs";
+  double needed = static_cast<double>(s.n) * std::pow(half_width / distance, 2);
+  if (!(needed <= kMaxUsefulGrowth * static_cast<double>(s.n))) {
+    return "the estimate sits at the band's edge, so only far more pairs would settle it";
+  }
+  size_t pairs = s.n;
+  while (static_cast<double>(pairs) < needed) pairs *= 2;
+  return fmt::format("collect more pairs (--max-pairs {})", pairs);
+}
+
+Verdict Classify(const ShiftEstimate& s, double tau) {
+  if (s.low > tau || s.high < -tau) return Verdict::kEffect;
+  if (-tau < s.low && s.high < tau) return Verdict::kNull;
+  return Verdict::kInconclusive;
+}
+
+}  // namespace
+
+std::string_view VerdictName(Verdict v) {
+  switch (v) {
+    case Verdict::kEffect:
+      return "EFFECT";
+    case Verdict::kNull:
+      return "NULL";
+    case Verdict::kInconclusive:
+      return "INCONCLUSIVE";
+  }
+  return "INCONCLUSIVE";
+}
+
+std::optional<Verdict> ParseVerdict(std::string_view name) {
+  for (Verdict v : {Verdict::kEffect, Verdict::kNull, Verdict::kInconclusive}) {
+    std::string_view canonical = VerdictName(v);
+    if (std::equal(
+            name.begin(), name.end(), canonical.begin(), canonical.end(),
+            [](char a, char b) { return std::toupper(static_cast<unsigned char>(a)) == b; })) {
+      return v;
+    }
+  }
+  return std::nullopt;
+}
+
+double BandEdge(double band) {
+  assert(band >= 0);
+  // Literally ln(1 + b), not log1p(b): the two differ in the last bit, and callers and records
+  // that compute the edge as the design writes it must land on the same side of it.
+  return std::log(1 + band);
+}
+
+VerdictResult Decide(const ShiftEstimate& shift, double band) {
+  double tau = BandEdge(band);
+  VerdictResult result;
+  result.excludes_zero = shift.low > 0 || shift.high < 0;
+
+  // z_{1-α/2} from the tail, so that an achieved confidence within 1e-16 of 1
+  // (early sequential looks) still gives a finite quantile.
+  double alpha = std::max(1 - shift.confidence, 1e-300);
+  double z_alpha = -NormalQuantile(alpha / 2);
+  double z_power = NormalQuantile(kPower);
+  double half_width = (shift.high - shift.low) / 2;
+  result.detectable_ratio = std::exp(tau + half_width * (z_alpha + z_power) / z_alpha);
+
+  std::string band_text = fmt::format("±{:g}%", band * 100);
+  std::string interval = DescribeInterval(shift);
+  result.verdict = Classify(shift, tau);
+  if (result.verdict == Verdict::kEffect) {
+    result.explanation = fmt::format("an effect: ratio {:.3f}x, {}, entirely beyond the {} band",
+                                     std::exp(shift.estimate), interval, band_text);
+  } else if (result.verdict == Verdict::kNull) {
+    result.explanation =
+        fmt::format("a tie: {} lies entirely inside the {} band", interval, band_text);
+  } else {
+    std::string what;
+    if (!result.excludes_zero) {
+      what = fmt::format("not settled: {} includes no change and reaches outside the {} band",
+                         interval, band_text);
+    } else if (std::fabs(shift.estimate) < tau) {
+      what = fmt::format(
+          "real but small: {} excludes no change but crosses the edge of the {} "
+          "band",
+          interval, band_text);
+    } else {
+      what = fmt::format(
+          "real, possibly beyond the band: {} excludes no change but crosses the "
+          "edge of the {} band",
+          interval, band_text);
+    }
+    result.explanation = fmt::format("{}; this sitting could have detected ≥ {:.3f}x; {}", what,
+                                     result.detectable_ratio, MorePairsAdvice(shift, tau));
+  }
+  return result;
+}
+
+bool IsDecisive(const ShiftEstimate& shift, double band) {
+  Verdict v = Classify(shift, BandEdge(band));
+  return v == Verdict::kEffect || v == Verdict::kNull;
+}
+
+}  // namespace culprit

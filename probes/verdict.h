@@ -1,0 +1,50 @@
+#pragma once
+
+// The three verdicts of the design, applied to a shift interval on the log
+// scale against the reproducibility band ±b.
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "probes/statistics.h"
+
+namespace culprit {
+
+enum class Verdict { kEffect, kNull, kInconclusive };
+
+/// "EFFECT", "NULL", "INCONCLUSIVE": the spelling used in output and records.
+std::string_view VerdictName(Verdict v);
+/// Inverse of VerdictName; case-insensitive (so "null" works on a command line). nullopt for
+/// anything else.
+std::optional<Verdict> ParseVerdict(std::string_view name);
+
+struct VerdictResult {
+  Verdict verdict = Verdict::kInconclusive;
+  bool excludes_zero = false;   ///< The interval excludes 0 on the log scale (ratio 1).
+  double detectable_ratio = 0;  ///< Smallest ratio (> 1) this sitting could have called
+                                ///< EFFECT with 80% power.
+  std::string explanation;      ///< One sentence for the user.
+};
+
+/// The log-scale band edge τ = ln(1 + band). The band is symmetric on the log scale: ratios in
+/// (1/(1+b), 1+b) are ties, so a band of 5% reaches down to -4.76%, not -5%: B 5% slower than A
+/// is the same distance from a tie as A 5% slower than B.
+double BandEdge(double band);
+
+/// Applies the design's verdicts to `shift` with band b >= 0 (τ = BandEdge(b)):
+///  - EFFECT when low > τ or high < -τ (strict: an interval touching the edge is not beyond it);
+///  - NULL when -τ < low and high < τ (strict: touching the edge is not inside; with b = 0
+///    NULL is impossible, as a zero-width band should make it);
+///  - INCONCLUSIVE otherwise, saying whether the interval excludes 0 ("real but small") and
+///    the effect the sitting could have detected.
+/// detectable_ratio = exp(τ + w (z_{1-α/2} + z_{0.8}) / z_{1-α/2}), with w the interval's
+/// half-width and α = 1 - shift.confidence: the true shift at which the interval, of the same
+/// width, would be expected to clear τ with 80% power. The explanation of an INCONCLUSIVE
+/// suggests how many pairs would settle it, assuming the half-width shrinks as 1/√n.
+VerdictResult Decide(const ShiftEstimate& shift, double band);
+
+/// Whether sampling can stop at this look: the verdict is EFFECT or NULL.
+bool IsDecisive(const ShiftEstimate& shift, double band);
+
+}  // namespace culprit

@@ -1,0 +1,114 @@
+#include "probes/sequential.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "probes/statistics.h"
+#include "probes/verdict.h"
+
+namespace culprit {
+namespace {
+
+TEST(LookSchedule, DoublesUpToTheBudget) {
+  EXPECT_EQ(LookSchedule(10, 160), (std::vector<int>{10, 20, 40, 80, 160}));
+  EXPECT_EQ(LookSchedule(10, 320), (std::vector<int>{10, 20, 40, 80, 160, 320}));
+  // 80 would sit within 1.5x of 100: dropped so the last look keeps its alpha.
+  EXPECT_EQ(LookSchedule(10, 100), (std::vector<int>{10, 20, 40, 100}));
+  EXPECT_EQ(LookSchedule(10, 120), (std::vector<int>{10, 20, 40, 80, 120}));
+  EXPECT_EQ(LookSchedule(10, 15), (std::vector<int>{10, 15}));
+  EXPECT_EQ(LookSchedule(10, 10), (std::vector<int>{10}));
+  EXPECT_EQ(LookSchedule(20, 10), (std::vector<int>{10}));
+  EXPECT_EQ(LookSchedule(6, 50), (std::vector<int>{6, 12, 24, 50}));
+  std::vector<int> big = LookSchedule(1, 2000000000);
+  EXPECT_EQ(big.back(), 2000000000);
+  EXPECT_TRUE(std::is_sorted(big.begin(), big.end()));
+}
+
+TEST(SpendAlpha, ObrienFlemingKnownValues) {
+  // 2 Φ(-1.959964 / √t), computed independently: t = 1/2 gives 0.0055746, t = 1/4 8.8575e-5.
+  EXPECT_NEAR(ObrienFlemingSpent(0.05, 0.5), 0.005574596680784421, 1e-12);
+  EXPECT_NEAR(ObrienFlemingSpent(0.05, 0.25), 8.857543832140409e-05, 1e-15);
+  EXPECT_NEAR(ObrienFlemingSpent(0.05, 0.0625) / 4.5106361887262825e-15, 1, 1e-6);
+  EXPECT_EQ(ObrienFlemingSpent(0.05, 0), 0);
+  EXPECT_EQ(ObrienFlemingSpent(0.05, 1), 0.05);
+}
+
+TEST(SpendAlpha, SumsToAlphaAndGrowsAcrossLooks) {
+  for (double alpha : {0.01, 0.05, 0.1}) {
+    for (auto [lo, hi] : std::vector<std::pair<int, int>>{{10, 160}, {10, 100}, {8, 1000}}) {
+      std::vector<int> looks = LookSchedule(lo, hi);
+      std::vector<double> spent = SpendAlpha(alpha, looks);
+      ASSERT_EQ(spent.size(), looks.size());
+      double sum = std::accumulate(spent.begin(), spent.end(), 0.0);
+      EXPECT_LE(sum, alpha * (1 + 1e-12));
+      EXPECT_NEAR(sum, alpha, 1e-15);
+      for (size_t k = 0; k < spent.size(); ++k) {
+        EXPECT_GT(spent[k], 0) << k;
+        if (k > 0) {
+          EXPECT_GT(spent[k], spent[k - 1]) << alpha << " look " << k;
+        }
+      }
+    }
+  }
+  std::vector<int> looks = {10, 20, 40, 80, 160};
+  std::vector<double> spent = SpendAlpha(0.05, looks);
+  EXPECT_NEAR(spent[3], 0.005574596680784421 - 8.857543832140409e-05, 1e-12);
+  EXPECT_NEAR(spent[4], 0.05 - 0.005574596680784421, 1e-12);
+  // One look spends everything at once.
+  std::vector<int> single = {50};
+  EXPECT_EQ(SpendAlpha(0.05, single), std::vector<double>{0.05});
+  EXPECT_TRUE(SpendAlpha(0.05, std::vector<int>{}).empty());
+}
+
+// Fraction of pure-noise sittings that end in a false EFFECT when each look k uses confidence
+// 1 - alpha_k and stops at the first EFFECT. With band 0, EFFECT means "interval excludes 0",
+// the plain two-sided test whose error rate the spending controls.
+double FalseEffectRate(std::span<const int> looks, std::span<const double> alphas, int sittings,
+                       uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> noise(0, 0.03);
+  std::bernoulli_distribution outlier(0.1);
+  int false_effects = 0;
+  std::vector<double> d(looks.back());
+  for (int s = 0; s < sittings; ++s) {
+    // Symmetric, heavy-tailed noise: 10% of pairs disturbed five times as much.
+    for (double& v : d) v = noise(rng) * (outlier(rng) ? 5 : 1);
+    for (size_t k = 0; k < looks.size(); ++k) {
+      std::span<const double> seen(d.data(), looks[k]);
+      Result<ShiftEstimate> r = SignedRankEstimate(seen, 1 - alphas[k]);
+      if (!r.ok()) continue;  // too few pairs for so small an alpha: this look cannot stop
+      if (Decide(*r, 0).verdict == Verdict::kEffect) {
+        ++false_effects;
+        break;
+      }
+    }
+  }
+  return static_cast<double>(false_effects) / sittings;
+}
+
+TEST(SpendAlpha, MonteCarloFamilyWiseErrorStaysWithinAlpha) {
+  const double kAlpha = 0.05;
+  const int kSittings = 2000;
+  std::vector<int> looks = LookSchedule(10, 160);
+  std::vector<double> spent = SpendAlpha(kAlpha, looks);
+  double rate = FalseEffectRate(looks, spent, kSittings, 2024);
+  // Binomial standard error at 0.05 over 2000 sittings is 0.005: the margin is 3 SE.
+  EXPECT_LE(rate, kAlpha + 0.015) << "spent alphas, false EFFECT rate " << rate;
+  std::printf("false EFFECT rate over %d pure-noise sittings, looks 10..160: spent %.4f\n",
+              kSittings, rate);
+
+  // The check has teeth: naive 5% at every look inflates the rate well past alpha.
+  std::vector<double> naive(looks.size(), kAlpha);
+  double naive_rate = FalseEffectRate(looks, naive, kSittings, 2024);
+  EXPECT_GT(naive_rate, kAlpha + 0.03) << "naive looks, false EFFECT rate " << naive_rate;
+  EXPECT_GT(naive_rate, 1.5 * rate);
+  std::printf("naive 5%% at every look: %.4f\n", naive_rate);
+}
+
+}  // namespace
+}  // namespace culprit
