@@ -91,7 +91,7 @@ run_hyperfine() {  # round
 run_culprit() {  # round
   local json="$work/culprit-$1.json" start end
   start=$(now)
-  if ! (cd "$work" && "$culprit" run true --config "$work/culprit.toml" --samples "$runs" \
+  if ! (cd "$work" && "$culprit" --config "$work/culprit.toml" run true --samples "$runs" \
         --json >"$json" 2>"$work/culprit-$1.stderr"); then
     echo "run.sh: culprit run failed in round $1:" >&2
     cat "$work/culprit-$1.stderr" >&2
