@@ -9,21 +9,26 @@
 #include <cstddef>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "base/result.h"
 
 namespace culprit {
 
 /// What to run.
 struct ProcessSpec {
-  std::vector<std::string> argv;          ///< argv[0] is looked up in PATH if it has no '/'.
-  std::filesystem::path cwd;              ///< Empty: the current directory.
+  std::vector<std::string> argv;               ///< argv[0] is looked up in PATH if it has no '/'.
+  std::filesystem::path cwd;                   ///< Empty: the current directory.
   std::map<std::string, std::string> set_env;  ///< Set (or replace) in the inherited environment.
-  std::vector<std::string> unset_env;     ///< Removed from the inherited environment.
-  std::chrono::milliseconds timeout{0};   ///< 0: no timeout.
-  size_t output_limit = 1 << 20;          ///< Bytes kept per stream; the rest is counted, not kept.
-  std::optional<std::string> stdin_data;  ///< Written to stdin then closed; else stdin is /dev/null.
+  std::vector<std::string> unset_env;          ///< Removed from the inherited environment.
+  std::chrono::milliseconds timeout{0};        ///< 0: no timeout.
+  size_t output_limit = 1 << 20;  ///< Bytes kept per stream; the rest is counted, not kept.
+  std::optional<std::string>
+      stdin_data;  ///< Written to stdin then closed; else stdin is /dev/null.
 };
 
 /// How a run ended.
@@ -38,14 +43,14 @@ enum class ProcessOutcome {
 /// What happened. A run is only a measurement when ok().
 struct ProcessResult {
   ProcessOutcome outcome = ProcessOutcome::kFailedToStart;
-  int exit_code = -1;      ///< Valid for kExited.
-  int signal = 0;          ///< Valid for kSignaled.
+  int exit_code = -1;       ///< Valid for kExited.
+  int signal = 0;           ///< Valid for kSignaled.
   std::string stdout_text;  ///< At most output_limit bytes: the first ones.
   std::string stderr_text;  ///< At most output_limit bytes: the last ones (errors come at the end).
   size_t stdout_bytes = 0;  ///< Total bytes the child wrote, kept or not.
   size_t stderr_bytes = 0;
-  double wall_ms = 0;       ///< Steady clock, from spawn to exit.
-  double user_ms = 0;       ///< CPU time of the child and its waited-for descendants (rusage).
+  double wall_ms = 0;  ///< Steady clock, from spawn to exit.
+  double user_ms = 0;  ///< CPU time of the child and its waited-for descendants (rusage).
   double system_ms = 0;
   long max_rss_kb = 0;      ///< Peak resident set of the child (rusage), 0 if unknown.
   std::string start_error;  ///< Why it failed to start, for kFailedToStart.
@@ -65,5 +70,45 @@ ProcessResult RunProcess(const ProcessSpec& spec);
 
 /// Renders argv for messages, quoting words that need it.
 std::string FormatCommand(const std::vector<std::string>& argv);
+
+/// A long-lived child spoken to line by line over its stdin/stdout (the
+/// in-process harness protocol). Started like RunProcess (argv, environment,
+/// cwd, its own process group); spec.timeout and spec.stdin_data are not used.
+/// stderr is drained continuously into a bounded buffer (its last
+/// spec.output_limit bytes) so that a chatty harness never blocks on it.
+/// Not thread-safe: one caller speaks to it at a time.
+class LineProcess {
+ public:
+  /// Starts the child. Errors: it could not start (the message says why).
+  static Result<std::unique_ptr<LineProcess>> Start(const ProcessSpec& spec);
+
+  /// Writes `line` + '\n' and reads one line of reply (without its '\n').
+  /// Errors: the line contains a newline (usage); the child has exited (the
+  /// message says how, with the tail of its stderr); no full reply within
+  /// `timeout` or Ctrl-C: the child's group is killed, since the conversation
+  /// is no longer in step, and every later request fails.
+  Result<std::string> Request(std::string_view line, std::chrono::milliseconds timeout);
+
+  /// Sends "quit", closes stdin and waits up to `grace` for the child to exit;
+  /// then kills its group. Ok only if it exited with status 0 by itself.
+  Status Close(std::chrono::milliseconds grace);
+
+  /// The last bytes the child wrote on stderr so far.
+  std::string StderrTail() const;
+
+  /// True until the child has been seen to exit or was killed.
+  bool running() const;
+
+  /// Kills the group if still running, and reaps the child.
+  ~LineProcess();
+
+  LineProcess(const LineProcess&) = delete;
+  LineProcess& operator=(const LineProcess&) = delete;
+
+ private:
+  struct State;
+  explicit LineProcess(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
 
 }  // namespace culprit

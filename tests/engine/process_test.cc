@@ -311,3 +311,116 @@ TEST(ProcessTest, FormatCommandQuotesWhatNeedsIt) {
 
 }  // namespace
 }  // namespace culprit
+
+namespace culprit {
+namespace {
+
+using namespace std::chrono_literals;
+
+// A harness in a few lines of shell, speaking the protocol of DESIGN.md.
+const char kHarness[] = R"(
+echo "harness starting" >&2
+while read -r cmd arg; do
+  case "$cmd" in
+    hold) echo ok ;;
+    run) echo "ms 1.5 2.5" ;;
+    silent) sleep 30 ;;
+    die) echo "dying now" >&2; exit 4 ;;
+    quit) exit 0 ;;
+    *) echo "error unknown command $cmd" ;;
+  esac
+done
+)";
+
+ProcessSpec HarnessSpec(const char* script = kHarness) {
+  ProcessSpec spec;
+  spec.argv = {"/bin/sh", "-c", script};
+  return spec;
+}
+
+TEST(LineProcessTest, RequestsAndRepliesInStep) {
+  auto harness = LineProcess::Start(HarnessSpec());
+  ASSERT_TRUE(harness.ok()) << harness.error().message();
+  LineProcess& h = **harness;
+  auto a = h.Request("hold index", 10s);
+  ASSERT_TRUE(a.ok()) << a.error().message();
+  EXPECT_EQ(*a, "ok");
+  auto b = h.Request("run series.count 2", 10s);
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(*b, "ms 1.5 2.5");
+  auto c = h.Request("frobnicate", 10s);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(*c, "error unknown command frobnicate");
+  EXPECT_TRUE(h.running());
+  Status closed = h.Close(5s);
+  EXPECT_TRUE(closed.ok()) << closed.error().message();
+  EXPECT_FALSE(h.running());
+  EXPECT_NE(h.StderrTail().find("harness starting"), std::string::npos);
+}
+
+TEST(LineProcessTest, SilentHarnessTimesOutAndIsKilled) {
+  auto harness = LineProcess::Start(HarnessSpec());
+  ASSERT_TRUE(harness.ok());
+  LineProcess& h = **harness;
+  auto r = h.Request("silent", 200ms);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message().find("did not answer 'silent' within 0.2 s"), std::string::npos)
+      << r.error().message();
+  EXPECT_FALSE(h.running());
+  auto later = h.Request("hold x", 1s);  // The conversation is out of step: refused.
+  EXPECT_FALSE(later.ok());
+}
+
+TEST(LineProcessTest, HarnessThatExitsIsReportedWithItsStderr) {
+  auto harness = LineProcess::Start(HarnessSpec());
+  ASSERT_TRUE(harness.ok());
+  auto r = (*harness)->Request("die", 10s);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message().find("exited with status 4"), std::string::npos)
+      << r.error().message();
+  EXPECT_NE(r.error().message().find("dying now"), std::string::npos);
+  EXPECT_FALSE((*harness)->Close(1s).ok());
+}
+
+TEST(LineProcessTest, HarnessIgnoringQuitIsKilledOnClose) {
+  auto harness = LineProcess::Start(HarnessSpec("trap '' TERM; while :; do sleep 0.05; done"));
+  ASSERT_TRUE(harness.ok());
+  Status closed = (*harness)->Close(100ms);
+  ASSERT_FALSE(closed.ok());
+  EXPECT_NE(closed.error().message().find("did not exit"), std::string::npos);
+  EXPECT_FALSE((*harness)->running());
+}
+
+TEST(LineProcessTest, DestructorKillsTheGroup) {
+  TempDir dir;
+  std::filesystem::path pidfile = dir.path() / "grandchild.pid";
+  ProcessSpec spec;
+  spec.argv = {kWork, "--hang", "--pidfile", pidfile.string()};
+  {
+    auto harness = LineProcess::Start(spec);
+    ASSERT_TRUE(harness.ok());
+    while (!std::filesystem::exists(pidfile)) std::this_thread::sleep_for(5ms);
+  }
+  std::ifstream in(pidfile);
+  pid_t grandchild = 0;
+  in >> grandchild;
+  ASSERT_GT(grandchild, 0);
+  EXPECT_TRUE(GoneWithin(grandchild, 10s));
+}
+
+TEST(LineProcessTest, RejectsNewlinesAndBadPrograms) {
+  auto harness = LineProcess::Start(HarnessSpec());
+  ASSERT_TRUE(harness.ok());
+  auto r = (*harness)->Request("hold a\nhold b", 1s);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().kind(), ErrorKind::kUsage);
+
+  ProcessSpec missing;
+  missing.argv = {"culprit-no-such-harness"};
+  auto bad = LineProcess::Start(missing);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message().find("was not found in PATH"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace culprit
