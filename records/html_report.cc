@@ -53,9 +53,15 @@ std::string SamplePlot(const Record& r) {
   if (r.samples.empty()) return "<p class=\"muted\">No samples.</p>\n";
   double low = std::numeric_limits<double>::infinity(), high = -low;
   int max_sequence = 0;
+  // The scale comes from the measured samples: a cold warm-up can be several
+  // times slower and would flatten the comparison the plot is for. Samples
+  // off the scale are pinned to its edge and say so in their tooltip.
+  bool any_measured = std::any_of(r.samples.begin(), r.samples.end(), [](const Sample& s) {
+    return s.ok && !s.warmup && std::isfinite(s.value);
+  });
   for (const Sample& s : r.samples) {
     max_sequence = std::max(max_sequence, s.sequence);
-    if (s.ok && std::isfinite(s.value)) {
+    if (s.ok && std::isfinite(s.value) && (!s.warmup || !any_measured)) {
       low = std::min(low, s.value);
       high = std::max(high, s.value);
     }
@@ -114,10 +120,12 @@ std::string SamplePlot(const Record& r) {
       continue;
     }
     std::string colour = s.dropped ? "#999" : Colour(s.arm);
+    double value = std::clamp(s.value, low, high);
+    if (value != s.value) title += " (off scale)";
     svg += fmt::format(
         "<circle class=\"sample\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" "
         "fill=\"{}\" stroke=\"{}\"><title>{}</title></circle>\n",
-        cx, y(s.value), s.warmup ? "none" : colour, colour, title);
+        cx, y(value), s.warmup ? "none" : colour, colour, title);
   }
   svg += "</svg>\n";
 
@@ -126,7 +134,9 @@ std::string SamplePlot(const Record& r) {
     legend += fmt::format("<span style=\"color:{}\">&#9679;</span> {} &nbsp; ",
                           Colour(static_cast<int>(arm)), Escape(ArmName(r, static_cast<int>(arm))));
   }
-  legend += "hollow: warm-up · grey: dropped · red ×: failed · dashed: arm median</p>\n";
+  legend +=
+      "hollow: warm-up (pinned to the edge when off scale) · grey: dropped · red ×: failed · "
+      "dashed: arm median</p>\n";
   return svg + legend;
 }
 

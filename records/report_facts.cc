@@ -118,7 +118,7 @@ std::string ArmName(const Record& record, int index) {
 
 std::string RatioLabel(const Record& record) {
   if (record.arms.size() == 2) {
-    return fmt::format("{}/{}", ArmName(record, 1), ArmName(record, 0));
+    return fmt::format("ratio {}/{}", ArmName(record, 1), ArmName(record, 0));
   }
   return "ratio";
 }

@@ -52,7 +52,7 @@ std::string ShortCommit(std::string_view commit);
 std::string ArmSetup(const Arm& arm);
 /// The name to show for arm `index` ("arm 2" if it has none).
 std::string ArmName(const Record& record, int index);
-/// "B/A" for a two-arm record, else "ratio".
+/// "ratio B/A" for a two-arm record, else "ratio".
 std::string RatioLabel(const Record& record);
 /// "hostname, cpu, N logical cores, kernel K", with "unavailable" parts.
 std::string FormatHost(const HostIdentity& host);

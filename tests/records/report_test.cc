@@ -140,6 +140,9 @@ TEST(HtmlReporter, PlotsSamplesInExecutionOrder) {
   EXPECT_CONTAINS(out, "cx=\"64.0\" cy=");
   EXPECT_CONTAINS(out, "cx=\"704.0\" cy=");
   EXPECT_CONTAINS(out, "second note with &quot;quotes&quot;");
+  // The cold warm-up (30.5 ms) does not set the scale; it is pinned and marked.
+  EXPECT_CONTAINS(out, "#0 default: 30.50 ms (off scale)");
+  EXPECT_FALSE(Contains(out, "#1 default: 12.25 ms (off scale)"));
 }
 
 TEST(HtmlReporter, ListHasSummaryAndOneSectionPerRecord) {
