@@ -1,0 +1,76 @@
+#pragma once
+
+// `culprit bisect run`: confirm the move in one sitting, search the range with
+// the noise-aware BisectSearch (building candidates through the build cache
+// and measuring each against the good build in pairs), verify the culprit
+// against its parent, report and archive every step. The search's decisions
+// are BisectSearch's; this file only builds, measures, saves and reports.
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "bisect/bisect_state.h"
+#include "bisect/search.h"
+#include "engine/config.h"
+#include "probes/engine_builds.h"
+#include "probes/host.h"
+#include "probes/measure_commands.h"
+#include "records/record_store.h"
+
+namespace culprit {
+
+struct BisectRequest {
+  std::string good, bad;
+  std::string query;
+  bool first_parent = true;
+  MeasureFlags flags;  ///< band, seed; min/max pairs apply to the endpoint confirmation.
+};
+
+/// Where the bisect's state and lock live: <config dir>/.culprit/.
+std::filesystem::path BisectDir(const Config& config);
+std::filesystem::path BisectStatePath(const Config& config);
+
+/// Lines of progress and the final report, for the user.
+class BisectReporter {
+ public:
+  virtual ~BisectReporter() = default;
+  virtual void Line(const std::string& text) = 0;
+};
+
+/// What a finished bisect found.
+struct BisectReport {
+  SearchOutcome outcome;
+  BisectState state;
+  std::string text;  ///< The final report, for stdout.
+  std::filesystem::path record_path;
+  bool found = false;  ///< A culprit (or range) was named and verified.
+};
+
+class BisectRunner {
+ public:
+  BisectRunner(const Config& config, EngineBuilds& builds, const HostProbe* host,
+               BisectReporter& reporter);
+
+  /// Starts a new bisect; an existing unfinished one is an error that says to
+  /// resume or reset it. One bisect per engine at a time (a lock file).
+  Result<BisectReport> Run(const BisectRequest& request);
+  /// Continues the saved bisect where it stopped.
+  Result<BisectReport> Resume();
+
+ private:
+  class Session;
+  const Config& config_;
+  EngineBuilds& builds_;
+  const HostProbe* host_;
+  BisectReporter& reporter_;
+};
+
+/// `culprit bisect status` and `log` as text.
+std::string FormatBisectStatus(const BisectState& state);
+std::string FormatBisectLog(const BisectState& state);
+
+}  // namespace culprit

@@ -1,0 +1,112 @@
+#include "bisect/bisect_state.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "base/atomic_file.h"
+
+namespace culprit {
+
+using nlohmann::json;
+
+std::string BisectStateToJson(const BisectState& s) {
+  json log = json::array();
+  for (const BisectStepLog& step : s.log) {
+    log.push_back({{"step", step.step},
+                   {"kind", step.kind},
+                   {"index", step.index},
+                   {"baseline", step.baseline},
+                   {"commit", step.commit},
+                   {"pairs", step.pairs},
+                   {"ratio", step.ratio},
+                   {"low", step.low},
+                   {"high", step.high},
+                   {"mass_at_or_before", step.mass_at_or_before},
+                   {"best_commit", step.best_commit},
+                   {"best_probability", step.best_probability},
+                   {"record_id", step.record_id},
+                   {"note", step.note}});
+  }
+  json j = {{"schema", s.schema},
+            {"run_id", s.run_id},
+            {"status", s.status},
+            {"started", s.started},
+            {"updated", s.updated},
+            {"good_rev", s.good_rev},
+            {"bad_rev", s.bad_rev},
+            {"query", s.query},
+            {"first_parent", s.first_parent},
+            {"speedup", s.speedup},
+            {"commits", s.commits},
+            {"search", s.search_json.empty() ? json() : json::parse(s.search_json)},
+            {"log", log},
+            {"records", s.records},
+            {"result_record", s.result_record},
+            {"config_digest", s.config_digest}};
+  return j.dump(2) + "\n";
+}
+
+Result<BisectState> BisectStateFromJson(std::string_view text, std::string_view source) {
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) {
+    return Error(fmt::format("{}: damaged bisect state (not a JSON object)", source))
+        .WithHint("`culprit bisect reset` discards it");
+  }
+  std::string schema = j.value("schema", "");
+  if (schema != kBisectStateSchema) {
+    return Error(fmt::format("{}: bisect state schema '{}' is not supported (reads {})", source,
+                             schema, kBisectStateSchema))
+        .WithHint("`culprit bisect reset` discards it");
+  }
+  try {
+    BisectState s;
+    s.run_id = j.at("run_id").get<std::string>();
+    s.status = j.at("status").get<std::string>();
+    s.started = j.at("started").get<std::string>();
+    s.updated = j.at("updated").get<std::string>();
+    s.good_rev = j.at("good_rev").get<std::string>();
+    s.bad_rev = j.at("bad_rev").get<std::string>();
+    s.query = j.at("query").get<std::string>();
+    s.first_parent = j.at("first_parent").get<bool>();
+    s.speedup = j.at("speedup").get<bool>();
+    s.commits = j.at("commits").get<std::vector<std::string>>();
+    if (!j.at("search").is_null()) s.search_json = j.at("search").dump();
+    for (const json& step : j.at("log")) {
+      BisectStepLog l;
+      l.step = step.at("step").get<int>();
+      l.kind = step.at("kind").get<std::string>();
+      l.index = step.at("index").get<int>();
+      l.baseline = step.at("baseline").get<int>();
+      l.commit = step.at("commit").get<std::string>();
+      l.pairs = step.at("pairs").get<int>();
+      l.ratio = step.at("ratio").get<double>();
+      l.low = step.at("low").get<double>();
+      l.high = step.at("high").get<double>();
+      l.mass_at_or_before = step.at("mass_at_or_before").get<double>();
+      l.best_commit = step.at("best_commit").get<std::string>();
+      l.best_probability = step.at("best_probability").get<double>();
+      l.record_id = step.at("record_id").get<std::string>();
+      l.note = step.at("note").get<std::string>();
+      s.log.push_back(std::move(l));
+    }
+    s.records = j.at("records").get<std::vector<std::string>>();
+    s.result_record = j.at("result_record").get<std::string>();
+    s.config_digest = j.at("config_digest").get<std::string>();
+    return s;
+  } catch (const json::exception& e) {
+    return Error(fmt::format("{}: damaged bisect state: {}", source, e.what()))
+        .WithHint("`culprit bisect reset` discards it");
+  }
+}
+
+Result<BisectState> LoadBisectState(const std::filesystem::path& path) {
+  Result<std::string> text = ReadFile(path);
+  if (!text) return text.error();
+  return BisectStateFromJson(*text, path.string());
+}
+
+Status SaveBisectState(const std::filesystem::path& path, const BisectState& state) {
+  return WriteFileAtomically(path, BisectStateToJson(state));
+}
+
+}  // namespace culprit

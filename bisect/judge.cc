@@ -1,0 +1,81 @@
+#include "bisect/judge.h"
+
+#include <fmt/format.h>
+
+#include "base/strings.h"
+#include "records/record_store.h"
+
+namespace culprit {
+
+Result<JudgeResult> RunJudge(const MeasureContext& context, EngineBuilds& builds,
+                             const JudgeRequest& request) {
+  JudgeResult result;
+  Result<const QueryConfig*> query = SelectQuery(context.config, request.query);
+  if (!query) return query.error();
+  Result<SittingOptions> options = MakeSittingOptions(context.config, **query, request.flags);
+  if (!options) return options.error();
+
+  Result<ResolvedBuild> reference = builds.Resolve(request.reference);
+  if (!reference) return reference.error().WithContext("building the reference");
+  Result<ResolvedBuild> candidate = builds.Resolve(request.candidate);
+  if (!candidate) {
+    if (candidate.error().kind() == ErrorKind::kInterrupted) return candidate.error();
+    result.reason = "skip: the checked-out commit does not build: " +
+                    TailLines(candidate.error().message(), 1);
+    return result;
+  }
+  Result<ProcessArm> arm_a = MakeQueryArm(context.config, **query, *reference, {}, {});
+  if (!arm_a) return arm_a.error();
+  Result<ProcessArm> arm_b = MakeQueryArm(context.config, **query, *candidate, {}, {});
+  if (!arm_b) return arm_b.error();
+
+  ComparisonPlan plan;
+  plan.kind = "compare";
+  plan.query = (*query)->name;
+  plan.unit = (*query)->unit;
+  plan.a.name = "reference";
+  plan.a.label = request.reference;
+  plan.a.process = *arm_a;
+  plan.a.revision = request.reference;
+  plan.a.commit = reference->commit;
+  plan.a.tree = reference->tree;
+  plan.b.name = "candidate";
+  plan.b.label = request.candidate;
+  plan.b.process = *arm_b;
+  plan.b.revision = request.candidate;
+  plan.b.commit = candidate->commit;
+  plan.b.tree = candidate->tree;
+  plan.options = *options;
+  plan.config_digest = context.config.digest;
+  plan.details["judge"] = "git bisect run";
+  QuerySampleSource source({*arm_a, *arm_b});
+  RecordStore store(context.config.records.dir);
+  Result<ComparisonOutcome> outcome =
+      RunComparison(plan, source, context.host, store, context.progress);
+  if (!outcome) return outcome.error();
+  result.outcome = *outcome;
+  const Record& record = outcome->record;
+  if (outcome->sitting.interrupted) {
+    return Error::Interrupted(fmt::format("interrupted (record {})", outcome->record_path.string()));
+  }
+  if (outcome->sitting.failure) {
+    result.reason = "skip: the runs kept failing (a hang or a crash is never 'bad'): " +
+                    outcome->sitting.failure->message();
+    return result;
+  }
+  if (record.verdict == "EFFECT" && record.estimate && record.estimate->ratio > 1) {
+    result.exit_code = kJudgeBad;
+    result.reason = fmt::format("bad: {:.3f}x the reference, beyond the band", record.estimate->ratio);
+  } else if (record.verdict == "EFFECT" || record.verdict == "NULL") {
+    result.exit_code = kJudgeGood;
+    result.reason = record.verdict == "NULL"
+                        ? "good: same as the reference within the band"
+                        : fmt::format("good: faster than the reference ({:.3f}x)",
+                                      record.estimate ? record.estimate->ratio : 0.0);
+  } else {
+    result.reason = "skip: INCONCLUSIVE: " + record.verdict_detail;
+  }
+  return result;
+}
+
+}  // namespace culprit

@@ -1,0 +1,213 @@
+// bisect, judge and demo: the commands that build and search history.
+
+#include <cstdio>
+#include <filesystem>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "bisect/bisect_runner.h"
+#include "bisect/judge.h"
+#include "cli/commands.h"
+#include "cli/terminal_progress.h"
+#include "investigate/demo.h"
+#include "probes/summary.h"
+
+namespace culprit {
+namespace {
+
+class StderrBisectReporter : public BisectReporter {
+ public:
+  void Line(const std::string& text) override {
+    fmt::print(stderr, "{}\n", text);
+    std::fflush(stderr);
+  }
+};
+
+struct BisectCommandOptions {
+  BisectRequest request;
+  bool all_parents = false;
+};
+
+Result<int> PrintBisectReport(const Result<BisectReport>& report) {
+  if (!report) return report.error();
+  fmt::print("{}", report->text);
+  return 0;
+}
+
+Result<int> CommandBisectRun(const GlobalOptions& global, BisectCommandOptions& options) {
+  Result<Config> config = LoadGlobalConfig(global);
+  if (!config) return config.error();
+  StderrBuildProgress build_progress;
+  Result<std::unique_ptr<EngineBuilds>> builds =
+      EngineBuilds::Open(*config, false, &build_progress);
+  if (!builds) return builds.error();
+  std::unique_ptr<HostProbe> host = MakeRealHostProbe();
+  StderrBisectReporter reporter;
+  BisectRunner runner(*config, **builds, host.get(), reporter);
+  options.request.first_parent = !options.all_parents;
+  return PrintBisectReport(runner.Run(options.request));
+}
+
+Result<int> CommandBisectResume(const GlobalOptions& global) {
+  Result<Config> config = LoadGlobalConfig(global);
+  if (!config) return config.error();
+  StderrBuildProgress build_progress;
+  Result<std::unique_ptr<EngineBuilds>> builds =
+      EngineBuilds::Open(*config, false, &build_progress);
+  if (!builds) return builds.error();
+  std::unique_ptr<HostProbe> host = MakeRealHostProbe();
+  StderrBisectReporter reporter;
+  BisectRunner runner(*config, **builds, host.get(), reporter);
+  return PrintBisectReport(runner.Resume());
+}
+
+Result<BisectState> LoadState(const GlobalOptions& global, const Config& config) {
+  std::filesystem::path path = BisectStatePath(config);
+  if (!std::filesystem::exists(path)) {
+    return Error::Usage("no bisect here").WithHint("start one with `culprit bisect run`");
+  }
+  return LoadBisectState(path);
+}
+
+Result<int> CommandBisectShow(const GlobalOptions& global, bool log) {
+  Result<Config> config = LoadGlobalConfig(global);
+  if (!config) return config.error();
+  Result<BisectState> state = LoadState(global, *config);
+  if (!state) return state.error();
+  fmt::print("{}", log ? FormatBisectLog(*state) : FormatBisectStatus(*state));
+  return 0;
+}
+
+Result<int> CommandBisectReset(const GlobalOptions& global) {
+  Result<Config> config = LoadGlobalConfig(global);
+  if (!config) return config.error();
+  std::filesystem::path path = BisectStatePath(*config);
+  std::error_code ec;
+  if (!std::filesystem::exists(path)) {
+    fmt::print("no bisect to reset\n");
+    return 0;
+  }
+  std::filesystem::remove(path, ec);
+  if (ec) return Error(fmt::format("cannot remove {}: {}", path.string(), ec.message()));
+  fmt::print("bisect state removed; its records stay in the archive\n");
+  return 0;
+}
+
+Result<int> CommandJudge(const GlobalOptions& global, const JudgeRequest& request) {
+  // git bisect run treats 1..127 (but 125) as "bad": every failure that is
+  // not about the checked-out commit must abort the bisect instead (>= 128).
+  constexpr int kAbortBisect = 128;
+  Result<Config> config = LoadGlobalConfig(global);
+  if (!config) {
+    fmt::print(stderr, "culprit: error: {}\n", config.error().message());
+    return kAbortBisect;
+  }
+  StderrBuildProgress build_progress;
+  Result<std::unique_ptr<EngineBuilds>> builds =
+      EngineBuilds::Open(*config, false, &build_progress);
+  if (!builds) {
+    fmt::print(stderr, "culprit: error: {}\n", builds.error().message());
+    return kAbortBisect;
+  }
+  std::unique_ptr<HostProbe> host = MakeRealHostProbe();
+  TerminalProgress progress("judge " + request.candidate);
+  MeasureContext context{*config, **builds, host.get(), &progress};
+  Result<JudgeResult> result = RunJudge(context, **builds, request);
+  progress.Finish();
+  if (!result) {
+    fmt::print(stderr, "culprit: error: {}\n", result.error().message());
+    if (!result.error().hint().empty()) fmt::print(stderr, "hint: {}\n", result.error().hint());
+    return result.error().kind() == ErrorKind::kInterrupted ? 130 : kAbortBisect;
+  }
+  if (result->outcome) fmt::print("{}", FormatComparisonSummary(*result->outcome));
+  fmt::print("judge: {} (exit {})\n", result->reason, result->exit_code);
+  return result->exit_code;
+}
+
+class StderrDemoReporter : public DemoReporter {
+ public:
+  void Line(const std::string& text) override {
+    fmt::print(stderr, "{}\n", text);
+    std::fflush(stderr);
+  }
+  void Result(const std::string& text) override {
+    fmt::print("{}", text);
+    std::fflush(stdout);
+  }
+};
+
+}  // namespace
+
+namespace {
+
+// The options these commands parse into; owned by the caller for as long as
+// the CLI::App that writes them.
+struct InvestigationOptions {
+  BisectCommandOptions bisect;
+  JudgeRequest judge;
+  DemoOptions demo;
+};
+
+}  // namespace
+
+std::shared_ptr<void> AddInvestigationCommands(CLI::App& app, GlobalOptions& global,
+                                               std::function<Result<int>()>& action) {
+  auto options = std::make_shared<InvestigationOptions>();
+  BisectCommandOptions& bisect = options->bisect;
+  CLI::App* bisect_cmd =
+      app.add_subcommand("bisect", "noise-aware bisect of a regression across builds");
+  bisect_cmd->require_subcommand(1);
+  CLI::App* run_cmd = bisect_cmd->add_subcommand("run", "start a bisect");
+  run_cmd->add_option("--good", bisect.request.good, "a revision without the regression")
+      ->required();
+  run_cmd->add_option("--bad", bisect.request.bad, "a revision with it")->required();
+  run_cmd->add_option("--query,-q", bisect.request.query, "query name");
+  run_cmd->add_option("--band", bisect.request.flags.band, "reproducibility band");
+  run_cmd->add_flag("--all-parents", bisect.all_parents,
+                    "search merged side branches too (default: first parents only)");
+  run_cmd->callback([&] { action = [&] { return CommandBisectRun(global, bisect); }; });
+  bisect_cmd->add_subcommand("resume", "continue an interrupted bisect")->callback([&] {
+    action = [&] { return CommandBisectResume(global); };
+  });
+  bisect_cmd->add_subcommand("status", "where the bisect stands")->callback([&] {
+    action = [&] { return CommandBisectShow(global, false); };
+  });
+  bisect_cmd->add_subcommand("log", "every step: commit, pairs, ratio, interval, mass")
+      ->callback([&] { action = [&] { return CommandBisectShow(global, true); }; });
+  bisect_cmd->add_subcommand("reset", "discard the bisect state (records stay)")->callback([&] {
+    action = [&] { return CommandBisectReset(global); };
+  });
+
+  JudgeRequest& judge = options->judge;
+  CLI::App* judge_cmd = app.add_subcommand(
+      "judge", "measure the checked-out commit against a reference, for `git bisect run`");
+  judge_cmd->add_option("--query,-q", judge.query, "query name");
+  judge_cmd->add_option("--reference", judge.reference, "the known-good revision")->required();
+  judge_cmd->add_option("--candidate", judge.candidate, "revision to judge (default HEAD)");
+  judge_cmd->add_option("--band", judge.flags.band, "reproducibility band");
+  judge_cmd->add_option("--max-pairs", judge.flags.max_pairs, "pair budget");
+  judge_cmd->footer(
+      "Exit status: 0 good (same or faster), 1 bad (slower beyond the band), 125 skip (build "
+      "failed, run hung or crashed, INCONCLUSIVE), 128 abort (configuration or reference "
+      "broken), 130 interrupted.");
+  judge_cmd->callback([&] { action = [&] { return CommandJudge(global, judge); }; });
+
+  DemoOptions& demo = options->demo;
+  CLI::App* demo_cmd =
+      app.add_subcommand("demo", "run the whole investigation on the bundled demo engine");
+  demo_cmd->add_option("--dir", demo.work_dir, "work directory (default ./culprit-demo)");
+  demo_cmd->add_option("--events", demo.events, "events in the demo store");
+  demo_cmd->add_option("--examples", demo.examples_dir, "culprit's examples/ directory");
+  demo_cmd->callback([&] {
+    action = [&]() -> Result<int> {
+      StderrDemoReporter reporter;
+      Result<DemoReport> report = RunDemo(demo, reporter);
+      if (!report) return report.error();
+      return 0;
+    };
+  });
+  return options;
+}
+
+}  // namespace culprit

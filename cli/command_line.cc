@@ -1,0 +1,165 @@
+#include "cli/command_line.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "base/atomic_file.h"
+#include "base/result.h"
+#include "cli/commands.h"
+
+namespace culprit {
+namespace {
+
+void PrintError(const Error& error) {
+  fmt::print(stderr, "culprit: error: {}\n", error.message());
+  if (!error.hint().empty()) fmt::print(stderr, "hint: {}\n", error.hint());
+}
+
+// Options shared by the measuring commands.
+void AddMeasureFlags(CLI::App* command, MeasureFlags& flags, bool& json) {
+  command->add_option("--band", flags.band, "reproducibility band b: ratios within ±b are ties")
+      ->check(CLI::Range(0.0001, 0.9999));
+  command->add_option("--min-pairs", flags.min_pairs, "pairs at the first look");
+  command->add_option("--max-pairs", flags.max_pairs, "pairs at the last look (the budget)");
+  command->add_option("--warmup", flags.warmup, "warm-up runs per arm");
+  command->add_option("--seed", flags.seed, "seed of the pair order (recorded either way)");
+  command->add_flag("--json", json, "print the record as JSON on stdout");
+}
+
+}  // namespace
+
+int RunCommandLine(int argc, char** argv) {
+  CLI::App app{"culprit: why did this benchmark number move?\n"
+               "Measures an engine's queries in honest same-sitting comparisons, tests "
+               "hypotheses with overrides, bisects regressions across builds, and archives "
+               "every result.",
+               "culprit"};
+  app.require_subcommand(1);
+  // --config may come before or after the command (`culprit run --config f q`).
+  app.fallthrough();
+  app.set_version_flag("--version", std::string("culprit ") + CULPRIT_VERSION);
+  GlobalOptions global;
+  app.add_option("--config", global.config, "culprit.toml to use (default: ./culprit.toml)");
+
+  std::function<Result<int>()> action;
+
+  // culprit init
+  InitOptions init;
+  CLI::App* init_cmd = app.add_subcommand("init", "write a starter culprit.toml here");
+  init_cmd->add_option("--output", init.output, "where to write it (default ./culprit.toml)");
+  init_cmd->add_flag("--force", init.force, "replace an existing file");
+  init_cmd->callback([&] { action = [&] { return CommandInit(init); }; });
+
+  // culprit host
+  CLI::App* host_cmd = app.add_subcommand("host", "host state: calibration, load, frequency");
+  bool host_json = false;
+  host_cmd->add_flag("--json", host_json, "machine-readable");
+  host_cmd->callback([&] { action = [&] { return CommandHost(host_json); }; });
+
+  // culprit run
+  RunCommandOptions run;
+  CLI::App* run_cmd = app.add_subcommand("run", "measure one query (one arm)");
+  run_cmd->add_option("QUERY", run.request.query, "query name (optional with one query)");
+  run_cmd->add_option("--query,-q", run.request.query, "query name");
+  run_cmd->add_option("--rev", run.revision, "measure the cached build of this revision");
+  run_cmd->add_option("--samples,-n", run.request.samples, "samples (default: min_pairs)");
+  AddMeasureFlags(run_cmd, run.request.flags, run.json);
+  run_cmd->callback([&] { action = [&] { return CommandRun(global, run); }; });
+
+  // culprit probe
+  ProbeCommandOptions probe;
+  CLI::App* probe_cmd = app.add_subcommand(
+      "probe", "same build, default environment vs overridden, in one sitting");
+  probe_cmd->add_option("--override,-o", probe.request.overrides,
+                        "K=V to set in arm B, or the name of an [overrides] set")
+      ->take_all();
+  probe_cmd->add_option("--unset", probe.request.unsets, "variable to remove in arm B");
+  probe_cmd->add_option("--query,-q", probe.request.query, "query name");
+  probe_cmd->add_option("--rev", probe.revision, "measure the cached build of this revision");
+  probe_cmd->add_option("--hypothesis", probe.request.hypothesis, "the sentence being tested");
+  AddMeasureFlags(probe_cmd, probe.request.flags, probe.json);
+  probe_cmd->footer("Exit status: 0 NULL or INCONCLUSIVE, 3 EFFECT, 1 error, 2 usage.");
+  probe_cmd->callback([&] { action = [&] { return CommandProbe(global, probe); }; });
+
+  // culprit compare
+  CompareCommandOptions compare;
+  CLI::App* compare_cmd =
+      app.add_subcommand("compare", "two builds, interleaved in one sitting (ratio B/A)");
+  compare_cmd->add_option("REV_A", compare.request.revision_a, "baseline revision")->required();
+  compare_cmd->add_option("REV_B", compare.request.revision_b, "revision to compare")->required();
+  compare_cmd->add_option("--query,-q", compare.request.query, "query name");
+  compare_cmd->add_flag("--rebuild", compare.rebuild, "rebuild even if cached");
+  AddMeasureFlags(compare_cmd, compare.request.flags, compare.json);
+  compare_cmd->footer("Exit status: 0 NULL or INCONCLUSIVE, 3 EFFECT, 1 error, 2 usage.");
+  compare_cmd->callback([&] { action = [&] { return CommandCompare(global, compare); }; });
+
+  // culprit build
+  BuildCommandOptions build;
+  CLI::App* build_cmd = app.add_subcommand("build", "build commits into the build cache");
+  build_cmd->add_option("REV", build.revisions, "revisions to build");
+  build_cmd->add_flag("--rebuild", build.rebuild, "build again even if cached or unbuildable");
+  build_cmd->add_flag("--list", build.list, "list cached builds and their sizes");
+  build_cmd->add_option("--prune-days", build.prune_days, "remove builds older than N days");
+  build_cmd->callback([&] { action = [&] { return CommandBuild(global, build); }; });
+
+  // culprit records ...
+  RecordsCommandOptions records;
+  CLI::App* records_cmd = app.add_subcommand("records", "the archive of results");
+  records_cmd->require_subcommand(1);
+  records_cmd->add_option("--dir", records.dir, "records directory (default: from the config)");
+  CLI::App* list_cmd = records_cmd->add_subcommand("list", "list records");
+  list_cmd->add_option("--kind", records.filter.kind, "probe, compare, run, bisect, ...");
+  list_cmd->add_option("--verdict", records.filter.verdict, "EFFECT, NULL, INCONCLUSIVE, ERROR");
+  list_cmd->add_option("--query", records.filter.query, "query name");
+  list_cmd->add_option("--commit", records.filter.commit, "commit id prefix of any arm");
+  list_cmd->callback([&] { action = [&] { return CommandRecordsList(global, records); }; });
+  CLI::App* show_cmd = records_cmd->add_subcommand("show", "show one record");
+  show_cmd->add_option("ID", records.id, "record id or unique prefix")->required();
+  show_cmd->add_flag("--json", records.json, "the record's JSON");
+  show_cmd->callback([&] { action = [&] { return CommandRecordsShow(global, records); }; });
+  CLI::App* report_cmd = records_cmd->add_subcommand("report", "render records as a report");
+  report_cmd->add_option("ID", records.id, "one record (default: all matching the filters)");
+  report_cmd->add_option("--format", records.format, "markdown or html")
+      ->check(CLI::IsMember({"markdown", "html"}));
+  report_cmd->add_option("--kind", records.filter.kind, "filter by kind");
+  report_cmd->add_option("--query", records.filter.query, "filter by query");
+  report_cmd->add_option("--output,-o", records.output, "write to a file instead of stdout");
+  report_cmd->callback([&] { action = [&] { return CommandRecordsReport(global, records); }; });
+  CLI::App* export_cmd = records_cmd->add_subcommand("export", "all records as one JSON array");
+  export_cmd->add_option("--kind", records.filter.kind, "filter by kind");
+  export_cmd->callback([&] { action = [&] { return CommandRecordsExport(global, records); }; });
+
+  std::shared_ptr<void> investigation = AddInvestigationCommands(app, global, action);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    PrintError(Error::Usage(e.what()).WithHint("see `culprit --help` or `culprit COMMAND --help`"));
+    return 2;
+  }
+  if (!action) return 0;
+  Result<int> exit_code = action();
+  if (!exit_code) {
+    PrintError(exit_code.error());
+    return exit_code.error().ExitCode();
+  }
+  return *exit_code;
+}
+
+}  // namespace culprit

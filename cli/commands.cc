@@ -1,0 +1,287 @@
+#include "cli/commands.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "base/atomic_file.h"
+#include "cli/terminal_progress.h"
+#include "engine/config.h"
+#include "base/interrupt.h"
+#include "probes/engine_builds.h"
+#include "probes/host.h"
+#include "probes/summary.h"
+#include "records/record_store.h"
+#include "records/report.h"
+
+namespace culprit {
+namespace {
+
+int VerdictExitCode(const Record& record) {
+  return record.verdict == "EFFECT" ? kExitEffectFound : 0;
+}
+
+// Prints a comparison's result (summary or JSON) and turns a broken or
+// interrupted sitting into its error, after the record is safely archived.
+Result<int> FinishComparison(const Result<ComparisonOutcome>& outcome, bool json,
+                             TerminalProgress& progress) {
+  progress.Finish();
+  if (!outcome) return outcome.error();
+  if (json) {
+    fmt::print("{}\n", RecordToJson(outcome->record));
+  } else {
+    fmt::print("{}", FormatComparisonSummary(*outcome));
+  }
+  std::fflush(stdout);
+  Status status = OutcomeStatus(*outcome);
+  if (!status) return status.error();
+  return VerdictExitCode(outcome->record);
+}
+
+Result<std::filesystem::path> RecordsDir(const GlobalOptions& global,
+                                         const RecordsCommandOptions& options) {
+  if (options.dir) return std::filesystem::path(*options.dir);
+  Result<Config> config = LoadGlobalConfig(global);
+  if (!config) {
+    return config.error().WithHint(
+        "give --dir DIR to read a records directory without a configuration");
+  }
+  return config->records.dir;
+}
+
+void PrintProblems(const RecordStore::Listing& listing) {
+  for (const Error& problem : listing.problems) {
+    fmt::print(stderr, "culprit: warning: skipped {}\n", problem.message());
+  }
+}
+
+Result<std::vector<Record>> FilteredRecords(const GlobalOptions& global,
+                                            const RecordsCommandOptions& options) {
+  Status valid = options.filter.Validate();
+  if (!valid) return valid.error();
+  Result<std::filesystem::path> dir = RecordsDir(global, options);
+  if (!dir) return dir.error();
+  RecordStore store(*dir);
+  RecordStore::Listing listing = store.List();
+  PrintProblems(listing);
+  std::vector<Record> selected;
+  for (Record& record : listing.records) {
+    if (options.filter.Matches(record)) selected.push_back(std::move(record));
+  }
+  return selected;
+}
+
+Status WriteOutput(const std::optional<std::string>& output, const std::string& text) {
+  if (!output) {
+    fmt::print("{}", text);
+    return {};
+  }
+  CULPRIT_TRY(WriteFileAtomically(*output, text));
+  fmt::print(stderr, "wrote {}\n", *output);
+  return {};
+}
+
+}  // namespace
+
+Result<Config> LoadGlobalConfig(const GlobalOptions& global) {
+  std::optional<std::filesystem::path> explicit_path;
+  if (global.config) explicit_path = *global.config;
+  Result<std::filesystem::path> path = FindConfig(explicit_path);
+  if (!path) return path.error();
+  return LoadConfig(*path);
+}
+
+Result<int> CommandInit(const InitOptions& options) {
+  std::filesystem::path output = options.output;
+  std::filesystem::path dir = std::filesystem::absolute(output).parent_path();
+  std::string hint = dir.filename().string();
+  Status written = WriteFileAtomically(
+      output, StarterConfig(hint), options.force ? ExistingFile::kReplace : ExistingFile::kRefuse);
+  if (!written) {
+    return Error::Usage(written.error().message()).WithHint("use --force to replace it");
+  }
+  fmt::print("wrote {}: edit [engine] and [queries], then try `culprit run`\n", output.string());
+  return 0;
+}
+
+Result<int> CommandHost(bool json) {
+  std::unique_ptr<HostProbe> probe = MakeRealHostProbe();
+  HostIdentityInfo identity = probe->Identity();
+  HostSnapshot snapshot = probe->Snapshot(/*calibrate=*/true);
+  std::vector<std::string> warnings = HostWarnings(identity, snapshot);
+  if (json) {
+    Record record;  // reuse the record's host encoding for one JSON object
+    record.kind = "host";
+    record.host = ToRecordHostIdentity(identity);
+    record.start = ToRecordHostState(snapshot);
+    record.notes = warnings;
+    fmt::print("{}\n", RecordToJson(record));
+  } else {
+    fmt::print("{}", FormatHostReport(identity, snapshot, warnings));
+  }
+  return 0;
+}
+
+Result<int> CommandRun(const GlobalOptions& global, RunCommandOptions& options) {
+  Result<Config> config = LoadGlobalConfig(global);
+  if (!config) return config.error();
+  options.request.revision = options.revision;
+  std::unique_ptr<HostProbe> host = MakeRealHostProbe();
+  std::unique_ptr<BuildProvider> builds = MakeEngineBuildProvider(*config, false, nullptr);
+  TerminalProgress progress(options.request.query.empty() ? "run" : options.request.query);
+  MeasureContext context{*config, *builds, host.get(), &progress};
+  Result<RunOutcome> outcome = RunQuery(context, options.request);
+  progress.Finish();
+  if (!outcome) return outcome.error();
+  if (options.json) {
+    fmt::print("{}\n", RecordToJson(outcome->record));
+  } else {
+    fmt::print("{}", FormatRunSummary(*outcome));
+  }
+  if (outcome->sitting.failure) {
+    return outcome->sitting.failure->WithContext(
+        fmt::format("the query kept failing (record {})", outcome->record_path.string()));
+  }
+  if (outcome->sitting.interrupted) {
+    return Error::Interrupted(
+        fmt::format("interrupted; what was measured is in {}", outcome->record_path.string()));
+  }
+  return 0;
+}
+
+Result<int> CommandProbe(const GlobalOptions& global, ProbeCommandOptions& options) {
+  Result<Config> config = LoadGlobalConfig(global);
+  if (!config) return config.error();
+  options.request.revision = options.revision;
+  std::unique_ptr<HostProbe> host = MakeRealHostProbe();
+  std::unique_ptr<BuildProvider> builds = MakeEngineBuildProvider(*config, false, nullptr);
+  TerminalProgress progress("probe " + options.request.query);
+  MeasureContext context{*config, *builds, host.get(), &progress};
+  return FinishComparison(RunProbe(context, options.request), options.json, progress);
+}
+
+Result<int> CommandCompare(const GlobalOptions& global, CompareCommandOptions& options) {
+  Result<Config> config = LoadGlobalConfig(global);
+  if (!config) return config.error();
+  std::unique_ptr<HostProbe> host = MakeRealHostProbe();
+  StderrBuildProgress build_progress;
+  std::unique_ptr<BuildProvider> builds =
+      MakeEngineBuildProvider(*config, options.rebuild, &build_progress);
+  TerminalProgress progress(fmt::format("compare {} {}", options.request.revision_a,
+                                        options.request.revision_b));
+  MeasureContext context{*config, *builds, host.get(), &progress};
+  return FinishComparison(RunCompare(context, options.request), options.json, progress);
+}
+
+Result<int> CommandRecordsList(const GlobalOptions& global, const RecordsCommandOptions& options) {
+  Result<std::vector<Record>> records = FilteredRecords(global, options);
+  if (!records) return records.error();
+  fmt::print("{}", MakeTextReporter()->RenderList(*records));
+  return 0;
+}
+
+Result<int> CommandRecordsShow(const GlobalOptions& global, const RecordsCommandOptions& options) {
+  Result<std::filesystem::path> dir = RecordsDir(global, options);
+  if (!dir) return dir.error();
+  Result<Record> record = RecordStore(*dir).Find(options.id);
+  if (!record) return record.error();
+  if (options.json) {
+    fmt::print("{}\n", RecordToJson(*record));
+  } else {
+    fmt::print("{}", MakeTextReporter()->RenderOne(*record));
+  }
+  return 0;
+}
+
+Result<int> CommandRecordsReport(const GlobalOptions& global,
+                                 const RecordsCommandOptions& options) {
+  std::unique_ptr<RecordReporter> reporter =
+      options.format == "html" ? MakeHtmlReporter() : MakeMarkdownReporter();
+  std::string text;
+  if (!options.id.empty()) {
+    Result<std::filesystem::path> dir = RecordsDir(global, options);
+    if (!dir) return dir.error();
+    Result<Record> record = RecordStore(*dir).Find(options.id);
+    if (!record) return record.error();
+    text = reporter->RenderOne(*record);
+  } else {
+    Result<std::vector<Record>> records = FilteredRecords(global, options);
+    if (!records) return records.error();
+    text = reporter->RenderList(*records);
+  }
+  CULPRIT_TRY(WriteOutput(options.output, text));
+  return 0;
+}
+
+Result<int> CommandRecordsExport(const GlobalOptions& global,
+                                 const RecordsCommandOptions& options) {
+  Result<std::vector<Record>> records = FilteredRecords(global, options);
+  if (!records) return records.error();
+  fmt::print("{}\n", MakeJsonReporter()->RenderList(*records));
+  return 0;
+}
+
+}  // namespace culprit
+
+namespace culprit {
+
+Result<int> CommandBuild(const GlobalOptions& global, const BuildCommandOptions& options) {
+  Result<Config> config = LoadGlobalConfig(global);
+  if (!config) return config.error();
+  StderrBuildProgress progress;
+  Result<std::unique_ptr<EngineBuilds>> builds =
+      EngineBuilds::Open(*config, options.rebuild, &progress);
+  if (!builds) return builds.error();
+  BuildCache& cache = (*builds)->cache();
+
+  if (options.prune_days) {
+    Result<int> removed = cache.Prune(std::chrono::hours(24 * *options.prune_days), true);
+    if (!removed) return removed.error();
+    fmt::print("pruned {} builds older than {} days (and stale ones)\n", *removed,
+               *options.prune_days);
+  }
+  if (options.list) {
+    Result<std::vector<CachedBuildInfo>> entries = cache.List();
+    if (!entries) return entries.error();
+    uintmax_t total = 0;
+    fmt::print("{:<12} {:<11} {:>10} {:>8}  {}\n", "commit", "status", "size", "build", "built at");
+    for (const CachedBuildInfo& e : *entries) {
+      total += e.bytes;
+      std::string status = e.buildable ? "buildable" : "unbuildable";
+      if (!e.current) status += "*";
+      fmt::print("{:<12} {:<11} {:>8.1f} M {:>7.1f}s  {}\n", e.commit.substr(0, 10), status,
+                 e.bytes / 1048576.0, e.seconds, e.built_at);
+    }
+    fmt::print("{} builds, {:.1f} MiB in {}{}\n", entries->size(), total / 1048576.0,
+               cache.engine_dir().string(),
+               entries->empty() ? "" : "  (* = made with other build steps: stale)");
+  }
+  if (options.revisions.empty() && !options.list && !options.prune_days) {
+    return Error::Usage("nothing to build").WithHint("give revisions, --list or --prune-days");
+  }
+
+  int failed = 0;
+  for (const std::string& revision : options.revisions) {
+    if (InterruptRequested()) return Error::Interrupted("interrupted");
+    Result<ResolvedBuild> build = (*builds)->Resolve(revision);
+    if (!build) {
+      if (build.error().kind() == ErrorKind::kInterrupted) return build.error();
+      fmt::print(stderr, "culprit: error: {}\n", build.error().message());
+      ++failed;
+      continue;
+    }
+    fmt::print("{}  {}  {}\n", revision, build->commit.substr(0, 10),
+               build->reused ? "cached" : "built");
+  }
+  if (failed > 0) {
+    return Error(fmt::format("{} of {} revisions could not be built", failed,
+                             options.revisions.size()));
+  }
+  return 0;
+}
+
+}  // namespace culprit

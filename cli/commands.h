@@ -1,0 +1,90 @@
+#pragma once
+
+// The commands behind the command table. Each takes typed options (filled by
+// command_line.cc, the only file that knows CLI11), calls the library, prints
+// its result on stdout and returns the exit code, or an Error for main to print.
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "probes/measure_commands.h"
+#include "records/record_filter.h"
+
+namespace CLI {
+class App;
+}
+
+namespace culprit {
+
+/// Exit code of a command whose question is "is there an effect" when it found one.
+inline constexpr int kExitEffectFound = 3;
+
+struct GlobalOptions {
+  std::optional<std::string> config;  ///< --config
+};
+
+struct InitOptions {
+  std::string output = "culprit.toml";
+  bool force = false;
+};
+
+struct RunCommandOptions {
+  RunRequest request;
+  std::optional<std::string> revision;
+  bool json = false;
+};
+
+struct ProbeCommandOptions {
+  ProbeRequest request;
+  std::optional<std::string> revision;
+  bool json = false;
+};
+
+struct CompareCommandOptions {
+  CompareRequest request;
+  bool rebuild = false;
+  bool json = false;
+};
+
+struct BuildCommandOptions {
+  std::vector<std::string> revisions;
+  bool rebuild = false;
+  bool list = false;
+  std::optional<int> prune_days;
+};
+
+struct RecordsCommandOptions {
+  std::optional<std::string> dir;
+  RecordFilter filter;
+  std::string id;
+  bool json = false;
+  std::string format = "markdown";
+  std::optional<std::string> output;
+};
+
+Result<int> CommandInit(const InitOptions& options);
+Result<int> CommandHost(bool json);
+Result<int> CommandRun(const GlobalOptions& global, RunCommandOptions& options);
+Result<int> CommandProbe(const GlobalOptions& global, ProbeCommandOptions& options);
+Result<int> CommandCompare(const GlobalOptions& global, CompareCommandOptions& options);
+Result<int> CommandBuild(const GlobalOptions& global, const BuildCommandOptions& options);
+Result<int> CommandRecordsList(const GlobalOptions& global, const RecordsCommandOptions& options);
+Result<int> CommandRecordsShow(const GlobalOptions& global, const RecordsCommandOptions& options);
+Result<int> CommandRecordsReport(const GlobalOptions& global,
+                                 const RecordsCommandOptions& options);
+Result<int> CommandRecordsExport(const GlobalOptions& global,
+                                 const RecordsCommandOptions& options);
+
+/// Loads the configuration named by --config, or ./culprit.toml.
+Result<Config> LoadGlobalConfig(const GlobalOptions& global);
+
+/// Registers bisect, judge and demo (bisect_commands.cc). The returned object
+/// owns their options: keep it alive while `app` parses.
+std::shared_ptr<void> AddInvestigationCommands(CLI::App& app, GlobalOptions& global,
+                              std::function<Result<int>()>& action);
+
+}  // namespace culprit

@@ -1,0 +1,35 @@
+#pragma once
+
+// Progress on stderr, only when stderr is a terminal: one line rewritten in
+// place. Piped or redirected output stays quiet, so logs hold results only.
+
+#include <chrono>
+#include <string>
+
+#include "probes/sitting.h"
+
+namespace culprit {
+
+class TerminalProgress : public SittingProgress {
+ public:
+  /// `label` prefixes every line, e.g. "series.count default vs PARALLEL=1".
+  explicit TerminalProgress(std::string label);
+  ~TerminalProgress() override;
+
+  void OnProgress(int done, int target, std::optional<double> ratio) override;
+  void OnPhase(const std::string& phase) override;
+
+  /// Clears the progress line (before printing results).
+  void Finish();
+  bool enabled() const { return enabled_; }
+
+ private:
+  void Show(const std::string& text);
+
+  std::string label_;
+  bool enabled_;
+  bool dirty_ = false;
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace culprit

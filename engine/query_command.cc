@@ -1,0 +1,101 @@
+#include "engine/query_command.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "base/strings.h"
+
+namespace culprit {
+namespace {
+
+constexpr std::string_view kArtifactPrefix = "artifact:";
+
+// Calls `on_placeholder(name)` for each {name}; returns the text with each
+// replaced by what the callback returns, or the callback's error.
+template <typename F>
+Result<std::string> Substitute(std::string_view word, F&& on_placeholder) {
+  std::string out;
+  for (size_t i = 0; i < word.size(); ++i) {
+    char c = word[i];
+    if ((c == '{' || c == '}') && i + 1 < word.size() && word[i + 1] == c) {
+      out += c;
+      ++i;
+      continue;
+    }
+    if (c != '{') {
+      out += c;
+      continue;
+    }
+    size_t close = word.find('}', i);
+    if (close == std::string_view::npos) {
+      return Error::Usage(fmt::format("unclosed '{{' in '{}' (write '{{{{' for a literal brace)",
+                                      word));
+    }
+    Result<std::string> value = on_placeholder(word.substr(i + 1, close - i - 1));
+    if (!value) return value.error();
+    out += *value;
+    i = close;
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::string> ExpandPlaceholders(std::string_view word, const ArmContext& context) {
+  return Substitute(word, [&](std::string_view name) -> Result<std::string> {
+    if (name.starts_with(kArtifactPrefix)) {
+      std::string artifact(name.substr(kArtifactPrefix.size()));
+      auto it = context.artifacts.find(artifact);
+      if (it == context.artifacts.end()) {
+        std::vector<std::string> known;
+        for (const auto& [key, path] : context.artifacts) known.push_back(key);
+        return Error::Usage(fmt::format("unknown artifact '{}' in '{}'{}", artifact, word,
+                                        DidYouMean(artifact, known)))
+            .WithHint("artifacts are the file names of the paths in [engine] artifacts");
+      }
+      return it->second.string();
+    }
+    if (name == "rev") return context.rev.empty() ? std::string("worktree") : context.rev;
+    if (name == "commit") {
+      if (context.commit.empty()) {
+        return Error::Usage(fmt::format("'{{commit}}' in '{}' needs a revision (--rev)", word));
+      }
+      return context.commit;
+    }
+    if (name == "tree") return context.tree.string();
+    std::vector<std::string> known = {"rev", "commit", "tree", "artifact:NAME"};
+    return Error::Usage(fmt::format("unknown placeholder '{{{}}}' in '{}'{}", name, word,
+                                    DidYouMean(name, known)));
+  });
+}
+
+Result<std::vector<std::string>> ExpandCommand(const std::vector<std::string>& argv,
+                                               const ArmContext& context) {
+  std::vector<std::string> out;
+  out.reserve(argv.size());
+  for (const std::string& word : argv) {
+    Result<std::string> expanded = ExpandPlaceholders(word, context);
+    if (!expanded) return expanded.error();
+    out.push_back(std::move(*expanded));
+  }
+  return out;
+}
+
+std::vector<std::string> ReferencedArtifacts(const std::vector<std::string>& argv) {
+  std::vector<std::string> names;
+  for (const std::string& word : argv) {
+    (void)Substitute(word, [&](std::string_view name) -> Result<std::string> {
+      if (name.starts_with(kArtifactPrefix)) {
+        std::string artifact(name.substr(kArtifactPrefix.size()));
+        if (std::find(names.begin(), names.end(), artifact) == names.end()) {
+          names.push_back(artifact);
+        }
+      }
+      return std::string();
+    });
+  }
+  return names;
+}
+
+}  // namespace culprit

@@ -1,0 +1,40 @@
+#pragma once
+
+// Where an arm's binaries come from: the engine's working tree as it stands
+// (no revision), or the build cache's build of a commit. Measuring code asks
+// this interface, so tests and the bisect simulator need no git or compiler.
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "base/result.h"
+#include "engine/config.h"
+#include "engine/query_command.h"
+
+namespace culprit {
+
+class BuildProgress;
+
+/// The placeholders and provenance of one arm's build.
+struct ResolvedBuild {
+  ArmContext context;
+  std::string revision;  ///< As given; "worktree" for the working tree.
+  std::string commit;    ///< Full id; for the working tree, HEAD's id when known.
+  std::string tree;      ///< Tree id; "" for the working tree (it may hold uncommitted changes).
+  bool reused = false;   ///< Served from the build cache without building.
+};
+
+class BuildProvider {
+ public:
+  virtual ~BuildProvider() = default;
+  /// The build for `revision`, or the working tree when it is nullopt.
+  virtual Result<ResolvedBuild> Resolve(const std::optional<std::string>& revision) = 0;
+};
+
+/// The real provider: the working tree of config.engine.repo, or builds made
+/// and cached by the BuildCache under config.cache.dir. `progress` may be null.
+std::unique_ptr<BuildProvider> MakeEngineBuildProvider(const Config& config, bool rebuild,
+                                                       BuildProgress* progress);
+
+}  // namespace culprit

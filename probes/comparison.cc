@@ -1,0 +1,132 @@
+#include "probes/comparison.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "probes/statistics.h"
+
+namespace culprit {
+namespace {
+
+Arm ToRecordArm(const ComparisonArm& arm, const SittingResult& sitting, int index) {
+  Arm out;
+  out.name = arm.name;
+  out.label = arm.label;
+  out.commit = arm.commit;
+  out.tree = arm.tree;
+  out.revision = arm.revision;
+  out.env = arm.env;
+  out.unset = arm.unset;
+  out.condition = arm.condition;
+  out.command = arm.process.process.argv;
+  std::vector<double> values;
+  for (const Sample& s : sitting.samples) {
+    if (s.arm != index || s.warmup) continue;
+    if (!s.ok) {
+      ++out.failed_samples;
+    } else if (!s.dropped) {
+      values.push_back(s.value);
+    }
+  }
+  out.ok_samples = static_cast<int>(values.size());
+  if (!values.empty()) out.median = Median(values);
+  return out;
+}
+
+}  // namespace
+
+HostState ToRecordHostState(const HostSnapshot& snapshot) {
+  HostState state;
+  state.calibration_ms = snapshot.calibration_ms;
+  state.load1 = snapshot.load1;
+  state.cpu_mhz = snapshot.cpu_mhz;
+  state.governor = snapshot.governor;
+  state.time = snapshot.time;
+  return state;
+}
+
+HostIdentity ToRecordHostIdentity(const HostIdentityInfo& identity) {
+  HostIdentity out;
+  out.hostname = identity.hostname;
+  out.cpu_model = identity.cpu_model;
+  out.kernel = identity.kernel;
+  out.logical_cores = identity.logical_cores;
+  return out;
+}
+
+Record MakeComparisonRecord(const ComparisonPlan& plan, const SittingResult& sitting,
+                            const HostIdentityInfo& host) {
+  Record record;
+  record.kind = plan.kind;
+  record.query = plan.query;
+  record.unit = plan.unit;
+  record.hypothesis = plan.hypothesis;
+  record.band = plan.options.band;
+  record.arms.push_back(ToRecordArm(plan.a, sitting, 0));
+  record.arms.push_back(ToRecordArm(plan.b, sitting, 1));
+  record.samples = sitting.samples;
+  record.start = ToRecordHostState(sitting.start);
+  record.end = ToRecordHostState(sitting.end);
+  record.host = ToRecordHostIdentity(host);
+  record.culprit_version = CULPRIT_VERSION;
+  record.config_digest = plan.config_digest;
+  record.interrupted = sitting.interrupted;
+  record.links = plan.links;
+  record.details = plan.details;
+  record.notes = plan.notes;
+  record.notes.insert(record.notes.end(), sitting.notes.begin(), sitting.notes.end());
+  record.details["seed"] = std::to_string(sitting.seed);
+  record.details["pairs_dropped"] = std::to_string(sitting.pairs_dropped);
+  if (sitting.calibration) {
+    record.details["calibration_change"] = fmt::format("{:+.4f}", sitting.calibration->change);
+  }
+  if (sitting.shift) {
+    Estimate estimate;
+    estimate.ratio = std::exp(sitting.shift->estimate);
+    estimate.low = std::exp(sitting.shift->low);
+    estimate.high = std::exp(sitting.shift->high);
+    estimate.confidence = sitting.shift->confidence;
+    estimate.pairs = static_cast<int>(sitting.shift->n);
+    estimate.exact = sitting.shift->exact;
+    record.estimate = estimate;
+    record.details["nominal_confidence"] = fmt::format("{:.5f}", sitting.nominal_confidence);
+  }
+  if (sitting.failure) {
+    record.verdict = "ERROR";
+    record.verdict_detail = sitting.failure->message();
+  } else if (sitting.verdict) {
+    record.verdict = std::string(VerdictName(sitting.verdict->verdict));
+    record.verdict_detail = sitting.verdict->explanation;
+  }
+  return record;
+}
+
+Result<ComparisonOutcome> RunComparison(const ComparisonPlan& plan, SampleSource& source,
+                                        const HostProbe* host, RecordStore& store,
+                                        SittingProgress* progress) {
+  ComparisonOutcome outcome;
+  outcome.sitting = RunPairedSitting(source, host, plan.options, progress);
+  HostIdentityInfo identity;
+  if (host != nullptr) identity = host->Identity();
+  outcome.record = MakeComparisonRecord(plan, outcome.sitting, identity);
+  Result<std::filesystem::path> path = store.Write(outcome.record);
+  if (!path) return path.error().WithContext("archiving the result");
+  outcome.record_path = *path;
+  return outcome;
+}
+
+Status OutcomeStatus(const ComparisonOutcome& outcome) {
+  if (outcome.sitting.failure) {
+    return outcome.sitting.failure->WithContext(
+        fmt::format("the sitting could not reach a verdict (record {})",
+                    outcome.record_path.string()));
+  }
+  if (outcome.sitting.interrupted) {
+    return Error::Interrupted(fmt::format("interrupted; what was measured is in {}",
+                                          outcome.record_path.string()));
+  }
+  return {};
+}
+
+}  // namespace culprit

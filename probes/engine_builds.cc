@@ -1,0 +1,119 @@
+#include "probes/engine_builds.h"
+
+#include <fmt/format.h>
+
+namespace culprit {
+namespace {
+
+// Without a revision the engine is measured as it stands: artifacts are the
+// working tree's own files, and nothing is built.
+ResolvedBuild WorktreeBuild(const Config& config) {
+  ResolvedBuild build;
+  build.revision = "worktree";
+  build.context.tree = config.engine.repo;
+  for (const std::string& artifact : config.engine.artifacts) {
+    build.context.artifacts[ArtifactName(artifact)] = config.engine.repo / artifact;
+  }
+  return build;
+}
+
+// Used when the engine's directory is not a git repository: the working tree
+// can still be measured, and asking for a revision says why it cannot.
+class WorktreeOnlyProvider : public BuildProvider {
+ public:
+  WorktreeOnlyProvider(const Config& config, Error repo_error)
+      : config_(config), repo_error_(std::move(repo_error)) {}
+
+  Result<ResolvedBuild> Resolve(const std::optional<std::string>& revision) override {
+    if (revision) {
+      return repo_error_.WithContext(fmt::format("cannot build revision '{}'", *revision));
+    }
+    return WorktreeBuild(config_);
+  }
+
+ private:
+  const Config& config_;
+  Error repo_error_;
+};
+
+}  // namespace
+
+BuildSettings MakeBuildSettings(const Config& config) {
+  BuildSettings settings;
+  settings.repo = config.engine.repo;
+  settings.steps = config.engine.build;
+  settings.artifacts = config.engine.artifacts;
+  settings.timeout = config.engine.build_timeout;
+  settings.clean = config.engine.mode == BuildMode::kClean;
+  settings.cache_dir = config.cache.dir;
+  return settings;
+}
+
+Result<std::unique_ptr<EngineBuilds>> EngineBuilds::Open(const Config& config, bool rebuild,
+                                                         BuildProgress* progress) {
+  Result<GitRepo> repo = GitRepo::Open(config.engine.repo);
+  if (!repo) return repo.error().WithContext("opening the engine's repository ([engine] repo)");
+  return std::unique_ptr<EngineBuilds>(
+      new EngineBuilds(config, std::move(*repo), rebuild, progress));
+}
+
+EngineBuilds::EngineBuilds(const Config& config, GitRepo repo, bool rebuild,
+                           BuildProgress* progress)
+    : config_(config), repo_(std::move(repo)), rebuild_(rebuild), progress_(progress) {
+  cache_ = std::make_unique<BuildCache>(repo_, MakeBuildSettings(config));
+}
+
+bool EngineBuilds::NeedsSourceTree() const {
+  for (const auto& [name, query] : config_.queries) {
+    if (query.cwd.find("{tree}") != std::string::npos) return true;
+    for (const std::string& word : query.command) {
+      if (word.find("{tree}") != std::string::npos) return true;
+    }
+  }
+  return false;
+}
+
+Result<ResolvedBuild> EngineBuilds::Resolve(const std::optional<std::string>& revision) {
+  if (!revision) {
+    ResolvedBuild build = WorktreeBuild(config_);
+    if (Result<std::string> head = repo_.Resolve("HEAD")) build.commit = *head;
+    return build;
+  }
+  Result<std::string> commit = repo_.Resolve(*revision);
+  if (!commit) return commit.error();
+  Result<ResolvedBuild> build = ResolveCommit(*commit);
+  if (!build) return build.error();
+  build->revision = *revision;
+  build->context.rev = *revision;
+  return build;
+}
+
+Result<ResolvedBuild> EngineBuilds::ResolveCommit(const std::string& commit) {
+  Result<Build> made = cache_->Ensure(commit, rebuild_, progress_);
+  if (!made) return made.error();
+  ResolvedBuild build;
+  build.revision = commit;
+  build.commit = made->commit;
+  build.tree = made->tree;
+  build.reused = made->reused;
+  build.context.artifacts = made->artifacts;
+  build.context.rev = commit;
+  build.context.commit = made->commit;
+  if (NeedsSourceTree()) {
+    Result<std::filesystem::path> tree = cache_->SourceTree(*made);
+    if (!tree) return tree.error();
+    build.context.tree = *tree;
+  } else {
+    build.context.tree = made->dir;
+  }
+  return build;
+}
+
+std::unique_ptr<BuildProvider> MakeEngineBuildProvider(const Config& config, bool rebuild,
+                                                       BuildProgress* progress) {
+  Result<std::unique_ptr<EngineBuilds>> builds = EngineBuilds::Open(config, rebuild, progress);
+  if (!builds) return std::make_unique<WorktreeOnlyProvider>(config, builds.error());
+  return std::move(*builds);
+}
+
+}  // namespace culprit

@@ -1,0 +1,48 @@
+#pragma once
+
+// The engine's builds for measuring: its git repository and build cache,
+// opened from the configuration, behind the BuildProvider interface.
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "base/result.h"
+#include "engine/build_cache.h"
+#include "engine/config.h"
+#include "engine/git_repo.h"
+#include "probes/build_provider.h"
+
+namespace culprit {
+
+/// [engine] and [cache] as the build cache's settings.
+BuildSettings MakeBuildSettings(const Config& config);
+
+class EngineBuilds : public BuildProvider {
+ public:
+  /// Opens the engine's repository (an error names it when it is not a git
+  /// repository) and its build cache. `progress` may be null.
+  static Result<std::unique_ptr<EngineBuilds>> Open(const Config& config, bool rebuild,
+                                                    BuildProgress* progress);
+
+  Result<ResolvedBuild> Resolve(const std::optional<std::string>& revision) override;
+
+  /// Builds (or reuses) one commit; the error of an unbuildable commit is the
+  /// cache's, and KnownBuildable(commit) is then false.
+  Result<ResolvedBuild> ResolveCommit(const std::string& commit);
+
+  GitRepo& repo() { return repo_; }
+  BuildCache& cache() { return *cache_; }
+
+ private:
+  EngineBuilds(const Config& config, GitRepo repo, bool rebuild, BuildProgress* progress);
+  bool NeedsSourceTree() const;
+
+  const Config& config_;
+  GitRepo repo_;
+  std::unique_ptr<BuildCache> cache_;
+  bool rebuild_;
+  BuildProgress* progress_;
+};
+
+}  // namespace culprit

@@ -1,0 +1,277 @@
+#include "probes/measure_commands.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "base/strings.h"
+#include "overrides/override_set.h"
+#include "probes/query_sample_source.h"
+#include "probes/statistics.h"
+#include "probes/summary.h"
+#include "records/record_store.h"
+
+namespace culprit {
+namespace {
+
+MetricRule ToMetricRule(const MetricSpec& spec) {
+  MetricRule rule;
+  switch (spec.kind) {
+    case MetricKind::kWall: rule.kind = MetricRule::Kind::kWall; break;
+    case MetricKind::kRegex: rule.kind = MetricRule::Kind::kRegex; break;
+    case MetricKind::kJson: rule.kind = MetricRule::Kind::kJson; break;
+  }
+  rule.pattern = spec.pattern;
+  return rule;
+}
+
+ComparisonArm MakeComparisonArm(std::string name, std::string label, ProcessArm process,
+                                const ResolvedBuild& build) {
+  ComparisonArm arm;
+  arm.name = std::move(name);
+  arm.label = std::move(label);
+  arm.process = std::move(process);
+  arm.revision = build.revision;
+  arm.commit = build.commit;
+  arm.tree = build.tree;
+  return arm;
+}
+
+std::vector<std::string> BuildNotes(const ResolvedBuild& build) {
+  std::vector<std::string> notes;
+  if (build.tree.empty()) {
+    notes.push_back(
+        "measured the engine's working tree as it stands (it may hold uncommitted changes); "
+        "give --rev to measure a committed build");
+  }
+  return notes;
+}
+
+}  // namespace
+
+Result<const QueryConfig*> SelectQuery(const Config& config, const std::string& name) {
+  std::vector<std::string> names;
+  for (const auto& [key, query] : config.queries) names.push_back(key);
+  if (name.empty()) {
+    if (config.queries.size() == 1) return &config.queries.begin()->second;
+    if (config.queries.empty()) {
+      return Error::Usage(fmt::format("{} defines no queries", config.file.string()))
+          .WithHint("add a [queries.\"NAME\"] table with a command (see `culprit init`)");
+    }
+    return Error::Usage("several queries are configured; choose one with --query")
+        .WithHint("queries: " + Join(names, ", "));
+  }
+  auto it = config.queries.find(name);
+  if (it == config.queries.end()) {
+    return Error::Usage(fmt::format("no query '{}' in {}{}", name, config.file.string(),
+                                    DidYouMean(name, names)))
+        .WithHint("queries: " + Join(names, ", "));
+  }
+  return &it->second;
+}
+
+Result<SittingOptions> MakeSittingOptions(const Config& config, const QueryConfig& query,
+                                          const MeasureFlags& flags) {
+  SittingOptions options;
+  options.band = flags.band.value_or(config.measure.band);
+  options.confidence = config.measure.confidence;
+  options.min_pairs = flags.min_pairs.value_or(config.measure.min_pairs);
+  options.max_pairs = flags.max_pairs.value_or(config.measure.max_pairs);
+  options.warmup = flags.warmup.value_or(query.warmup.value_or(config.measure.warmup));
+  options.calibrate_between_looks = config.measure.calibrate_between_looks;
+  options.seed = flags.seed.value_or(0);
+  if (!(options.band > 0 && options.band < 1)) {
+    return Error::Usage(fmt::format("--band {} is not in (0, 1); 0.05 means ±5%", options.band));
+  }
+  if (options.min_pairs < 2) return Error::Usage("--min-pairs must be at least 2");
+  if (options.max_pairs < options.min_pairs) {
+    return Error::Usage(fmt::format("--max-pairs {} is below min_pairs {}", options.max_pairs,
+                                    options.min_pairs));
+  }
+  if (options.warmup < 0) return Error::Usage("--warmup must be 0 or more");
+  return options;
+}
+
+Result<ProcessArm> MakeQueryArm(const Config& config, const QueryConfig& query,
+                                const ResolvedBuild& build,
+                                const std::map<std::string, std::string>& set,
+                                const std::vector<std::string>& unset) {
+  ProcessArm arm;
+  Result<std::vector<std::string>> argv = ExpandCommand(query.command, build.context);
+  if (!argv) return argv.error().WithContext(fmt::format("query '{}'", query.name));
+  arm.process.argv = std::move(*argv);
+  if (query.cwd.empty()) {
+    arm.process.cwd = config.base_dir;
+  } else {
+    Result<std::string> cwd = ExpandPlaceholders(query.cwd, build.context);
+    if (!cwd) return cwd.error().WithContext(fmt::format("query '{}' cwd", query.name));
+    arm.process.cwd = *cwd;
+  }
+  arm.process.set_env = query.env;
+  for (const auto& [key, value] : set) arm.process.set_env[key] = value;
+  for (const std::string& key : unset) {
+    arm.process.set_env.erase(key);
+    arm.process.unset_env.push_back(key);
+  }
+  arm.process.timeout = query.timeout;
+  arm.metric = ToMetricRule(query.metric);
+  return arm;
+}
+
+Result<ComparisonOutcome> RunProbe(const MeasureContext& context, const ProbeRequest& request) {
+  const Config& config = context.config;
+  Result<const QueryConfig*> query = SelectQuery(config, request.query);
+  if (!query) return query.error();
+  Result<SittingOptions> options = MakeSittingOptions(config, **query, request.flags);
+  if (!options) return options.error();
+
+  std::map<std::string, NamedOverride> named;
+  for (const auto& [name, set] : config.overrides) {
+    named[name] = NamedOverride{set.env, set.unset, set.hypothesis};
+  }
+  Result<OverrideSet> overrides = BuildOverrideSet(request.overrides, request.unsets, named);
+  if (!overrides) return overrides.error();
+  if (overrides->empty()) {
+    return Error::Usage("a probe needs something to override")
+        .WithHint("give --override K=V, --unset K, or the name of an [overrides] set");
+  }
+
+  Result<ResolvedBuild> build = context.builds.Resolve(request.revision);
+  if (!build) return build.error();
+  Result<ProcessArm> arm_a = MakeQueryArm(config, **query, *build, {}, {});
+  if (!arm_a) return arm_a.error();
+  Result<ProcessArm> arm_b = MakeQueryArm(config, **query, *build, overrides->set,
+                                          overrides->unset);
+  if (!arm_b) return arm_b.error();
+
+  ComparisonPlan plan;
+  plan.kind = "probe";
+  plan.query = (*query)->name;
+  plan.unit = (*query)->unit;
+  plan.hypothesis = overrides->hypothesis;
+  if (!request.hypothesis.empty()) {
+    plan.hypothesis =
+        plan.hypothesis.empty() ? request.hypothesis : plan.hypothesis + "; " + request.hypothesis;
+  }
+  plan.a = MakeComparisonArm("default", "default", *arm_a, *build);
+  plan.b = MakeComparisonArm(overrides->Label(), overrides->Label(), *arm_b, *build);
+  plan.b.env = overrides->set;
+  plan.b.unset = overrides->unset;
+  plan.options = *options;
+  plan.config_digest = config.digest;
+  plan.notes = BuildNotes(*build);
+  if (!overrides->names.empty()) plan.details["override_sets"] = Join(overrides->names, ",");
+
+  QuerySampleSource source({*arm_a, *arm_b});
+  RecordStore store(config.records.dir);
+  return RunComparison(plan, source, context.host, store, context.progress);
+}
+
+Result<ComparisonOutcome> RunCompare(const MeasureContext& context,
+                                     const CompareRequest& request) {
+  const Config& config = context.config;
+  Result<const QueryConfig*> query = SelectQuery(config, request.query);
+  if (!query) return query.error();
+  Result<SittingOptions> options = MakeSittingOptions(config, **query, request.flags);
+  if (!options) return options.error();
+
+  Result<ResolvedBuild> build_a = context.builds.Resolve(request.revision_a);
+  if (!build_a) return build_a.error();
+  Result<ResolvedBuild> build_b = context.builds.Resolve(request.revision_b);
+  if (!build_b) return build_b.error();
+  Result<ProcessArm> arm_a = MakeQueryArm(config, **query, *build_a, {}, {});
+  if (!arm_a) return arm_a.error();
+  Result<ProcessArm> arm_b = MakeQueryArm(config, **query, *build_b, {}, {});
+  if (!arm_b) return arm_b.error();
+
+  ComparisonPlan plan;
+  plan.kind = request.kind;
+  plan.query = (*query)->name;
+  plan.unit = (*query)->unit;
+  plan.a = MakeComparisonArm("A", request.revision_a, *arm_a, *build_a);
+  plan.b = MakeComparisonArm("B", request.revision_b, *arm_b, *build_b);
+  plan.options = *options;
+  plan.config_digest = config.digest;
+  plan.links = request.links;
+  if (build_a->commit == build_b->commit && !build_a->commit.empty()) {
+    plan.notes.push_back("both revisions are the same commit: this sitting measures noise");
+  }
+
+  QuerySampleSource source({*arm_a, *arm_b});
+  RecordStore store(config.records.dir);
+  return RunComparison(plan, source, context.host, store, context.progress);
+}
+
+Result<RunOutcome> RunQuery(const MeasureContext& context, const RunRequest& request) {
+  const Config& config = context.config;
+  Result<const QueryConfig*> query = SelectQuery(config, request.query);
+  if (!query) return query.error();
+  Result<SittingOptions> options = MakeSittingOptions(config, **query, request.flags);
+  if (!options) return options.error();
+  const int samples = request.samples > 0 ? request.samples : options->min_pairs;
+
+  Result<ResolvedBuild> build = context.builds.Resolve(request.revision);
+  if (!build) return build.error();
+  Result<ProcessArm> arm = MakeQueryArm(config, **query, *build, {}, {});
+  if (!arm) return arm.error();
+
+  QuerySampleSource source({*arm});
+  RunOutcome outcome;
+  outcome.sitting =
+      RunSingleArmSitting(source, context.host, options->warmup, samples, context.progress);
+
+  ComparisonPlan plan;
+  plan.kind = "run";
+  plan.query = (*query)->name;
+  plan.unit = (*query)->unit;
+  plan.a = MakeComparisonArm(build->revision, build->revision, *arm, *build);
+  plan.options = *options;
+  plan.config_digest = config.digest;
+  plan.notes = BuildNotes(*build);
+  HostIdentityInfo identity;
+  if (context.host) identity = context.host->Identity();
+  Record record = MakeComparisonRecord(plan, outcome.sitting, identity);
+  record.arms.resize(1);  // one arm: MakeComparisonRecord always builds two
+  record.band = 0;
+  std::vector<double> values;
+  for (const Sample& s : outcome.sitting.samples) {
+    if (s.ok && !s.warmup) values.push_back(s.value);
+  }
+  if (!values.empty()) {
+    record.details["median"] = fmt::format("{:.6g}", Median(values));
+    record.details["min"] = fmt::format("{:.6g}", *std::min_element(values.begin(), values.end()));
+    record.details["max"] = fmt::format("{:.6g}", *std::max_element(values.begin(), values.end()));
+    record.details["mad"] = fmt::format("{:.6g}", MedianAbsoluteDeviation(values));
+  }
+  if (outcome.sitting.failure) {
+    record.verdict = "ERROR";
+    record.verdict_detail = outcome.sitting.failure->message();
+  }
+  RecordStore store(config.records.dir);
+  Result<std::filesystem::path> path = store.Write(record);
+  if (!path) return path.error().WithContext("archiving the result");
+  outcome.record = std::move(record);
+  outcome.record_path = *path;
+  return outcome;
+}
+
+std::string FormatRunSummary(const RunOutcome& outcome) {
+  const Record& r = outcome.record;
+  const Arm& arm = r.arms.at(0);
+  std::string out;
+  if (arm.ok_samples > 0) {
+    out = fmt::format("{}  {}  median {} {}  (n={}, min {}, max {}, MAD {})\n", r.query,
+                      arm.label, r.details.at("median"), r.unit, arm.ok_samples,
+                      r.details.at("min"), r.details.at("max"), r.details.at("mad"));
+  } else {
+    out = fmt::format("{}  {}  no successful samples\n", r.query, arm.label);
+  }
+  if (arm.failed_samples > 0) out += fmt::format("  {} samples failed\n", arm.failed_samples);
+  out += FormatHostDrift(r.start, r.end) + "\n";
+  for (const std::string& note : r.notes) out += "note: " + note + "\n";
+  out += "record " + outcome.record_path.string() + "\n";
+  return out;
+}
+
+}  // namespace culprit

@@ -1,0 +1,93 @@
+#pragma once
+
+// The measuring commands as library calls: `culprit run`, `culprit probe` and
+// `culprit compare`. Each takes the loaded configuration and a typed request
+// (the command line fills it; nothing here knows the command-line library),
+// measures in one sitting, archives a record and returns the outcome.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "engine/config.h"
+#include "probes/build_provider.h"
+#include "probes/comparison.h"
+#include "probes/host.h"
+
+namespace culprit {
+
+/// Command-line adjustments of [measure].
+struct MeasureFlags {
+  std::optional<double> band;
+  std::optional<int> min_pairs, max_pairs, warmup;
+  std::optional<uint64_t> seed;
+};
+
+/// What every measuring command needs besides its request.
+struct MeasureContext {
+  const Config& config;
+  BuildProvider& builds;
+  const HostProbe* host = nullptr;    ///< Null: no host state (tests).
+  SittingProgress* progress = nullptr;
+};
+
+/// The query named `name`, or the only query when `name` is empty; usage error
+/// listing the queries (with did-you-mean) otherwise.
+Result<const QueryConfig*> SelectQuery(const Config& config, const std::string& name);
+
+/// [measure] with the flags applied and validated.
+Result<SittingOptions> MakeSittingOptions(const Config& config, const QueryConfig& query,
+                                          const MeasureFlags& flags);
+
+/// The process and metric of `query` for one arm's build, with `set`/`unset`
+/// applied on top of the query's own env.
+Result<ProcessArm> MakeQueryArm(const Config& config, const QueryConfig& query,
+                                const ResolvedBuild& build,
+                                const std::map<std::string, std::string>& set,
+                                const std::vector<std::string>& unset);
+
+struct ProbeRequest {
+  std::string query;
+  std::optional<std::string> revision;
+  std::vector<std::string> overrides;  ///< K=V or named sets.
+  std::vector<std::string> unsets;
+  std::string hypothesis;              ///< Added to (or instead of) the named sets'.
+  MeasureFlags flags;
+};
+
+/// Same build, default environment (arm A) vs overridden (arm B), one sitting.
+Result<ComparisonOutcome> RunProbe(const MeasureContext& context, const ProbeRequest& request);
+
+struct CompareRequest {
+  std::string revision_a, revision_b;
+  std::string query;
+  MeasureFlags flags;
+  std::string kind = "compare";  ///< Record kind; other commands reuse compare.
+  std::vector<std::string> links;
+};
+
+/// Two builds interleaved in one sitting: ratio of B over A.
+Result<ComparisonOutcome> RunCompare(const MeasureContext& context, const CompareRequest& request);
+
+struct RunRequest {
+  std::string query;
+  std::optional<std::string> revision;
+  int samples = 0;  ///< 0: [measure] min_pairs.
+  MeasureFlags flags;
+};
+
+struct RunOutcome {
+  SittingResult sitting;
+  Record record;
+  std::filesystem::path record_path;
+};
+
+/// One arm: warm-up, samples, median and spread, calibration, record.
+Result<RunOutcome> RunQuery(const MeasureContext& context, const RunRequest& request);
+
+/// "series.count  worktree  median 84.4 ms  (n=10, min 83.0, max 88.1, MAD 0.9) ..." lines.
+std::string FormatRunSummary(const RunOutcome& outcome);
+
+}  // namespace culprit

@@ -1,0 +1,95 @@
+#pragma once
+
+// One sitting: two arms measured back to back on one host, in pairs whose
+// order (AB or BA) is randomized in balanced blocks, with warm-up, sequential
+// looks under alpha spending, calibration at the start and end, and honest
+// handling of failed samples and Ctrl-C. Everything it measured is returned in
+// execution order, dropped samples included, so the record can show it all.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "probes/calibration.h"
+#include "probes/host.h"
+#include "probes/statistics.h"
+#include "probes/verdict.h"
+#include "records/record.h"
+
+namespace culprit {
+
+/// One run of one arm, as the sitting sees it.
+struct SampleOutcome {
+  bool ok = false;
+  double value = 0;     ///< In the query's unit; meaningful when ok.
+  std::string failure;  ///< Why it is not a number, when !ok.
+  double wall_ms = 0, user_ms = 0, system_ms = 0;
+  long max_rss_kb = 0;
+};
+
+/// Where samples come from: the real query runner, or a script in tests.
+class SampleSource {
+ public:
+  virtual ~SampleSource() = default;
+  /// Runs arm 0 (A) or 1 (B) once.
+  virtual SampleOutcome Run(int arm) = 0;
+};
+
+/// Receives progress; the command line prints it on a terminal.
+class SittingProgress {
+ public:
+  virtual ~SittingProgress() = default;
+  /// After each kept pair (or sample, for one arm). `ratio` is the current
+  /// estimate once enough pairs exist.
+  virtual void OnProgress(int done, int target, std::optional<double> ratio) = 0;
+  /// Before a calibration or warm-up, so a silent pause is explained.
+  virtual void OnPhase(const std::string& phase) {}
+};
+
+struct SittingOptions {
+  int warmup = 1;            ///< Warm-up runs per arm, not analysed.
+  int min_pairs = 10;        ///< First look.
+  int max_pairs = 160;       ///< Last look; the budget.
+  double band = 0.05;        ///< Reproducibility band b.
+  double confidence = 0.95;  ///< Overall confidence, spent across looks.
+  bool calibrate_between_looks = false;
+  uint64_t seed = 0;         ///< Order randomization; 0 picks one (recorded either way).
+  int max_failed_samples = 0;  ///< Stop as broken after this many; 0: max(5, max_pairs / 4).
+};
+
+/// Everything one sitting measured and concluded.
+struct SittingResult {
+  std::vector<Sample> samples;     ///< Execution order; arm 0 = A, 1 = B.
+  std::vector<double> log_ratios;  ///< ln(B) - ln(A) of kept pairs, in pair order.
+  int pairs_kept = 0;
+  int pairs_dropped = 0;
+  int failed_samples = 0;
+  std::optional<ShiftEstimate> shift;  ///< At the confidence of the look that decided.
+  std::optional<VerdictResult> verdict;
+  double nominal_confidence = 0;       ///< The look's confidence after alpha spending.
+  std::vector<int> looks;              ///< Pair counts at which the sitting looked.
+  HostSnapshot start, end;
+  std::vector<double> checkpoint_calibrations_ms;  ///< Between looks, if asked.
+  std::optional<CalibrationCheck> calibration;
+  bool interrupted = false;
+  std::optional<Error> failure;        ///< Set when the arms kept failing: no verdict.
+  std::vector<std::string> notes;
+  uint64_t seed = 0;
+};
+
+/// The order of each pair in balanced blocks of two: true = A first. Each block
+/// holds one AB and one BA in random order, so any prefix of whole blocks is balanced.
+std::vector<bool> BalancedPairOrders(int pairs, uint64_t seed);
+
+/// Runs a paired sitting of arm B against arm A. `host` may be null (no host
+/// state, tests). Never throws; a broken arm ends the sitting with `failure`.
+SittingResult RunPairedSitting(SampleSource& source, const HostProbe* host,
+                               const SittingOptions& options, SittingProgress* progress);
+
+/// Runs arm 0 alone: warm-up, then `samples` runs (no pairs, no verdict).
+SittingResult RunSingleArmSitting(SampleSource& source, const HostProbe* host, int warmup,
+                                  int samples, SittingProgress* progress);
+
+}  // namespace culprit

@@ -1,0 +1,61 @@
+#include "probes/summary.h"
+
+#include <fmt/format.h>
+
+namespace culprit {
+namespace {
+
+std::string FormatValue(double value, const std::string& unit) {
+  return fmt::format("{:.4g} {}", value, unit);
+}
+
+std::string OptionalMs(const std::optional<double>& ms) {
+  return ms ? fmt::format("{:.1f} ms", *ms) : std::string("unavailable");
+}
+
+std::string OptionalLoad(const std::optional<double>& load) {
+  return load ? fmt::format("{:.2f}", *load) : std::string("unavailable");
+}
+
+std::string BandPercent(double band) { return fmt::format("±{:g}%", band * 100); }
+
+}  // namespace
+
+std::string FormatRatio(const Estimate& e) {
+  return fmt::format("{:.3f} [{:.3f}, {:.3f}]", e.ratio, e.low, e.high);
+}
+
+std::string FormatHostDrift(const HostState& start, const HostState& end) {
+  std::string out = fmt::format("calibration {} -> {}", OptionalMs(start.calibration_ms),
+                                OptionalMs(end.calibration_ms));
+  if (start.calibration_ms && end.calibration_ms && *start.calibration_ms > 0) {
+    out += fmt::format(" ({:+.1f}%)", (*end.calibration_ms / *start.calibration_ms - 1) * 100);
+  }
+  out += fmt::format(", load {} -> {}", OptionalLoad(start.load1), OptionalLoad(end.load1));
+  return out;
+}
+
+std::string FormatComparisonSummary(const ComparisonOutcome& outcome) {
+  const Record& r = outcome.record;
+  std::string out = r.query.empty() ? std::string() : r.query + "  ";
+  for (const Arm& arm : r.arms) {
+    out += fmt::format("{} {}  ", arm.label.empty() ? arm.name : arm.label,
+                       arm.ok_samples > 0 ? FormatValue(arm.median, r.unit) : "no samples");
+  }
+  if (r.estimate) out += "ratio " + FormatRatio(*r.estimate) + "  ";
+  out += fmt::format("{} (band {})\n", r.verdict.empty() ? "NO VERDICT" : r.verdict,
+                     BandPercent(r.band));
+  if (!r.verdict_detail.empty()) out += "  " + r.verdict_detail + "\n";
+  if (r.estimate) {
+    out += fmt::format("  {} pairs kept, {} dropped; interval at {:.1f}% confidence{}\n",
+                       outcome.sitting.pairs_kept, outcome.sitting.pairs_dropped,
+                       r.estimate->confidence * 100,
+                       r.estimate->exact ? " (exact)" : " (normal approximation)");
+  }
+  out += FormatHostDrift(r.start, r.end) + "\n";
+  for (const std::string& note : r.notes) out += "note: " + note + "\n";
+  out += "record " + outcome.record_path.string() + "\n";
+  return out;
+}
+
+}  // namespace culprit

@@ -1,0 +1,25 @@
+#pragma once
+
+// The few lines a measuring command prints when it is done: what was compared,
+// the ratio with its interval and the verdict, the host's calibration and load,
+// and where the record is. Shared by probe, compare, bisect and judge so they
+// all speak the same way.
+
+#include <string>
+
+#include "probes/comparison.h"
+
+namespace culprit {
+
+/// "series.count  default 84.4 ms  PARALLEL=1 83.1 ms  ratio 0.985 [0.962, 1.009]  NULL (band ±5%)"
+/// then the verdict's explanation, calibration and load start -> end, notes,
+/// and "record PATH". Ends with a newline.
+std::string FormatComparisonSummary(const ComparisonOutcome& outcome);
+
+/// "calibration 41.2 ms -> 41.5 ms (+0.7%), load 0.31 -> 0.35"; "unavailable" for what is missing.
+std::string FormatHostDrift(const HostState& start, const HostState& end);
+
+/// A ratio with its interval: "0.985 [0.962, 1.009]".
+std::string FormatRatio(const Estimate& estimate);
+
+}  // namespace culprit

@@ -1,0 +1,59 @@
+#include "engine/query_command.h"
+
+#include <gtest/gtest.h>
+
+namespace culprit {
+namespace {
+
+ArmContext Context() {
+  ArmContext c;
+  c.artifacts["eventstore"] = "/cache/abc/artifacts/eventstore";
+  c.rev = "v1.0";
+  c.commit = "0123456789abcdef";
+  c.tree = "/cache/abc/src";
+  return c;
+}
+
+TEST(ExpandPlaceholders, ReplacesEveryKind) {
+  auto argv = ExpandCommand({"{artifact:eventstore}", "bench", "--tag={rev}@{commit}", "{tree}/x"},
+                            Context());
+  ASSERT_TRUE(argv) << argv.error().message();
+  EXPECT_EQ((*argv)[0], "/cache/abc/artifacts/eventstore");
+  EXPECT_EQ((*argv)[1], "bench");
+  EXPECT_EQ((*argv)[2], "--tag=v1.0@0123456789abcdef");
+  EXPECT_EQ((*argv)[3], "/cache/abc/src/x");
+}
+
+TEST(ExpandPlaceholders, DoubledBracesAreLiteral) {
+  auto word = ExpandPlaceholders("{{\"a\": {rev}}}", Context());
+  ASSERT_TRUE(word);
+  EXPECT_EQ(*word, "{\"a\": v1.0}");
+}
+
+TEST(ExpandPlaceholders, UnknownArtifactSuggestsNearest) {
+  auto word = ExpandPlaceholders("{artifact:eventstor}", Context());
+  ASSERT_FALSE(word);
+  EXPECT_EQ(word.error().kind(), ErrorKind::kUsage);
+  EXPECT_NE(word.error().message().find("did you mean 'eventstore'"), std::string::npos);
+}
+
+TEST(ExpandPlaceholders, UnknownPlaceholderAndUnclosedBrace) {
+  EXPECT_FALSE(ExpandPlaceholders("{comit}", Context()));
+  EXPECT_NE(ExpandPlaceholders("{comit}", Context()).error().message().find("'commit'"),
+            std::string::npos);
+  EXPECT_FALSE(ExpandPlaceholders("x{rev", Context()));
+}
+
+TEST(ExpandPlaceholders, CommitNeedsARevision) {
+  ArmContext worktree;
+  EXPECT_FALSE(ExpandPlaceholders("{commit}", worktree));
+  EXPECT_EQ(*ExpandPlaceholders("{rev}", worktree), "worktree");
+}
+
+TEST(ReferencedArtifacts, InOrderOfFirstUse) {
+  auto names = ReferencedArtifacts({"{artifact:b}", "{artifact:a}", "--x={artifact:b}"});
+  EXPECT_EQ(names, (std::vector<std::string>{"b", "a"}));
+}
+
+}  // namespace
+}  // namespace culprit

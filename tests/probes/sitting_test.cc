@@ -1,0 +1,194 @@
+#include "probes/sitting.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <random>
+
+#include "base/interrupt.h"
+
+namespace culprit {
+namespace {
+
+// A scripted measurement: arm B is `ratio` times arm A, times log-normal noise
+// from a seeded generator; `fail` decides which calls fail.
+class ScriptedSource : public SampleSource {
+ public:
+  ScriptedSource(double ratio, double sigma, uint64_t seed) : ratio_(ratio), sigma_(sigma), rng_(seed) {}
+
+  std::function<bool(int call, int arm)> fail = [](int, int) { return false; };
+  std::function<void(int call)> on_call = [](int) {};
+
+  SampleOutcome Run(int arm) override {
+    int call = calls_++;
+    on_call(call);
+    arms_.push_back(arm);
+    SampleOutcome outcome;
+    if (fail(call, arm)) {
+      outcome.failure = "exited with status 3";
+      return outcome;
+    }
+    std::normal_distribution<double> noise(0, sigma_);
+    outcome.ok = true;
+    outcome.value = 100.0 * (arm == 1 ? ratio_ : 1.0) * std::exp(noise(rng_));
+    return outcome;
+  }
+  const std::vector<int>& arms() const { return arms_; }
+
+ private:
+  double ratio_, sigma_;
+  std::mt19937_64 rng_;
+  int calls_ = 0;
+  std::vector<int> arms_;
+};
+
+SittingOptions Options() {
+  SittingOptions o;
+  o.warmup = 1;
+  o.min_pairs = 10;
+  o.max_pairs = 160;
+  o.seed = 42;
+  return o;
+}
+
+// Counts kept pairs by the order they ran in (A first or B first).
+std::pair<int, int> KeptOrders(const SittingResult& r) {
+  std::map<int, std::vector<const Sample*>> pairs;
+  for (const Sample& s : r.samples) {
+    if (!s.warmup && s.ok && !s.dropped) pairs[s.pair].push_back(&s);
+  }
+  int ab = 0, ba = 0;
+  for (auto& [pair, samples] : pairs) {
+    EXPECT_EQ(samples.size(), 2u) << "pair " << pair;
+    if (samples.size() != 2) continue;
+    (samples[0]->arm == 0 ? ab : ba)++;
+  }
+  return {ab, ba};
+}
+
+TEST(BalancedPairOrders, EveryBlockHoldsOneOfEach) {
+  for (uint64_t seed : {1u, 2u, 3u, 99u}) {
+    std::vector<bool> orders = BalancedPairOrders(40, seed);
+    ASSERT_EQ(orders.size(), 40u);
+    for (size_t i = 0; i < orders.size(); i += 2) EXPECT_NE(orders[i], orders[i + 1]);
+  }
+  // Not always the same order: the randomization is real.
+  EXPECT_NE(BalancedPairOrders(40, 1), BalancedPairOrders(40, 2));
+}
+
+TEST(RunPairedSitting, LargeEffectIsEffectAndStopsEarly) {
+  ScriptedSource source(2.0, 0.03, 7);
+  SittingResult r = RunPairedSitting(source, nullptr, Options(), nullptr);
+  ASSERT_FALSE(r.failure);
+  ASSERT_TRUE(r.verdict);
+  EXPECT_EQ(r.verdict->verdict, Verdict::kEffect);
+  ASSERT_TRUE(r.shift);
+  EXPECT_NEAR(std::exp(r.shift->estimate), 2.0, 0.05);
+  EXPECT_GT(std::exp(r.shift->low), 1.5);
+  EXPECT_EQ(r.pairs_kept, 10);  // decided at the first look
+  auto [ab, ba] = KeptOrders(r);
+  EXPECT_EQ(ab, ba);
+}
+
+TEST(RunPairedSitting, IdenticalArmsWithLowNoiseIsNull) {
+  ScriptedSource source(1.0, 0.01, 11);
+  SittingResult r = RunPairedSitting(source, nullptr, Options(), nullptr);
+  ASSERT_TRUE(r.verdict);
+  EXPECT_EQ(r.verdict->verdict, Verdict::kNull);
+  EXPECT_LT(std::exp(r.shift->high), 1.05);
+  EXPECT_GT(std::exp(r.shift->low), 1 / 1.05);
+}
+
+TEST(RunPairedSitting, SmallEffectInLargeNoiseIsInconclusiveAtBudget) {
+  ScriptedSource source(1.04, 0.25, 5);
+  SittingOptions o = Options();
+  o.max_pairs = 40;
+  SittingResult r = RunPairedSitting(source, nullptr, o, nullptr);
+  ASSERT_TRUE(r.verdict);
+  EXPECT_EQ(r.verdict->verdict, Verdict::kInconclusive);
+  EXPECT_EQ(r.pairs_kept, 40);
+  EXPECT_EQ(r.looks, (std::vector<int>{10, 20, 40}));
+  EXPECT_GT(r.verdict->detectable_ratio, 1.05);
+}
+
+TEST(RunPairedSitting, SamplesAreRecordedInExecutionOrderWithWarmup) {
+  ScriptedSource source(2.0, 0.03, 3);
+  SittingResult r = RunPairedSitting(source, nullptr, Options(), nullptr);
+  ASSERT_EQ(r.samples.size(), source.arms().size());
+  for (size_t i = 0; i < r.samples.size(); ++i) {
+    EXPECT_EQ(r.samples[i].sequence, static_cast<int>(i));
+    EXPECT_EQ(r.samples[i].arm, source.arms()[i]);
+  }
+  EXPECT_TRUE(r.samples[0].warmup);
+  EXPECT_TRUE(r.samples[1].warmup);
+  EXPECT_FALSE(r.samples[2].warmup);
+  EXPECT_EQ(r.log_ratios.size(), 10u);
+}
+
+TEST(RunPairedSitting, FailedSampleDropsItsBlockAndKeepsBalance) {
+  ScriptedSource source(2.0, 0.03, 9);
+  // Calls 0-1 are warm-up; fail the 4th and the 11th measured sample.
+  source.fail = [](int call, int) { return call == 5 || call == 12; };
+  SittingResult r = RunPairedSitting(source, nullptr, Options(), nullptr);
+  ASSERT_FALSE(r.failure);
+  EXPECT_EQ(r.failed_samples, 2);
+  EXPECT_GT(r.pairs_dropped, 0);
+  EXPECT_EQ(r.pairs_kept, 10);
+  auto [ab, ba] = KeptOrders(r);
+  EXPECT_EQ(ab, ba);
+  int dropped = 0;
+  for (const Sample& s : r.samples) dropped += s.dropped ? 1 : 0;
+  EXPECT_GE(dropped, 2);
+  // The failed samples are kept in the record with their reason.
+  EXPECT_FALSE(r.samples[5].ok);
+  EXPECT_EQ(r.samples[5].failure, "exited with status 3");
+}
+
+TEST(RunPairedSitting, AnArmThatAlwaysFailsIsAnErrorNotAVerdict) {
+  ScriptedSource source(1.0, 0.01, 1);
+  source.fail = [](int, int arm) { return arm == 1; };
+  SittingResult r = RunPairedSitting(source, nullptr, Options(), nullptr);
+  ASSERT_TRUE(r.failure);
+  EXPECT_FALSE(r.verdict);
+  EXPECT_NE(r.failure->message().find("arm B"), std::string::npos);
+  EXPECT_NE(r.failure->message().find("exited with status 3"), std::string::npos);
+}
+
+TEST(RunPairedSitting, FailuresAfterWarmupStopAtTheLimit) {
+  ScriptedSource source(1.0, 0.01, 1);
+  source.fail = [](int call, int arm) { return call >= 2 && arm == 1; };
+  SittingOptions o = Options();
+  o.max_failed_samples = 4;
+  SittingResult r = RunPairedSitting(source, nullptr, o, nullptr);
+  ASSERT_TRUE(r.failure);
+  EXPECT_EQ(r.failed_samples, 4);
+  EXPECT_NE(r.failure->message().find("4 samples failed"), std::string::npos);
+}
+
+TEST(RunPairedSitting, InterruptKeepsSamplesAndGivesNoVerdictClaim) {
+  ScriptedSource source(2.0, 0.03, 4);
+  source.on_call = [](int call) {
+    if (call == 9) SetInterruptRequested(true);
+  };
+  SittingResult r = RunPairedSitting(source, nullptr, Options(), nullptr);
+  SetInterruptRequested(false);
+  EXPECT_TRUE(r.interrupted);
+  ASSERT_TRUE(r.verdict);
+  EXPECT_EQ(r.verdict->verdict, Verdict::kInconclusive);
+  EXPECT_NE(r.verdict->explanation.find("interrupted"), std::string::npos);
+  EXPECT_EQ(r.samples.size(), 10u);  // everything that ran is kept
+}
+
+TEST(RunSingleArmSitting, CollectsSamples) {
+  ScriptedSource source(1.0, 0.01, 2);
+  SittingResult r = RunSingleArmSitting(source, nullptr, 2, 7, nullptr);
+  EXPECT_FALSE(r.failure);
+  int measured = 0;
+  for (const Sample& s : r.samples) measured += (!s.warmup && s.ok) ? 1 : 0;
+  EXPECT_EQ(measured, 7);
+  EXPECT_EQ(r.samples.size(), 9u);
+}
+
+}  // namespace
+}  // namespace culprit
