@@ -107,8 +107,14 @@ std::chrono::milliseconds Millis(std::chrono::steady_clock::duration d) {
 
 Error UnbuildableError(const CommitInfo& commit, const BuildFailure& failure,
                        std::string_view remembered) {
+  // The log ends with culprit's own line repeating the reason: leave it out.
   std::string tail = failure.log_tail;
   while (!tail.empty() && tail.back() == '\n') tail.pop_back();
+  if (size_t last = tail.rfind('\n'); std::string_view(tail)
+                                          .substr(last == std::string::npos ? 0 : last + 1)
+                                          .starts_with("culprit: ")) {
+    tail.resize(last == std::string::npos ? 0 : last);
+  }
   return Error(fmt::format("commit {} ({}) does not build{}: {}{}{}", commit.short_id,
                            commit.subject, remembered, failure.reason,
                            tail.empty() ? "" : "\nlast lines of the build log:\n", tail))

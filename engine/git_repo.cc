@@ -433,11 +433,11 @@ Status GitRepo::Materialize(std::string_view revision, const fs::path& dir) cons
     old_files.merge(listing->files);
   }
 
-  std::string pending =
-      present_trees.empty() || present_trees.back() != commit->tree_id
-          ? Join(present_trees, "\n") + (present_trees.empty() ? "" : "\n") + commit->tree_id + "\n"
-          : Join(present_trees, "\n") + "\n";
-  Status stamped = WriteFileAtomically(stamp, pending);
+  std::vector<std::string> pending = present_trees;
+  if (std::find(pending.begin(), pending.end(), commit->tree_id) == pending.end()) {
+    pending.push_back(commit->tree_id);
+  }
+  Status stamped = WriteFileAtomically(stamp, Join(pending, "\n") + "\n");
   if (!stamped) return stamped.error().WithContext("checking out " + commit->short_id);
 
   for (const auto& [path, file] : old_files) {

@@ -225,6 +225,27 @@ TEST_F(GitRepoTest, MaterializeFinishesAnInterruptedSwitch) {
   EXPECT_EQ(Slurp(out / GitRepo::kTreeStampFile), repo_->Commit(c3_)->tree_id + "\n");
 }
 
+TEST_F(GitRepoTest, MaterializeHandlesSymlinksAndFilesBecomingDirectories) {
+  fixture_->Symlink("link.c", "main.c");
+  std::string with_link = fixture_->Commit({{"lib", "a file\n"}}, {}, "Add a symlink and lib");
+  std::string lib_dir =
+      fixture_->Commit({{"lib/x.c", "int x;\n"}}, {"lib", "link.c"}, "lib becomes a directory");
+  fs::path out = dir_.path() / "checkout";
+  ASSERT_TRUE(repo_->Materialize(with_link, out));
+  ASSERT_TRUE(fs::is_symlink(out / "link.c"));
+  EXPECT_EQ(fs::read_symlink(out / "link.c"), "main.c");
+  EXPECT_EQ(Slurp(out / "link.c"), Slurp(out / "main.c"));
+  EXPECT_EQ(Slurp(out / "lib"), "a file\n");
+
+  ASSERT_TRUE(repo_->Materialize(lib_dir, out));
+  EXPECT_FALSE(fs::exists(fs::symlink_status(out / "link.c")));
+  EXPECT_EQ(Slurp(out / "lib/x.c"), "int x;\n");
+
+  ASSERT_TRUE(repo_->Materialize(with_link, out));
+  EXPECT_EQ(Slurp(out / "lib"), "a file\n");
+  EXPECT_TRUE(fs::is_symlink(out / "link.c"));
+}
+
 TEST_F(GitRepoTest, SubmodulesAreRefusedClearly) {
   fixture_->AddGitlink("third_party/lib", c0_);
   std::string with_submodule = fixture_->Commit({}, {}, "Add a submodule");

@@ -73,15 +73,15 @@ std::string GitFixture::CommitWithParents(const std::map<std::string, std::strin
   git_repository* repo = Repo(repo_);
   git_index* index = nullptr;
   Check(git_repository_index(&index, repo), "open index");
+  for (const std::string& name : removed) {
+    fs::remove(path_ / name);
+    Check(git_index_remove_bypath(index, name.c_str()), "remove " + name);
+  }
   for (const auto& [name, content] : files) {
     fs::path file = path_ / name;
     fs::create_directories(file.parent_path());
     std::ofstream(file, std::ios::binary | std::ios::trunc) << content;
     Check(git_index_add_bypath(index, name.c_str()), "add " + name);
-  }
-  for (const std::string& name : removed) {
-    fs::remove(path_ / name);
-    Check(git_index_remove_bypath(index, name.c_str()), "remove " + name);
   }
   Check(git_index_write(index), "write index");
   git_oid tree_id;
@@ -156,6 +156,16 @@ void GitFixture::MakeExecutable(const std::string& file) {
   git_index* index = nullptr;
   Check(git_repository_index(&index, Repo(repo_)), "open index");
   Check(git_index_add_bypath(index, file.c_str()), "add " + file);
+  Check(git_index_write(index), "write index");
+  git_index_free(index);
+}
+
+void GitFixture::Symlink(const std::string& path, const std::string& target) {
+  fs::create_directories((path_ / path).parent_path());
+  fs::create_symlink(target, path_ / path);
+  git_index* index = nullptr;
+  Check(git_repository_index(&index, Repo(repo_)), "open index");
+  Check(git_index_add_bypath(index, path.c_str()), "add " + path);
   Check(git_index_write(index), "write index");
   git_index_free(index);
 }

@@ -45,6 +45,9 @@ class GitFixture {
   /// Sets the executable bit of a file in the working tree and stages it.
   void MakeExecutable(const std::string& file);
 
+  /// Creates a symlink `path` -> `target` in the working tree and stages it.
+  void Symlink(const std::string& path, const std::string& target);
+
   /// Stages a submodule entry (gitlink) at `path` pointing to `commit`.
   void AddGitlink(const std::string& path, const std::string& commit);
 
