@@ -1,0 +1,474 @@
+#include "bisect/search.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "probes/sequential.h"
+#include "probes/statistics.h"
+#include "probes/verdict.h"
+
+namespace culprit {
+namespace {
+
+constexpr std::string_view kSchema = "culprit.bisect-search/v1";
+
+enum VerdictKind { kUndecided = 0, kEffect, kNull, kOpposite };
+
+// The next look after `have` pairs (always > have).
+int NextLook(const SearchOptions& o, int have) {
+  for (int look : LookSchedule(o.verify_pairs_min, o.verify_pairs_max)) {
+    if (look > have) return look;
+  }
+  return have + 1;
+}
+
+std::string RatioText(double estimate, double low, double high, int n) {
+  return fmt::format("ratio {:.3f} [{:.3f}, {:.3f}] over {} pairs", std::exp(estimate),
+                     std::exp(low), std::exp(high), n);
+}
+
+}  // namespace
+
+BisectSearch::BisectSearch(int n_commits, SearchOptions options)
+    : n_(n_commits), options_(options) {
+  assert(n_commits >= 1);
+}
+
+void BisectSearch::MarkUnbuildable(int commit) {
+  if (commit <= 0 || commit >= n_ || IsUnbuildable(commit)) return;
+  unbuildable_.insert(std::upper_bound(unbuildable_.begin(), unbuildable_.end(), commit), commit);
+}
+
+void BisectSearch::MarkCached(int commit) {
+  if (std::binary_search(cached_.begin(), cached_.end(), commit)) return;
+  cached_.insert(std::upper_bound(cached_.begin(), cached_.end(), commit), commit);
+}
+
+void BisectSearch::AddObservation(int commit, std::span<const double> d) {
+  assert(commit >= 1 && commit <= n_);
+  if (d.empty()) return;
+  observations_.push_back({commit, 0, false, std::vector<double>(d.begin(), d.end())});
+}
+
+void BisectSearch::AddVerification(int commit, int baseline, std::span<const double> d) {
+  assert(baseline >= 0 && baseline < commit && commit <= n_);
+  if (d.empty()) return;
+  observations_.push_back({commit, baseline, true, std::vector<double>(d.begin(), d.end())});
+}
+
+bool BisectSearch::IsUnbuildable(int commit) const {
+  return std::binary_search(unbuildable_.begin(), unbuildable_.end(), commit);
+}
+
+bool BisectSearch::IsBuilt(int commit) const {
+  if (commit == 0 || commit == n_) return true;
+  return std::any_of(observations_.begin(), observations_.end(), [&](const Observation& o) {
+    return o.commit == commit || o.baseline == commit;
+  });
+}
+
+int BisectSearch::builds_used() const {
+  std::vector<int> seen = unbuildable_;
+  for (const Observation& o : observations_) {
+    for (int c : {o.commit, o.baseline}) {
+      if (c > 0 && c < n_) seen.push_back(c);
+    }
+  }
+  std::sort(seen.begin(), seen.end());
+  return static_cast<int>(std::unique(seen.begin(), seen.end()) - seen.begin());
+}
+
+int BisectSearch::pairs_used() const {
+  int total = 0;
+  for (const Observation& o : observations_) total += static_cast<int>(o.d.size());
+  return total;
+}
+
+int BisectSearch::max_builds() const {
+  if (options_.max_builds > 0) return options_.max_builds;
+  const int log2n = static_cast<int>(std::ceil(std::log2(static_cast<double>(n_))));
+  return std::min(n_ - 1, log2n + 8);
+}
+
+int BisectSearch::max_pairs() const {
+  if (options_.max_pairs > 0) return options_.max_pairs;
+  return 2 * options_.verify_pairs_max +
+         2 * options_.max_pairs_per_step * std::max(1, max_builds());
+}
+
+ModelFit BisectSearch::Fit() const { return FitSearchModel(n_, observations_); }
+
+// The project's verdict rule at one look of a sequential test, with the alpha that the
+// project's O'Brien–Fleming spending gives that look (the last look whose count has been
+// reached, if a driver fed pairs off the schedule), so the stated confidence holds over
+// all looks whatever look the test stops at.
+const BisectSearch::VerdictMemo& BisectSearch::LookVerdict(VerdictMemo& memo, int culprit,
+                                                           int parent, bool verification) const {
+  std::vector<double> d;
+  for (const Observation& o : observations_) {
+    if (o.verification == verification && o.commit == culprit && o.baseline == parent)
+      d.insert(d.end(), o.d.begin(), o.d.end());
+  }
+  const int have = static_cast<int>(d.size());
+  if (memo.culprit == culprit && memo.parent == parent && memo.pairs == have) return memo;
+  memo = VerdictMemo{culprit, parent, have};
+  const std::vector<int> looks = LookSchedule(options_.verify_pairs_min, options_.verify_pairs_max);
+  const std::vector<double> alphas = SpendAlpha(1 - options_.confidence, looks);
+  int look = -1;
+  for (size_t k = 0; k < looks.size(); ++k) {
+    if (looks[k] <= have) look = static_cast<int>(k);
+  }
+  if (look < 0) return memo;
+  auto shift = SignedRankEstimate(d, 1 - alphas[look]);
+  if (!shift) return memo;
+  memo.has_shift = true;
+  memo.estimate = shift->estimate;
+  memo.low = shift->low;
+  memo.high = shift->high;
+  const double tau = BandEdge(options_.band);
+  if (shift->low > tau) {
+    memo.verdict = kEffect;
+  } else if (shift->high < -tau) {
+    memo.verdict = kOpposite;
+  } else if (shift->low > -tau && shift->high < tau) {
+    memo.verdict = kNull;
+  }
+  return memo;
+}
+
+BisectSearch::Decision BisectSearch::Decide() const {
+  Decision dec;
+  SearchOutcome& out = dec.outcome;
+  const int budget = max_pairs() - pairs_used();
+  auto finish = [&](SearchOutcome::Kind kind, std::string reason) {
+    dec.action = Action{};
+    out.kind = kind;
+    out.reason = std::move(reason);
+    return dec;
+  };
+
+  // 1. The endpoints must differ by an EFFECT before anything is bisected.
+  if (options_.confirm_endpoints) {
+    const VerdictMemo& v = LookVerdict(endpoint_memo_, n_, 0, /*verification=*/false);
+    const int have = v.pairs;
+    if (v.has_shift) {
+      out.log_ratio = v.estimate;
+      out.log_ratio_low = v.low;
+      out.log_ratio_high = v.high;
+    }
+    if (v.verdict == kNull || v.verdict == kOpposite ||
+        (v.verdict == kUndecided && have >= options_.verify_pairs_max)) {
+      const char* what = v.verdict == kOpposite ? "the bad commit is faster than the good one"
+                         : v.verdict == kNull
+                             ? "good and bad are equal within the band"
+                             : "good and bad are not shown to differ by more than the band";
+      return finish(SearchOutcome::Kind::kNotReproducible,
+                    fmt::format("the move is not reproducible here: {} ({}); there is nothing "
+                                "to bisect",
+                                what, RatioText(v.estimate, v.low, v.high, v.pairs)));
+    }
+    if (v.verdict != kEffect) {
+      if (budget <= 0) {
+        return finish(SearchOutcome::Kind::kInconclusive,
+                      "the pair budget ran out while confirming the endpoints");
+      }
+      const int want = have < options_.verify_pairs_min ? options_.verify_pairs_min - have
+                                                        : NextLook(options_, have) - have;
+      dec.action = {Action::Kind::kMeasure, n_, 0, std::min(want, budget)};
+      return dec;
+    }
+  }
+
+  // 2. The posterior, grouped into blocks of hypotheses that no buildable commit separates:
+  // hypotheses j and j + 1 differ only in whether commit j is bad, so an unbuildable j
+  // merges them. Every block ends at a buildable commit (or N).
+  const ModelFit fit = Fit();
+  const std::vector<double>& post = fit.posterior;
+  std::vector<double> cdf(n_ + 1, 0.0);
+  for (int j = 1; j <= n_; ++j) cdf[j] = cdf[j - 1] + post[j];
+  int best_first = 1, best_last = 1;
+  double best_mass = -1;
+  for (int first = 1; first <= n_;) {
+    int last = first;
+    while (last < n_ && IsUnbuildable(last)) ++last;
+    const double mass = cdf[last] - cdf[first - 1];
+    if (mass > best_mass) {
+      best_mass = mass;
+      best_first = first;
+      best_last = last;
+    }
+    first = last + 1;
+  }
+  out.first = best_first;
+  out.last = best_last;
+  out.probability = best_mass;
+  {
+    std::vector<int> order(n_);
+    for (int j = 1; j <= n_; ++j) order[j - 1] = j;
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return post[a] > post[b]; });
+    double acc = 0;
+    for (int j : order) {
+      out.credible_set.push_back(j);
+      acc += post[j];
+      if (acc >= options_.target_probability) break;
+    }
+    std::sort(out.credible_set.begin(), out.credible_set.end());
+  }
+  const std::string credible =
+      fmt::format("{} commit(s) hold {:.0f}% of the probability", out.credible_set.size(),
+                  100 * options_.target_probability);
+
+  // 3. Verify a block that holds the target: its last commit against the nearest buildable
+  // parent, fresh pairs, by the verdict rule.
+  if (best_mass >= options_.target_probability) {
+    const int culprit = best_last, parent = best_first - 1;
+    const VerdictMemo& v = LookVerdict(verify_memo_, culprit, parent, /*verification=*/true);
+    const int have = v.pairs;
+    if (have >= options_.verify_pairs_min) {
+      if (v.has_shift) {
+        out.log_ratio = v.estimate;
+        out.log_ratio_low = v.low;
+        out.log_ratio_high = v.high;
+        out.verification_pairs = have;
+      }
+      if (v.verdict == kEffect) {
+        out.verified = true;
+        const bool range = best_first != best_last;
+        return finish(
+            range ? SearchOutcome::Kind::kRange : SearchOutcome::Kind::kCulprit,
+            range ? fmt::format("the first bad commit is among {}..{} ({:.1f}%); "
+                                "{}..{} could not be built; {} vs {}: {}",
+                                best_first, best_last, 100 * best_mass, best_first, best_last - 1,
+                                culprit, parent, RatioText(v.estimate, v.low, v.high, v.pairs))
+                  : fmt::format("commit {} is the first bad commit ({:.1f}%), "
+                                "verified against its parent: {}",
+                                culprit, 100 * best_mass,
+                                RatioText(v.estimate, v.low, v.high, v.pairs)));
+      }
+      if (v.verdict != kUndecided || have >= options_.verify_pairs_max) {
+        return finish(SearchOutcome::Kind::kInconclusive,
+                      fmt::format("the search points at {} ({:.1f}%) but {} vs its parent {} "
+                                  "is not an EFFECT ({}); {}",
+                                  culprit, 100 * best_mass, culprit, parent,
+                                  RatioText(v.estimate, v.low, v.high, v.pairs), credible));
+      }
+    }
+    if (budget <= 0) {
+      return finish(
+          SearchOutcome::Kind::kInconclusive,
+          fmt::format("the pair budget ran out while verifying {}; {}", culprit, credible));
+    }
+    const int want = have < options_.verify_pairs_min ? options_.verify_pairs_min - have
+                                                      : NextLook(options_, have) - have;
+    dec.action = {Action::Kind::kVerify, culprit, parent, std::min(want, budget)};
+    return dec;
+  }
+
+  // 4. Search: keep measuring the current candidate until its side is decisive, else pick
+  // the buildable commit that splits the posterior most evenly (nearest the median).
+  if (budget <= 0) {
+    return finish(SearchOutcome::Kind::kInconclusive,
+                  fmt::format("the pair budget ({}) ran out; {}", max_pairs(), credible));
+  }
+  const double step_threshold = std::log(options_.step_odds);
+  auto decisive = [&](int c) {
+    const double p = std::clamp(cdf[c], 1e-300, 1.0);
+    const double q = std::clamp(1 - cdf[c], 1e-300, 1.0);
+    return std::abs(std::log(p) - std::log(q)) >= step_threshold;
+  };
+  if (!observations_.empty()) {
+    const Observation& last = observations_.back();
+    const int c = last.commit;
+    if (!last.verification && c < n_) {
+      int step_pairs = 0;
+      for (auto it = observations_.rbegin(); it != observations_.rend(); ++it) {
+        if (it->verification || it->commit != c) break;
+        step_pairs += static_cast<int>(it->d.size());
+      }
+      if (step_pairs < options_.max_pairs_per_step && !decisive(c)) {
+        const int want =
+            std::min(options_.pairs_per_batch, options_.max_pairs_per_step - step_pairs);
+        dec.action = {Action::Kind::kMeasure, c, 0, std::min(want, budget)};
+        return dec;
+      }
+    }
+  }
+  const bool may_build = builds_used() < max_builds();
+  int best = -1, best_cheap = -1;
+  double best_balance = 0, cheap_balance = 0;
+  for (int c = 1; c < n_; ++c) {
+    if (IsUnbuildable(c)) continue;
+    const bool built = IsBuilt(c);
+    if (!built && !may_build) continue;
+    const double balance = std::min(cdf[c], 1 - cdf[c]);
+    if (balance > best_balance) {
+      best_balance = balance;
+      best = c;
+    }
+    if ((built || std::binary_search(cached_.begin(), cached_.end(), c)) &&
+        balance > cheap_balance) {
+      cheap_balance = balance;
+      best_cheap = c;
+    }
+  }
+  // A commit that costs no build is worth a slightly less even split: 0.8 of the best
+  // balance loses at most a few percent of a bit of information.
+  if (best_cheap >= 0 && cheap_balance >= 0.8 * best_balance) best = best_cheap;
+  if (best < 0 || best_balance < 1e-9) {
+    return finish(
+        SearchOutcome::Kind::kInconclusive,
+        fmt::format("no commit left to build{} can separate the remaining "
+                    "hypotheses; {}",
+                    may_build ? "" : fmt::format(" within the budget of {} builds", max_builds()),
+                    credible));
+  }
+  dec.action = {Action::Kind::kMeasure, best, 0, std::min(options_.pairs_per_batch, budget)};
+  return dec;
+}
+
+Action BisectSearch::Next() const { return Decide().action; }
+
+SearchOutcome BisectSearch::Result() const {
+  Decision dec = Decide();
+  if (dec.action.kind != Action::Kind::kDone) {
+    dec.outcome.kind = SearchOutcome::Kind::kInProgress;
+    dec.outcome.reason = "the search is not finished";
+  }
+  return dec.outcome;
+}
+
+std::string BisectSearch::ToJson() const {
+  nlohmann::json j;
+  j["schema"] = kSchema;
+  j["n_commits"] = n_;
+  const SearchOptions& o = options_;
+  j["options"] = {{"target_probability", o.target_probability},
+                  {"max_builds", o.max_builds},
+                  {"max_pairs", o.max_pairs},
+                  {"pairs_per_batch", o.pairs_per_batch},
+                  {"max_pairs_per_step", o.max_pairs_per_step},
+                  {"step_odds", o.step_odds},
+                  {"verify_pairs_min", o.verify_pairs_min},
+                  {"verify_pairs_max", o.verify_pairs_max},
+                  {"band", o.band},
+                  {"confidence", o.confidence},
+                  {"confirm_endpoints", o.confirm_endpoints}};
+  j["unbuildable"] = unbuildable_;
+  j["cached"] = cached_;
+  nlohmann::json obs = nlohmann::json::array();
+  for (const Observation& ob : observations_) {
+    obs.push_back({{"commit", ob.commit},
+                   {"baseline", ob.baseline},
+                   {"kind", ob.verification ? "verify" : "measure"},
+                   {"d", ob.d}});
+  }
+  j["observations"] = std::move(obs);
+  return j.dump(1) + "\n";
+}
+
+culprit::Result<BisectSearch> BisectSearch::FromJson(std::string_view text) {
+  const std::string hint =
+      "the bisect state file is damaged or from another version; `culprit bisect reset` "
+      "starts the bisect over";
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) {
+    return Error("the bisect state is not valid JSON").WithHint(hint);
+  }
+  if (!j.contains("schema") || !j["schema"].is_string()) {
+    return Error("the bisect state has no schema").WithHint(hint);
+  }
+  if (j["schema"].get<std::string>() != kSchema) {
+    return Error(fmt::format("the bisect state has schema '{}', this culprit reads '{}'",
+                             j["schema"].get<std::string>(), kSchema))
+        .WithHint(hint);
+  }
+  // Reading with value() keeps going on a missing key; type errors are caught by the
+  // checks below rather than thrown.
+  auto bad = [&](std::string_view what) {
+    return Error(fmt::format("the bisect state has an invalid '{}'", what)).WithHint(hint);
+  };
+  if (!j.contains("n_commits") || !j["n_commits"].is_number_integer() ||
+      j["n_commits"].get<int>() < 1) {
+    return bad("n_commits");
+  }
+  const int n = j["n_commits"].get<int>();
+  SearchOptions o;
+  if (!j.contains("options") || !j["options"].is_object()) return bad("options");
+  const nlohmann::json& jo = j["options"];
+  auto read_double = [&](const char* key, double& field) {
+    if (!jo.contains(key)) return true;
+    if (!jo[key].is_number()) return false;
+    field = jo[key].get<double>();
+    return true;
+  };
+  auto read_int = [&](const char* key, int& field) {
+    if (!jo.contains(key)) return true;
+    if (!jo[key].is_number_integer()) return false;
+    field = jo[key].get<int>();
+    return true;
+  };
+  if (!read_double("target_probability", o.target_probability)) return bad("target_probability");
+  if (!read_int("max_builds", o.max_builds)) return bad("max_builds");
+  if (!read_int("max_pairs", o.max_pairs)) return bad("max_pairs");
+  if (!read_int("pairs_per_batch", o.pairs_per_batch) || o.pairs_per_batch < 1)
+    return bad("pairs_per_batch");
+  if (!read_int("max_pairs_per_step", o.max_pairs_per_step) || o.max_pairs_per_step < 1)
+    return bad("max_pairs_per_step");
+  if (!read_double("step_odds", o.step_odds) || o.step_odds <= 1) return bad("step_odds");
+  if (!read_int("verify_pairs_min", o.verify_pairs_min) || o.verify_pairs_min < 1)
+    return bad("verify_pairs_min");
+  if (!read_int("verify_pairs_max", o.verify_pairs_max) || o.verify_pairs_max < o.verify_pairs_min)
+    return bad("verify_pairs_max");
+  if (!read_double("band", o.band) || o.band < 0) return bad("band");
+  if (!read_double("confidence", o.confidence) || o.confidence <= 0 || o.confidence >= 1)
+    return bad("confidence");
+  if (jo.contains("confirm_endpoints")) {
+    if (!jo["confirm_endpoints"].is_boolean()) return bad("confirm_endpoints");
+    o.confirm_endpoints = jo["confirm_endpoints"].get<bool>();
+  }
+  if (!(o.target_probability > 0 && o.target_probability < 1)) return bad("target_probability");
+
+  BisectSearch search(n, o);
+  for (const char* key : {"unbuildable", "cached"}) {
+    if (!j.contains(key)) continue;
+    if (!j[key].is_array()) return bad(key);
+    for (const nlohmann::json& c : j[key]) {
+      if (!c.is_number_integer() || c.get<int>() < 0 || c.get<int>() > n) return bad(key);
+      if (std::string_view(key) == "cached") {
+        search.MarkCached(c.get<int>());
+      } else {
+        search.MarkUnbuildable(c.get<int>());
+      }
+    }
+  }
+  if (!j.contains("observations") || !j["observations"].is_array()) return bad("observations");
+  for (const nlohmann::json& ob : j["observations"]) {
+    if (!ob.is_object() || !ob.contains("commit") || !ob["commit"].is_number_integer() ||
+        !ob.contains("baseline") || !ob["baseline"].is_number_integer() || !ob.contains("d") ||
+        !ob["d"].is_array() || !ob.contains("kind") || !ob["kind"].is_string()) {
+      return bad("observations");
+    }
+    Observation parsed;
+    parsed.commit = ob["commit"].get<int>();
+    parsed.baseline = ob["baseline"].get<int>();
+    const std::string kind = ob["kind"].get<std::string>();
+    if (kind != "measure" && kind != "verify") return bad("observations.kind");
+    parsed.verification = kind == "verify";
+    if (parsed.baseline < 0 || parsed.baseline >= parsed.commit || parsed.commit > n ||
+        (!parsed.verification && parsed.baseline != 0)) {
+      return bad("observations.commit");
+    }
+    for (const nlohmann::json& x : ob["d"]) {
+      if (!x.is_number() || !std::isfinite(x.get<double>())) return bad("observations.d");
+      parsed.d.push_back(x.get<double>());
+    }
+    search.observations_.push_back(std::move(parsed));
+  }
+  return search;
+}
+
+}  // namespace culprit

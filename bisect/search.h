@@ -1,0 +1,173 @@
+#pragma once
+
+// The noise-aware bisect search: pure decision logic over observations. The
+// driver (the real bisect runner, or the simulator) asks Next() what to do,
+// measures, and feeds the pairs back; nothing here measures, builds or sleeps.
+// The state is the range, the build facts (unbuildable, cached) and every
+// observation in order; everything else — the posterior, the effect and noise
+// estimates, the next action, the outcome — is recomputed from it, so a search
+// restored with FromJson continues exactly as the interrupted one would have.
+//
+// Commits are indexed 0..N: 0 = the known-good commit, N = the known-bad one;
+// the driver maps indices to commit ids (first-parent order). Regressions are
+// slowdowns: d > 0 means slower. For a speed-up the driver flips the sign of d.
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/result.h"
+#include "bisect/search_model.h"
+
+namespace culprit {
+
+struct SearchOptions {
+  /// Stop searching when one hypothesis (or block of hypotheses that unbuildable commits
+  /// make indistinguishable) holds at least this posterior probability, then verify it.
+  double target_probability = 0.99;
+  /// Build attempts allowed for commits strictly between the endpoints (unbuildable ones
+  /// count: the attempt was made). 0: ceil(log2 N) + 8.
+  int max_builds = 0;
+  /// Pairs allowed in total (endpoints, search and verification). 0: automatic, generous:
+  /// 80 per allowed build plus the endpoint and verification maxima.
+  int max_pairs = 0;
+  /// Pairs asked for at a time while searching.
+  int pairs_per_batch = 5;
+  /// A search step measures one candidate until its side is decisive or it has this many
+  /// pairs; then the candidate is chosen afresh (possibly the same commit again).
+  int max_pairs_per_step = 60;
+  /// A step is decisive when the posterior odds of "the first bad commit is at or before the
+  /// candidate" against "after it" exceed this (either way).
+  double step_odds = 99;
+  /// Sequential looks of the endpoint confirmation and of the verification happen at
+  /// verify_pairs_min, doubling up to verify_pairs_max (10, 20, 40, 80, 160, 320; see
+  /// LookSchedule), with O'Brien–Fleming alpha spending across the looks (SpendAlpha).
+  int verify_pairs_min = 10;
+  int verify_pairs_max = 320;
+  /// Reproducibility band b: the verdict rule's τ = ln(1 + b).
+  double band = 0.05;
+  /// Overall confidence of a sequential verdict, spent across its looks.
+  double confidence = 0.95;
+  /// When true and no pairs of N vs 0 exist, Next() asks for them first and the search
+  /// starts only once they are an EFFECT (a driver that confirmed the endpoints itself
+  /// feeds its pairs with AddObservation(N, ...) and the search proceeds at once).
+  bool confirm_endpoints = true;
+};
+
+/// What the driver should do next.
+struct Action {
+  enum class Kind {
+    kMeasure,  ///< Measure `pairs` more pairs of `commit` against `baseline` (the good build, 0).
+    kVerify,   ///< Measure `pairs` fresh pairs of `commit` (the culprit) against `baseline`
+               ///< (its nearest buildable parent); feed them with AddVerification.
+    kDone,     ///< Stop; Result() says what was found.
+  };
+  Kind kind = Kind::kDone;
+  int commit = -1;
+  int baseline = 0;
+  int pairs = 0;
+  friend bool operator==(const Action&, const Action&) = default;
+};
+
+/// The search's answer (or where it stands).
+struct SearchOutcome {
+  enum class Kind {
+    kInProgress,       ///< Next() is not kDone yet.
+    kCulprit,          ///< `first` == `last` is the first bad commit, verified against its parent.
+    kRange,            ///< The first bad commit is in first..last; first..last-1 are unbuildable.
+    kInconclusive,     ///< Budgets ran out or verification failed; see credible_set and reason.
+    kNotReproducible,  ///< The endpoints are not an EFFECT here; there is nothing to bisect.
+  };
+  Kind kind = Kind::kInProgress;
+  int first = -1;
+  int last = -1;
+  /// Posterior probability of first..last (or of the best block when inconclusive).
+  double probability = 0;
+  /// Smallest set of hypotheses holding at least the target probability, ascending.
+  std::vector<int> credible_set;
+  bool verified = false;
+  /// Verification (or endpoint) ratio estimate and interval, as log-ratios; valid when
+  /// verification_pairs > 0.
+  double log_ratio = 0, log_ratio_low = 0, log_ratio_high = 0;
+  int verification_pairs = 0;
+  /// One or two sentences for the user: why this outcome.
+  std::string reason;
+};
+
+class BisectSearch {
+ public:
+  /// A search over commits 0..n_commits; n_commits >= 1 (FromJson checks it; the
+  /// constructor asserts).
+  BisectSearch(int n_commits, SearchOptions options = {});
+
+  /// The commit failed to build: it is never chosen again, and a culprit next to it is
+  /// reported as a range. Ignored for the endpoints.
+  void MarkUnbuildable(int commit);
+  /// The commit's build is in the cache: preferred when several candidates split the
+  /// posterior about as well.
+  void MarkCached(int commit);
+  /// Pairs of `commit` against the good build (the pairs of an endpoint confirmation are
+  /// observations of commit N). Empty spans are ignored.
+  void AddObservation(int commit, std::span<const double> d);
+  /// Pairs asked for by a kVerify action (the action's commit against its baseline).
+  void AddVerification(int commit, int baseline, std::span<const double> d);
+
+  /// What to do next. Pure: depends only on the state.
+  Action Next() const;
+  /// The answer, or kInProgress while Next() is not kDone.
+  SearchOutcome Result() const;
+
+  /// Posterior over "first bad commit is j"; size N + 1, element 0 unused (0).
+  std::vector<double> Posterior() const { return Fit().posterior; }
+  /// δ and s (log scale) re-estimated from all observations.
+  double EffectEstimate() const { return Fit().effect; }
+  double NoiseEstimate() const { return Fit().noise; }
+
+  int n_commits() const { return n_; }
+  const SearchOptions& options() const { return options_; }
+  const std::vector<Observation>& observations() const { return observations_; }
+  const std::vector<int>& unbuildable() const { return unbuildable_; }
+  /// Build attempts for commits strictly between the endpoints (measured or unbuildable).
+  int builds_used() const;
+  /// Pairs measured, all kinds.
+  int pairs_used() const;
+  /// The options with automatic budgets resolved.
+  int max_builds() const;
+  int max_pairs() const;
+
+  /// The whole state as JSON (schema "culprit.bisect-search/v1"); doubles round-trip exactly.
+  std::string ToJson() const;
+  /// Restores a state written by ToJson. Errors name what is wrong with the text.
+  static culprit::Result<BisectSearch> FromJson(std::string_view json);
+
+ private:
+  struct Decision {
+    Action action;
+    SearchOutcome outcome;
+  };
+  /// A sequential verdict, remembered by the number of pairs it was computed from: the
+  /// state only grows, so that count identifies the pairs, and the signed-rank interval
+  /// (O(n²)) is not recomputed on every call.
+  struct VerdictMemo {
+    int culprit = -1, parent = -1, pairs = -1;
+    int verdict = 0;
+    bool has_shift = false;
+    double estimate = 0, low = 0, high = 0;
+  };
+  ModelFit Fit() const;
+  Decision Decide() const;
+  const VerdictMemo& LookVerdict(VerdictMemo& memo, int culprit, int parent,
+                                 bool verification) const;
+  bool IsUnbuildable(int commit) const;
+  bool IsBuilt(int commit) const;
+
+  int n_;
+  SearchOptions options_;
+  std::vector<int> unbuildable_;  // sorted
+  std::vector<int> cached_;       // sorted
+  std::vector<Observation> observations_;
+  mutable VerdictMemo endpoint_memo_, verify_memo_;
+};
+
+}  // namespace culprit

@@ -1,0 +1,161 @@
+#include "bisect/search_model.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+
+namespace culprit {
+namespace {
+
+// A floor on the noise scale: scripted or quantised timings can make every d of a batch
+// identical, and a zero scale would make one pair infinitely decisive.
+constexpr double kMinNoise = 1e-3;
+constexpr int kMaxIterations = 30;
+constexpr double kTolerance = 1e-8;
+
+double MedianOf(std::vector<double> v) {
+  if (v.empty()) return 0;
+  const size_t mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + mid, v.end());
+  double m = v[mid];
+  if (v.size() % 2 == 0) m = (m + *std::max_element(v.begin(), v.begin() + mid)) / 2;
+  return m;
+}
+
+// Robust starting scale: the spread of each batch around its own median, pooled. Batch
+// medians absorb the unknown location, so this needs no guess of which batches are bad.
+double InitialNoise(std::span<const Observation> observations) {
+  std::vector<double> residuals;
+  for (const Observation& o : observations) {
+    if (o.d.size() < 2) continue;
+    const double m = MedianOf(o.d);
+    for (double x : o.d) residuals.push_back(std::abs(x - m));
+  }
+  if (residuals.empty()) {
+    for (const Observation& o : observations)
+      for (double x : o.d) residuals.push_back(std::abs(x));
+  }
+  return std::max(kMinNoise, 1.4826 * MedianOf(std::move(residuals)));
+}
+
+// Log-likelihood ratio "bad" vs "good" of one batch: the normalising terms of the two
+// Student-t densities are equal and cancel.
+double LogLikelihoodRatio(const Observation& o, double effect, double noise) {
+  const double scale = kStudentDof * noise * noise;
+  double sum = 0;
+  for (double x : o.d) {
+    const double rb = x - effect;
+    sum += std::log1p(x * x / scale) - std::log1p(rb * rb / scale);
+  }
+  return 0.5 * (kStudentDof + 1) * sum;
+}
+
+std::vector<double> PosteriorUnder(int n, std::span<const Observation> observations, double effect,
+                                   double noise) {
+  // Hypothesis j gains an observation's log-likelihood ratio exactly when
+  // baseline < j <= commit: a range update, done with a difference array.
+  std::vector<double> delta(n + 2, 0.0);
+  for (const Observation& o : observations) {
+    const double llr = LogLikelihoodRatio(o, effect, noise);
+    delta[o.baseline + 1] += llr;
+    delta[o.commit + 1] -= llr;
+  }
+  std::vector<double> log_post(n + 1, 0.0);
+  double running = 0;
+  double top = -INFINITY;
+  for (int j = 1; j <= n; ++j) {
+    running += delta[j];
+    log_post[j] = running;
+    top = std::max(top, running);
+  }
+  std::vector<double> post(n + 1, 0.0);
+  double total = 0;
+  for (int j = 1; j <= n; ++j) {
+    post[j] = std::exp(log_post[j] - top);
+    total += post[j];
+  }
+  for (int j = 1; j <= n; ++j) post[j] /= total;
+  return post;
+}
+
+}  // namespace
+
+ModelFit FitSearchModel(int n, std::span<const Observation> observations) {
+  assert(n >= 1);
+  ModelFit fit;
+  fit.posterior.assign(n + 1, 1.0 / n);
+  fit.posterior[0] = 0;
+  size_t count = 0;
+  for (const Observation& o : observations) {
+    assert(0 <= o.baseline && o.baseline < o.commit && o.commit <= n);
+    count += o.d.size();
+  }
+  if (count == 0) return fit;
+
+  // Start δ from the pairs that are bad under every hypothesis (commit N against the good
+  // build). Starting from a uniform posterior instead would average in every good
+  // candidate's pairs, and from such a small δ EM can settle on the useless fixed point
+  // δ ≈ 0 where nothing discriminates and the posterior stays flat.
+  double noise = InitialNoise(observations);
+  std::vector<double> endpoint;
+  for (const Observation& o : observations) {
+    if (o.commit == n && o.baseline == 0) endpoint.insert(endpoint.end(), o.d.begin(), o.d.end());
+  }
+  double effect = 0;
+  if (!endpoint.empty()) {
+    effect = MedianOf(std::move(endpoint));
+  } else {
+    double num = 0, den = 0;
+    for (const Observation& o : observations) {
+      const double q = static_cast<double>(o.commit - o.baseline) / n;
+      for (double x : o.d) num += q * x;
+      den += q * static_cast<double>(o.d.size());
+    }
+    effect = num / den;
+  }
+  fit.posterior = PosteriorUnder(n, observations, effect, noise);
+  std::vector<double> cdf(n + 1, 0.0);
+  for (int iteration = 0; iteration < kMaxIterations; ++iteration) {
+    double acc = 0;
+    for (int j = 0; j <= n; ++j) {
+      acc += fit.posterior[j];
+      cdf[j] = acc;
+    }
+    // M-step (ECM): the Student-t location δ and the common scale s, each pair weighted by
+    // q, the posterior probability that its batch compared a bad commit with a good one,
+    // and by the usual t weight, which shrinks outliers.
+    const double var = noise * noise;
+    double num = 0, den = 0;
+    for (const Observation& o : observations) {
+      const double q = std::clamp(cdf[o.commit] - cdf[o.baseline], 0.0, 1.0);
+      for (double x : o.d) {
+        const double rb = x - effect;
+        const double ub = (kStudentDof + 1) / (kStudentDof + rb * rb / var);
+        num += q * ub * x;
+        den += q * ub;
+      }
+    }
+    const double new_effect = den > 0 ? num / den : effect;
+    double ss = 0;
+    for (const Observation& o : observations) {
+      const double q = std::clamp(cdf[o.commit] - cdf[o.baseline], 0.0, 1.0);
+      for (double x : o.d) {
+        const double rb = x - new_effect;
+        const double ub = (kStudentDof + 1) / (kStudentDof + rb * rb / var);
+        const double ug = (kStudentDof + 1) / (kStudentDof + x * x / var);
+        ss += q * ub * rb * rb + (1 - q) * ug * x * x;
+      }
+    }
+    const double new_noise = std::max(kMinNoise, std::sqrt(ss / static_cast<double>(count)));
+    const double change = std::abs(new_effect - effect) + std::abs(new_noise - noise);
+    effect = new_effect;
+    noise = new_noise;
+    fit.posterior = PosteriorUnder(n, observations, effect, noise);
+    if (change < kTolerance) break;
+  }
+  fit.effect = effect;
+  fit.noise = noise;
+  return fit;
+}
+
+}  // namespace culprit

@@ -1,0 +1,304 @@
+#include "bisect/search.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <vector>
+
+namespace culprit {
+namespace {
+
+// A scripted world: commit c has true log-ratio `effect` against the good build when
+// c >= first_bad, 0 otherwise, plus a fixed cycle of small offsets (no randomness), so
+// every batch is known in advance. `misleading` replaces the first batch measured of a
+// commit with the given values.
+class ScriptedWorld {
+ public:
+  ScriptedWorld(int first_bad, double effect, double noise_scale = 1)
+      : first_bad_(first_bad), effect_(effect), noise_scale_(noise_scale) {}
+
+  std::vector<double> Pairs(int commit, int baseline, int count) {
+    std::vector<double> d;
+    auto it = misleading_.find(commit);
+    if (it != misleading_.end() && baseline == 0) {
+      d = it->second;
+      d.resize(count, d.back());
+      misleading_.erase(it);
+      ++misleading_delivered_;
+      return d;
+    }
+    const double mean = Level(commit) - Level(baseline);
+    for (int i = 0; i < count; ++i)
+      d.push_back(mean + noise_scale_ * kOffsets[next_++ % kOffsets.size()]);
+    return d;
+  }
+  void Mislead(int commit, std::vector<double> d) { misleading_[commit] = std::move(d); }
+  int misleading_delivered() const { return misleading_delivered_; }
+  std::vector<int> unbuildable;
+
+ private:
+  double Level(int commit) const { return commit >= first_bad_ ? effect_ : 0; }
+  static constexpr std::array<double, 7> kOffsets = {0.03, -0.02, 0.01, -0.04, 0.02, 0.0, -0.01};
+  int first_bad_;
+  double effect_;
+  double noise_scale_;
+  size_t next_ = 0;
+  std::map<int, std::vector<double>> misleading_;
+  int misleading_delivered_ = 0;
+};
+
+// Carries out one action; returns false when the search is done.
+bool Step(BisectSearch& search, ScriptedWorld& world, std::vector<Action>* log) {
+  const Action a = search.Next();
+  if (log) log->push_back(a);
+  if (a.kind == Action::Kind::kDone) return false;
+  EXPECT_GT(a.pairs, 0);
+  if (std::count(world.unbuildable.begin(), world.unbuildable.end(), a.commit)) {
+    search.MarkUnbuildable(a.commit);
+    return true;
+  }
+  const std::vector<double> d = world.Pairs(a.commit, a.baseline, a.pairs);
+  if (a.kind == Action::Kind::kVerify) {
+    search.AddVerification(a.commit, a.baseline, d);
+  } else {
+    EXPECT_EQ(a.baseline, 0);
+    search.AddObservation(a.commit, d);
+  }
+  return true;
+}
+
+void RunToEnd(BisectSearch& search, ScriptedWorld& world, std::vector<Action>* log = nullptr) {
+  for (int i = 0; i < 10000 && Step(search, world, log); ++i) {
+  }
+  ASSERT_EQ(search.Next().kind, Action::Kind::kDone);
+}
+
+TEST(BisectSearchTest, FindsAndVerifiesTheCulprit) {
+  ScriptedWorld world(13, 0.20);
+  BisectSearch search(20);
+  RunToEnd(search, world);
+  const SearchOutcome out = search.Result();
+  EXPECT_EQ(out.kind, SearchOutcome::Kind::kCulprit) << out.reason;
+  EXPECT_EQ(out.first, 13);
+  EXPECT_EQ(out.last, 13);
+  EXPECT_TRUE(out.verified);
+  EXPECT_GE(out.probability, 0.99);
+  EXPECT_EQ(out.credible_set, std::vector<int>{13});
+  EXPECT_GT(out.log_ratio_low, std::log1p(0.05));
+  // ceil(log2 20) = 5 candidates suffice when every step is decisive.
+  EXPECT_LE(search.builds_used(), 5 + 2);
+  // The effect is re-estimated from all pairs: close to the scripted 0.20.
+  EXPECT_NEAR(search.EffectEstimate(), 0.20, 0.02);
+}
+
+TEST(BisectSearchTest, FirstActionConfirmsTheEndpoints) {
+  BisectSearch search(50);
+  const Action a = search.Next();
+  EXPECT_EQ(a.kind, Action::Kind::kMeasure);
+  EXPECT_EQ(a.commit, 50);
+  EXPECT_EQ(a.baseline, 0);
+  EXPECT_EQ(a.pairs, SearchOptions{}.verify_pairs_min);
+  EXPECT_EQ(search.Result().kind, SearchOutcome::Kind::kInProgress);
+}
+
+TEST(BisectSearchTest, RecoversFromAMisleadingEarlyBatch) {
+  ScriptedWorld world(13, 0.20);
+  // The first candidate of 0..20 is the median, 10, which is good; its first batch is
+  // scripted to look clearly bad.
+  world.Mislead(10, {0.21, 0.19, 0.22, 0.18, 0.20});
+  BisectSearch search(20);
+  std::vector<Action> log;
+  RunToEnd(search, world, &log);
+  ASSERT_EQ(world.misleading_delivered(), 1);
+  const SearchOutcome out = search.Result();
+  EXPECT_EQ(out.kind, SearchOutcome::Kind::kCulprit) << out.reason;
+  EXPECT_EQ(out.first, 13);
+  EXPECT_TRUE(out.verified);
+  // The misleading batch first led the search to the wrong answer 10; its verification
+  // against 9 showed no effect, and those pairs, folded back in, moved the search on.
+  const auto wrong_verify = std::find_if(log.begin(), log.end(), [](const Action& a) {
+    return a.kind == Action::Kind::kVerify && a.commit == 10 && a.baseline == 9;
+  });
+  const auto right_verify = std::find_if(log.begin(), log.end(), [](const Action& a) {
+    return a.kind == Action::Kind::kVerify && a.commit == 13;
+  });
+  EXPECT_NE(wrong_verify, log.end());
+  EXPECT_LT(wrong_verify, right_verify);
+}
+
+TEST(BisectSearchTest, UnbuildableNeighboursGiveARange) {
+  ScriptedWorld world(13, 0.20);
+  world.unbuildable = {11, 12};
+  BisectSearch search(20);
+  RunToEnd(search, world);
+  const SearchOutcome out = search.Result();
+  EXPECT_EQ(out.kind, SearchOutcome::Kind::kRange) << out.reason;
+  EXPECT_EQ(out.first, 11);
+  EXPECT_EQ(out.last, 13);
+  EXPECT_TRUE(out.verified);
+  EXPECT_GE(out.probability, 0.99);
+  EXPECT_EQ(search.unbuildable(), (std::vector<int>{11, 12}));
+  // Verification measured 13 against its nearest buildable parent, 10.
+  const auto& obs = search.observations();
+  EXPECT_TRUE(std::any_of(obs.begin(), obs.end(), [](const Observation& o) {
+    return o.verification && o.commit == 13 && o.baseline == 10;
+  }));
+}
+
+TEST(BisectSearchTest, UnbuildableCommitsAwayFromTheCulpritAreSkipped) {
+  ScriptedWorld world(13, 0.20);
+  world.unbuildable = {10, 5};
+  BisectSearch search(20);
+  RunToEnd(search, world);
+  const SearchOutcome out = search.Result();
+  EXPECT_EQ(out.kind, SearchOutcome::Kind::kCulprit) << out.reason;
+  EXPECT_EQ(out.first, 13);
+}
+
+TEST(BisectSearchTest, BuildBudgetExhaustedIsInconclusiveWithACredibleSet) {
+  ScriptedWorld world(37, 0.20);
+  SearchOptions options;
+  options.max_builds = 2;
+  BisectSearch search(64, options);
+  RunToEnd(search, world);
+  const SearchOutcome out = search.Result();
+  EXPECT_EQ(out.kind, SearchOutcome::Kind::kInconclusive);
+  EXPECT_EQ(search.builds_used(), 2);
+  EXPECT_NE(out.reason.find("2 builds"), std::string::npos) << out.reason;
+  // Two decisive splits of 64 commits leave a quarter of them.
+  ASSERT_FALSE(out.credible_set.empty());
+  EXPECT_GT(out.credible_set.size(), 1u);
+  EXPECT_LE(out.credible_set.size(), 16u);
+  EXPECT_TRUE(std::binary_search(out.credible_set.begin(), out.credible_set.end(), 37));
+}
+
+TEST(BisectSearchTest, PairBudgetExhaustedIsInconclusiveWithACredibleSet) {
+  // Noise as large as the effect: one step needs many pairs, and 60 are not enough.
+  ScriptedWorld world(9, 0.20, 8.0);
+  SearchOptions options;
+  options.max_pairs = 60;
+  options.confirm_endpoints = false;
+  BisectSearch search(16, options);
+  std::vector<double> ends = {0.5, -0.1, 0.3, 0.0, 0.4, 0.1, 0.25, 0.05};
+  search.AddObservation(16, ends);
+  RunToEnd(search, world);
+  const SearchOutcome out = search.Result();
+  EXPECT_EQ(out.kind, SearchOutcome::Kind::kInconclusive);
+  EXPECT_LE(search.pairs_used(), 60);
+  EXPECT_NE(out.reason.find("pair budget"), std::string::npos) << out.reason;
+  EXPECT_GT(out.credible_set.size(), 1u);
+}
+
+TEST(BisectSearchTest, EndpointsWithoutAnEffectAreNotBisected) {
+  ScriptedWorld world(5, 0.0);  // no regression at all
+  BisectSearch search(10);
+  RunToEnd(search, world);
+  const SearchOutcome out = search.Result();
+  EXPECT_EQ(out.kind, SearchOutcome::Kind::kNotReproducible) << out.reason;
+  EXPECT_EQ(search.builds_used(), 0);
+  EXPECT_NE(out.reason.find("not reproducible"), std::string::npos);
+}
+
+TEST(BisectSearchTest, ASpeedUpIsNotARegression) {
+  ScriptedWorld world(5, -0.3);
+  BisectSearch search(10);
+  RunToEnd(search, world);
+  const SearchOutcome out = search.Result();
+  EXPECT_EQ(out.kind, SearchOutcome::Kind::kNotReproducible);
+  EXPECT_NE(out.reason.find("faster"), std::string::npos) << out.reason;
+}
+
+TEST(BisectSearchTest, OneAndTwoCommitRanges) {
+  for (int n : {1, 2}) {
+    for (int first_bad = 1; first_bad <= n; ++first_bad) {
+      ScriptedWorld world(first_bad, 0.2);
+      BisectSearch search(n);
+      RunToEnd(search, world);
+      const SearchOutcome out = search.Result();
+      EXPECT_EQ(out.kind, SearchOutcome::Kind::kCulprit) << n << " " << out.reason;
+      EXPECT_EQ(out.first, first_bad);
+      EXPECT_LE(search.builds_used(), n - 1);
+    }
+  }
+}
+
+TEST(BisectSearchTest, ResumeFromSavedStateContinuesIdentically) {
+  SearchOptions options;
+  options.pairs_per_batch = 2;
+  auto make_world = [] {
+    ScriptedWorld w(29, 0.15, 2.0);
+    w.unbuildable = {20, 30};
+    w.Mislead(25, {0.2, 0.1, 0.15});
+    return w;
+  };
+  ScriptedWorld straight_world = make_world();
+  BisectSearch straight(40, options);
+  straight.MarkCached(7);
+  std::vector<Action> expected;
+  RunToEnd(straight, straight_world, &expected);
+  ASSERT_GT(expected.size(), 10u);
+
+  // Interrupt after every k-th action: save, restore from text, continue.
+  for (size_t k : {size_t{1}, size_t{4}, expected.size() / 2, expected.size() - 2}) {
+    ScriptedWorld world = make_world();
+    BisectSearch search(40, options);
+    search.MarkCached(7);
+    std::vector<Action> actions;
+    for (size_t i = 0; i < k; ++i) ASSERT_TRUE(Step(search, world, &actions));
+    auto restored = BisectSearch::FromJson(search.ToJson());
+    ASSERT_TRUE(restored.ok()) << restored.error().message();
+    EXPECT_EQ(restored->ToJson(), search.ToJson());
+    RunToEnd(*restored, world, &actions);
+    EXPECT_EQ(actions, expected) << "interrupted after " << k;
+    EXPECT_EQ(restored->ToJson(), straight.ToJson());
+    EXPECT_EQ(restored->Result().first, straight.Result().first);
+  }
+}
+
+TEST(BisectSearchTest, FromJsonRejectsDamagedState) {
+  auto not_json = BisectSearch::FromJson("{ not json");
+  ASSERT_FALSE(not_json.ok());
+  EXPECT_NE(not_json.error().message().find("not valid JSON"), std::string::npos);
+  EXPECT_NE(not_json.error().hint().find("bisect reset"), std::string::npos);
+
+  BisectSearch search(10);
+  std::string text = search.ToJson();
+  const auto at = text.find("culprit.bisect-search/v1");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 24, "culprit.bisect-search/v9");
+  auto wrong_schema = BisectSearch::FromJson(text);
+  ASSERT_FALSE(wrong_schema.ok());
+  EXPECT_NE(wrong_schema.error().message().find("v9"), std::string::npos);
+
+  auto bad_commit = BisectSearch::FromJson(
+      R"({"schema":"culprit.bisect-search/v1","n_commits":5,"options":{},)"
+      R"("observations":[{"commit":9,"baseline":0,"kind":"measure","d":[0.1]}]})");
+  ASSERT_FALSE(bad_commit.ok());
+  EXPECT_NE(bad_commit.error().message().find("observations"), std::string::npos);
+}
+
+TEST(BisectSearchTest, PosteriorFollowsTheEvidence) {
+  SearchOptions options;
+  options.confirm_endpoints = false;
+  BisectSearch search(8, options);
+  const std::vector<double> bad = {0.21, 0.18, 0.2, 0.22, 0.19};
+  const std::vector<double> good = {0.01, -0.02, 0.0, 0.02, -0.01};
+  search.AddObservation(8, bad);
+  search.AddObservation(4, good);
+  search.AddObservation(6, bad);
+  const std::vector<double> post = search.Posterior();
+  ASSERT_EQ(post.size(), 9u);
+  EXPECT_EQ(post[0], 0);
+  // Commit 4 good and 6 bad: the first bad commit is 5 or 6.
+  EXPECT_GT(post[5] + post[6], 0.999);
+  EXPECT_NEAR(post[5], post[6], 1e-9);
+  // The next candidate is the one commit that separates them.
+  EXPECT_EQ(search.Next().commit, 5);
+}
+
+}  // namespace
+}  // namespace culprit
