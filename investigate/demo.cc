@@ -21,6 +21,25 @@ class LineBisectReporter : public BisectReporter {
   DemoReporter& reporter_;
 };
 
+// Progress of a long sitting as plain lines, one per look, so the demo shows
+// what it is doing even when its output goes to a file.
+class LookProgress : public SittingProgress {
+ public:
+  explicit LookProgress(DemoReporter& reporter) : reporter_(reporter) {}
+  void OnProgress(int done, int target, std::optional<double> ratio) override {
+    // The target moves on exactly when a look was taken.
+    if (target != target_ && ratio) {
+      reporter_.Line(fmt::format("  look at {} pairs: ratio {:.3f}", done, *ratio));
+    }
+    target_ = target;
+  }
+  void OnPhase(const std::string& phase) override { reporter_.Line("  " + phase); }
+
+ private:
+  DemoReporter& reporter_;
+  int target_ = 0;
+};
+
 std::string ReplaceAll(std::string text, std::string_view from, std::string_view to) {
   for (size_t pos = text.find(from); pos != std::string::npos;
        pos = text.find(from, pos + to.size())) {
@@ -100,7 +119,8 @@ Result<DemoReport> RunDemo(const DemoOptions& options, DemoReporter& reporter) {
       "step 1: the recalibrated parallelism gate is the plausible suspect; force it at {} "
       "(culprit probe --override parallel_gate --rev {} --query {})",
       options.bad, options.bad, options.query));
-  MeasureContext context{*config, **builds, host.get(), nullptr};
+  LookProgress look_progress(reporter);
+  MeasureContext context{*config, **builds, host.get(), &look_progress};
   ProbeRequest probe;
   probe.query = options.query;
   probe.revision = options.bad;
