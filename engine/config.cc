@@ -19,6 +19,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
+constexpr std::string_view kArtifactOpen = "{artifact:";
+
 std::vector<std::string> Strings(std::initializer_list<std::string_view> words) {
   return std::vector<std::string>(words.begin(), words.end());
 }
@@ -106,15 +108,16 @@ class Reader {
                    const std::vector<std::string>& allowed) const {
     for (const auto& [key, node] : table) {
       if (std::find(allowed.begin(), allowed.end(), key.str()) != allowed.end()) continue;
-      std::string where = path.empty() ? "" : fmt::format(" in [{}]", path);
-      // At the top level only sections are valid; a stray `band = 0.1` there is a key.
-      std::string what = !path.empty() ? "key" : node.is_table() ? "section" : "top-level key";
-      if (what == "top-level key") {
+      if (path.empty() && !node.is_table()) {
+        // Only sections are valid at the top level; a stray `band = 0.1` there
+        // usually belongs under a section header.
         return At(key.source(), fmt::format("unknown top-level key '{}': expected a section such "
                                             "as [measure]",
                                             key.str()))
             .WithHint(fmt::format("valid sections: {}", Join(allowed, ", ")));
       }
+      std::string where = path.empty() ? "" : fmt::format(" in [{}]", path);
+      std::string what = path.empty() ? "section" : "key";
       return At(key.source(), fmt::format("unknown {} '{}'{}{}", what, key.str(), where,
                                           DidYouMean(key.str(), allowed)))
           .WithHint(fmt::format("valid {}s{}: {}", what, where, Join(allowed, ", ")));
@@ -134,7 +137,7 @@ class Reader {
     if (node == nullptr) return {};
     const auto* value = node->as_string();
     if (value == nullptr || (!allow_empty && value->get().empty())) {
-      return Expected(*node, Child(path, key), "a non-empty string");
+      return Expected(*node, Child(path, key), allow_empty ? "a string" : "a non-empty string");
     }
     *out = value->get();
     return {};
@@ -190,8 +193,9 @@ class Reader {
                       "a duration string such as \"500ms\", \"60s\", \"20m\" or \"1h\"");
     }
     auto parsed = ParseDuration(value->get());
-    if (!parsed)
+    if (!parsed) {
       return At(*node, fmt::format("{}: {}", Child(path, key), parsed.error().message()));
+    }
     if (parsed->count() <= 0) {
       return At(*node, fmt::format("{}: expected a duration greater than zero, found \"{}\"",
                                    Child(path, key), value->get()));
@@ -283,14 +287,15 @@ class Reader {
     const auto& array = *command_node.as_array();
     for (size_t i = 0; i < array.size(); ++i) {
       const std::string& arg = array.get(i)->as_string()->get();
-      size_t open = arg.find("{artifact:");
+      size_t open = arg.find(kArtifactOpen);
       while (open != std::string::npos) {
         size_t close = arg.find('}', open);
         if (close == std::string::npos) {
           return Expected(*array.get(i), fmt::format("{}[{}]", path, i),
                           "\"{artifact:NAME}\" closed by '}'");
         }
-        std::string name = arg.substr(open + 10, close - open - 10);
+        std::string name =
+            arg.substr(open + kArtifactOpen.size(), close - open - kArtifactOpen.size());
         if (std::find(artifact_names_.begin(), artifact_names_.end(), name) ==
             artifact_names_.end()) {
           std::string known = artifact_names_.empty()
@@ -304,7 +309,7 @@ class Reader {
                                     "path to engine.artifacts",
                                     known));
         }
-        open = arg.find("{artifact:", close);
+        open = arg.find(kArtifactOpen, close);
       }
     }
     return {};
@@ -844,12 +849,13 @@ Status Reader::ReadRecordsAndCache(const toml::table& root, Config* config) cons
 
 std::vector<std::string> ArtifactReferences(std::string_view arg) {
   std::vector<std::string> names;
-  size_t open = arg.find("{artifact:");
+  size_t open = arg.find(kArtifactOpen);
   while (open != std::string_view::npos) {
     size_t close = arg.find('}', open);
     if (close == std::string_view::npos) break;
-    names.emplace_back(arg.substr(open + 10, close - open - 10));
-    open = arg.find("{artifact:", close);
+    names.emplace_back(
+        arg.substr(open + kArtifactOpen.size(), close - open - kArtifactOpen.size()));
+    open = arg.find(kArtifactOpen, close);
   }
   return names;
 }
