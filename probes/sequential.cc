@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <numbers>
 
 #include "probes/statistics.h"
 
@@ -28,7 +29,14 @@ double ObrienFlemingSpent(double alpha, double information_fraction) {
   return 2 * NormalCdf(-z / std::sqrt(information_fraction));
 }
 
-std::vector<double> SpendAlpha(double alpha, std::span<const int> looks) {
+double PocockSpent(double alpha, double information_fraction) {
+  assert(alpha > 0 && alpha < 1);
+  if (information_fraction <= 0) return 0;
+  if (information_fraction >= 1) return alpha;
+  return alpha * std::log1p((std::numbers::e - 1) * information_fraction);
+}
+
+std::vector<double> SpendAlpha(double alpha, std::span<const int> looks, Spending spending) {
   assert(alpha > 0 && alpha < 1);
   std::vector<double> increments;
   if (looks.empty()) return increments;
@@ -39,7 +47,10 @@ std::vector<double> SpendAlpha(double alpha, std::span<const int> looks) {
   double spent = 0;
   for (size_t k = 0; k < looks.size(); ++k) {
     // The last look takes exactly what is left, so the sum is alpha to the bit.
-    double cumulative = k + 1 == looks.size() ? alpha : ObrienFlemingSpent(alpha, looks[k] / total);
+    double t = looks[k] / total;
+    double cumulative = k + 1 == looks.size()           ? alpha
+                        : spending == Spending::kPocock ? PocockSpent(alpha, t)
+                                                        : ObrienFlemingSpent(alpha, t);
     increments.push_back(cumulative - spent);
     spent = cumulative;
   }

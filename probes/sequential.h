@@ -25,19 +25,34 @@ std::vector<int> LookSchedule(int min_pairs, int max_pairs);
 /// and spends almost nothing early, so the final look keeps nearly the whole α.
 double ObrienFlemingSpent(double alpha, double information_fraction);
 
+/// Lan–DeMets Pocock-type spending function: α ln(1 + (e - 1) t). Spends evenly across looks,
+/// so early looks can stop (with rank intervals, O'Brien–Fleming's first looks at 10 and 20
+/// pairs of a 10..160 schedule ask for alphas below 1e-7, which no interval on so few pairs
+/// reaches: those looks can never stop), at the price of a wider interval at the last look.
+double PocockSpent(double alpha, double information_fraction);
+
+/// Which spending function SpendAlpha uses.
+enum class Spending {
+  kObrienFleming,  ///< ObrienFlemingSpent: nearly all alpha kept for the last look (default).
+  kPocock,         ///< PocockSpent: stops early on large effects.
+};
+
 /// Nominal two-sided alpha to use at each look so that the overall error rate stays <= alpha.
 /// Information fractions are t_k = looks[k] / looks.back() (for rank statistics information
 /// grows linearly with the number of pairs), and look k gets the increment
-/// α(t_k) - α(t_{k-1}) of ObrienFlemingSpent.
+/// α(t_k) - α(t_{k-1}) of the spending function (ObrienFlemingSpent unless told otherwise).
 ///
 /// Why increments and not the exact group-sequential boundaries: by Bonferroni, P(any look
 /// rejects) <= Σ P(look k rejects) <= Σ increments = α, whatever the correlation between the
 /// looks, the discreteness of exact rank intervals or the distribution of the noise. It is
 /// conservative (the looks are strongly correlated, so the real rate is below α), but always
-/// valid. The increments sum to exactly alpha and grow from one look to the next for
-/// doubling schedules. The confidence to request at look k is 1 - result[k].
+/// valid. The increments sum to exactly alpha; with O'Brien–Fleming they grow from one look to
+/// the next (for Pocock and a doubling schedule the first look gets more than the second). The
+/// confidence to request at look k is 1 - result[k]; a look whose pairs are fewer than
+/// MinPairsForSignedRank(1 - result[k]) cannot stop.
 ///
 /// Requires alpha in (0, 1) and looks strictly increasing and positive.
-std::vector<double> SpendAlpha(double alpha, std::span<const int> looks);
+std::vector<double> SpendAlpha(double alpha, std::span<const int> looks,
+                               Spending spending = Spending::kObrienFleming);
 
 }  // namespace culprit

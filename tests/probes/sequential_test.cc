@@ -38,18 +38,42 @@ TEST(SpendAlpha, ObrienFlemingKnownValues) {
   EXPECT_EQ(ObrienFlemingSpent(0.05, 1), 0.05);
 }
 
+TEST(SpendAlpha, PocockKnownValues) {
+  // 0.05 ln(1 + 1.718282 t): t = 1/16 gives 0.0051004, t = 1/2 0.0310057.
+  EXPECT_NEAR(PocockSpent(0.05, 0.0625), 0.05 * std::log(1 + (std::exp(1.0) - 1) / 16), 1e-15);
+  EXPECT_NEAR(PocockSpent(0.05, 0.0625), 0.0051004, 1e-7);
+  EXPECT_NEAR(PocockSpent(0.05, 0.5), 0.0310057, 1e-7);
+  EXPECT_EQ(PocockSpent(0.05, 1), 0.05);
+  EXPECT_EQ(PocockSpent(0.05, 0), 0);
+  // Unlike O'Brien–Fleming, its first look on 10 pairs of 10..160 can stop.
+  std::vector<int> looks = LookSchedule(10, 160);
+  std::vector<double> pocock = SpendAlpha(0.05, looks, Spending::kPocock);
+  std::vector<double> obf = SpendAlpha(0.05, looks);
+  EXPECT_LE(MinPairsForSignedRank(1 - pocock[0]), 10u);
+  EXPECT_GT(MinPairsForSignedRank(1 - obf[0]), 10u);
+  EXPECT_GT(MinPairsForSignedRank(1 - obf[1]), 20u);
+  EXPECT_LE(MinPairsForSignedRank(1 - obf[2]), 40u);
+}
+
 TEST(SpendAlpha, SumsToAlphaAndGrowsAcrossLooks) {
-  for (double alpha : {0.01, 0.05, 0.1}) {
+  for (auto [alpha, spending] :
+       std::vector<std::pair<double, Spending>>{{0.01, Spending::kObrienFleming},
+                                                {0.05, Spending::kObrienFleming},
+                                                {0.1, Spending::kObrienFleming},
+                                                {0.05, Spending::kPocock},
+                                                {0.01, Spending::kPocock}}) {
     for (auto [lo, hi] : std::vector<std::pair<int, int>>{{10, 160}, {10, 100}, {8, 1000}}) {
       std::vector<int> looks = LookSchedule(lo, hi);
-      std::vector<double> spent = SpendAlpha(alpha, looks);
+      std::vector<double> spent = SpendAlpha(alpha, looks, spending);
       ASSERT_EQ(spent.size(), looks.size());
       double sum = std::accumulate(spent.begin(), spent.end(), 0.0);
       EXPECT_LE(sum, alpha * (1 + 1e-12));
       EXPECT_NEAR(sum, alpha, 1e-15);
       for (size_t k = 0; k < spent.size(); ++k) {
         EXPECT_GT(spent[k], 0) << k;
-        if (k > 0) {
+        // O'Brien–Fleming keeps its alpha for later looks; Pocock's concave spending gives
+        // the first look of a doubling schedule more than the second.
+        if (k > 0 && spending == Spending::kObrienFleming) {
           EXPECT_GT(spent[k], spent[k - 1]) << alpha << " look " << k;
         }
       }
@@ -107,6 +131,10 @@ TEST(SpendAlpha, MonteCarloFamilyWiseErrorStaysWithinAlpha) {
   double naive_rate = FalseEffectRate(looks, naive, kSittings, 2024);
   EXPECT_GT(naive_rate, kAlpha + 0.03) << "naive looks, false EFFECT rate " << naive_rate;
   EXPECT_GT(naive_rate, 1.5 * rate);
+  double pocock_rate =
+      FalseEffectRate(looks, SpendAlpha(kAlpha, looks, Spending::kPocock), kSittings, 2024);
+  EXPECT_LE(pocock_rate, kAlpha + 0.015) << "Pocock spending, false EFFECT rate " << pocock_rate;
+  std::printf("Pocock spending: %.4f\n", pocock_rate);
   std::printf("naive 5%% at every look: %.4f\n", naive_rate);
 }
 
