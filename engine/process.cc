@@ -221,15 +221,35 @@ struct Reaped {
   Clock::time_point end;
 };
 
+/// The inherited environment with spec.unset_env removed, then spec.set_env
+/// applied, as "NAME=value" entries.
+std::vector<std::string> ChildEnvironment(const ProcessSpec& spec) {
+  std::vector<std::string> entries;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    std::string_view text(*entry);
+    std::string name(text.substr(0, text.find('=')));
+    if (spec.set_env.count(name) != 0) continue;
+    if (std::find(spec.unset_env.begin(), spec.unset_env.end(), name) != spec.unset_env.end()) {
+      continue;
+    }
+    entries.emplace_back(text);
+  }
+  for (const auto& [name, value] : spec.set_env) entries.push_back(name + "=" + value);
+  return entries;
+}
+
 /// Starts the child; on success returns its pid, which is also its process
 /// group id. The child ends on our pipes/fds given as stdin, stdout, stderr.
 Result<pid_t> Spawn(const ProcessSpec& spec, const std::string& program, int stdin_fd,
                     int stdout_fd, int stderr_fd) {
-  bp::environment env = boost::this_process::environment();
-  for (const std::string& name : spec.unset_env) {
-    if (env.find(name) != env.end()) env.erase(name);
-  }
-  for (const auto& [name, value] : spec.set_env) env[name] = value;
+  std::vector<std::string> env_entries = ChildEnvironment(spec);
+  std::vector<char*> envp;
+  envp.reserve(env_entries.size() + 1);
+  for (std::string& entry : env_entries) envp.push_back(entry.data());
+  envp.push_back(nullptr);
+  // Hand execve our own array. Boost's environment class is not used: its
+  // find() in 1.74 reads past the end of shorter entries (AddressSanitizer).
+  auto use_env = [&envp](auto& executor) { executor.env = envp.data(); };
 
   std::vector<std::string> args(spec.argv.begin() + 1, spec.argv.end());
   std::filesystem::path cwd = spec.cwd.empty() ? std::filesystem::current_path() : spec.cwd;
@@ -258,8 +278,9 @@ Result<pid_t> Spawn(const ProcessSpec& spec, const std::string& program, int std
   };
 
   std::error_code ec;
-  bp::child child(bp::exe = program, bp::args = args, env, bp::start_dir = cwd.string(),
-                  bp::extend::on_exec_setup = setup_child, bp::extend::on_error = reap_failed, ec);
+  bp::child child(bp::exe = program, bp::args = args, bp::extend::on_setup = use_env,
+                  bp::start_dir = cwd.string(), bp::extend::on_exec_setup = setup_child,
+                  bp::extend::on_error = reap_failed, ec);
   if (ec || !child.valid()) {
     return Error(fmt::format("{}: {}", FormatCommand(spec.argv),
                              ec ? ec.message() : std::string("unknown error")));
