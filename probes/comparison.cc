@@ -91,6 +91,7 @@ Record MakeComparisonRecord(const ComparisonPlan& plan, const SittingResult& sit
     estimate.exact = sitting.shift->exact;
     record.estimate = estimate;
     record.details["nominal_confidence"] = fmt::format("{:.5f}", sitting.nominal_confidence);
+    record.details["alpha_spending"] = "pocock-increments";
   }
   if (sitting.failure) {
     record.verdict = "ERROR";

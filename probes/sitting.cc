@@ -115,7 +115,11 @@ SittingResult RunPairedSitting(SampleSource& source, const HostProbe* host,
       options.max_failed_samples > 0 ? options.max_failed_samples
                                      : std::max(5, options.max_pairs / 4);
   r.looks = LookSchedule(options.min_pairs, options.max_pairs);
-  const std::vector<double> alphas = SpendAlpha(1 - options.confidence, r.looks);
+  // Pocock-type spending: a large effect can stop at the first look (10
+  // pairs), which is most of culprit's work; O'Brien–Fleming would keep the
+  // first two looks from ever stopping. The price is a wider final interval.
+  const std::vector<double> alphas =
+      SpendAlpha(1 - options.confidence, r.looks, Spending::kPocock);
   SittingRun run(source, r);
 
   Snapshot(host, progress, "calibrating (start)", r.start);

@@ -34,7 +34,8 @@ std::string MorePairsAdvice(const ShiftEstimate& s, double tau) {
   if (!(needed <= kMaxUsefulGrowth * static_cast<double>(s.n))) {
     return "the estimate sits at the band's edge, so only far more pairs would settle it";
   }
-  size_t pairs = s.n;
+  // At least double: advice to collect as many pairs as were already taken is none.
+  size_t pairs = 2 * s.n;
   while (static_cast<double>(pairs) < needed) pairs *= 2;
   return fmt::format("collect more pairs (--max-pairs {})", pairs);
 }

@@ -131,6 +131,10 @@ TEST(Decide, SuggestsHowManyPairsWouldSettleIt) {
   // Estimate 0.04 is 0.0088 from the edge: 20 * (0.02 / 0.0088)^2 = 103 -> 160.
   VerdictResult far = Decide(Interval(0.02, 0.04, 0.06, 20), 0.05);
   EXPECT_TRUE(Contains(far.explanation, "--max-pairs 160")) << far.explanation;
+  // An asymmetric interval whose half-width is already below the distance to the edge
+  // (needs 152 of 160 pairs by the formula): advice is at least twice the pairs taken.
+  VerdictResult close = Decide(Interval(-0.0243, 0.0109, 0.0497, 160), 0.05);
+  EXPECT_TRUE(Contains(close.explanation, "--max-pairs 320")) << close.explanation;
   // Estimate right on the edge: no number of pairs is a useful suggestion.
   double tau = BandEdge(0.05);
   VerdictResult edge = Decide(Interval(tau - 0.02, tau, tau + 0.02, 20), 0.05);
