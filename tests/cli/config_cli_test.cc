@@ -1,0 +1,298 @@
+// Integration tests of configuration handling through the real executable:
+// bad culprit.toml files are usage errors (exit 2) printed once with their
+// file:line:column; `culprit init` writes a file that `culprit run` accepts
+// once its query is set; `culprit host` and `culprit run` report; --config
+// works before and after the command.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "engine/process.h"
+#include "tests/support/temp_dir.h"
+
+namespace culprit {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+
+const std::string kFixture = CULPRIT_FIXTURE_DIR "/fixture_work";
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+std::string ReadAll(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream content;
+  content << in.rdbuf();
+  return content.str();
+}
+
+std::string Show(const ProcessResult& r) {
+  return "exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.stdout_text + "\nstderr:\n" +
+         r.stderr_text;
+}
+
+// Runs culprit with `args` from `cwd`.
+ProcessResult Culprit(const std::vector<std::string>& args, const fs::path& cwd) {
+  ProcessSpec spec;
+  spec.argv = {CULPRIT_EXE};
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  spec.cwd = cwd;
+  spec.timeout = std::chrono::minutes(2);  // Only a guard against a wedged test.
+  return RunProcess(spec);
+}
+
+std::vector<fs::path> JsonFiles(const fs::path& dir) {
+  std::vector<fs::path> files;
+  if (!fs::exists(dir)) return files;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().extension() == ".json") files.push_back(entry.path());
+  }
+  return files;
+}
+
+// A valid start for the bad files below: the mistakes come after it.
+const std::string kEngine = R"([engine]
+repo = "."
+build = [["true"]]
+
+)";
+
+struct BadConfig {
+  std::string name;
+  std::string text;
+  std::string position;  ///< "LINE:COLUMN"
+  std::string says;      ///< A part of the message.
+};
+
+TEST(ConfigCliTest, BadConfigurationsAreUsageErrorsWithTheirPosition) {
+  const std::vector<BadConfig> cases = {
+      {"misspelt key", kEngine + "[queries.q]\ncommand = [\"x\"]\nmetirc = \"wall\"\n", "7:1",
+       "did you mean 'metric'"},
+      {"misspelt section", "[engnie]\nrepo = \".\"\n", "1:2", "did you mean 'engine'"},
+      {"regex without a group",
+       kEngine + "[queries.q]\ncommand = [\"x\"]\nmetric = { regex = 'median_ms=[0-9.]+' }\n",
+       "7:20", "capture group"},
+      {"bad duration", kEngine + "[queries.q]\ncommand = [\"x\"]\ntimeout = \"5 parsecs\"\n",
+       "7:11", "expected a duration"},
+      {"band out of range", kEngine + "[queries.q]\ncommand = [\"x\"]\n[measure]\nband = 2.0\n",
+       "8:8", "measure.band"},
+      {"min above max",
+       kEngine + "[queries.q]\ncommand = [\"x\"]\n[measure]\nmin_pairs = 20\nmax_pairs = 10\n",
+       "8:13", "measure.min_pairs"},
+      {"unknown artifact", kEngine + "[queries.q]\ncommand = [\"{artifact:nope}\"]\n", "6:12",
+       "engine.artifacts"},
+      {"TOML syntax", kEngine + "[queries.q]\ncommand = [\"x\"\n", "6:16", "invalid TOML"},
+      {"bad variable name",
+       kEngine + "[queries.q]\ncommand = [\"x\"]\nenv = { \"1BAD\" = \"x\" }\n", "7:9",
+       "environment variable name"},
+      {"number as env value",
+       kEngine + "[overrides.o]\nenv = { A = 1 }\n[queries.q]\ncommand = [\"x\"]\n", "6:13",
+       "expected a string"},
+      {"registry names no query",
+       kEngine + "[registry]\norder = [\"nosuch\"]\n[queries.q]\ncommand = [\"x\"]\n", "6:10",
+       "registry.order"},
+      {"query without command", kEngine + "[queries.q]\nmetric = \"wall\"\n", "5:1",
+       "missing 'command'"},
+  };
+  for (const BadConfig& c : cases) {
+    SCOPED_TRACE(c.name);
+    TempDir dir;
+    WriteTextFile(dir.path() / "culprit.toml", c.text);
+    // Found in the current directory: named as "culprit.toml".
+    ProcessResult run = Culprit({"run"}, dir.path());
+    EXPECT_EQ(run.exit_code, 2) << Show(run);
+    const std::string expected = "culprit: error: culprit.toml:" + c.position + ": ";
+    EXPECT_EQ(run.stderr_text.rfind(expected, 0), 0u) << expected << "\n" << Show(run);
+    EXPECT_TRUE(Contains(run.stderr_text, c.says)) << c.says << "\n" << Show(run);
+    // Printed once.
+    EXPECT_EQ(run.stderr_text.find("culprit: error: ", 1), std::string::npos) << Show(run);
+    EXPECT_TRUE(run.stdout_text.empty()) << Show(run);
+
+    // Given with --config from elsewhere: named by the path given, and every
+    // command that loads the configuration refuses it the same way.
+    TempDir elsewhere;
+    const std::string path = (dir.path() / "culprit.toml").string();
+    ProcessResult probe = Culprit({"probe", "-o", "A=1", "--config", path}, elsewhere.path());
+    EXPECT_EQ(probe.exit_code, 2) << Show(probe);
+    EXPECT_EQ(probe.stderr_text.rfind("culprit: error: " + path + ":" + c.position + ": ", 0), 0u)
+        << Show(probe);
+    EXPECT_FALSE(fs::exists(dir.path() / "benchmarks")) << "nothing may be measured";
+  }
+}
+
+TEST(ConfigCliTest, MissingConfigurationIsAUsageErrorWithAHint) {
+  TempDir dir;
+  ProcessResult none = Culprit({"run"}, dir.path());
+  EXPECT_EQ(none.exit_code, 2) << Show(none);
+  EXPECT_EQ(none.stderr_text.rfind("culprit: error: ", 0), 0u) << Show(none);
+  EXPECT_TRUE(Contains(none.stderr_text, "culprit init")) << Show(none);
+
+  ProcessResult missing = Culprit({"--config", "nope.toml", "probe", "-o", "A=1"}, dir.path());
+  EXPECT_EQ(missing.exit_code, 2) << Show(missing);
+  EXPECT_TRUE(Contains(missing.stderr_text, "nope.toml")) << Show(missing);
+
+  ProcessResult unknown_command = Culprit({"porbe"}, dir.path());
+  EXPECT_EQ(unknown_command.exit_code, 2) << Show(unknown_command);
+  EXPECT_EQ(unknown_command.stderr_text.rfind("culprit: error: ", 0), 0u) << Show(unknown_command);
+}
+
+// Replaces the whole line starting with `key = ` in the first table named
+// `table`, as a user editing the starter file would.
+std::string SetKey(std::string text, const std::string& table, const std::string& key,
+                   const std::string& value) {
+  size_t at = text.find("\n" + table + "\n");
+  EXPECT_NE(at, std::string::npos) << table << " not in:\n" << text;
+  if (at == std::string::npos) return text;
+  size_t line = text.find("\n" + key + " = ", at);
+  EXPECT_NE(line, std::string::npos) << key << " not in " << table;
+  if (line == std::string::npos) return text;
+  ++line;
+  size_t end = text.find('\n', line);
+  return text.replace(line, end - line, key + " = " + value);
+}
+
+TEST(ConfigCliTest, InitWritesAFileThatRunAcceptsAndNeverOverwritesIt) {
+  TempDir dir;
+  const fs::path config = dir.path() / "culprit.toml";
+  ProcessResult init = Culprit({"init"}, dir.path());
+  ASSERT_EQ(init.exit_code, 0) << Show(init);
+  ASSERT_TRUE(fs::exists(config));
+  const std::string starter = ReadAll(config);
+
+  // Set the query's command and metric, as the file's comments say.
+  std::string edited = SetKey(starter, "[queries.\"example\"]", "command",
+                              "[\"" + kFixture + "\", \"--scale\", \"0.25\"]");
+  edited = SetKey(edited, "[queries.\"example\"]", "metric", "{ regex = 'median_ms=([0-9.]+)' }");
+  WriteTextFile(config, edited);
+
+  // Refused without --force, and the edited file is left alone.
+  ProcessResult again = Culprit({"init"}, dir.path());
+  EXPECT_EQ(again.exit_code, 2) << Show(again);
+  EXPECT_TRUE(Contains(again.stderr_text, "already exists")) << Show(again);
+  EXPECT_TRUE(Contains(again.stderr_text, "--force")) << Show(again);
+  EXPECT_EQ(ReadAll(config), edited);
+
+  ProcessResult run = Culprit({"run", "example", "-n", "3", "--json"}, dir.path());
+  ASSERT_EQ(run.exit_code, 0) << Show(run);
+  Json record = Json::parse(run.stdout_text);
+  EXPECT_EQ(record["kind"], "run");
+  EXPECT_EQ(record["query"], "example");
+  EXPECT_EQ(record["arms"][0]["ok_samples"], 3);
+  // The starter's records directory, relative to the file.
+  EXPECT_EQ(JsonFiles(dir.path() / "benchmarks" / "results-v1").size(), 1u);
+
+  ProcessResult force = Culprit({"init", "--force"}, dir.path());
+  EXPECT_EQ(force.exit_code, 0) << Show(force);
+  EXPECT_EQ(ReadAll(config), starter);
+
+  // --output names another file.
+  ProcessResult other = Culprit({"init", "--output", "other.toml"}, dir.path());
+  EXPECT_EQ(other.exit_code, 0) << Show(other);
+  EXPECT_TRUE(fs::exists(dir.path() / "other.toml"));
+}
+
+TEST(ConfigCliTest, HostReportsCalibrationAndFrequencyGovernor) {
+  TempDir dir;
+  ProcessResult host = Culprit({"host"}, dir.path());
+  ASSERT_EQ(host.exit_code, 0) << Show(host);
+  EXPECT_TRUE(Contains(host.stdout_text, "calibration")) << Show(host);
+  std::smatch match;
+  ASSERT_TRUE(std::regex_search(host.stdout_text, match, std::regex("calibration +([0-9.]+) ms")))
+      << Show(host);
+  EXPECT_GT(std::stod(match[1]), 0);
+  // The governor line says what the host exposes: on the development VM,
+  // which has no cpufreq, "unavailable".
+  ASSERT_TRUE(std::regex_search(host.stdout_text, match, std::regex("governor +(\\S+)")))
+      << Show(host);
+  const fs::path governor = "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor";
+  if (fs::exists(governor)) {
+    std::string expected = ReadAll(governor);
+    expected.erase(expected.find_last_not_of(" \n") + 1);
+    EXPECT_EQ(match[1].str(), expected) << Show(host);
+  } else {
+    EXPECT_EQ(match[1].str(), "unavailable") << Show(host);
+  }
+  // No configuration is needed, and nothing is archived.
+  EXPECT_TRUE(fs::is_empty(dir.path()));
+}
+
+class RunCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    WriteTextFile(config_, R"([engine]
+repo = "."
+build = [["true"]]
+
+[queries.work]
+command = [")" + kFixture + R"(", "--scale", "0.25"]
+metric = { regex = 'median_ms=([0-9.]+)' }
+unit = "ms"
+
+[measure]
+warmup = 1
+
+[records]
+dir = "archive"
+)");
+  }
+
+  TempDir dir_;
+  fs::path config_ = dir_.path() / "culprit.toml";
+};
+
+TEST_F(RunCliTest, RunPrintsAMedianAndWritesARunRecord) {
+  ProcessResult run = Culprit({"run", "work", "-n", "5"}, dir_.path());
+  ASSERT_EQ(run.exit_code, 0) << Show(run);
+  std::smatch match;
+  ASSERT_TRUE(std::regex_search(run.stdout_text, match,
+                                std::regex("work +worktree +median ([0-9.]+) ms +\\(n=5,")))
+      << Show(run);
+  const double median = std::stod(match[1]);
+  EXPECT_GT(median, 0);
+  const std::vector<fs::path> files = JsonFiles(dir_.path() / "archive");
+  ASSERT_EQ(files.size(), 1u) << Show(run);
+  EXPECT_TRUE(Contains(run.stdout_text, "record " + files[0].string())) << Show(run);
+  Json record = Json::parse(ReadAll(files[0]));
+  EXPECT_EQ(record["kind"], "run");
+  EXPECT_EQ(record["query"], "work");
+  ASSERT_EQ(record["arms"].size(), 1u);
+  EXPECT_EQ(record["arms"][0]["ok_samples"], 5);
+  // The printed median is the median of the archived samples.
+  std::vector<double> values;
+  for (const Json& s : record["samples"]) {
+    if (!s["warmup"].get<bool>() && s["ok"].get<bool>()) values.push_back(s["value"]);
+  }
+  ASSERT_EQ(values.size(), 5u);
+  std::sort(values.begin(), values.end());
+  EXPECT_NEAR(median, values[2], values[2] * 1e-4);
+}
+
+TEST_F(RunCliTest, ConfigOptionWorksBeforeAndAfterTheCommand) {
+  // From another directory: the records go next to the config file, not here.
+  TempDir elsewhere;
+  ProcessResult before =
+      Culprit({"--config", config_.string(), "run", "-n", "2"}, elsewhere.path());
+  EXPECT_EQ(before.exit_code, 0) << Show(before);
+  ProcessResult after = Culprit({"run", "-n", "2", "--config", config_.string()}, elsewhere.path());
+  EXPECT_EQ(after.exit_code, 0) << Show(after);
+  ProcessResult list =
+      Culprit({"records", "list", "--kind", "run", "--config", config_.string()}, elsewhere.path());
+  EXPECT_EQ(list.exit_code, 0) << Show(list);
+  EXPECT_TRUE(Contains(list.stdout_text, "2 record(s)")) << Show(list);
+  EXPECT_EQ(JsonFiles(dir_.path() / "archive").size(), 2u);
+  EXPECT_TRUE(fs::is_empty(elsewhere.path()));
+}
+
+}  // namespace
+}  // namespace culprit
