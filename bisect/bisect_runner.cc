@@ -26,6 +26,10 @@ int CeilLog2(int n) {
 
 std::string Short(const std::string& id) { return id.substr(0, 10); }
 
+// A build error's first line says which step failed and how; its last lines
+// are the tail of the compiler's output (often a caret line).
+std::string FirstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
+
 std::string NewRunId() {
   std::random_device entropy;
   return fmt::format("{}-{:04x}", FormatCompactUtc(std::chrono::system_clock::now()),
@@ -99,6 +103,7 @@ class BisectRunner::Session {
   std::optional<BisectSearch> search_;
   StepSamples step_;
   HostSnapshot start_snapshot_;
+  std::string confirm_verdict_;  // The endpoint confirmation's verdict, when it was not EFFECT.
 };
 
 Status BisectRunner::Session::Save() {
@@ -374,6 +379,7 @@ Result<BisectReport> BisectRunner::Session::Confirm() {
   log.record_id = outcome->record.id;
 
   if (outcome->record.verdict != "EFFECT") {
+    confirm_verdict_ = outcome->record.verdict;
     log.note = "not reproducible";
     state_.log.push_back(log);
     return Finish(summary);
@@ -436,10 +442,10 @@ Result<BisectReport> BisectRunner::Session::Search() {
         log.index = action.commit;
         log.baseline = action.baseline;
         log.commit = state_.commits[action.commit];
-        log.note = "skipped: " + TailLines(batch.reason, 1);
+        log.note = "skipped: " + FirstLine(batch.reason);
         state_.log.push_back(log);
         reporter_.Line(fmt::format("step {:>2} {} is unbuildable or unmeasurable: skipped ({})",
-                                   log.step, Short(log.commit), TailLines(batch.reason, 1)));
+                                   log.step, Short(log.commit), FirstLine(batch.reason)));
         CULPRIT_TRY(Save());
         continue;
       }
@@ -501,7 +507,9 @@ Result<BisectReport> BisectRunner::Session::Finish(const std::string& confirm_su
     // The endpoints did not confirm the move.
     const BisectStepLog& confirm = state_.log.back();
     report.outcome.kind = SearchOutcome::Kind::kNotReproducible;
-    record.verdict = "NULL";
+    // NULL only when the confirmation showed the endpoints the same; an
+    // INCONCLUSIVE confirmation must not be archived as a proof of no move.
+    record.verdict = confirm_verdict_ == "NULL" ? "NULL" : "INCONCLUSIVE";
     record.verdict_detail = fmt::format(
         "the move between {} and {} does not reproduce here as an EFFECT: ratio {:.3f} "
         "[{:.3f}, {:.3f}]; nothing was bisected",

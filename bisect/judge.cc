@@ -2,10 +2,16 @@
 
 #include <fmt/format.h>
 
-#include "base/strings.h"
 #include "records/record_store.h"
 
 namespace culprit {
+namespace {
+
+// A build error's first line says which step failed and how; its last lines
+// are the tail of the compiler's output (often a caret line).
+std::string FirstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+}  // namespace
 
 Result<JudgeResult> RunJudge(const MeasureContext& context, EngineBuilds& builds,
                              const JudgeRequest& request) {
@@ -20,8 +26,8 @@ Result<JudgeResult> RunJudge(const MeasureContext& context, EngineBuilds& builds
   Result<ResolvedBuild> candidate = builds.Resolve(request.candidate);
   if (!candidate) {
     if (candidate.error().kind() == ErrorKind::kInterrupted) return candidate.error();
-    result.reason = "skip: the checked-out commit does not build: " +
-                    TailLines(candidate.error().message(), 1);
+    result.reason =
+        "skip: the checked-out commit does not build: " + FirstLine(candidate.error().message());
     return result;
   }
   Result<ProcessArm> arm_a = MakeQueryArm(context.config, **query, *reference, {}, {});

@@ -1,0 +1,405 @@
+// End to end: `culprit bisect` on a real temporary git history (libgit2), real
+// builds with cc and real measurements of a tiny C program, run through the
+// culprit executable as a user runs it. The slowdown is 1.7x, far beyond the
+// noise, so the assertions are about what the bisect names and keeps, never
+// about how long it took.
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bisect/bisect_state.h"
+#include "bisect/search.h"
+#include "engine/process.h"
+#include "records/record_store.h"
+#include "tests/support/git_fixture.h"
+#include "tests/support/temp_dir.h"
+
+extern char** environ;
+
+namespace culprit {
+namespace {
+namespace fs = std::filesystem;
+
+// Iterations of the timed loop: about 2.7 ms on the development host, and 1.7x
+// that from the culprit on.
+constexpr long kFastWork = 2000000;
+constexpr long kSlowWork = 3400000;
+
+// The history: commit 0 is good, commit kLast is bad. The unbuildable commit
+// sits at the range's midpoint, where the search's first split falls, so the
+// bisect has to step around it; the next commit fixes it. The culprit is four
+// commits away from it, so it is named alone, not as a range.
+constexpr int kLast = 20;
+constexpr int kBroken = 10;
+constexpr int kCulprit = 14;
+
+// main.c of the test engine. It times its own loop five times and prints the
+// fastest: at this scale exec overhead is as large as the loop, and would water
+// the effect down in a wall-time metric; and on a shared, loaded host the
+// fastest of five is the repetition least disturbed by other processes.
+std::string ProgramSource(int revision, long work, bool compiles) {
+  return "// revision " + std::to_string(revision) +
+         "\n"
+         "#include <stdio.h>\n"
+         "#include <stdlib.h>\n"
+         "#include <time.h>\n"
+         "static volatile unsigned sink;\n"
+         "static double NowMs(void) {\n"
+         "  struct timespec t;\n"
+         "  clock_gettime(CLOCK_MONOTONIC, &t);\n"
+         "  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;\n"
+         "}\n"
+         "static void Work(long n) {\n"
+         "  unsigned x = sink + 1;\n"
+         "  for (long i = 0; i < n; ++i) x = x * 1664525u + 1013904223u;\n"
+         "  sink = x;\n"
+         "}\n"
+         "static int Less(const void* a, const void* b) {\n"
+         "  double x = *(const double*)a, y = *(const double*)b;\n"
+         "  return (x > y) - (x < y);\n"
+         "}\n"
+         "int main(void) {\n"
+         "  double t[5];\n"
+         "  for (int r = 0; r < 5; ++r) {\n"
+         "    double start = NowMs();\n"
+         "    Work(" +
+         std::to_string(work) + "L)" + (compiles ? ";" : "") +
+         "\n"
+         "    t[r] = NowMs() - start;\n"
+         "  }\n"
+         "  qsort(t, 5, sizeof t[0], Less);\n"
+         "  printf(\"min_ms=%.4f\\n\", t[0]);\n"
+         "  return 0;\n"
+         "}\n";
+}
+
+std::string Slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// A temporary engine: its repository, a culprit.toml next to it with the
+// records and the build cache inside the temporary directory.
+class BisectCommand : public ::testing::Test {
+ protected:
+  // Commits 0..last; `slow_from` < 0: no slowdown; `broken` < 0: all build.
+  void MakeHistory(int last, int slow_from, int broken) {
+    GitFixture git(dir_.path() / "repo");
+    for (int i = 0; i <= last; ++i) {
+      bool slow = slow_from >= 0 && i >= slow_from;
+      std::string message = "revision " + std::to_string(i);
+      if (i == slow_from) message = "Unroll the hash loop (slower)";
+      if (i == broken) message = "Half-finished edit that does not compile";
+      commits_.push_back(
+          git.Commit({{"main.c", ProgramSource(i, slow ? kSlowWork : kFastWork, i != broken)},
+                      {"NOTES", "revision " + std::to_string(i) + "\n"}},
+                     {}, message));
+    }
+    config_ = dir_.path() / "culprit.toml";
+    WriteTextFile(config_, fmt::format(R"([engine]
+repo = '{repo}'
+build = [["cc", "-O1", "-o", "prog", "main.c"]]
+artifacts = ["prog"]
+
+[queries."loop"]
+command = ["{{artifact:prog}}"]
+metric = {{ regex = 'min_ms=([0-9.]+)' }}
+timeout = "10s"
+
+[measure]
+band = 0.1
+min_pairs = 10
+max_pairs = 40
+
+[records]
+dir = '{records}'
+
+[cache]
+dir = '{cache}'
+)",
+                                       fmt::arg("repo", (dir_.path() / "repo").string()),
+                                       fmt::arg("records", records_dir().string()),
+                                       fmt::arg("cache", (dir_.path() / "cache").string())));
+  }
+
+  fs::path records_dir() const { return dir_.path() / "records"; }
+  fs::path state_path() const { return dir_.path() / ".culprit" / "bisect.json"; }
+
+  std::vector<std::string> Argv(const std::vector<std::string>& args) const {
+    std::vector<std::string> argv = {CULPRIT_EXE, "--config", config_.string()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return argv;
+  }
+
+  ProcessResult Culprit(const std::vector<std::string>& args) {
+    ProcessSpec spec;
+    spec.argv = Argv(args);
+    spec.timeout = std::chrono::minutes(4);
+    spec.output_limit = 1 << 22;
+    return RunProcess(spec);
+  }
+
+  std::vector<std::string> RunArgs() const {
+    return {"bisect", "run", "--good", commits_.front(), "--bad", commits_.back()};
+  }
+
+  std::vector<Record> RecordsOfKind(const std::string& kind) const {
+    RecordStore::Listing listing = RecordStore(records_dir()).List();
+    EXPECT_TRUE(listing.problems.empty());
+    std::vector<Record> out;
+    for (Record& r : listing.records) {
+      if (r.kind == kind) out.push_back(std::move(r));
+    }
+    return out;
+  }
+
+  static std::string Explain(const ProcessResult& r) {
+    return "exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.stdout_text + "\nstderr:\n" +
+           r.stderr_text;
+  }
+
+  TempDir dir_;
+  std::vector<std::string> commits_;
+  fs::path config_;
+};
+
+TEST_F(BisectCommand, FindsAndVerifiesTheCulpritPastAnUnbuildableCommit) {
+  MakeHistory(kLast, kCulprit, kBroken);
+  ProcessResult run = Culprit(RunArgs());
+  ASSERT_TRUE(run.ok()) << Explain(run);
+  const std::string& out = run.stdout_text;
+  EXPECT_NE(out.find("CULPRIT " + commits_[kCulprit]), std::string::npos) << Explain(run);
+  EXPECT_EQ(out.find("CULPRIT RANGE"), std::string::npos) << Explain(run);
+  EXPECT_NE(out.find("EFFECT, verified"), std::string::npos) << Explain(run);
+  EXPECT_NE(out.find("Unroll the hash loop"), std::string::npos) << Explain(run);
+
+  // The unbuildable commit was tried, skipped and logged, not measured.
+  Result<BisectState> state = LoadBisectState(state_path());
+  ASSERT_TRUE(state) << state.error().message();
+  EXPECT_EQ(state->status, "done");
+  ASSERT_EQ(state->commits.size(), static_cast<size_t>(kLast + 1));
+  EXPECT_EQ(state->commits[kCulprit], commits_[kCulprit]);
+  bool skipped = false;
+  for (const BisectStepLog& step : state->log) {
+    if (step.commit != commits_[kBroken]) continue;
+    EXPECT_EQ(step.pairs, 0);
+    EXPECT_EQ(step.note.rfind("skipped", 0), 0u) << step.note;
+    // The note says which build step failed and how, not the compiler's last line.
+    EXPECT_NE(step.note.find("does not build"), std::string::npos) << step.note;
+    EXPECT_NE(step.note.find("exited with status"), std::string::npos) << step.note;
+    skipped = true;
+  }
+  EXPECT_TRUE(skipped) << "the bisect never tried the unbuildable commit at the first split";
+  EXPECT_EQ(state->log.front().kind, "confirm");
+  EXPECT_EQ(state->log.back().kind, "verify");
+  EXPECT_EQ(state->log.back().commit, commits_[kCulprit]);
+  EXPECT_EQ(state->log.back().baseline, kCulprit - 1);
+
+  // The result is archived as a "bisect" record naming the culprit.
+  std::vector<Record> bisects = RecordsOfKind("bisect");
+  ASSERT_EQ(bisects.size(), 1u);
+  const Record& record = bisects[0];
+  EXPECT_EQ(record.id, state->result_record);
+  EXPECT_EQ(record.verdict, "EFFECT");
+  EXPECT_EQ(record.details.at("culprit_commit"), commits_[kCulprit]);
+  EXPECT_EQ(record.details.at("good_commit"), commits_.front());
+  EXPECT_EQ(record.details.at("bad_commit"), commits_.back());
+  ASSERT_TRUE(record.estimate.has_value());
+  EXPECT_GT(record.estimate->low, 1.1);  // the verification's interval, well above the band
+  bool unbuildable_noted = false;
+  for (const std::string& note : record.notes) {
+    if (note.find(commits_[kBroken]) != std::string::npos) unbuildable_noted = true;
+  }
+  EXPECT_TRUE(unbuildable_noted);
+  // Every step's record is linked from it and exists.
+  EXPECT_EQ(record.links, state->records);
+  EXPECT_EQ(RecordsOfKind("bisect-step").size(), state->records.size());
+
+  ProcessResult list = Culprit({"records", "list", "--kind", "bisect"});
+  ASSERT_TRUE(list.ok()) << Explain(list);
+  EXPECT_NE(list.stdout_text.find(record.id), std::string::npos) << Explain(list);
+  EXPECT_NE(list.stdout_text.find("1 record(s)"), std::string::npos) << Explain(list);
+
+  // A finished bisect cannot be resumed, and says where its result is.
+  ProcessResult resume = Culprit({"bisect", "resume"});
+  EXPECT_EQ(resume.exit_code, 2) << Explain(resume);
+  EXPECT_NE(resume.stderr_text.find(record.id), std::string::npos) << Explain(resume);
+}
+
+// posix_spawn with stdout and stderr sent to files: RunProcess blocks, and this
+// test must signal the bisect while it runs.
+pid_t Spawn(const std::vector<std::string>& args, const fs::path& out, const fs::path& err) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::vector<char*> argv;
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid = -1;
+  int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  return rc == 0 ? pid : -1;
+}
+
+TEST_F(BisectCommand, InterruptedBisectResumesWithoutRemeasuring) {
+  MakeHistory(kLast, kCulprit, kBroken);
+  const fs::path out = dir_.path() / "run.out", err = dir_.path() / "run.err";
+  pid_t pid = Spawn(Argv(RunArgs()), out, err);
+  ASSERT_GT(pid, 0);
+
+  // Ctrl-C once the endpoints are confirmed and at least one search step is in
+  // the log (the state file is replaced atomically, so reading it is safe).
+  int status = 0;
+  bool exited = false, signalled = false;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(3);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      exited = true;
+      break;
+    }
+    Result<BisectState> state = LoadBisectState(state_path());
+    if (state && state->log.size() >= 2 && !state->search_json.empty()) {
+      ASSERT_EQ(kill(pid, SIGINT), 0);
+      signalled = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  if (!exited) {
+    if (!signalled) kill(pid, SIGKILL);
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  }
+  ASSERT_TRUE(signalled) << "the bisect ended (or hung) before two steps were logged\nstderr:\n"
+                         << Slurp(err);
+  ASSERT_TRUE(WIFEXITED(status)) << Slurp(err);
+  EXPECT_EQ(WEXITSTATUS(status), 130) << Slurp(err);
+  EXPECT_NE(Slurp(err).find("bisect resume"), std::string::npos) << Slurp(err);
+
+  Result<BisectState> before = LoadBisectState(state_path());
+  ASSERT_TRUE(before) << before.error().message();
+  EXPECT_EQ(before->status, "interrupted");
+  ASSERT_GE(before->log.size(), 2u);
+  Result<BisectSearch> search_before = BisectSearch::FromJson(before->search_json);
+  ASSERT_TRUE(search_before) << search_before.error().message();
+
+  // One unfinished bisect at a time: run again is a usage error naming the way out.
+  ProcessResult again = Culprit(RunArgs());
+  EXPECT_EQ(again.exit_code, 2) << Explain(again);
+  EXPECT_NE(again.stderr_text.find("resume"), std::string::npos) << Explain(again);
+  EXPECT_NE(again.stderr_text.find("reset"), std::string::npos) << Explain(again);
+
+  ProcessResult status_cmd = Culprit({"bisect", "status"});
+  ASSERT_TRUE(status_cmd.ok()) << Explain(status_cmd);
+  EXPECT_NE(status_cmd.stdout_text.find("interrupted"), std::string::npos) << Explain(status_cmd);
+  ProcessResult log_cmd = Culprit({"bisect", "log"});
+  ASSERT_TRUE(log_cmd.ok()) << Explain(log_cmd);
+  EXPECT_NE(log_cmd.stdout_text.find("confirm"), std::string::npos) << Explain(log_cmd);
+  EXPECT_NE(log_cmd.stdout_text.find(before->log.front().record_id), std::string::npos)
+      << Explain(log_cmd);
+
+  ProcessResult resume = Culprit({"bisect", "resume"});
+  ASSERT_TRUE(resume.ok()) << Explain(resume);
+  EXPECT_NE(resume.stdout_text.find("CULPRIT " + commits_[kCulprit]), std::string::npos)
+      << Explain(resume);
+  EXPECT_NE(resume.stdout_text.find("EFFECT, verified"), std::string::npos) << Explain(resume);
+  EXPECT_NE(resume.stderr_text.find(std::to_string(before->log.size()) + " steps done, " +
+                                    std::to_string(search_before->pairs_used()) + " pairs"),
+            std::string::npos)
+      << Explain(resume);
+
+  // Nothing measured before the interrupt was measured again: the log and the
+  // search's observations continue the saved ones, and the endpoints were
+  // confirmed once.
+  Result<BisectState> after = LoadBisectState(state_path());
+  ASSERT_TRUE(after) << after.error().message();
+  EXPECT_EQ(after->status, "done");
+  EXPECT_EQ(after->run_id, before->run_id);
+  ASSERT_GT(after->log.size(), before->log.size());
+  for (size_t i = 0; i < before->log.size(); ++i) {
+    SCOPED_TRACE("step " + std::to_string(i + 1));
+    EXPECT_EQ(after->log[i].kind, before->log[i].kind);
+    EXPECT_EQ(after->log[i].commit, before->log[i].commit);
+    EXPECT_EQ(after->log[i].pairs, before->log[i].pairs);
+    EXPECT_EQ(after->log[i].record_id, before->log[i].record_id);
+  }
+  Result<BisectSearch> search_after = BisectSearch::FromJson(after->search_json);
+  ASSERT_TRUE(search_after) << search_after.error().message();
+  EXPECT_GT(search_after->pairs_used(), search_before->pairs_used());
+  const std::vector<Observation>& saved = search_before->observations();
+  ASSERT_GE(search_after->observations().size(), saved.size());
+  for (size_t i = 0; i < saved.size(); ++i) {
+    EXPECT_EQ(search_after->observations()[i].commit, saved[i].commit);
+    EXPECT_EQ(search_after->observations()[i].d, saved[i].d);
+  }
+  int confirmations = 0;
+  for (const Record& r : RecordsOfKind("bisect-step")) {
+    auto kind = r.details.find("step_kind");
+    if (kind != r.details.end() && kind->second == "confirm") ++confirmations;
+  }
+  EXPECT_EQ(confirmations, 1);
+  std::vector<Record> bisects = RecordsOfKind("bisect");
+  ASSERT_EQ(bisects.size(), 1u);
+  EXPECT_EQ(bisects[0].details.at("culprit_commit"), commits_[kCulprit]);
+  EXPECT_EQ(bisects[0].details.at("bisect_run"), before->run_id);
+
+  ProcessResult reset = Culprit({"bisect", "reset"});
+  ASSERT_TRUE(reset.ok()) << Explain(reset);
+  EXPECT_FALSE(fs::exists(state_path()));
+  ProcessResult gone = Culprit({"bisect", "status"});
+  EXPECT_EQ(gone.exit_code, 2) << Explain(gone);
+  // The records stay.
+  EXPECT_EQ(RecordsOfKind("bisect").size(), 1u);
+}
+
+TEST_F(BisectCommand, EndpointsWithoutASlowdownAreNotReproducible) {
+  MakeHistory(/*last=*/4, /*slow_from=*/-1, /*broken=*/-1);
+  ProcessResult run = Culprit(RunArgs());
+  ASSERT_TRUE(run.ok()) << Explain(run);
+  EXPECT_NE(run.stdout_text.find("NOT REPRODUCIBLE"), std::string::npos) << Explain(run);
+  EXPECT_EQ(run.stdout_text.find("CULPRIT"), std::string::npos) << Explain(run);
+
+  Result<BisectState> state = LoadBisectState(state_path());
+  ASSERT_TRUE(state) << state.error().message();
+  EXPECT_EQ(state->status, "done");
+  ASSERT_EQ(state->log.size(), 1u);  // the confirmation only: nothing was searched
+  EXPECT_EQ(state->log[0].kind, "confirm");
+  EXPECT_TRUE(state->search_json.empty());
+
+  // The bisect record carries the confirmation's own verdict (NULL, or
+  // INCONCLUSIVE on a noisy host), never EFFECT, and names no culprit.
+  RecordStore store(records_dir());
+  Result<Record> confirm = store.Find(state->log[0].record_id);
+  ASSERT_TRUE(confirm) << confirm.error().message();
+  EXPECT_NE(confirm->verdict, "EFFECT");
+  std::vector<Record> bisects = RecordsOfKind("bisect");
+  ASSERT_EQ(bisects.size(), 1u);
+  EXPECT_EQ(bisects[0].verdict, confirm->verdict);
+  EXPECT_EQ(bisects[0].details.count("culprit_commit"), 0u);
+  ASSERT_TRUE(bisects[0].estimate.has_value());
+  EXPECT_LT(bisects[0].estimate->low, 1.1);  // no 1.1x slowdown is claimed
+
+  // status reports the finished bisect.
+  ProcessResult status = Culprit({"bisect", "status"});
+  ASSERT_TRUE(status.ok()) << Explain(status);
+  EXPECT_NE(status.stdout_text.find("done"), std::string::npos) << Explain(status);
+}
+
+}  // namespace
+}  // namespace culprit
