@@ -99,9 +99,12 @@ timeout = "20s"
 env = { CULPRIT_FIXTURE_SLOW = "1" }
 hypothesis = "the slow flag makes the work 2.5 times longer"
 
+# The first look at 20 pairs, not 10: on a loaded 2-core host a couple of
+# preempted 5 ms runs can stretch a 10-pair interval (at ~99% confidence, its
+# ends are near the extreme Walsh averages) below the 1.5x the tests assert.
 [measure]
 warmup = 1
-min_pairs = 10
+min_pairs = 20
 max_pairs = 40
 
 [records]
@@ -174,7 +177,7 @@ TEST_F(ProbeCliTest, OverrideThatSlowsTheQueryIsAnEffect) {
   ASSERT_EQ(record["arms"].size(), 2u);
   EXPECT_TRUE(record["arms"][0]["env"].empty()) << record["arms"][0];
   EXPECT_EQ(record["arms"][1]["env"]["CULPRIT_FIXTURE_SLOW"], "1") << record["arms"][1];
-  EXPECT_GE(record["arms"][0]["ok_samples"].get<int>(), 10);
+  EXPECT_GE(record["arms"][0]["ok_samples"].get<int>(), 20);
   EXPECT_EQ(record["arms"][0]["ok_samples"], record["arms"][1]["ok_samples"]);
   EXPECT_FALSE(record["interrupted"].get<bool>());
 
