@@ -17,7 +17,7 @@ extern "C" void HandleInterrupt(int signal_number) {
     _exit(128 + signal_number);
   }
   static const char kMessage[] =
-      "\nculprit: interrupted; finishing the current sample and saving what was measured "
+      "\nculprit: interrupted; stopping the running sample and saving what was measured "
       "(Ctrl-C again to quit at once)\n";
   [[maybe_unused]] auto n = write(STDERR_FILENO, kMessage, sizeof(kMessage) - 1);
 }

@@ -386,6 +386,9 @@ Result<BisectReport> BisectRunner::Session::Confirm() {
   }
   state_.speedup = outcome->record.estimate && outcome->record.estimate->ratio < 1;
   SearchOptions search_options;
+  // The confirmation above is this bisect's endpoint test; the search must not
+  // re-judge it on its own look schedule and ask for more pairs of the bad end.
+  search_options.confirm_endpoints = false;
   search_options.band = options_.band;
   search_options.confidence = options_.confidence;
   search_options.target_probability = config_.bisect.target_probability;

@@ -97,7 +97,7 @@ Result<int> CommandBisectReset(const GlobalOptions& global) {
 Result<int> CommandJudge(const GlobalOptions& global, const JudgeRequest& request) {
   // git bisect run treats 1..127 (but 125) as "bad": every failure that is
   // not about the checked-out commit must abort the bisect instead (>= 128).
-  constexpr int kAbortBisect = 128;
+  constexpr int kAbortBisect = kJudgeAbort;
   Result<Config> config = LoadGlobalConfig(global);
   if (!config) {
     fmt::print(stderr, "culprit: error: {}\n", config.error().message());

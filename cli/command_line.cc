@@ -15,6 +15,7 @@
 
 #include "base/atomic_file.h"
 #include "base/result.h"
+#include "bisect/judge.h"
 #include "cli/commands.h"
 
 namespace culprit {
@@ -151,6 +152,11 @@ int RunCommandLine(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     PrintError(Error::Usage(e.what()).WithHint("see `culprit --help` or `culprit COMMAND --help`"));
+    // Under `git bisect run`, 2 would mean "bad": a mistyped judge command
+    // must abort the bisect instead.
+    for (int i = 1; i < argc; ++i) {
+      if (std::string_view(argv[i]) == "judge") return kJudgeAbort;
+    }
     return 2;
   }
   if (!action) return 0;
