@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -35,7 +36,9 @@ Result<int> PrintBisectReport(const Result<BisectReport>& report) {
   return 0;
 }
 
-Result<int> CommandBisectRun(const GlobalOptions& global, BisectCommandOptions& options) {
+// Opens what a bisect needs and hands a runner to `use`.
+Result<int> WithBisectRunner(const GlobalOptions& global,
+                             const std::function<Result<BisectReport>(BisectRunner&)>& use) {
   Result<Config> config = LoadGlobalConfig(global);
   if (!config) return config.error();
   StderrBuildProgress build_progress;
@@ -45,21 +48,16 @@ Result<int> CommandBisectRun(const GlobalOptions& global, BisectCommandOptions& 
   std::unique_ptr<HostProbe> host = MakeRealHostProbe();
   StderrBisectReporter reporter;
   BisectRunner runner(*config, **builds, host.get(), reporter);
+  return PrintBisectReport(use(runner));
+}
+
+Result<int> CommandBisectRun(const GlobalOptions& global, BisectCommandOptions& options) {
   options.request.first_parent = !options.all_parents;
-  return PrintBisectReport(runner.Run(options.request));
+  return WithBisectRunner(global, [&](BisectRunner& runner) { return runner.Run(options.request); });
 }
 
 Result<int> CommandBisectResume(const GlobalOptions& global) {
-  Result<Config> config = LoadGlobalConfig(global);
-  if (!config) return config.error();
-  StderrBuildProgress build_progress;
-  Result<std::unique_ptr<EngineBuilds>> builds =
-      EngineBuilds::Open(*config, false, &build_progress);
-  if (!builds) return builds.error();
-  std::unique_ptr<HostProbe> host = MakeRealHostProbe();
-  StderrBisectReporter reporter;
-  BisectRunner runner(*config, **builds, host.get(), reporter);
-  return PrintBisectReport(runner.Resume());
+  return WithBisectRunner(global, [](BisectRunner& runner) { return runner.Resume(); });
 }
 
 Result<BisectState> LoadState(const GlobalOptions& global, const Config& config) {

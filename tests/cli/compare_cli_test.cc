@@ -18,6 +18,7 @@
 #include "engine/git_repo.h"
 #include "engine/process.h"
 #include "tests/support/git_fixture.h"
+#include "tests/support/culprit_cli.h"
 #include "tests/support/temp_dir.h"
 
 namespace culprit {
@@ -154,10 +155,6 @@ std::vector<std::string> Lines(const std::string& text) {
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) lines.push_back(line);
   return lines;
-}
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
 }
 
 TEST_F(CompareCliTest, BuildsOnceThenServesFromTheCache) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "engine/process.h"
+#include "tests/support/culprit_cli.h"
 #include "tests/support/temp_dir.h"
 
 namespace culprit {
@@ -25,32 +26,6 @@ namespace fs = std::filesystem;
 using Json = nlohmann::json;
 
 const std::string kFixture = CULPRIT_FIXTURE_DIR "/fixture_work";
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-std::string ReadAll(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream content;
-  content << in.rdbuf();
-  return content.str();
-}
-
-std::string Show(const ProcessResult& r) {
-  return "exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.stdout_text + "\nstderr:\n" +
-         r.stderr_text;
-}
-
-// Runs culprit with `args` from `cwd`.
-ProcessResult Culprit(const std::vector<std::string>& args, const fs::path& cwd) {
-  ProcessSpec spec;
-  spec.argv = {CULPRIT_EXE};
-  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-  spec.cwd = cwd;
-  spec.timeout = std::chrono::minutes(2);  // Only a guard against a wedged test.
-  return RunProcess(spec);
-}
 
 std::vector<fs::path> JsonFiles(const fs::path& dir) {
   std::vector<fs::path> files;
@@ -110,41 +85,41 @@ TEST(ConfigCliTest, BadConfigurationsAreUsageErrorsWithTheirPosition) {
     TempDir dir;
     WriteTextFile(dir.path() / "culprit.toml", c.text);
     // Found in the current directory: named as "culprit.toml".
-    ProcessResult run = Culprit({"run"}, dir.path());
-    EXPECT_EQ(run.exit_code, 2) << Show(run);
+    ProcessResult run = RunCulprit({"run"}, dir.path());
+    EXPECT_EQ(run.exit_code, 2) << DescribeRun(run);
     const std::string expected = "culprit: error: culprit.toml:" + c.position + ": ";
-    EXPECT_EQ(run.stderr_text.rfind(expected, 0), 0u) << expected << "\n" << Show(run);
-    EXPECT_TRUE(Contains(run.stderr_text, c.says)) << c.says << "\n" << Show(run);
+    EXPECT_EQ(run.stderr_text.rfind(expected, 0), 0u) << expected << "\n" << DescribeRun(run);
+    EXPECT_TRUE(Contains(run.stderr_text, c.says)) << c.says << "\n" << DescribeRun(run);
     // Printed once.
-    EXPECT_EQ(run.stderr_text.find("culprit: error: ", 1), std::string::npos) << Show(run);
-    EXPECT_TRUE(run.stdout_text.empty()) << Show(run);
+    EXPECT_EQ(run.stderr_text.find("culprit: error: ", 1), std::string::npos) << DescribeRun(run);
+    EXPECT_TRUE(run.stdout_text.empty()) << DescribeRun(run);
 
     // Given with --config from elsewhere: named by the path given, and every
     // command that loads the configuration refuses it the same way.
     TempDir elsewhere;
     const std::string path = (dir.path() / "culprit.toml").string();
-    ProcessResult probe = Culprit({"probe", "-o", "A=1", "--config", path}, elsewhere.path());
-    EXPECT_EQ(probe.exit_code, 2) << Show(probe);
+    ProcessResult probe = RunCulprit({"probe", "-o", "A=1", "--config", path}, elsewhere.path());
+    EXPECT_EQ(probe.exit_code, 2) << DescribeRun(probe);
     EXPECT_EQ(probe.stderr_text.rfind("culprit: error: " + path + ":" + c.position + ": ", 0), 0u)
-        << Show(probe);
+        << DescribeRun(probe);
     EXPECT_FALSE(fs::exists(dir.path() / "benchmarks")) << "nothing may be measured";
   }
 }
 
 TEST(ConfigCliTest, MissingConfigurationIsAUsageErrorWithAHint) {
   TempDir dir;
-  ProcessResult none = Culprit({"run"}, dir.path());
-  EXPECT_EQ(none.exit_code, 2) << Show(none);
-  EXPECT_EQ(none.stderr_text.rfind("culprit: error: ", 0), 0u) << Show(none);
-  EXPECT_TRUE(Contains(none.stderr_text, "culprit init")) << Show(none);
+  ProcessResult none = RunCulprit({"run"}, dir.path());
+  EXPECT_EQ(none.exit_code, 2) << DescribeRun(none);
+  EXPECT_EQ(none.stderr_text.rfind("culprit: error: ", 0), 0u) << DescribeRun(none);
+  EXPECT_TRUE(Contains(none.stderr_text, "culprit init")) << DescribeRun(none);
 
-  ProcessResult missing = Culprit({"--config", "nope.toml", "probe", "-o", "A=1"}, dir.path());
-  EXPECT_EQ(missing.exit_code, 2) << Show(missing);
-  EXPECT_TRUE(Contains(missing.stderr_text, "nope.toml")) << Show(missing);
+  ProcessResult missing = RunCulprit({"--config", "nope.toml", "probe", "-o", "A=1"}, dir.path());
+  EXPECT_EQ(missing.exit_code, 2) << DescribeRun(missing);
+  EXPECT_TRUE(Contains(missing.stderr_text, "nope.toml")) << DescribeRun(missing);
 
-  ProcessResult unknown_command = Culprit({"porbe"}, dir.path());
-  EXPECT_EQ(unknown_command.exit_code, 2) << Show(unknown_command);
-  EXPECT_EQ(unknown_command.stderr_text.rfind("culprit: error: ", 0), 0u) << Show(unknown_command);
+  ProcessResult unknown_command = RunCulprit({"porbe"}, dir.path());
+  EXPECT_EQ(unknown_command.exit_code, 2) << DescribeRun(unknown_command);
+  EXPECT_EQ(unknown_command.stderr_text.rfind("culprit: error: ", 0), 0u) << DescribeRun(unknown_command);
 }
 
 // Replaces the whole line starting with `key = ` in the first table named
@@ -165,8 +140,8 @@ std::string SetKey(std::string text, const std::string& table, const std::string
 TEST(ConfigCliTest, InitWritesAFileThatRunAcceptsAndNeverOverwritesIt) {
   TempDir dir;
   const fs::path config = dir.path() / "culprit.toml";
-  ProcessResult init = Culprit({"init"}, dir.path());
-  ASSERT_EQ(init.exit_code, 0) << Show(init);
+  ProcessResult init = RunCulprit({"init"}, dir.path());
+  ASSERT_EQ(init.exit_code, 0) << DescribeRun(init);
   ASSERT_TRUE(fs::exists(config));
   const std::string starter = ReadAll(config);
 
@@ -177,14 +152,14 @@ TEST(ConfigCliTest, InitWritesAFileThatRunAcceptsAndNeverOverwritesIt) {
   WriteTextFile(config, edited);
 
   // Refused without --force, and the edited file is left alone.
-  ProcessResult again = Culprit({"init"}, dir.path());
-  EXPECT_EQ(again.exit_code, 2) << Show(again);
-  EXPECT_TRUE(Contains(again.stderr_text, "already exists")) << Show(again);
-  EXPECT_TRUE(Contains(again.stderr_text, "--force")) << Show(again);
+  ProcessResult again = RunCulprit({"init"}, dir.path());
+  EXPECT_EQ(again.exit_code, 2) << DescribeRun(again);
+  EXPECT_TRUE(Contains(again.stderr_text, "already exists")) << DescribeRun(again);
+  EXPECT_TRUE(Contains(again.stderr_text, "--force")) << DescribeRun(again);
   EXPECT_EQ(ReadAll(config), edited);
 
-  ProcessResult run = Culprit({"run", "example", "-n", "3", "--json"}, dir.path());
-  ASSERT_EQ(run.exit_code, 0) << Show(run);
+  ProcessResult run = RunCulprit({"run", "example", "-n", "3", "--json"}, dir.path());
+  ASSERT_EQ(run.exit_code, 0) << DescribeRun(run);
   Json record = Json::parse(run.stdout_text);
   EXPECT_EQ(record["kind"], "run");
   EXPECT_EQ(record["query"], "example");
@@ -192,36 +167,36 @@ TEST(ConfigCliTest, InitWritesAFileThatRunAcceptsAndNeverOverwritesIt) {
   // The starter's records directory, relative to the file.
   EXPECT_EQ(JsonFiles(dir.path() / "benchmarks" / "results-v1").size(), 1u);
 
-  ProcessResult force = Culprit({"init", "--force"}, dir.path());
-  EXPECT_EQ(force.exit_code, 0) << Show(force);
+  ProcessResult force = RunCulprit({"init", "--force"}, dir.path());
+  EXPECT_EQ(force.exit_code, 0) << DescribeRun(force);
   EXPECT_EQ(ReadAll(config), starter);
 
   // --output names another file.
-  ProcessResult other = Culprit({"init", "--output", "other.toml"}, dir.path());
-  EXPECT_EQ(other.exit_code, 0) << Show(other);
+  ProcessResult other = RunCulprit({"init", "--output", "other.toml"}, dir.path());
+  EXPECT_EQ(other.exit_code, 0) << DescribeRun(other);
   EXPECT_TRUE(fs::exists(dir.path() / "other.toml"));
 }
 
 TEST(ConfigCliTest, HostReportsCalibrationAndFrequencyGovernor) {
   TempDir dir;
-  ProcessResult host = Culprit({"host"}, dir.path());
-  ASSERT_EQ(host.exit_code, 0) << Show(host);
-  EXPECT_TRUE(Contains(host.stdout_text, "calibration")) << Show(host);
+  ProcessResult host = RunCulprit({"host"}, dir.path());
+  ASSERT_EQ(host.exit_code, 0) << DescribeRun(host);
+  EXPECT_TRUE(Contains(host.stdout_text, "calibration")) << DescribeRun(host);
   std::smatch match;
   ASSERT_TRUE(std::regex_search(host.stdout_text, match, std::regex("calibration +([0-9.]+) ms")))
-      << Show(host);
+      << DescribeRun(host);
   EXPECT_GT(std::stod(match[1]), 0);
   // The governor line says what the host exposes: on the development VM,
   // which has no cpufreq, "unavailable".
   ASSERT_TRUE(std::regex_search(host.stdout_text, match, std::regex("governor +(\\S+)")))
-      << Show(host);
+      << DescribeRun(host);
   const fs::path governor = "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor";
   if (fs::exists(governor)) {
     std::string expected = ReadAll(governor);
     expected.erase(expected.find_last_not_of(" \n") + 1);
-    EXPECT_EQ(match[1].str(), expected) << Show(host);
+    EXPECT_EQ(match[1].str(), expected) << DescribeRun(host);
   } else {
-    EXPECT_EQ(match[1].str(), "unavailable") << Show(host);
+    EXPECT_EQ(match[1].str(), "unavailable") << DescribeRun(host);
   }
   // No configuration is needed, and nothing is archived.
   EXPECT_TRUE(fs::is_empty(dir.path()));
@@ -252,17 +227,17 @@ dir = "archive"
 };
 
 TEST_F(RunCliTest, RunPrintsAMedianAndWritesARunRecord) {
-  ProcessResult run = Culprit({"run", "work", "-n", "5"}, dir_.path());
-  ASSERT_EQ(run.exit_code, 0) << Show(run);
+  ProcessResult run = RunCulprit({"run", "work", "-n", "5"}, dir_.path());
+  ASSERT_EQ(run.exit_code, 0) << DescribeRun(run);
   std::smatch match;
   ASSERT_TRUE(std::regex_search(run.stdout_text, match,
                                 std::regex("work +worktree +median ([0-9.]+) ms +\\(n=5,")))
-      << Show(run);
+      << DescribeRun(run);
   const double median = std::stod(match[1]);
   EXPECT_GT(median, 0);
   const std::vector<fs::path> files = JsonFiles(dir_.path() / "archive");
-  ASSERT_EQ(files.size(), 1u) << Show(run);
-  EXPECT_TRUE(Contains(run.stdout_text, "record " + files[0].string())) << Show(run);
+  ASSERT_EQ(files.size(), 1u) << DescribeRun(run);
+  EXPECT_TRUE(Contains(run.stdout_text, "record " + files[0].string())) << DescribeRun(run);
   Json record = Json::parse(ReadAll(files[0]));
   EXPECT_EQ(record["kind"], "run");
   EXPECT_EQ(record["query"], "work");
@@ -282,14 +257,14 @@ TEST_F(RunCliTest, ConfigOptionWorksBeforeAndAfterTheCommand) {
   // From another directory: the records go next to the config file, not here.
   TempDir elsewhere;
   ProcessResult before =
-      Culprit({"--config", config_.string(), "run", "-n", "2"}, elsewhere.path());
-  EXPECT_EQ(before.exit_code, 0) << Show(before);
-  ProcessResult after = Culprit({"run", "-n", "2", "--config", config_.string()}, elsewhere.path());
-  EXPECT_EQ(after.exit_code, 0) << Show(after);
+      RunCulprit({"--config", config_.string(), "run", "-n", "2"}, elsewhere.path());
+  EXPECT_EQ(before.exit_code, 0) << DescribeRun(before);
+  ProcessResult after = RunCulprit({"run", "-n", "2", "--config", config_.string()}, elsewhere.path());
+  EXPECT_EQ(after.exit_code, 0) << DescribeRun(after);
   ProcessResult list =
-      Culprit({"records", "list", "--kind", "run", "--config", config_.string()}, elsewhere.path());
-  EXPECT_EQ(list.exit_code, 0) << Show(list);
-  EXPECT_TRUE(Contains(list.stdout_text, "2 record(s)")) << Show(list);
+      RunCulprit({"records", "list", "--kind", "run", "--config", config_.string()}, elsewhere.path());
+  EXPECT_EQ(list.exit_code, 0) << DescribeRun(list);
+  EXPECT_TRUE(Contains(list.stdout_text, "2 record(s)")) << DescribeRun(list);
   EXPECT_EQ(JsonFiles(dir_.path() / "archive").size(), 2u);
   EXPECT_TRUE(fs::is_empty(elsewhere.path()));
 }

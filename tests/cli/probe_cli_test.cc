@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "engine/process.h"
+#include "tests/support/culprit_cli.h"
 #include "tests/support/temp_dir.h"
 
 extern char** environ;
@@ -33,17 +34,6 @@ namespace fs = std::filesystem;
 using Json = nlohmann::json;
 
 const std::string kFixture = CULPRIT_FIXTURE_DIR "/fixture_work";
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-std::string ReadAll(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream content;
-  content << in.rdbuf();
-  return content.str();
-}
 
 // A TOML string literal (basic string) holding `text`.
 std::string Quoted(const std::string& text) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "engine/process.h"
+#include "tests/support/culprit_cli.h"
 #include "tests/support/temp_dir.h"
 
 namespace culprit {
@@ -22,32 +23,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-std::string ReadAll(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream content;
-  content << in.rdbuf();
-  return content.str();
-}
-
-std::string Show(const ProcessResult& r) {
-  return "exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.stdout_text + "\nstderr:\n" +
-         r.stderr_text;
-}
-
-// Runs culprit with `args` from `cwd`.
-ProcessResult Culprit(const std::vector<std::string>& args, const fs::path& cwd) {
-  ProcessSpec spec;
-  spec.argv = {CULPRIT_EXE};
-  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-  spec.cwd = cwd;
-  spec.timeout = std::chrono::minutes(2);  // Only a guard against a wedged test.
-  return RunProcess(spec);
-}
 
 // The lines of `text` that hold `part`.
 int LinesContaining(const std::string& text, const std::string& part) {
@@ -82,13 +57,13 @@ max_pairs = 40
 dir = "records"
 )");
     ProcessResult effect = Run({"probe", "-o", "CULPRIT_FIXTURE_SLOW=1", "--json"});
-    ASSERT_EQ(effect.exit_code, 3) << Show(effect);
+    ASSERT_EQ(effect.exit_code, 3) << DescribeRun(effect);
     effect_ = new Json(Json::parse(effect.stdout_text));
     ProcessResult ignored = Run({"probe", "-o", "SOME_IGNORED_VAR=1", "--json"});
-    ASSERT_EQ(ignored.exit_code, 0) << Show(ignored);
+    ASSERT_EQ(ignored.exit_code, 0) << DescribeRun(ignored);
     ignored_ = new Json(Json::parse(ignored.stdout_text));
     ProcessResult run = Run({"run", "-n", "4", "--json"});
-    ASSERT_EQ(run.exit_code, 0) << Show(run);
+    ASSERT_EQ(run.exit_code, 0) << DescribeRun(run);
     run_ = new Json(Json::parse(run.stdout_text));
   }
 
@@ -108,7 +83,7 @@ dir = "records"
   static ProcessResult Run(std::vector<std::string> args) {
     args.push_back("--config");
     args.push_back((dir_->path() / "culprit.toml").string());
-    return Culprit(args, dir_->path());
+    return RunCulprit(args, dir_->path());
   }
 
   static std::string Id(const Json* record) { return (*record)["id"].get<std::string>(); }
@@ -142,43 +117,43 @@ TEST_F(RecordsCliTest, EveryMeasurementWroteItsRecord) {
 
 TEST_F(RecordsCliTest, ListShowsAllRecordsAndFilters) {
   ProcessResult all = Run({"records", "list"});
-  ASSERT_EQ(all.exit_code, 0) << Show(all);
-  EXPECT_TRUE(all.stderr_text.empty()) << Show(all);
+  ASSERT_EQ(all.exit_code, 0) << DescribeRun(all);
+  EXPECT_TRUE(all.stderr_text.empty()) << DescribeRun(all);
   for (const Json* r : {effect_, ignored_, run_}) {
-    EXPECT_EQ(LinesContaining(all.stdout_text, Id(r)), 1) << Id(r) << "\n" << Show(all);
+    EXPECT_EQ(LinesContaining(all.stdout_text, Id(r)), 1) << Id(r) << "\n" << DescribeRun(all);
   }
-  EXPECT_TRUE(Contains(all.stdout_text, "3 record(s)")) << Show(all);
+  EXPECT_TRUE(Contains(all.stdout_text, "3 record(s)")) << DescribeRun(all);
 
   ProcessResult probes = Run({"records", "list", "--kind", "probe"});
-  ASSERT_EQ(probes.exit_code, 0) << Show(probes);
-  EXPECT_TRUE(Contains(probes.stdout_text, Id(effect_))) << Show(probes);
-  EXPECT_TRUE(Contains(probes.stdout_text, Id(ignored_))) << Show(probes);
-  EXPECT_FALSE(Contains(probes.stdout_text, Id(run_))) << Show(probes);
-  EXPECT_TRUE(Contains(probes.stdout_text, "2 record(s)")) << Show(probes);
+  ASSERT_EQ(probes.exit_code, 0) << DescribeRun(probes);
+  EXPECT_TRUE(Contains(probes.stdout_text, Id(effect_))) << DescribeRun(probes);
+  EXPECT_TRUE(Contains(probes.stdout_text, Id(ignored_))) << DescribeRun(probes);
+  EXPECT_FALSE(Contains(probes.stdout_text, Id(run_))) << DescribeRun(probes);
+  EXPECT_TRUE(Contains(probes.stdout_text, "2 record(s)")) << DescribeRun(probes);
 
   ProcessResult effects = Run({"records", "list", "--kind", "probe", "--verdict", "EFFECT"});
-  ASSERT_EQ(effects.exit_code, 0) << Show(effects);
-  EXPECT_TRUE(Contains(effects.stdout_text, Id(effect_))) << Show(effects);
-  EXPECT_FALSE(Contains(effects.stdout_text, Id(ignored_))) << Show(effects);
-  EXPECT_FALSE(Contains(effects.stdout_text, Id(run_))) << Show(effects);
-  EXPECT_TRUE(Contains(effects.stdout_text, "1 record(s)")) << Show(effects);
+  ASSERT_EQ(effects.exit_code, 0) << DescribeRun(effects);
+  EXPECT_TRUE(Contains(effects.stdout_text, Id(effect_))) << DescribeRun(effects);
+  EXPECT_FALSE(Contains(effects.stdout_text, Id(ignored_))) << DescribeRun(effects);
+  EXPECT_FALSE(Contains(effects.stdout_text, Id(run_))) << DescribeRun(effects);
+  EXPECT_TRUE(Contains(effects.stdout_text, "1 record(s)")) << DescribeRun(effects);
 
   ProcessResult runs = Run({"records", "list", "--kind", "run"});
-  ASSERT_EQ(runs.exit_code, 0) << Show(runs);
-  EXPECT_TRUE(Contains(runs.stdout_text, Id(run_))) << Show(runs);
-  EXPECT_TRUE(Contains(runs.stdout_text, "1 record(s)")) << Show(runs);
+  ASSERT_EQ(runs.exit_code, 0) << DescribeRun(runs);
+  EXPECT_TRUE(Contains(runs.stdout_text, Id(run_))) << DescribeRun(runs);
+  EXPECT_TRUE(Contains(runs.stdout_text, "1 record(s)")) << DescribeRun(runs);
 
   // --dir reads an archive without any configuration.
   TempDir elsewhere;
-  ProcessResult by_dir = Culprit(
+  ProcessResult by_dir = RunCulprit(
       {"records", "list", "--dir", RecordsDir().string(), "--verdict", "EFFECT"}, elsewhere.path());
-  ASSERT_EQ(by_dir.exit_code, 0) << Show(by_dir);
-  EXPECT_TRUE(Contains(by_dir.stdout_text, Id(effect_))) << Show(by_dir);
-  EXPECT_TRUE(Contains(by_dir.stdout_text, "1 record(s)")) << Show(by_dir);
+  ASSERT_EQ(by_dir.exit_code, 0) << DescribeRun(by_dir);
+  EXPECT_TRUE(Contains(by_dir.stdout_text, Id(effect_))) << DescribeRun(by_dir);
+  EXPECT_TRUE(Contains(by_dir.stdout_text, "1 record(s)")) << DescribeRun(by_dir);
 
   ProcessResult typo = Run({"records", "list", "--verdict", "EFECT"});
-  EXPECT_EQ(typo.exit_code, 2) << Show(typo);
-  EXPECT_TRUE(Contains(typo.stderr_text, "did you mean 'EFFECT'")) << Show(typo);
+  EXPECT_EQ(typo.exit_code, 2) << DescribeRun(typo);
+  EXPECT_TRUE(Contains(typo.stderr_text, "did you mean 'EFFECT'")) << DescribeRun(typo);
 }
 
 TEST_F(RecordsCliTest, ShowPrintsTheVerdictAndEverySample) {
@@ -189,23 +164,23 @@ TEST_F(RecordsCliTest, ShowPrintsTheVerdictAndEverySample) {
     if (Id(other).rfind(prefix, 0) == 0) prefix = id;
   }
   ProcessResult text = Run({"records", "show", prefix});
-  ASSERT_EQ(text.exit_code, 0) << Show(text);
-  EXPECT_TRUE(Contains(text.stdout_text, "record " + id)) << Show(text);
-  EXPECT_TRUE(Contains(text.stdout_text, "EFFECT")) << Show(text);
-  EXPECT_TRUE(Contains(text.stdout_text, "CULPRIT_FIXTURE_SLOW=1")) << Show(text);
+  ASSERT_EQ(text.exit_code, 0) << DescribeRun(text);
+  EXPECT_TRUE(Contains(text.stdout_text, "record " + id)) << DescribeRun(text);
+  EXPECT_TRUE(Contains(text.stdout_text, "EFFECT")) << DescribeRun(text);
+  EXPECT_TRUE(Contains(text.stdout_text, "CULPRIT_FIXTURE_SLOW=1")) << DescribeRun(text);
   const size_t samples = (*effect_)["samples"].size();
   EXPECT_TRUE(
       Contains(text.stdout_text, "samples in execution order (" + std::to_string(samples) + ";"))
-      << Show(text);
+      << DescribeRun(text);
   // Every sample's value is printed (as sequence:arm=value, 4 significant digits).
   for (const Json& s : (*effect_)["samples"]) {
     const std::string prefix =
         std::to_string(s["sequence"].get<int>()) + ":" + std::to_string(s["arm"].get<int>()) + "=";
-    EXPECT_TRUE(Contains(text.stdout_text, prefix)) << prefix << "\n" << Show(text);
+    EXPECT_TRUE(Contains(text.stdout_text, prefix)) << prefix << "\n" << DescribeRun(text);
   }
 
   ProcessResult json = Run({"records", "show", id, "--json"});
-  ASSERT_EQ(json.exit_code, 0) << Show(json);
+  ASSERT_EQ(json.exit_code, 0) << DescribeRun(json);
   EXPECT_EQ(Json::parse(json.stdout_text), *effect_);
 }
 
@@ -213,18 +188,18 @@ TEST_F(RecordsCliTest, AmbiguousOrUnknownIdIsAUsageError) {
   // Every id starts with the year.
   const std::string year = Id(effect_).substr(0, 4);
   ProcessResult ambiguous = Run({"records", "show", year});
-  EXPECT_EQ(ambiguous.exit_code, 2) << Show(ambiguous);
-  EXPECT_EQ(ambiguous.stderr_text.rfind("culprit: error: ", 0), 0u) << Show(ambiguous);
-  EXPECT_TRUE(Contains(ambiguous.stderr_text, "matches 3 records")) << Show(ambiguous);
+  EXPECT_EQ(ambiguous.exit_code, 2) << DescribeRun(ambiguous);
+  EXPECT_EQ(ambiguous.stderr_text.rfind("culprit: error: ", 0), 0u) << DescribeRun(ambiguous);
+  EXPECT_TRUE(Contains(ambiguous.stderr_text, "matches 3 records")) << DescribeRun(ambiguous);
   for (const Json* r : {effect_, ignored_, run_}) {
-    EXPECT_TRUE(Contains(ambiguous.stderr_text, Id(r))) << Show(ambiguous);
+    EXPECT_TRUE(Contains(ambiguous.stderr_text, Id(r))) << DescribeRun(ambiguous);
   }
-  EXPECT_TRUE(ambiguous.stdout_text.empty()) << Show(ambiguous);
+  EXPECT_TRUE(ambiguous.stdout_text.empty()) << DescribeRun(ambiguous);
 
   ProcessResult unknown = Run({"records", "show", "no-such-record"});
-  EXPECT_EQ(unknown.exit_code, 2) << Show(unknown);
-  EXPECT_TRUE(Contains(unknown.stderr_text, "no record 'no-such-record'")) << Show(unknown);
-  EXPECT_TRUE(unknown.stdout_text.empty()) << Show(unknown);
+  EXPECT_EQ(unknown.exit_code, 2) << DescribeRun(unknown);
+  EXPECT_TRUE(Contains(unknown.stderr_text, "no record 'no-such-record'")) << DescribeRun(unknown);
+  EXPECT_TRUE(unknown.stdout_text.empty()) << DescribeRun(unknown);
 }
 
 TEST_F(RecordsCliTest, DamagedAndUnknownSchemaFilesAreSkippedWithAWarning) {
@@ -239,35 +214,35 @@ TEST_F(RecordsCliTest, DamagedAndUnknownSchemaFilesAreSkippedWithAWarning) {
   const fs::path v9 = records / "2020-01-02T000000Z-probe-work-beef.json";
   WriteTextFile(v9, future.dump(2));
 
-  ProcessResult list = Culprit({"records", "list", "--dir", records.string()}, copy.path());
-  ASSERT_EQ(list.exit_code, 0) << Show(list);
-  EXPECT_EQ(LinesContaining(list.stderr_text, "culprit: warning: "), 2) << Show(list);
-  EXPECT_EQ(LinesContaining(list.stderr_text, damaged.string()), 1) << Show(list);
-  EXPECT_EQ(LinesContaining(list.stderr_text, v9.string()), 1) << Show(list);
-  EXPECT_TRUE(Contains(list.stderr_text, "culprit.record/v9")) << Show(list);
+  ProcessResult list = RunCulprit({"records", "list", "--dir", records.string()}, copy.path());
+  ASSERT_EQ(list.exit_code, 0) << DescribeRun(list);
+  EXPECT_EQ(LinesContaining(list.stderr_text, "culprit: warning: "), 2) << DescribeRun(list);
+  EXPECT_EQ(LinesContaining(list.stderr_text, damaged.string()), 1) << DescribeRun(list);
+  EXPECT_EQ(LinesContaining(list.stderr_text, v9.string()), 1) << DescribeRun(list);
+  EXPECT_TRUE(Contains(list.stderr_text, "culprit.record/v9")) << DescribeRun(list);
   // The rest still lists, and the skipped files are not among them.
   for (const Json* r : {effect_, ignored_, run_}) {
-    EXPECT_TRUE(Contains(list.stdout_text, Id(r))) << Show(list);
+    EXPECT_TRUE(Contains(list.stdout_text, Id(r))) << DescribeRun(list);
   }
-  EXPECT_FALSE(Contains(list.stdout_text, "dead")) << Show(list);
-  EXPECT_FALSE(Contains(list.stdout_text, "beef")) << Show(list);
-  EXPECT_TRUE(Contains(list.stdout_text, "3 record(s)")) << Show(list);
+  EXPECT_FALSE(Contains(list.stdout_text, "dead")) << DescribeRun(list);
+  EXPECT_FALSE(Contains(list.stdout_text, "beef")) << DescribeRun(list);
+  EXPECT_TRUE(Contains(list.stdout_text, "3 record(s)")) << DescribeRun(list);
 
   // A filtered listing warns too, and still filters.
   ProcessResult effects =
-      Culprit({"records", "list", "--dir", records.string(), "--verdict", "EFFECT"}, copy.path());
-  ASSERT_EQ(effects.exit_code, 0) << Show(effects);
-  EXPECT_EQ(LinesContaining(effects.stderr_text, "culprit: warning: "), 2) << Show(effects);
-  EXPECT_TRUE(Contains(effects.stdout_text, "1 record(s)")) << Show(effects);
+      RunCulprit({"records", "list", "--dir", records.string(), "--verdict", "EFFECT"}, copy.path());
+  ASSERT_EQ(effects.exit_code, 0) << DescribeRun(effects);
+  EXPECT_EQ(LinesContaining(effects.stderr_text, "culprit: warning: "), 2) << DescribeRun(effects);
+  EXPECT_TRUE(Contains(effects.stdout_text, "1 record(s)")) << DescribeRun(effects);
 
   // Showing an intact record works beside them; showing the damaged one says why not.
   ProcessResult intact =
-      Culprit({"records", "show", Id(run_), "--dir", records.string()}, copy.path());
-  EXPECT_EQ(intact.exit_code, 0) << Show(intact);
+      RunCulprit({"records", "show", Id(run_), "--dir", records.string()}, copy.path());
+  EXPECT_EQ(intact.exit_code, 0) << DescribeRun(intact);
   ProcessResult broken =
-      Culprit({"records", "show", "2020-01-01", "--dir", records.string()}, copy.path());
-  EXPECT_NE(broken.exit_code, 0) << Show(broken);
-  EXPECT_TRUE(Contains(broken.stderr_text, "damaged record")) << Show(broken);
+      RunCulprit({"records", "show", "2020-01-01", "--dir", records.string()}, copy.path());
+  EXPECT_NE(broken.exit_code, 0) << DescribeRun(broken);
+  EXPECT_TRUE(Contains(broken.stderr_text, "damaged record")) << DescribeRun(broken);
 }
 
 }  // namespace
