@@ -25,6 +25,7 @@
 #include "engine/process.h"
 #include "records/record_store.h"
 #include "tests/support/git_fixture.h"
+#include "tests/support/culprit_cli.h"
 #include "tests/support/temp_dir.h"
 
 extern char** environ;
@@ -110,31 +111,7 @@ class BisectCommand : public ::testing::Test {
                       {"NOTES", "revision " + std::to_string(i) + "\n"}},
                      {}, message));
     }
-    config_ = dir_.path() / "culprit.toml";
-    WriteTextFile(config_, fmt::format(R"([engine]
-repo = '{repo}'
-build = [["cc", "-O1", "-o", "prog", "main.c"]]
-artifacts = ["prog"]
-
-[queries."loop"]
-command = ["{{artifact:prog}}"]
-metric = {{ regex = 'min_ms=([0-9.]+)' }}
-timeout = "10s"
-
-[measure]
-band = 0.1
-min_pairs = 10
-max_pairs = 40
-
-[records]
-dir = '{records}'
-
-[cache]
-dir = '{cache}'
-)",
-                                       fmt::arg("repo", (dir_.path() / "repo").string()),
-                                       fmt::arg("records", records_dir().string()),
-                                       fmt::arg("cache", (dir_.path() / "cache").string())));
+    config_ = WriteLoopEngineConfig(dir_.path(), "10s", 0.1);
   }
 
   fs::path records_dir() const { return dir_.path() / "records"; }

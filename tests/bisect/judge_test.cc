@@ -14,6 +14,7 @@
 #include "engine/process.h"
 #include "records/record_store.h"
 #include "tests/support/git_fixture.h"
+#include "tests/support/culprit_cli.h"
 #include "tests/support/temp_dir.h"
 
 namespace culprit {
@@ -88,31 +89,7 @@ class JudgeCommand : public ::testing::Test {
     hang_ = git.Commit({{"main.c", ProgramSource("hang", kFastWork, Variant::kHang)}}, {}, "hangs");
     crash_ =
         git.Commit({{"main.c", ProgramSource("crash", kFastWork, Variant::kCrash)}}, {}, "crashes");
-    config_ = dir_.path() / "culprit.toml";
-    WriteTextFile(config_, fmt::format(R"([engine]
-repo = '{repo}'
-build = [["cc", "-O1", "-o", "prog", "main.c"]]
-artifacts = ["prog"]
-
-[queries."loop"]
-command = ["{{artifact:prog}}"]
-metric = {{ regex = 'min_ms=([0-9.]+)' }}
-timeout = "2s"
-
-[measure]
-band = 0.2
-min_pairs = 10
-max_pairs = 40
-
-[records]
-dir = '{records}'
-
-[cache]
-dir = '{cache}'
-)",
-                                       fmt::arg("repo", (dir_.path() / "repo").string()),
-                                       fmt::arg("records", (dir_.path() / "records").string()),
-                                       fmt::arg("cache", (dir_.path() / "cache").string())));
+    config_ = WriteLoopEngineConfig(dir_.path(), "2s", 0.2);
   }
 
   ProcessResult Judge(const std::vector<std::string>& args, const fs::path& config = fs::path()) {

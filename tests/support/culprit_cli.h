@@ -14,6 +14,13 @@ namespace culprit {
 /// wedged test; no test asserts on time.
 ProcessResult RunCulprit(const std::vector<std::string>& args, const std::filesystem::path& cwd);
 
+/// Writes <dir>/culprit.toml for the small C engines the integration tests
+/// create in <dir>/repo: built with `cc -O1 -o prog main.c`, one query `loop`
+/// whose program prints its own `min_ms=`; records in <dir>/records and the
+/// build cache in <dir>/cache. Returns the file's path.
+std::filesystem::path WriteLoopEngineConfig(const std::filesystem::path& dir,
+                                            const std::string& query_timeout, double band);
+
 /// "exit N\nstdout:\n...\nstderr:\n..." for assertion messages.
 std::string DescribeRun(const ProcessResult& result);
 
