@@ -147,6 +147,7 @@ void IndexCheckpointer::Loop() {
   bool warned = false;
   std::unique_lock<std::mutex> lock(mutex_);
   while (!stop_) {
+    const auto due = std::chrono::steady_clock::now() + period_;
     lock.unlock();
     SerializeTraversalIndex(index_, &buffer);
     const uint64_t checksum = Checksum64(buffer.data(), buffer.size());
@@ -162,7 +163,7 @@ void IndexCheckpointer::Loop() {
     }
     ++checkpoints_;
     lock.lock();
-    wake_.wait_for(lock, period_, [this] { return stop_; });
+    wake_.wait_until(lock, due, [this] { return stop_; });
   }
 }
 

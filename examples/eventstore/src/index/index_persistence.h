@@ -26,7 +26,9 @@ namespace eventstore {
 
 class TraversalIndex;
 
-/// Time between the end of one checkpoint and the start of the next.
+/// Time between the starts of two checkpoints: a crash loses at most this
+/// much work. A checkpoint that takes longer than the period is followed by
+/// the next one at once.
 constexpr std::chrono::milliseconds kCheckpointPeriod{10};
 
 /// Serializes `index` into `out` (replacing its contents): a header, then the
