@@ -1,5 +1,13 @@
 #include "engine/process.h"
 
+// Children are started with vfork() (bp::posix::use_vfork) rather than fork():
+// fork() copies culprit's page tables, which made every sample cost ~1.8x what
+// hyperfine (posix_spawn) pays. Boost.Process 1.74 only compiles its vfork
+// executor when boost/process/detail/config.hpp sees an old _XOPEN_SOURCE
+// (vfork left POSIX in 2008), so without this use_vfork fails to link; glibc
+// still provides vfork(). It must come before any Boost.Process header.
+#define BOOST_POSIX_HAS_VFORK 1
+
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <poll.h>
@@ -14,6 +22,7 @@
 #include <atomic>
 #include <boost/process.hpp>
 #include <boost/process/extend.hpp>
+#include <boost/process/posix.hpp>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -238,10 +247,36 @@ std::vector<std::string> ChildEnvironment(const ProcessSpec& spec) {
   return entries;
 }
 
+/// Blocks every signal in the calling thread for its lifetime, as glibc's
+/// posix_spawn does around its vfork-like clone: until the child has called
+/// execve it runs on this thread's stack and shares culprit's memory, so a
+/// signal handler running in it (culprit's Ctrl-C handler sets a flag) would
+/// act on the parent's state. Other threads keep their masks, so a Ctrl-C
+/// meanwhile is handled by one of them, or by this one when it unblocks.
+class ScopedBlockAllSignals {
+ public:
+  ScopedBlockAllSignals() {
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old_);
+  }
+  ~ScopedBlockAllSignals() { pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
+  ScopedBlockAllSignals(const ScopedBlockAllSignals&) = delete;
+  ScopedBlockAllSignals& operator=(const ScopedBlockAllSignals&) = delete;
+
+ private:
+  sigset_t old_;
+};
+
 /// Starts the child; on success returns its pid, which is also its process
 /// group id. The child ends on our pipes/fds given as stdin, stdout, stderr.
+/// `*started` is set just before the child is created (after everything the
+/// parent prepares for it), so that wall time measures the child, not us.
 Result<pid_t> Spawn(const ProcessSpec& spec, const std::string& program, int stdin_fd,
-                    int stdout_fd, int stderr_fd) {
+                    int stdout_fd, int stderr_fd, Clock::time_point* started) {
+  // Everything the child needs is built here, in the parent: after vfork the
+  // child may not allocate (malloc's locks and arenas are shared with the
+  // parent's other threads, which keep running).
   std::vector<std::string> env_entries = ChildEnvironment(spec);
   std::vector<char*> envp;
   envp.reserve(env_entries.size() + 1);
@@ -252,35 +287,74 @@ Result<pid_t> Spawn(const ProcessSpec& spec, const std::string& program, int std
   auto use_env = [&envp](auto& executor) { executor.env = envp.data(); };
 
   std::vector<std::string> args(spec.argv.begin() + 1, spec.argv.end());
-  std::filesystem::path cwd = spec.cwd.empty() ? std::filesystem::current_path() : spec.cwd;
+  // chdir is done by setup_child rather than bp::start_dir, whose handler
+  // ignores chdir's failure and would run the program in the wrong directory.
+  const std::string cwd = spec.cwd.empty() ? std::string() : spec.cwd.string();
+  const char* const cwd_text = cwd.empty() ? nullptr : cwd.c_str();
 
-  // Runs in the forked child before exec: only async-signal-safe calls.
+  // Runs in the vforked child before exec. The child borrows this thread's
+  // stack and shares all of culprit's memory with the parent's other threads
+  // (vfork suspends only the calling thread), so it makes only
+  // async-signal-safe system calls on values prepared above, writes nothing
+  // but Boost's error fields (set_error: an error_code and a std::string
+  // assigned a literal of at most 15 characters, which fits the string's
+  // inline buffer, so nothing is allocated) and its own stack, and on error
+  // _exits at once rather than exec a program in a half-prepared state.
+  //
   // Its own process group lets a timeout or Ctrl-C kill the child together
   // with everything it started, and keeps terminal Ctrl-C from reaching it
   // directly (culprit decides what to kill and when).
-  auto setup_child = [stdin_fd, stdout_fd, stderr_fd](auto& executor) {
+  auto setup_child = [stdin_fd, stdout_fd, stderr_fd, cwd_text](auto& executor) {
+    auto fail = [&executor](const char* what) {
+      executor.set_error(std::error_code(errno, std::system_category()), what);
+      ::_exit(127);
+    };
     ::setpgid(0, 0);
     if (::dup2(stdin_fd, STDIN_FILENO) < 0 || ::dup2(stdout_fd, STDOUT_FILENO) < 0 ||
         ::dup2(stderr_fd, STDERR_FILENO) < 0) {
-      executor.set_error(std::error_code(errno, std::system_category()), "dup2 failed");
+      fail("dup2 failed");
     }
-    // The child inherits culprit's signal mask; give it a clean one.
+    if (cwd_text != nullptr && ::chdir(cwd_text) != 0) fail("chdir failed");
+    // All signals are blocked (ScopedBlockAllSignals). Before unblocking them,
+    // give every caught signal its default action, so that no culprit handler
+    // can run in the child before exec (exec would reset them, but only
+    // then). Ignored signals stay ignored, as across any exec. This is what
+    // glibc's posix_spawn does. sigaction refuses glibc's internal signals,
+    // SIGKILL and SIGSTOP; that is fine.
+    for (int signal_number = 1; signal_number < NSIG; ++signal_number) {
+      struct sigaction current {};
+      if (::sigaction(signal_number, nullptr, &current) != 0) continue;
+      if ((current.sa_flags & SA_SIGINFO) == 0 &&
+          (current.sa_handler == SIG_DFL || current.sa_handler == SIG_IGN)) {
+        continue;
+      }
+      struct sigaction default_action {};
+      default_action.sa_handler = SIG_DFL;
+      sigemptyset(&default_action.sa_mask);
+      ::sigaction(signal_number, &default_action, nullptr);
+    }
+    // The program starts with an empty mask, whatever culprit's was.
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
   };
-  // Boost does not reap a child whose exec failed; do it so no zombie stays.
+  // Boost does not reap a child whose setup or exec failed; do it so no
+  // zombie stays. (With vfork the child has already _exited by now.)
   auto reap_failed = [](auto& executor, const std::error_code&) {
     if (executor.pid > 0) {
       ::kill(executor.pid, SIGKILL);
       ::waitpid(executor.pid, nullptr, 0);
     }
   };
+  // Handlers run in argument order after Boost's own (exe, args), so this is
+  // the last thing before vfork.
+  auto start_clock = [started](auto&) { *started = Clock::now(); };
 
   std::error_code ec;
-  bp::child child(bp::exe = program, bp::args = args, bp::extend::on_setup = use_env,
-                  bp::start_dir = cwd.string(), bp::extend::on_exec_setup = setup_child,
-                  bp::extend::on_error = reap_failed, ec);
+  ScopedBlockAllSignals block_signals;
+  bp::child child(bp::exe = program, bp::args = args, bp::posix::use_vfork,
+                  bp::extend::on_setup = use_env, bp::extend::on_exec_setup = setup_child,
+                  bp::extend::on_error = reap_failed, bp::extend::on_setup = start_clock, ec);
   if (ec || !child.valid()) {
     return Error(fmt::format("{}: {}", FormatCommand(spec.argv),
                              ec ? ec.message() : std::string("unknown error")));
@@ -339,9 +413,9 @@ ProcessResult RunImpl(const ProcessSpec& spec) {
     stdin_read = Fd(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   }
 
-  const Clock::time_point start = Clock::now();
+  Clock::time_point start = Clock::now();
   Result<pid_t> spawned =
-      Spawn(spec, *program, stdin_read.get(), out->write.get(), err->write.get());
+      Spawn(spec, *program, stdin_read.get(), out->write.get(), err->write.get(), &start);
   // The child has its copies; ours must go, or the readers never see EOF.
   stdin_read.Close();
   out->write.Close();
@@ -717,8 +791,9 @@ Result<std::unique_ptr<LineProcess>> LineProcess::Start(const ProcessSpec& spec)
 
     auto state = std::make_unique<State>();
     state->spec = spec;
+    Clock::time_point started;
     Result<pid_t> spawned =
-        Spawn(spec, *program, in->read.get(), out->write.get(), err->write.get());
+        Spawn(spec, *program, in->read.get(), out->write.get(), err->write.get(), &started);
     in->read.Close();
     out->write.Close();
     err->write.Close();

@@ -2,9 +2,12 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <pthread.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <fstream>
 #include <sstream>
@@ -37,6 +40,31 @@ bool IsRunning(pid_t pid) {
   if (paren == std::string::npos || paren + 2 >= content.size()) return false;
   char state = content[paren + 2];
   return state != 'Z' && state != 'X';
+}
+
+/// True if this process has no child left unreaped (no zombie of ours).
+bool NoZombieLeft() {
+  int status = 0;
+  pid_t r = ::waitpid(-1, &status, WNOHANG);
+  return r == 0 || (r < 0 && errno == ECHILD);
+}
+
+/// The value of a "Name:\tvalue" line of /proc/<pid>/status text.
+std::string StatusField(const std::string& status, const std::string& name) {
+  std::istringstream lines(status);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.rfind(name + ":", 0) == 0) {
+      size_t begin = line.find_first_not_of(" \t", name.size() + 1);
+      return begin == std::string::npos ? "" : line.substr(begin);
+    }
+  }
+  return "";
+}
+
+std::string OwnStatus() {
+  std::ifstream file("/proc/self/status");
+  return std::string((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
 }
 
 /// SIGKILL is delivered asynchronously; give the scheduler time to act on it.
@@ -215,6 +243,61 @@ TEST(ProcessTest, ExecFailureAfterForkFailsToStart) {
   ProcessResult r = RunProcess(Spec({bogus.string()}));
   EXPECT_EQ(r.outcome, ProcessOutcome::kFailedToStart);
   EXPECT_FALSE(r.start_error.empty());
+  EXPECT_TRUE(NoZombieLeft());
+}
+
+TEST(ProcessTest, ExecRefusingADirectoryFailsToStartAndLeavesNoZombie) {
+  // A directory passes the access(X_OK) check made before the child is
+  // created; only execve refuses it (EACCES), inside the child. The error
+  // must come back from the child and the child must be reaped.
+  TempDir dir;
+  ASSERT_TRUE(NoZombieLeft());
+  ProcessResult r = RunProcess(Spec({dir.path().string()}));
+  EXPECT_EQ(r.outcome, ProcessOutcome::kFailedToStart);
+  EXPECT_NE(r.start_error.find("ermission denied"), std::string::npos) << r.start_error;
+  EXPECT_TRUE(NoZombieLeft());
+
+  // The same through LineProcess, which starts children the same way.
+  ProcessSpec spec;
+  spec.argv = {dir.path().string()};
+  auto harness = LineProcess::Start(spec);
+  ASSERT_FALSE(harness.ok());
+  EXPECT_NE(harness.error().message().find("ermission denied"), std::string::npos)
+      << harness.error().message();
+  EXPECT_TRUE(NoZombieLeft());
+}
+
+TEST(ProcessTest, ChildStartsWithEmptySignalMaskAndDefaultSigint) {
+  // culprit catches SIGINT, blocks every signal around the spawn and may have
+  // more blocked in the calling thread (SIGUSR1 here); the program must still
+  // start with nothing blocked, and with SIGINT at its default action rather
+  // than inherited as ignored or handled.
+  struct sigaction handler {};
+  handler.sa_handler = [](int) {};
+  sigemptyset(&handler.sa_mask);
+  struct sigaction old_int {};
+  ASSERT_EQ(::sigaction(SIGINT, &handler, &old_int), 0);
+  sigset_t usr1;
+  sigemptyset(&usr1);
+  sigaddset(&usr1, SIGUSR1);
+  sigset_t old_mask;
+  ASSERT_EQ(::pthread_sigmask(SIG_BLOCK, &usr1, &old_mask), 0);
+
+  const std::string own_ignored = StatusField(OwnStatus(), "SigIgn");
+  ProcessResult r = RunProcess(Spec({"grep", "-E", "^Sig(Blk|Ign)", "/proc/self/status"}));
+
+  ::pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
+  ::sigaction(SIGINT, &old_int, nullptr);
+
+  ASSERT_TRUE(r.ok()) << r.Describe({}) << r.stderr_text;
+  EXPECT_EQ(StatusField(r.stdout_text, "SigBlk"), "0000000000000000") << r.stdout_text;
+  const std::string ignored = StatusField(r.stdout_text, "SigIgn");
+  ASSERT_EQ(ignored.size(), 16u) << r.stdout_text;
+  // SIGINT is bit 1 (signal 2): not ignored.
+  EXPECT_EQ(std::stoull(ignored, nullptr, 16) & (1ull << (SIGINT - 1)), 0u) << ignored;
+  // Nothing else changes: what culprit ignores stays ignored across exec
+  // (normally nothing: all zeros).
+  EXPECT_EQ(ignored, own_ignored);
 }
 
 TEST(ProcessTest, BadWorkingDirectoryFailsToStart) {
@@ -406,6 +489,32 @@ TEST(LineProcessTest, DestructorKillsTheGroup) {
   in >> grandchild;
   ASSERT_GT(grandchild, 0);
   EXPECT_TRUE(GoneWithin(grandchild, 10s));
+}
+
+TEST(LineProcessTest, HarnessStartsWithEmptySignalMask) {
+  sigset_t all;
+  sigfillset(&all);
+  sigset_t old_mask;
+  ASSERT_EQ(::pthread_sigmask(SIG_BLOCK, &all, &old_mask), 0);
+  auto harness = LineProcess::Start(HarnessSpec(R"(
+while read -r cmd; do
+  case "$cmd" in
+    mask)
+      # Builtins only: a forked command would see the mask the shell sets
+      # around its own wait, not the one it was started with.
+      while IFS= read -r line; do
+        case "$line" in SigBlk*) echo "$line" ;; esac
+      done </proc/$$/status ;;
+    quit) exit 0 ;;
+  esac
+done
+)"));
+  ::pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
+  ASSERT_TRUE(harness.ok()) << harness.error().message();
+  auto reply = (*harness)->Request("mask", 10s);
+  ASSERT_TRUE(reply.ok()) << reply.error().message();
+  EXPECT_EQ(*reply, "SigBlk:\t0000000000000000");
+  EXPECT_TRUE((*harness)->Close(5s).ok());
 }
 
 TEST(LineProcessTest, RejectsNewlinesAndBadPrograms) {
