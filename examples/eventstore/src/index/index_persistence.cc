@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -10,6 +11,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <thread>
 
 #include "index/traversal_index.h"
 
@@ -17,13 +19,6 @@ namespace eventstore {
 namespace {
 
 constexpr uint64_t kMagic = 0x31584449'54525645ULL;  // "EVRTIDX1", little-endian
-
-template <typename T>
-void Append(std::vector<uint8_t>* out, const T* data, size_t count) {
-  const size_t at = out->size();
-  out->resize(at + count * sizeof(T));
-  if (count != 0) std::memcpy(out->data() + at, data, count * sizeof(T));
-}
 
 template <typename T>
 bool Take(const std::vector<uint8_t>& in, size_t* at, size_t count, std::vector<T>* out) {
@@ -36,17 +31,37 @@ bool Take(const std::vector<uint8_t>& in, size_t* at, size_t count, std::vector<
 
 }  // namespace
 
-void SerializeTraversalIndex(const TraversalIndex& index, std::vector<uint8_t>* out) {
-  out->clear();
-  const uint64_t header[3] = {kMagic, index.offsets().size(), index.edge_count()};
-  Append(out, header, 3);
-  Append(out, index.offsets().data(), index.offsets().size());
-  Append(out, index.targets().data(), index.targets().size());
-  Append(out, index.edge_times().data(), index.edge_times().size());
-  Append(out, index.edge_events().data(), index.edge_events().size());
+namespace {
+
+struct Segment {
+  const void* data;
+  size_t bytes;
+};
+
+/// What a checkpoint holds, in file order: the header, then the four arrays.
+std::vector<Segment> Segments(const TraversalIndex& index, const uint64_t (&header)[3]) {
+  return {{header, sizeof(header)},
+          {index.offsets().data(), index.offsets().size() * sizeof(uint32_t)},
+          {index.targets().data(), index.targets().size() * sizeof(uint32_t)},
+          {index.edge_times().data(), index.edge_times().size() * sizeof(int64_t)},
+          {index.edge_events().data(), index.edge_events().size() * sizeof(uint32_t)}};
 }
 
-uint64_t Checksum64(const uint8_t* data, size_t size) {
+/// Copies bytes [begin, end) of the segments' concatenation to out + begin.
+void CopyRange(const std::vector<Segment>& segments, size_t begin, size_t end, uint8_t* out) {
+  size_t at = 0;
+  for (const Segment& segment : segments) {
+    const size_t low = std::max(begin, at);
+    const size_t high = std::min(end, at + segment.bytes);
+    if (low < high) {
+      std::memcpy(out + low, static_cast<const uint8_t*>(segment.data) + (low - at), high - low);
+    }
+    at += segment.bytes;
+    if (at >= end) break;
+  }
+}
+
+uint64_t HashBlock(const uint8_t* data, size_t size) {
   uint64_t h = 0x9E3779B97F4A7C15ULL ^ size;
   size_t i = 0;
   for (; i + 8 <= size; i += 8) {
@@ -57,6 +72,58 @@ uint64_t Checksum64(const uint8_t* data, size_t size) {
   }
   for (; i < size; ++i) h = (h ^ data[i]) * 0x100000001B3ULL;
   return h;
+}
+
+uint64_t CombineBlockHashes(const std::vector<uint64_t>& hashes, size_t size) {
+  uint64_t h = 0xC2B2AE3D27D4EB4FULL ^ size;
+  for (uint64_t block : hashes) {
+    h = (h ^ block) * 0xFF51AFD7ED558CCDULL;
+    h ^= h >> 32;
+  }
+  return h;
+}
+
+size_t BlockCount(size_t size) { return (size + kCheckpointBlockBytes - 1) / kCheckpointBlockBytes; }
+
+}  // namespace
+
+void SerializeTraversalIndex(const TraversalIndex& index, std::vector<uint8_t>* out) {
+  SerializeAndChecksum(index, 1, out);
+}
+
+uint64_t Checksum64(const uint8_t* data, size_t size) {
+  std::vector<uint64_t> hashes(BlockCount(size));
+  for (size_t b = 0; b < hashes.size(); ++b) {
+    const size_t begin = b * kCheckpointBlockBytes;
+    hashes[b] = HashBlock(data + begin, std::min(size - begin, kCheckpointBlockBytes));
+  }
+  return CombineBlockHashes(hashes, size);
+}
+
+uint64_t SerializeAndChecksum(const TraversalIndex& index, unsigned threads,
+                              std::vector<uint8_t>* out) {
+  const uint64_t header[3] = {kMagic, index.offsets().size(), index.edge_count()};
+  const std::vector<Segment> segments = Segments(index, header);
+  size_t total = 0;
+  for (const Segment& segment : segments) total += segment.bytes;
+  out->resize(total);
+  std::vector<uint64_t> hashes(BlockCount(total));
+  // Threads take blocks in turn; each block is copied, then hashed while it is
+  // still in cache.
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t b = next++; b < hashes.size(); b = next++) {
+      const size_t begin = b * kCheckpointBlockBytes;
+      const size_t end = std::min(total, begin + kCheckpointBlockBytes);
+      CopyRange(segments, begin, end, out->data());
+      hashes[b] = HashBlock(out->data() + begin, end - begin);
+    }
+  };
+  std::vector<std::thread> helpers;
+  for (unsigned t = 1; t < threads; ++t) helpers.emplace_back(work);
+  work();
+  for (std::thread& helper : helpers) helper.join();
+  return CombineBlockHashes(hashes, total);
 }
 
 bool WriteCheckpointFile(const std::string& path, const std::vector<uint8_t>& serialized,
@@ -130,7 +197,11 @@ std::string DefaultCheckpointPath(size_t edges, uint32_t entities) {
 
 IndexCheckpointer::IndexCheckpointer(const TraversalIndex& index, std::string path,
                                      std::chrono::milliseconds period)
-    : index_(index), path_(std::move(path)), period_(period), thread_([this] { Loop(); }) {}
+    : index_(index),
+      path_(std::move(path)),
+      period_(period),
+      threads_(std::max(1u, std::thread::hardware_concurrency())),
+      thread_([this] { Loop(); }) {}
 
 IndexCheckpointer::~IndexCheckpointer() {
   {
@@ -149,8 +220,7 @@ void IndexCheckpointer::Loop() {
   while (!stop_) {
     const auto due = std::chrono::steady_clock::now() + period_;
     lock.unlock();
-    SerializeTraversalIndex(index_, &buffer);
-    const uint64_t checksum = Checksum64(buffer.data(), buffer.size());
+    const uint64_t checksum = SerializeAndChecksum(index_, threads_, &buffer);
     if (checksum != written) {
       std::string error;
       if (WriteCheckpointFile(path_, buffer, checksum, &error)) {

@@ -10,7 +10,9 @@
 // rewrites the file whenever the checksum differs from the last one written.
 // It does not know whether the index changed since the last checkpoint (future
 // incremental updates will change it in place), so it always re-reads it:
-// that is the price of losing at most one period of work on a crash.
+// that is the price of losing at most one period of work on a crash. So that a
+// large index still fits in its period, a checkpoint is cut into blocks that
+// all hardware threads copy and checksum together.
 
 #include <atomic>
 #include <chrono>
@@ -31,12 +33,23 @@ class TraversalIndex;
 /// the next one at once.
 constexpr std::chrono::milliseconds kCheckpointPeriod{10};
 
+/// The unit a checkpoint is copied and checksummed in.
+constexpr size_t kCheckpointBlockBytes = size_t{1} << 20;
+
 /// Serializes `index` into `out` (replacing its contents): a header, then the
 /// four arrays, then nothing else. The checksum is not part of the buffer.
 void SerializeTraversalIndex(const TraversalIndex& index, std::vector<uint8_t>* out);
 
-/// A 64-bit checksum of `size` bytes (word-wise multiply-xor; not cryptographic).
+/// A 64-bit checksum of `size` bytes: each kCheckpointBlockBytes block hashed
+/// word-wise (multiply-xor), the block hashes combined in order. Blocks hash
+/// independently, so threads can share the work. Not cryptographic.
 uint64_t Checksum64(const uint8_t* data, size_t size);
+
+/// Does what SerializeTraversalIndex and then Checksum64 do, on `threads`
+/// threads (the calling thread is one), and returns the checksum. `out` keeps
+/// its capacity, so a buffer reused for the same index is not reallocated.
+uint64_t SerializeAndChecksum(const TraversalIndex& index, unsigned threads,
+                              std::vector<uint8_t>* out);
 
 /// Writes a checkpoint file (serialized index + trailing checksum) atomically:
 /// a temporary file in the same directory, then a rename. Returns false and
@@ -53,7 +66,8 @@ std::unique_ptr<TraversalIndex> LoadTraversalIndex(const std::string& path, std:
 std::string DefaultCheckpointPath(size_t edges, uint32_t entities);
 
 /// Keeps the file at `path` no older than one period behind `index`, on its
-/// own thread, from construction until destruction.
+/// own thread (helped by one more per extra hardware thread during each
+/// checkpoint), from construction until destruction.
 class IndexCheckpointer {
  public:
   IndexCheckpointer(const TraversalIndex& index, std::string path,
@@ -75,6 +89,7 @@ class IndexCheckpointer {
   const TraversalIndex& index_;
   const std::string path_;
   const std::chrono::milliseconds period_;
+  const unsigned threads_;
   std::atomic<uint64_t> checkpoints_{0};
   std::atomic<uint64_t> writes_{0};
   std::mutex mutex_;

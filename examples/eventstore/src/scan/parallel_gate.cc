@@ -1,6 +1,7 @@
 #include "scan/parallel_gate.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
@@ -33,16 +34,22 @@ ScanPlan PlanScan(size_t rows) {
 
 void ForEachChunk(size_t rows, const ScanPlan& plan,
                   const std::function<void(size_t, size_t, unsigned)>& body) {
-  const unsigned chunks = std::max(1u, plan.threads);
-  const size_t per_chunk = (rows + chunks - 1) / chunks;
+  const unsigned threads = std::max(1u, plan.threads);
+  // Morsels rather than one fixed slice per thread: with fixed slices the scan
+  // waits for the slowest slice, and a slice whose core is shared with any
+  // other thread makes the whole scan twice as slow.
+  std::atomic<size_t> next{0};
+  auto work = [&](unsigned chunk) {
+    for (;;) {
+      const size_t begin = next.fetch_add(kScanMorselRows, std::memory_order_relaxed);
+      if (begin >= rows) return;
+      body(begin, std::min(rows, begin + kScanMorselRows), chunk);
+    }
+  };
   std::vector<std::thread> workers;
-  workers.reserve(chunks - 1);
-  for (unsigned c = 1; c < chunks; ++c) {
-    const size_t begin = std::min(rows, c * per_chunk);
-    const size_t end = std::min(rows, begin + per_chunk);
-    workers.emplace_back(body, begin, end, c);
-  }
-  body(0, std::min(rows, per_chunk), 0);
+  workers.reserve(threads - 1);
+  for (unsigned c = 1; c < threads; ++c) workers.emplace_back(work, c);
+  work(0);
   for (std::thread& worker : workers) worker.join();
 }
 

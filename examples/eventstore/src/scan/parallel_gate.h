@@ -25,9 +25,15 @@ struct ScanPlan {
 /// Decides the plan for a scan of `rows` rows, honouring PARALLEL.
 ScanPlan PlanScan(size_t rows);
 
-/// Runs `body(begin, end, chunk)` over [0, rows) in `plan.threads` contiguous
-/// chunks, one per thread (the calling thread takes the first), and returns
-/// when all are done. Chunk indexes are 0..plan.threads-1.
+/// Rows per morsel: the unit of work a scan thread takes at a time.
+constexpr size_t kScanMorselRows = 16384;
+
+/// Runs `body(begin, end, chunk)` over [0, rows) on `plan.threads` threads (the
+/// calling thread is one of them) and returns when all are done. The rows are
+/// cut into morsels of kScanMorselRows that the threads take in turn, so a
+/// thread that gets less CPU simply takes fewer morsels. `chunk` is the index
+/// (0..plan.threads-1) of the thread running the call: calls with the same
+/// index never run concurrently. Every row is covered exactly once.
 void ForEachChunk(size_t rows, const ScanPlan& plan,
                   const std::function<void(size_t, size_t, unsigned)>& body);
 
