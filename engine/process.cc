@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -223,7 +224,17 @@ class ScopedBlockSigpipe {
   bool was_pending_ = false;
 };
 
-/// What the reaper thread learns when the child exits.
+/// A descriptor that becomes readable when `pid`, our child, exits; invalid
+/// where the kernel has no pidfd_open (before Linux 5.3) or forbids it.
+Fd OpenPidfd(pid_t pid) {
+#ifdef SYS_pidfd_open
+  return Fd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
+#else
+  return Fd();
+#endif
+}
+
+/// What we learn when the child exits.
 struct Reaped {
   int status = 0;
   rusage usage{};
@@ -393,8 +404,7 @@ ProcessResult RunImpl(const ProcessSpec& spec) {
 
   auto out = MakePipe();
   auto err = MakePipe();
-  auto notify = MakePipe();
-  if (!out || !err || !notify) {
+  if (!out || !err) {
     result.start_error = "cannot create pipes (too many open files?)";
     return result;
   }
@@ -426,33 +436,49 @@ ProcessResult RunImpl(const ProcessSpec& spec) {
   }
   const pid_t pid = *spawned;
 
-  // wait4 blocks, so it gets its own thread; the loop below learns of the exit
-  // through `notify` at once, which keeps wall time exact and lets the loop
-  // poll the Ctrl-C flag and the timeout meanwhile.
+  // The loop below must learn of the child's exit at once, which keeps wall
+  // time exact, while it also serves the pipes, the Ctrl-C flag and the
+  // timeout. A pidfd becomes readable when the child exits, and the loop then
+  // reaps it with wait4 (for its rusage: CPU time, peak RSS). Without pidfds,
+  // a thread blocks in wait4 and writes to a pipe. The pidfd spares every
+  // sample a thread start, which would compete with the child for the CPU.
   Reaped reaped;
-  const int notify_write = notify->write.get();
-  auto reap = [pid, notify_write, &reaped] {
+  auto wait_for_child = [pid, &reaped] {
     int status = 0;
     rusage usage{};
     pid_t r;
     do {
       r = ::wait4(pid, &status, 0, &usage);
     } while (r < 0 && errno == EINTR);
-    reaped.end = Clock::now();
     reaped.status = status;
     reaped.usage = usage;
-    char byte = 1;
-    [[maybe_unused]] auto n = ::write(notify_write, &byte, 1);
   };
+  Fd exit_fd = OpenPidfd(pid);
   std::thread reaper;
-  try {
-    reaper = std::thread(reap);
-  } catch (const std::system_error& e) {
-    // No thread, no supervision: do not leave the child running unattended.
-    SignalGroup(pid, SIGKILL);
-    reap();
-    result.start_error = fmt::format("cannot start a thread to wait for it: {}", e.what());
-    return result;
+  if (!exit_fd.valid()) {
+    auto notify = MakePipe();
+    if (!notify) {
+      SignalGroup(pid, SIGKILL);
+      wait_for_child();
+      result.start_error = notify.error().message();
+      return result;
+    }
+    exit_fd = std::move(notify->read);
+    auto reap = [&wait_for_child, &reaped, notify_write = std::move(notify->write)] {
+      wait_for_child();
+      reaped.end = Clock::now();
+      char byte = 1;
+      [[maybe_unused]] auto n = ::write(notify_write.get(), &byte, 1);
+    };
+    try {
+      reaper = std::thread(std::move(reap));
+    } catch (const std::system_error& e) {
+      // No thread, no supervision: do not leave the child running unattended.
+      SignalGroup(pid, SIGKILL);
+      wait_for_child();
+      result.start_error = fmt::format("cannot start a thread to wait for it: {}", e.what());
+      return result;
+    }
   }
 
   std::optional<ScopedBlockSigpipe> block_sigpipe;
@@ -477,7 +503,7 @@ ProcessResult RunImpl(const ProcessSpec& spec) {
     if (drain_until && !out->read.valid() && !err->read.valid()) break;
     pollfd fds[4];
     int count = 0;
-    int out_index = -1, err_index = -1, in_index = -1, notify_index = -1;
+    int out_index = -1, err_index = -1, in_index = -1, exit_index = -1;
     if (out->read.valid()) {
       out_index = count;
       fds[count++] = PollFor(out->read.get(), POLLIN);
@@ -491,8 +517,8 @@ ProcessResult RunImpl(const ProcessSpec& spec) {
       fds[count++] = PollFor(stdin_write.get(), POLLOUT);
     }
     if (!drain_until) {
-      notify_index = count;
-      fds[count++] = PollFor(notify->read.get(), POLLIN);
+      exit_index = count;
+      fds[count++] = PollFor(exit_fd.get(), POLLIN);
     }
 
     const Clock::time_point now = Clock::now();
@@ -502,7 +528,8 @@ ProcessResult RunImpl(const ProcessSpec& spec) {
     if (kill_at) wake = std::min(wake, *kill_at);
     auto wait_ms = std::chrono::ceil<std::chrono::milliseconds>(wake - now).count();
     int ready = ::poll(fds, count, static_cast<int>(std::max<int64_t>(wait_ms, 0)));
-    if (ready < 0 && errno != EINTR) break;  // Cannot happen with valid fds; do not spin.
+    const Clock::time_point polled = Clock::now();  // The child's end, if it is what woke us.
+    if (ready < 0 && errno != EINTR) break;         // Cannot happen with valid fds; do not spin.
 
     if (ready > 0) {
       if (out_index >= 0 && fds[out_index].revents != 0) {
@@ -538,10 +565,16 @@ ProcessResult RunImpl(const ProcessSpec& spec) {
           stdin_write.Close();
         }
       }
-      if (notify_index >= 0 && fds[notify_index].revents != 0) {
-        // The child is reaped. Anything it left behind in its group goes too,
-        // so that nothing keeps running (or holds our pipes) after we return.
+      if (exit_index >= 0 && fds[exit_index].revents != 0) {
+        // The child has exited. Anything it left behind in its group goes
+        // too, so that nothing keeps running (or holds our pipes) after we
+        // return. (Killed before the reaping: until then the group id cannot
+        // be reused.)
         SignalGroup(pid, SIGKILL);
+        if (!reaper.joinable()) {
+          wait_for_child();  // A zombie by now: this does not block.
+          reaped.end = polled;
+        }
         stdin_write.Close();
         drain_until = Clock::now() + kDrainAfterExit;
         kill_at.reset();
@@ -567,7 +600,13 @@ ProcessResult RunImpl(const ProcessSpec& spec) {
       kill_at.reset();
     }
   }
-  reaper.join();
+  if (reaper.joinable()) {
+    reaper.join();
+  } else if (!drain_until) {  // Left the loop on a poll error: never leave the child behind.
+    SignalGroup(pid, SIGKILL);
+    wait_for_child();
+    reaped.end = Clock::now();
+  }
 
   if (result.stderr_text.size() > spec.output_limit) {
     result.stderr_text.erase(0, result.stderr_text.size() - spec.output_limit);

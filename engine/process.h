@@ -52,7 +52,11 @@ struct ProcessResult {
   double wall_ms = 0;  ///< Steady clock, from spawn to exit.
   double user_ms = 0;  ///< CPU time of the child and its waited-for descendants (rusage).
   double system_ms = 0;
-  long max_rss_kb = 0;      ///< Peak resident set of the child (rusage), 0 if unknown.
+  /// Peak resident set of the child (rusage), 0 if unknown. Linux folds the
+  /// resident set of the address space a process leaves at execve into this,
+  /// and a child started with vfork leaves culprit's: a value up to culprit's
+  /// own peak RSS (about 12 MB for `culprit run`) only says "at most this".
+  long max_rss_kb = 0;
   std::string start_error;  ///< Why it failed to start, for kFailedToStart.
 
   /// Exited with status 0.
