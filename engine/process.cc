@@ -378,6 +378,16 @@ Result<pid_t> Spawn(const ProcessSpec& spec, const std::string& program, int std
   return pid;
 }
 
+/// The child's own peak resident set in kB, or 0 when it cannot be told.
+/// Linux starts a process's peak at the resident set of the address space it
+/// had when it called execve, and a vfork child calls execve from culprit's:
+/// a peak up to culprit's own says only "at most that much", so it is unknown.
+long ChildPeakRssKb(const rusage& child) {
+  rusage self{};
+  ::getrusage(RUSAGE_SELF, &self);
+  return child.ru_maxrss > self.ru_maxrss ? child.ru_maxrss : 0;  // Linux reports kB.
+}
+
 ProcessResult RunImpl(const ProcessSpec& spec) {
   ProcessResult result;
   if (spec.argv.empty() || spec.argv[0].empty()) {
@@ -614,7 +624,7 @@ ProcessResult RunImpl(const ProcessSpec& spec) {
   result.wall_ms = std::chrono::duration<double, std::milli>(reaped.end - start).count();
   result.user_ms = Milliseconds(reaped.usage.ru_utime);
   result.system_ms = Milliseconds(reaped.usage.ru_stime);
-  result.max_rss_kb = reaped.usage.ru_maxrss;  // Linux reports kilobytes.
+  result.max_rss_kb = ChildPeakRssKb(reaped.usage);
   if (timed_out) {
     result.outcome = ProcessOutcome::kTimedOut;
   } else if (interrupted) {

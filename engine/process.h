@@ -54,8 +54,8 @@ struct ProcessResult {
   double system_ms = 0;
   /// Peak resident set of the child (rusage), 0 if unknown. Linux folds the
   /// resident set of the address space a process leaves at execve into this,
-  /// and a child started with vfork leaves culprit's: a value up to culprit's
-  /// own peak RSS (about 12 MB for `culprit run`) only says "at most this".
+  /// and a child started with vfork leaves culprit's; so a child whose peak
+  /// stays below culprit's own (about 12 MB) reports 0, never culprit's size.
   long max_rss_kb = 0;
   std::string start_error;  ///< Why it failed to start, for kFailedToStart.
 
