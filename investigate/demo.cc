@@ -118,11 +118,11 @@ Result<DemoReport> RunDemo(const DemoOptions& options, DemoReporter& reporter) {
   reporter.Line(fmt::format(
       "step 1: the recalibrated parallelism gate is the plausible suspect; force it at {} "
       "(culprit probe --override parallel_gate --rev {} --query {})",
-      options.bad, options.bad, options.query));
+      options.bad, options.bad, options.probe_query));
   LookProgress look_progress(reporter);
   MeasureContext context{*config, **builds, host.get(), &look_progress};
   ProbeRequest probe;
-  probe.query = options.query;
+  probe.query = options.probe_query;
   probe.revision = options.bad;
   probe.overrides = {"parallel_gate"};
   Result<ComparisonOutcome> probed = RunProbe(context, probe);
