@@ -43,6 +43,12 @@ HostState ToRecordHostState(const HostSnapshot& snapshot) {
   state.cpu_mhz = snapshot.cpu_mhz;
   state.governor = snapshot.governor;
   state.time = snapshot.time;
+  state.load5 = snapshot.load5;
+  state.load15 = snapshot.load15;
+  if (snapshot.memory_available_kb) {
+    state.memory_available_kb = static_cast<long>(*snapshot.memory_available_kb);
+  }
+  if (snapshot.swap_used_kb) state.swap_used_kb = static_cast<long>(*snapshot.swap_used_kb);
   return state;
 }
 

@@ -157,6 +157,8 @@ std::string RecordSection(const Record& r) {
   out += FactRow("band", FormatBand(r.band));
   out += FactRow("calibration", FormatCalibration(r));
   out += FactRow("load (1 min)", FormatStartEnd(r.start.load1, r.end.load1, ""));
+  out += FactRow("load (5/15 min)", FormatLongerLoads(r.start, r.end));
+  out += FactRow("memory available", FormatMemoryAvailable(r.start, r.end));
   out += FactRow("cpu frequency", FormatStartEnd(r.start.cpu_mhz, r.end.cpu_mhz, "MHz"));
   out += FactRow("host", FormatHost(r.host));
   out += FactRow("culprit", fmt::format("{} (config {})", OrUnavailable(r.culprit_version),

@@ -65,6 +65,8 @@ class MarkdownReporter : public RecordReporter {
     out += fmt::format("| band | {} |\n", FormatBand(r.band));
     out += fmt::format("| calibration | {} |\n", Cell(FormatCalibration(r)));
     out += fmt::format("| load (1 min) | {} |\n", FormatStartEnd(r.start.load1, r.end.load1, ""));
+    out += fmt::format("| load (5/15 min) | {} |\n", FormatLongerLoads(r.start, r.end));
+    out += fmt::format("| memory available | {} |\n", FormatMemoryAvailable(r.start, r.end));
     out += fmt::format("| cpu frequency | {} |\n",
                        FormatStartEnd(r.start.cpu_mhz, r.end.cpu_mhz, "MHz"));
     out += fmt::format("| host | {} |\n", Cell(FormatHost(r.host)));

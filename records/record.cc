@@ -18,12 +18,18 @@ Json Number(double value) { return std::isfinite(value) ? Json(value) : Json(nul
 
 Json Optional(const std::optional<double>& value) { return value ? Number(*value) : Json(nullptr); }
 
+Json OptionalInteger(const std::optional<long>& value) { return value ? Json(*value) : Json(nullptr); }
+
 Json StateToJson(const HostState& state) {
   return Json{{"time", state.time},
               {"calibration_ms", Optional(state.calibration_ms)},
               {"load1", Optional(state.load1)},
               {"cpu_mhz", Optional(state.cpu_mhz)},
-              {"governor", state.governor}};
+              {"governor", state.governor},
+              {"load5", Optional(state.load5)},
+              {"load15", Optional(state.load15)},
+              {"memory_available_kb", OptionalInteger(state.memory_available_kb)},
+              {"swap_used_kb", OptionalInteger(state.swap_used_kb)}};
 }
 
 Json ArmToJson(const Arm& arm) {
@@ -220,6 +226,13 @@ std::optional<double> GetOptionalNumber(const Json& o, const char* key, std::str
   return v->get<double>();
 }
 
+std::optional<long> GetOptionalInteger(const Json& o, const char* key, std::string_view parent) {
+  const Json* v = Field(o, key);
+  if (!v) return std::nullopt;
+  if (!v->is_number_integer()) Wrong(Path(parent, key), "an integer");
+  return v->get<long>();
+}
+
 double GetNumber(const Json& o, const char* key, double fallback, std::string_view parent = "") {
   return GetOptionalNumber(o, key, parent).value_or(fallback);
 }
@@ -282,6 +295,11 @@ HostState StateFromJson(const Json& o, std::string_view path) {
   state.load1 = GetOptionalNumber(o, "load1", path);
   state.cpu_mhz = GetOptionalNumber(o, "cpu_mhz", path);
   state.governor = GetString(o, "governor", path);
+  // Records written before these facts were kept simply lack them.
+  state.load5 = GetOptionalNumber(o, "load5", path);
+  state.load15 = GetOptionalNumber(o, "load15", path);
+  state.memory_available_kb = GetOptionalInteger(o, "memory_available_kb", path);
+  state.swap_used_kb = GetOptionalInteger(o, "swap_used_kb", path);
   return state;
 }
 

@@ -65,6 +65,9 @@ struct HostState {
   std::optional<double> cpu_mhz;
   std::string governor;
   std::string time;  ///< ISO 8601 UTC.
+  std::optional<double> load5, load15;
+  std::optional<long> memory_available_kb;  ///< MemAvailable.
+  std::optional<long> swap_used_kb;         ///< SwapTotal - SwapFree.
 
   bool operator==(const HostState&) const = default;
 };

@@ -82,6 +82,23 @@ std::string FormatStartEnd(const std::optional<double>& start, const std::option
   return fmt::format("{} → {}", side(start), side(end));
 }
 
+std::string FormatLongerLoads(const HostState& start, const HostState& end) {
+  auto side = [](const HostState& s) {
+    if (!s.load5 && !s.load15) return std::string("unavailable");
+    auto one = [](const std::optional<double>& v) { return v ? FormatValue(*v) : std::string("?"); };
+    return fmt::format("{} / {}", one(s.load5), one(s.load15));
+  };
+  return fmt::format("{} → {}", side(start), side(end));
+}
+
+std::string FormatMemoryAvailable(const HostState& start, const HostState& end) {
+  auto mib = [](const std::optional<long>& kb) -> std::optional<double> {
+    if (!kb) return std::nullopt;
+    return std::round(static_cast<double>(*kb) / 1024.0);
+  };
+  return FormatStartEnd(mib(start.memory_available_kb), mib(end.memory_available_kb), "MiB");
+}
+
 std::string OrUnavailable(std::string_view text) {
   return text.empty() ? "unavailable" : std::string(text);
 }

@@ -44,6 +44,10 @@ std::string FormatCalibration(const Record& record);
 std::string FormatStartEnd(const std::optional<double>& start, const std::optional<double>& end,
                            std::string_view unit);
 std::string OrUnavailable(std::string_view text);
+/// Load over 5 and 15 minutes at the start and end: "1.20 / 0.80 → 1.40 / 0.90".
+std::string FormatLongerLoads(const HostState& start, const HostState& end);
+/// MemAvailable at the start and end in MiB, "unavailable" where not read.
+std::string FormatMemoryAvailable(const HostState& start, const HostState& end);
 /// The verdict, "-" when the kind has none, "(interrupted)" appended.
 std::string VerdictText(const Record& record);
 /// First 12 characters of a commit id.

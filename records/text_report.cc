@@ -141,6 +141,8 @@ class TextReporter : public RecordReporter {
         {"  time", fmt::format("{} → {}", OrUnavailable(r.start.time), OrUnavailable(r.end.time))});
     host.push_back({"  calibration", FormatCalibration(r)});
     host.push_back({"  load (1 min)", FormatStartEnd(r.start.load1, r.end.load1, "")});
+    host.push_back({"  load (5/15 min)", FormatLongerLoads(r.start, r.end)});
+    host.push_back({"  memory available", FormatMemoryAvailable(r.start, r.end)});
     host.push_back({"  cpu frequency", FormatStartEnd(r.start.cpu_mhz, r.end.cpu_mhz, "MHz")});
     host.push_back({"  governor", fmt::format("{} → {}", OrUnavailable(r.start.governor),
                                               OrUnavailable(r.end.governor))});

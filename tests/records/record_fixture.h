@@ -69,6 +69,14 @@ inline Record FullRecord() {
                dropped};
   r.start = HostState{101.5, 0.52, 2400.0, "performance", "2026-11-30T10:15:00Z"};
   r.end = HostState{103.0, 0.61, 2300.0, "powersave", "2026-11-30T10:16:40Z"};
+  r.start.load5 = 1.25;
+  r.start.load15 = 0.75;
+  r.end.load5 = 1.5;
+  r.end.load15 = 0.8;
+  r.start.memory_available_kb = 20 * 1024 * 1024;
+  r.end.memory_available_kb = 19 * 1024 * 1024 + 512;
+  r.start.swap_used_kb = 0;
+  r.end.swap_used_kb = 4096;
   r.host = HostIdentity{"bench-1", "AMD EPYC 7B13", "6.1.0-13-amd64", 8};
   r.culprit_version = "0.1.0";
   r.config_digest = "sha256:abcd";

@@ -29,6 +29,9 @@ TEST(RecordJson, RoundTripKeepsEveryField) {
   EXPECT_EQ(parsed->arms[1].env.at("PARALLEL"), "1");
   EXPECT_EQ(parsed->start.calibration_ms, 101.5);
   EXPECT_EQ(parsed->end.governor, "powersave");
+  EXPECT_EQ(parsed->end.load15, 0.8);
+  EXPECT_EQ(parsed->end.memory_available_kb, 19 * 1024 * 1024 + 512);
+  EXPECT_EQ(parsed->end.swap_used_kb, 4096);
   EXPECT_TRUE(parsed->interrupted);
   EXPECT_EQ(parsed->estimate->method, "paired Hodges-Lehmann");
   EXPECT_EQ(parsed->details_json, original.details_json);
@@ -46,6 +49,8 @@ TEST(RecordJson, AbsentFactsStayAbsent) {
   EXPECT_FALSE(parsed->estimate.has_value());
   EXPECT_FALSE(parsed->start.calibration_ms.has_value());
   EXPECT_FALSE(parsed->end.cpu_mhz.has_value());
+  EXPECT_FALSE(parsed->end.load5.has_value());
+  EXPECT_FALSE(parsed->start.memory_available_kb.has_value());
   EXPECT_EQ(*parsed, r);
 }
 

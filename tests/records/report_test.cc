@@ -45,6 +45,8 @@ TEST(TextReporter, ShowHasEverythingASkepticAsksFor) {
   EXPECT_CONTAINS(out, "101.5 ms → 103.0 ms (drift +1.5%)");
   EXPECT_CONTAINS(out, "0.5200 → 0.6100");
   EXPECT_CONTAINS(out, "2400 MHz → 2300 MHz");
+  EXPECT_CONTAINS(out, "1.250 / 0.7500 → 1.500 / 0.8000");
+  EXPECT_CONTAINS(out, "20480 MiB → 19457 MiB");
   EXPECT_CONTAINS(out, "bench-1, cpu AMD EPYC 7B13, 8 logical cores, kernel 6.1.0-13-amd64");
   EXPECT_CONTAINS(out, "- second note with \"quotes\"");
   EXPECT_CONTAINS(out, "- 2026-11-30T100000Z-compare-series.count-ffff");
@@ -61,9 +63,11 @@ TEST(TextReporter, MissingHostFactsAreUnavailable) {
   r.kind = "run";
   r.time = "2026-11-30T10:15:00Z";
   std::string out = MakeTextReporter()->RenderOne(r);
-  EXPECT_CONTAINS(out, "calibration    unavailable → unavailable");
-  EXPECT_CONTAINS(out, "load (1 min)   unavailable → unavailable");
-  EXPECT_CONTAINS(out, "cpu frequency  unavailable → unavailable");
+  EXPECT_CONTAINS(out, "calibration       unavailable → unavailable");
+  EXPECT_CONTAINS(out, "load (1 min)      unavailable → unavailable");
+  EXPECT_CONTAINS(out, "cpu frequency     unavailable → unavailable");
+  EXPECT_CONTAINS(out, "load (5/15 min)   unavailable → unavailable");
+  EXPECT_CONTAINS(out, "memory available  unavailable → unavailable");
   EXPECT_CONTAINS(out,
                   "unavailable, cpu unavailable, unavailable logical cores, kernel unavailable");
   EXPECT_CONTAINS(out, "none");
