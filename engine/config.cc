@@ -13,6 +13,7 @@
 #include "base/atomic_file.h"
 #include "base/strings.h"
 #include "engine/duration.h"
+#include "engine/metric.h"
 
 namespace culprit {
 namespace fs = std::filesystem;
@@ -493,6 +494,15 @@ Status Reader::ReadQuery(const toml::table& table, std::string_view path,
     CULPRIT_TRY(ReadMetric(*metric, Child(path, "metric"), &query->metric));
   }
   CULPRIT_TRY(ReadString(table, path, "unit", &query->unit, /*allow_empty=*/false));
+  if (query->metric.kind == MetricKind::kWall) {
+    Result<double> scale = WallUnitsPerMillisecond(query->unit);
+    if (!scale) {
+      const toml::node* unit = table.get("unit");
+      std::string message = fmt::format("{}: {}", Child(path, "unit"), scale.error().message());
+      return unit != nullptr ? At(*unit, message) : At(table, message);
+    }
+    query->metric.wall_units_per_ms = *scale;
+  }
   CULPRIT_TRY(ReadDuration(table, path, "timeout", &query->timeout));
   if (const toml::node* code_path = table.get("code_path")) {
     std::string code_path_path = Child(path, "code_path");

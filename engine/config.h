@@ -26,6 +26,8 @@ enum class MetricKind {
 struct MetricSpec {
   MetricKind kind = MetricKind::kWall;
   std::string pattern;  ///< The regex (compiles as ECMAScript, >= 1 group) or the dotted JSON path.
+  /// Wall time only: the query's unit per millisecond (validated: ns, us, ms or s).
+  double wall_units_per_ms = 1.0;
 };
 
 /// [queries."NAME"]

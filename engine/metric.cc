@@ -186,6 +186,17 @@ Status ValidateMetricRule(const MetricRule& rule) {
   return {};
 }
 
+Result<double> WallUnitsPerMillisecond(std::string_view unit) {
+  if (unit == "ns") return 1e6;
+  if (unit == "us" || unit == "µs") return 1e3;
+  if (unit == "ms") return 1.0;
+  if (unit == "s") return 1e-3;
+  return Error::Usage(fmt::format(
+      "a wall-time metric is a time: unit must be one of ns, us, ms, s, not '{}' (or take the "
+      "number from the output with a regex or json metric)",
+      unit));
+}
+
 Result<double> ExtractMetric(const MetricRule& rule, const ProcessResult& result) {
   if (!result.ok()) {
     std::string tail = TailLines(result.stderr_text, kTailLines);
@@ -195,7 +206,7 @@ Result<double> ExtractMetric(const MetricRule& rule, const ProcessResult& result
   }
   switch (rule.kind) {
     case MetricRule::Kind::kWall:
-      return result.wall_ms;
+      return result.wall_ms * rule.wall_units_per_ms;
     case MetricRule::Kind::kRegex:
       return FromRegex(rule.pattern, result);
     case MetricRule::Kind::kJson:

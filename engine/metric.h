@@ -6,6 +6,7 @@
 // converts its metric setting into a MetricRule.
 
 #include <string>
+#include <string_view>
 
 #include "base/result.h"
 #include "engine/process.h"
@@ -21,14 +22,21 @@ struct MetricRule {
   };
   Kind kind = Kind::kWall;
   std::string pattern;
+  /// Wall time only: the query's unit per millisecond (1000 for "us").
+  double wall_units_per_ms = 1.0;
 };
+
+/// For a wall-time metric in `unit`: how many of it make a millisecond.
+/// Accepts "ns", "us", "µs", "ms" and "s"; anything else is an error (a wall
+/// time reported as "ops/s" would be a lie), with the accepted units.
+Result<double> WallUnitsPerMillisecond(std::string_view unit);
 
 /// Checks a rule before any run: the regex compiles and has a capture group,
 /// the JSON path has no empty component. Errors are usage errors (exit 2).
 Status ValidateMetricRule(const MetricRule& rule);
 
 /// The sample's value in the query's unit:
-/// - wall: result.wall_ms;
+/// - wall: result.wall_ms, converted with rule.wall_units_per_ms;
 /// - regex: the first capture group of the first match, tried line by line over
 ///   stdout (so ^ and $ anchor at line ends), parsed as a double;
 /// - json: stdout parsed as one JSON document, or else the last line of stdout

@@ -23,6 +23,7 @@ MetricRule ToMetricRule(const MetricSpec& spec) {
     case MetricKind::kJson: rule.kind = MetricRule::Kind::kJson; break;
   }
   rule.pattern = spec.pattern;
+  rule.wall_units_per_ms = spec.wall_units_per_ms;
   return rule;
 }
 

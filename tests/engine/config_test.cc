@@ -306,6 +306,20 @@ TEST(ParseConfigErrors, UnknownKeySuggestsTheNearest) {
             "'regex'?");
 }
 
+TEST(ParseConfig, WallTimeIsReportedInTheQueryUnit) {
+  Config config = Parse(WithEngine("[queries.q]\ncommand = [\"x\"]\nunit = \"s\"\n"));
+  EXPECT_DOUBLE_EQ(config.queries.at("q").metric.wall_units_per_ms, 1e-3);
+  // A unit that is not a time, for a wall-time metric, points at the unit.
+  EXPECT_EQ(ErrorOf(WithEngine("[queries.q]\ncommand = [\"x\"]\nunit = \"rows/s\"\n")),
+            "/proj/culprit.toml:6:8: queries.q.unit: a wall-time metric is a time: unit must be "
+            "one of ns, us, ms, s, not 'rows/s' (or take the number from the output with a regex "
+            "or json metric)");
+  // Any unit goes for a number the engine prints.
+  Config rows = Parse(WithEngine(
+      "[queries.q]\ncommand = [\"x\"]\nmetric = { regex = 'r=([0-9]+)' }\nunit = \"rows/s\"\n"));
+  EXPECT_EQ(rows.queries.at("q").unit, "rows/s");
+}
+
 TEST(ParseConfigErrors, UnknownSection) {
   EXPECT_EQ(ErrorOf(WithEngine("[mesure]\nband = 0.1\n")),
             "/proj/culprit.toml:4:2: unknown section 'mesure', did you mean 'measure'?");

@@ -26,6 +26,20 @@ TEST(MetricTest, WallIsTheProcessWallTime) {
   EXPECT_DOUBLE_EQ(*v, 12.5);
 }
 
+TEST(MetricTest, WallIsConvertedToTheQueryUnit) {
+  MetricRule seconds;
+  seconds.wall_units_per_ms = *WallUnitsPerMillisecond("s");
+  Result<double> v = ExtractMetric(seconds, Output("whatever"));
+  ASSERT_TRUE(v.ok());
+  EXPECT_DOUBLE_EQ(*v, 0.0125);
+  EXPECT_DOUBLE_EQ(*WallUnitsPerMillisecond("us"), 1000.0);
+  EXPECT_DOUBLE_EQ(*WallUnitsPerMillisecond("ns"), 1e6);
+  EXPECT_DOUBLE_EQ(*WallUnitsPerMillisecond("ms"), 1.0);
+  Result<double> ops = WallUnitsPerMillisecond("ops/s");
+  ASSERT_FALSE(ops.ok());
+  EXPECT_NE(ops.error().message().find("ns, us, ms, s, not 'ops/s'"), std::string::npos);
+}
+
 TEST(MetricTest, RegexTakesFirstGroupOfFirstMatch) {
   Result<double> v = ExtractMetric(Regex("median_ms=([0-9.]+)"),
                                    Output("warming up\nmedian_ms=41.75\nmedian_ms=99\n"));
