@@ -14,7 +14,7 @@ namespace {
 
 // The commit "Persist the traversal index with write-behind checkpoints" of the
 // demo history (commit ids are fixed by make-history).
-constexpr const char* kIndexPersistingCommit = "ba78c99d0d";
+constexpr const char* kIndexPersistingCommit = "0476fd27ad";
 
 ProcessResult RunDemo(const TempDir& dir) {
   ProcessSpec spec;

@@ -28,6 +28,12 @@ grep -q '^Persist the traversal index' <<<"$subjects" || fail "no persistence co
 while read -r file; do
   cmp -s "$work/a/$file" "$here/$file" || fail "$file differs from the project's copy"
 done < <(git -C "$work/a" ls-files)
+# ...and the project's engine has no file the history lacks.
+(cd "$here" && find .gitignore CMakeLists.txt CHANGELOG.md docs src tests -type f | sort) \
+  >"$work/project-files"
+git -C "$work/a" ls-files | sort >"$work/history-files"
+diff "$work/project-files" "$work/history-files" >"$work/files-diff" ||
+  fail "the history's files differ from the project's engine: $(cat "$work/files-diff")"
 
 if "$here/make-history" "$work/a" 2>"$work/err"; then fail "accepted a non-empty target"; fi
 grep -q "not empty" "$work/err" || fail "unclear refusal: $(cat "$work/err")"

@@ -74,7 +74,7 @@ std::string ParseOptions(const std::vector<std::string>& args, const std::string
     } else if (flag == "--only") {
       options->only = value;
     } else if (flag == "--events") {
-      if (!ParseNumber(value, 1, 200'000'000, &number)) return "--events needs 1..200000000";
+      if (!ParseNumber(value, 1, 20'000'000, &number)) return "--events needs 1..20000000";
       options->events = static_cast<size_t>(number);
     } else if (flag == "--reps") {
       if (!ParseNumber(value, 1, 100'000, &number)) return "--reps needs 1..100000";
@@ -190,4 +190,11 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace eventstore
 
-int main(int argc, char** argv) { return eventstore::Main(argc, argv); }
+int main(int argc, char** argv) {
+  try {
+    return eventstore::Main(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "eventstore: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -5,6 +5,10 @@
 set -u
 exe="$1"
 fail() { echo "cli_test: $*" >&2; exit 1; }
+# Checkpoints of the traversal index go to a directory removed at exit.
+EVENTSTORE_DATA_DIR=$(mktemp -d) || fail "mktemp failed"
+export EVENTSTORE_DATA_DIR
+trap 'rm -rf "$EVENTSTORE_DATA_DIR"' EXIT
 
 out=$("$exe" bench --query series.count --events 20000 --reps 3 --warmup 0) || fail "bench failed"
 [ "$(echo "$out" | grep -c '^rep=[0-9]* ms=')" -eq 3 ] || fail "bench: expected 3 rep lines: $out"

@@ -18,7 +18,7 @@ using namespace eventstore;
 namespace {
 
 std::string TempPath(const std::string& name) {
-  const char* dir = std::getenv("TMPDIR");
+  const char* dir = std::getenv("EVENTSTORE_DATA_DIR");  // test_main's own directory
   return std::string(dir != nullptr && *dir != '\0' ? dir : "/tmp") + "/eventstore-test-" +
          std::to_string(getpid()) + "-" + name;
 }
@@ -54,6 +54,24 @@ TEST(CheckpointFileRoundTripsAndDetectsDamage) {
   std::remove(path.c_str());
   CHECK(LoadTraversalIndex(path, &error) == nullptr);
   CHECK(error.find("cannot open") != std::string::npos);
+}
+
+TEST(ParallelCheckpointMatchesTheSerialOne) {
+  // About 3 MB: several blocks, so threads really share the copy and the checksum.
+  const EventColumns columns = GenerateEvents(StoreOptions{4, 200000, 5000});
+  const std::unique_ptr<TraversalIndex> index = TraversalIndex::Build(columns);
+  std::vector<uint8_t> serial;
+  SerializeTraversalIndex(*index, &serial);
+  CHECK(serial.size() > 2 * kCheckpointBlockBytes);
+  const uint64_t expected = Checksum64(serial.data(), serial.size());
+  for (unsigned threads : {1u, 2u, 5u}) {
+    std::vector<uint8_t> parallel;
+    CHECK_EQ(SerializeAndChecksum(*index, threads, &parallel), expected);
+    CHECK(parallel == serial);
+  }
+  // The checksum covers every block: one byte in the last block changes it.
+  serial.back() ^= 1;
+  CHECK(Checksum64(serial.data(), serial.size()) != expected);
 }
 
 TEST(CheckpointerWritesOnceAndKeepsChecking) {

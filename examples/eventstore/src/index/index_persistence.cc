@@ -8,9 +8,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <system_error>
 #include <thread>
 
 #include "index/traversal_index.h"
@@ -120,7 +122,12 @@ uint64_t SerializeAndChecksum(const TraversalIndex& index, unsigned threads,
     }
   };
   std::vector<std::thread> helpers;
-  for (unsigned t = 1; t < threads; ++t) helpers.emplace_back(work);
+  const size_t wanted = std::min<size_t>(std::max(1u, threads), hashes.size());
+  try {
+    for (size_t t = 1; t < wanted; ++t) helpers.emplace_back(work);
+  } catch (const std::system_error&) {
+    // No more threads: the ones running (and this one) take every block.
+  }
   work();
   for (std::thread& helper : helpers) helper.join();
   return CombineBlockHashes(hashes, total);
@@ -220,7 +227,14 @@ void IndexCheckpointer::Loop() {
   while (!stop_) {
     const auto due = std::chrono::steady_clock::now() + period_;
     lock.unlock();
-    const uint64_t checksum = SerializeAndChecksum(index_, threads_, &buffer);
+    uint64_t checksum = written;
+    try {
+      checksum = SerializeAndChecksum(index_, threads_, &buffer);
+    } catch (const std::exception& e) {
+      // Out of memory for the buffer: skip this checkpoint, try again next period.
+      if (!warned) std::cerr << "eventstore: traversal index checkpoint failed: " << e.what() << "\n";
+      warned = true;
+    }
     if (checksum != written) {
       std::string error;
       if (WriteCheckpointFile(path_, buffer, checksum, &error)) {

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -48,7 +49,11 @@ void ForEachChunk(size_t rows, const ScanPlan& plan,
   };
   std::vector<std::thread> workers;
   workers.reserve(threads - 1);
-  for (unsigned c = 1; c < threads; ++c) workers.emplace_back(work, c);
+  try {
+    for (unsigned c = 1; c < threads; ++c) workers.emplace_back(work, c);
+  } catch (const std::system_error&) {
+    // No more threads: the ones running (and this one) take every morsel.
+  }
   work(0);
   for (std::thread& worker : workers) worker.join();
 }

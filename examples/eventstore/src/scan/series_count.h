@@ -12,7 +12,7 @@
 
 namespace eventstore {
 
-/// What to count. Buckets split [window_start, window_end] evenly by valid time.
+/// What to count. Buckets split [window_start, window_end) evenly by valid time.
 struct SeriesCountOptions {
   int64_t window_start = kWindowStart;
   int64_t window_end = kWindowEnd;

@@ -1,6 +1,7 @@
 #include "session/harness.h"
 
 #include <cstdio>
+#include <exception>
 #include <istream>
 #include <ostream>
 #include <sstream>
@@ -9,7 +10,7 @@
 namespace eventstore {
 namespace {
 
-constexpr long kMaxRepetitions = 100000;
+constexpr long kMaxRepetitions = 1000;
 
 std::vector<std::string> Words(const std::string& line) {
   std::istringstream stream(line);
@@ -73,7 +74,14 @@ int Serve(Session& session, std::istream& in, std::ostream& out, std::ostream& l
   for (std::string line; std::getline(in, line);) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     bool quit = false;
-    const std::string answer = HandleCommand(session, line, &quit);
+    std::string answer;
+    try {
+      answer = HandleCommand(session, line, &quit);
+    } catch (const std::exception& e) {
+      // Out of memory for a structure, no thread for a scan: this command
+      // fails, the process keeps serving.
+      answer = std::string("error ") + e.what();
+    }
     if (quit) return 0;
     if (answer.empty()) continue;
     out << answer << '\n';
