@@ -1,11 +1,11 @@
 #include "bisect/bisect_runner.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <random>
-
-#include <fmt/format.h>
 
 #include "base/interrupt.h"
 #include "base/strings.h"
@@ -81,7 +81,8 @@ class BisectRunner::Session {
   Result<BisectReport> Continue(BisectState state);
 
  private:
-  Status Prepare();
+  /// Query and sitting options, `flags` applied (and validated) over [measure].
+  Status Prepare(const MeasureFlags& flags);
   Status Save();
   Result<BisectReport> Confirm();
   Result<BisectReport> Search();
@@ -114,12 +115,11 @@ Status BisectRunner::Session::Save() {
   return {};
 }
 
-Status BisectRunner::Session::Prepare() {
+Status BisectRunner::Session::Prepare(const MeasureFlags& flags) {
   Result<const QueryConfig*> query = SelectQuery(config_, state_.query);
   if (!query) return query.error();
   query_ = *query;
   state_.query = query_->name;
-  MeasureFlags flags;
   Result<SittingOptions> options = MakeSittingOptions(config_, *query_, flags);
   if (!options) return options.error();
   options_ = *options;
@@ -132,8 +132,8 @@ Error BisectRunner::Session::Interrupted() {
   (void)FlushStep();
   (void)Save();
   return Error::Interrupted(
-      fmt::format("bisect interrupted after {} steps; its state is saved in {}",
-                  state_.log.size(), BisectStatePath(config_).string()))
+             fmt::format("bisect interrupted after {} steps; its state is saved in {}",
+                         state_.log.size(), BisectStatePath(config_).string()))
       .WithHint("`culprit bisect resume` continues where it stopped, without re-measuring");
 }
 
@@ -181,8 +181,16 @@ Batch BisectRunner::Session::MeasureBatch(int index, int baseline, int pairs, bo
   if (sitting.failure) {
     // A candidate that keeps crashing or hanging cannot be measured; that is
     // a fact about the commit, like a failed build, never a verdict on speed.
-    batch.kind = Batch::Kind::kUnbuildable;
-    batch.reason = "its runs kept failing: " + sitting.failure->message();
+    // But when the baseline's runs fail too, the commit is not to blame: the
+    // bisect cannot go on, whatever the candidate is.
+    if (FailedSamples(batch.samples, 0) > 0) {
+      batch.kind = Batch::Kind::kBroken;
+      batch.reason = fmt::format("the baseline {}'s runs failed: {}",
+                                 Short(state_.commits[baseline]), sitting.failure->message());
+    } else {
+      batch.kind = Batch::Kind::kUnbuildable;
+      batch.reason = "its runs kept failing: " + sitting.failure->message();
+    }
     return batch;
   }
   batch.d = std::move(sitting.log_ratios);
@@ -281,8 +289,7 @@ Result<BisectReport> BisectRunner::Session::Start(const BisectRequest& request) 
     return Error::Usage(fmt::format("--good {} is not an ancestor of --bad {}: nothing to bisect",
                                     request.good, request.bad));
   }
-  Result<std::vector<CommitInfo>> range =
-      builds_.repo().Range(*good, *bad, request.first_parent);
+  Result<std::vector<CommitInfo>> range = builds_.repo().Range(*good, *bad, request.first_parent);
   if (!range) return range.error();
 
   state_ = BisectState{};
@@ -296,8 +303,7 @@ Result<BisectReport> BisectRunner::Session::Start(const BisectRequest& request) 
   state_.config_digest = config_.digest;
   state_.commits.push_back(*good);
   for (const CommitInfo& commit : *range) state_.commits.push_back(commit.id);
-  CULPRIT_TRY(Prepare());
-  if (request.flags.band) options_.band = *request.flags.band;
+  CULPRIT_TRY(Prepare(request.flags));
   CULPRIT_TRY(Save());
   reporter_.Line(fmt::format("bisecting {} commits between {} ({}) and {} ({}) on {}",
                              state_.commits.size() - 1, request.good, Short(*good), request.bad,
@@ -307,14 +313,23 @@ Result<BisectReport> BisectRunner::Session::Start(const BisectRequest& request) 
 
 Result<BisectReport> BisectRunner::Session::Continue(BisectState state) {
   state_ = std::move(state);
-  CULPRIT_TRY(Prepare());
+  CULPRIT_TRY(Prepare(MeasureFlags{}));
   if (state_.search_json.empty()) {
     reporter_.Line("resuming: the endpoints were not confirmed yet; confirming again");
     return Confirm();
   }
   Result<BisectSearch> search = BisectSearch::FromJson(state_.search_json);
   if (!search) return search.error().WithContext(BisectStatePath(config_).string());
+  if (search->n_commits() != static_cast<int>(state_.commits.size()) - 1) {
+    return Error(fmt::format("{}: damaged bisect state: its search covers {} commits but it "
+                             "lists {}",
+                             BisectStatePath(config_).string(), search->n_commits(),
+                             state_.commits.size() - 1))
+        .WithHint("`culprit bisect reset` discards it");
+  }
   search_ = std::move(*search);
+  // The band the search was started with (a --band given to `bisect run`).
+  options_.band = search_->options().band;
   reporter_.Line(fmt::format("resuming the bisect of {} commits on {}: {} steps done, {} pairs",
                              state_.commits.size() - 1, query_->name, state_.log.size(),
                              search_->pairs_used()));
@@ -340,18 +355,10 @@ Result<BisectReport> BisectRunner::Session::Confirm() {
   plan.kind = "bisect-step";
   plan.query = query_->name;
   plan.unit = query_->unit;
-  plan.a.name = "good";
-  plan.a.label = "good " + Short(state_.commits[0]);
-  plan.a.commit = good->commit;
-  plan.a.tree = good->tree;
-  plan.a.revision = state_.good_rev;
-  plan.a.process = *arm_a;
-  plan.b.name = "bad";
-  plan.b.label = "bad " + Short(state_.commits[n]);
-  plan.b.commit = bad->commit;
-  plan.b.tree = bad->tree;
+  plan.a = MakeComparisonArm("good", "good " + Short(state_.commits[0]), *arm_a, *good);
+  plan.a.revision = state_.good_rev;  // as the user gave it, not the resolved id
+  plan.b = MakeComparisonArm("bad", "bad " + Short(state_.commits[n]), *arm_b, *bad);
   plan.b.revision = state_.bad_rev;
-  plan.b.process = *arm_b;
   plan.options = options_;
   plan.config_digest = config_.digest;
   plan.details["bisect_run"] = state_.run_id;
@@ -438,7 +445,18 @@ Result<BisectReport> BisectRunner::Session::Search() {
             .WithHint("fix the cause, then `culprit bisect resume`");
       case Batch::Kind::kUnbuildable: {
         CULPRIT_TRY(FlushStep());
+        const size_t skipped_before = search_->unbuildable().size();
         search_->MarkUnbuildable(action.commit);
+        if (search_->unbuildable().size() == skipped_before) {
+          // An endpoint (or a commit already skipped): the search would ask
+          // for it again forever. Nothing more can be learned here.
+          state_.status = "interrupted";
+          (void)Save();
+          return Error(fmt::format("commit {} cannot be measured ({}), and the search cannot do "
+                                   "without it",
+                                   Short(state_.commits[action.commit]), FirstLine(batch.reason)))
+              .WithHint("fix the cause, then `culprit bisect resume`, or `culprit bisect reset`");
+        }
         BisectStepLog log;
         log.step = static_cast<int>(state_.log.size()) + 1;
         log.kind = kind;
@@ -452,7 +470,8 @@ Result<BisectReport> BisectRunner::Session::Search() {
         CULPRIT_TRY(Save());
         continue;
       }
-      case Batch::Kind::kMeasured: break;
+      case Batch::Kind::kMeasured:
+        break;
     }
     // The search sees slowdowns as positive; a bisect of a speed-up flips them.
     std::vector<double> d = batch.d;
@@ -550,14 +569,15 @@ Result<BisectReport> BisectRunner::Session::Finish(const std::string& confirm_su
       e.confidence = options_.confidence;
       record.estimate = e;
     }
-    const bool named = (o.kind == SearchOutcome::Kind::kCulprit ||
-                        o.kind == SearchOutcome::Kind::kRange) && o.verified;
+    const bool named =
+        (o.kind == SearchOutcome::Kind::kCulprit || o.kind == SearchOutcome::Kind::kRange) &&
+        o.verified;
     report.found = named;
     record.verdict = named ? "EFFECT" : "INCONCLUSIVE";
     record.verdict_detail = o.reason;
-    std::string builds_line = fmt::format(
-        "builds {} (⌈log2 {}⌉ = {}), pairs {}", search_->builds_used(), n, CeilLog2(n),
-        search_->pairs_used());
+    std::string builds_line =
+        fmt::format("builds {} (⌈log2 {}⌉ = {}), pairs {}", search_->builds_used(), n, CeilLog2(n),
+                    search_->pairs_used());
     if (named) {
       const std::string& culprit_id = state_.commits[o.last];
       record.details["culprit_commit"] = culprit_id;
@@ -572,10 +592,9 @@ Result<BisectReport> BisectRunner::Session::Finish(const std::string& confirm_su
       }
       if (info) {
         record.details["culprit_subject"] = info->subject;
-        text += fmt::format("  {}\n  author   {} <{}>, {}\n", info->subject, info->author,
-                            info->author_email,
-                            FormatIsoUtc(std::chrono::system_clock::time_point(
-                                std::chrono::seconds(info->time))));
+        text += fmt::format(
+            "  {}\n  author   {} <{}>, {}\n", info->subject, info->author, info->author_email,
+            FormatIsoUtc(std::chrono::system_clock::time_point(std::chrono::seconds(info->time))));
       } else {
         text += "\n";
       }
@@ -584,8 +603,9 @@ Result<BisectReport> BisectRunner::Session::Finish(const std::string& confirm_su
         text += "  changed  " + Join(*changed, ", ") + "\n";
       }
       if (record.estimate) {
-        text += fmt::format("  ratio across it {} ({} fresh pairs against its parent): {}\n",
-                            FormatRatio(*record.estimate), o.verification_pairs, "EFFECT, verified");
+        text +=
+            fmt::format("  ratio across it {} ({} fresh pairs against its parent): {}\n",
+                        FormatRatio(*record.estimate), o.verification_pairs, "EFFECT, verified");
       }
       text += fmt::format("  probability {:.3f}; {}\n", o.probability, builds_line);
       Arm parent;
@@ -618,9 +638,9 @@ BisectRunner::BisectRunner(const Config& config, EngineBuilds& builds, const Hos
                            BisectReporter& reporter)
     : config_(config), builds_(builds), host_(host), reporter_(reporter) {}
 
-namespace {
-
 Result<FileLock> LockBisect(const Config& config) {
+  std::error_code ec;
+  std::filesystem::create_directories(BisectDir(config), ec);
   Result<std::optional<FileLock>> lock = FileLock::TryAcquire(BisectDir(config) / "bisect.lock");
   if (!lock) return lock.error();
   if (!*lock) {
@@ -629,8 +649,6 @@ Result<FileLock> LockBisect(const Config& config) {
   }
   return std::move(**lock);
 }
-
-}  // namespace
 
 Result<BisectReport> BisectRunner::Run(const BisectRequest& request) {
   std::error_code ec;
@@ -659,8 +677,8 @@ Result<BisectReport> BisectRunner::Resume() {
   Result<BisectState> state = LoadBisectState(BisectStatePath(config_));
   if (!state) return state.error();
   if (state->status == "done") {
-    return Error::Usage(fmt::format("the bisect of {}..{} is finished (record {})",
-                                    state->good_rev, state->bad_rev, state->result_record))
+    return Error::Usage(fmt::format("the bisect of {}..{} is finished (record {})", state->good_rev,
+                                    state->bad_rev, state->result_record))
         .WithHint("`culprit records show " + state->result_record + "` shows its result");
   }
   Session session(config_, builds_, host_, reporter_, std::move(*lock));
@@ -668,8 +686,8 @@ Result<BisectReport> BisectRunner::Resume() {
 }
 
 std::string FormatBisectStatus(const BisectState& s) {
-  std::string out = fmt::format("bisect {}..{} on {}: {}\n", s.good_rev, s.bad_rev, s.query,
-                                s.status);
+  std::string out =
+      fmt::format("bisect {}..{} on {}: {}\n", s.good_rev, s.bad_rev, s.query, s.status);
   out += fmt::format("  {} commits, {} steps, started {}, updated {}\n", s.commits.size() - 1,
                      s.log.size(), s.started, s.updated);
   if (!s.log.empty()) {
@@ -684,12 +702,12 @@ std::string FormatBisectStatus(const BisectState& s) {
 }
 
 std::string FormatBisectLog(const BisectState& s) {
-  std::string out = fmt::format("{:>4}  {:<8} {:<10} {:>5} {:>6}  {:<24} {:>8}  {}\n", "step",
-                                "kind", "commit", "index", "pairs", "ratio [interval]",
-                                "P(≤ it)", "record / note");
+  std::string out =
+      fmt::format("{:>4}  {:<8} {:<10} {:>5} {:>6}  {:<24} {:>8}  {}\n", "step", "kind", "commit",
+                  "index", "pairs", "ratio [interval]", "P(≤ it)", "record / note");
   for (const BisectStepLog& l : s.log) {
-    std::string ratio = l.pairs > 0 ? fmt::format("{:.3f} [{:.3f}, {:.3f}]", l.ratio, l.low, l.high)
-                                    : "-";
+    std::string ratio =
+        l.pairs > 0 ? fmt::format("{:.3f} [{:.3f}, {:.3f}]", l.ratio, l.low, l.high) : "-";
     out += fmt::format("{:>4}  {:<8} {:<10} {:>5} {:>6}  {:<24} {:>8.3f}  {}\n", l.step, l.kind,
                        Short(l.commit), l.index, l.pairs, ratio, l.mass_at_or_before,
                        l.note.empty() ? l.record_id : l.note + "  " + l.record_id);

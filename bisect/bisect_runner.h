@@ -16,6 +16,7 @@
 #include "bisect/bisect_state.h"
 #include "bisect/search.h"
 #include "engine/config.h"
+#include "engine/file_lock.h"
 #include "probes/engine_builds.h"
 #include "probes/host.h"
 #include "probes/measure_commands.h"
@@ -33,6 +34,10 @@ struct BisectRequest {
 /// Where the bisect's state and lock live: <config dir>/.culprit/.
 std::filesystem::path BisectDir(const Config& config);
 std::filesystem::path BisectStatePath(const Config& config);
+
+/// The engine's bisect lock (one bisect per engine at a time), or an error
+/// saying another bisect holds it. Creates BisectDir if missing.
+Result<FileLock> LockBisect(const Config& config);
 
 /// Lines of progress and the final report, for the user.
 class BisectReporter {

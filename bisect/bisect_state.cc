@@ -1,6 +1,7 @@
 #include "bisect/bisect_state.h"
 
 #include <fmt/format.h>
+
 #include <nlohmann/json.hpp>
 
 #include "base/atomic_file.h"
@@ -70,6 +71,11 @@ Result<BisectState> BisectStateFromJson(std::string_view text, std::string_view 
     s.first_parent = j.at("first_parent").get<bool>();
     s.speedup = j.at("speedup").get<bool>();
     s.commits = j.at("commits").get<std::vector<std::string>>();
+    if (s.commits.size() < 2) {
+      return Error(fmt::format("{}: damaged bisect state: it names {} commit(s), not a range",
+                               source, s.commits.size()))
+          .WithHint("`culprit bisect reset` discards it");
+    }
     if (!j.at("search").is_null()) s.search_json = j.at("search").dump();
     for (const json& step : j.at("log")) {
       BisectStepLog l;

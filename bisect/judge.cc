@@ -39,18 +39,8 @@ Result<JudgeResult> RunJudge(const MeasureContext& context, EngineBuilds& builds
   plan.kind = "compare";
   plan.query = (*query)->name;
   plan.unit = (*query)->unit;
-  plan.a.name = "reference";
-  plan.a.label = request.reference;
-  plan.a.process = *arm_a;
-  plan.a.revision = request.reference;
-  plan.a.commit = reference->commit;
-  plan.a.tree = reference->tree;
-  plan.b.name = "candidate";
-  plan.b.label = request.candidate;
-  plan.b.process = *arm_b;
-  plan.b.revision = request.candidate;
-  plan.b.commit = candidate->commit;
-  plan.b.tree = candidate->tree;
+  plan.a = MakeComparisonArm("reference", request.reference, *arm_a, *reference);
+  plan.b = MakeComparisonArm("candidate", request.candidate, *arm_b, *candidate);
   plan.options = *options;
   plan.config_digest = context.config.digest;
   plan.details["judge"] = "git bisect run";
@@ -62,16 +52,23 @@ Result<JudgeResult> RunJudge(const MeasureContext& context, EngineBuilds& builds
   result.outcome = *outcome;
   const Record& record = outcome->record;
   if (outcome->sitting.interrupted) {
-    return Error::Interrupted(fmt::format("interrupted (record {})", outcome->record_path.string()));
+    return Error::Interrupted(
+        fmt::format("interrupted (record {})", outcome->record_path.string()));
   }
   if (outcome->sitting.failure) {
+    if (FailedSamples(outcome->sitting.samples, 0) > 0) {
+      // Every commit would be skipped against a reference that cannot run.
+      return Error::Usage("the reference's runs fail: " + outcome->sitting.failure->message())
+          .WithHint("judge needs a reference that runs; check --reference and the query");
+    }
     result.reason = "skip: the runs kept failing (a hang or a crash is never 'bad'): " +
                     outcome->sitting.failure->message();
     return result;
   }
   if (record.verdict == "EFFECT" && record.estimate && record.estimate->ratio > 1) {
     result.exit_code = kJudgeBad;
-    result.reason = fmt::format("bad: {:.3f}x the reference, beyond the band", record.estimate->ratio);
+    result.reason =
+        fmt::format("bad: {:.3f}x the reference, beyond the band", record.estimate->ratio);
   } else if (record.verdict == "EFFECT" || record.verdict == "NULL") {
     result.exit_code = kJudgeGood;
     result.reason = record.verdict == "NULL"

@@ -1,11 +1,11 @@
 // bisect, judge and demo: the commands that build and search history.
 
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
-
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
 
 #include "bisect/bisect_runner.h"
 #include "bisect/judge.h"
@@ -53,7 +53,8 @@ Result<int> WithBisectRunner(const GlobalOptions& global,
 
 Result<int> CommandBisectRun(const GlobalOptions& global, BisectCommandOptions& options) {
   options.request.first_parent = !options.all_parents;
-  return WithBisectRunner(global, [&](BisectRunner& runner) { return runner.Run(options.request); });
+  return WithBisectRunner(global,
+                          [&](BisectRunner& runner) { return runner.Run(options.request); });
 }
 
 Result<int> CommandBisectResume(const GlobalOptions& global) {
@@ -82,10 +83,13 @@ Result<int> CommandBisectReset(const GlobalOptions& global) {
   if (!config) return config.error();
   std::filesystem::path path = BisectStatePath(*config);
   std::error_code ec;
-  if (!std::filesystem::exists(path)) {
+  if (!std::filesystem::exists(path, ec)) {
     fmt::print("no bisect to reset\n");
     return 0;
   }
+  // A running bisect would write its state back at its next step.
+  Result<FileLock> lock = LockBisect(*config);
+  if (!lock) return lock.error().WithContext("cannot reset");
   std::filesystem::remove(path, ec);
   if (ec) return Error(fmt::format("cannot remove {}: {}", path.string(), ec.message()));
   fmt::print("bisect state removed; its records stay in the archive\n");

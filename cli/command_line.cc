@@ -1,7 +1,9 @@
 #include "cli/command_line.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
@@ -9,9 +11,6 @@
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
 
 #include "base/atomic_file.h"
 #include "base/result.h"
@@ -40,11 +39,12 @@ void AddMeasureFlags(CLI::App* command, MeasureFlags& flags, bool& json) {
 }  // namespace
 
 int RunCommandLine(int argc, char** argv) {
-  CLI::App app{"culprit: why did this benchmark number move?\n"
-               "Measures an engine's queries in honest same-sitting comparisons, tests "
-               "hypotheses with overrides, bisects regressions across builds, and archives "
-               "every result.",
-               "culprit"};
+  CLI::App app{
+      "culprit: why did this benchmark number move?\n"
+      "Measures an engine's queries in honest same-sitting comparisons, tests "
+      "hypotheses with overrides, bisects regressions across builds, and archives "
+      "every result.",
+      "culprit"};
   app.require_subcommand(1);
   // --config may come before or after the command (`culprit run --config f q`).
   app.fallthrough();
@@ -79,10 +79,11 @@ int RunCommandLine(int argc, char** argv) {
 
   // culprit probe
   ProbeCommandOptions probe;
-  CLI::App* probe_cmd = app.add_subcommand(
-      "probe", "same build, default environment vs overridden, in one sitting");
-  probe_cmd->add_option("--override,-o", probe.request.overrides,
-                        "K=V to set in arm B, or the name of an [overrides] set")
+  CLI::App* probe_cmd =
+      app.add_subcommand("probe", "same build, default environment vs overridden, in one sitting");
+  probe_cmd
+      ->add_option("--override,-o", probe.request.overrides,
+                   "K=V to set in arm B, or the name of an [overrides] set")
       ->take_all();
   probe_cmd->add_option("--unset", probe.request.unsets, "variable to remove in arm B");
   probe_cmd->add_option("--query,-q", probe.request.query, "query name");
@@ -142,6 +143,8 @@ int RunCommandLine(int argc, char** argv) {
 
   std::shared_ptr<void> investigation = AddInvestigationCommands(app, global, action);
 
+  bool judge = false;
+  for (int i = 1; i < argc; ++i) judge = judge || std::string_view(argv[i]) == "judge";
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -154,13 +157,18 @@ int RunCommandLine(int argc, char** argv) {
     PrintError(Error::Usage(e.what()).WithHint("see `culprit --help` or `culprit COMMAND --help`"));
     // Under `git bisect run`, 2 would mean "bad": a mistyped judge command
     // must abort the bisect instead.
-    for (int i = 1; i < argc; ++i) {
-      if (std::string_view(argv[i]) == "judge") return kJudgeAbort;
-    }
-    return 2;
+    return judge ? kJudgeAbort : 2;
   }
   if (!action) return 0;
-  Result<int> exit_code = action();
+  Result<int> exit_code = 0;
+  try {
+    exit_code = action();
+  } catch (const std::exception& e) {
+    // A bug or an exhausted machine (out of memory), not the user's input:
+    // say so once, and never let judge's caller read it as "bad".
+    PrintError(Error(fmt::format("unexpected failure: {}", e.what())));
+    return judge ? kJudgeAbort : 1;
+  }
   if (!exit_code) {
     PrintError(exit_code.error());
     return exit_code.error().ExitCode();

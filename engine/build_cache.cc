@@ -77,8 +77,17 @@ std::optional<nlohmann::json> ReadEntry(const fs::path& dir) {
   Result<std::string> text = ReadFile(dir / kEntryFile);
   if (!text) return std::nullopt;
   nlohmann::json entry = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  // An entry culprit cannot read is treated as absent: rebuilding is always safe.
-  if (!entry.is_object() || entry.value("schema", "") != kEntrySchema) return std::nullopt;
+  // An entry culprit cannot read is treated as absent: rebuilding is always
+  // safe. That includes a field of the wrong type, which json::value() below
+  // would otherwise throw on.
+  if (!entry.is_object()) return std::nullopt;
+  for (const char* key : {"schema", "status", "reason", "built_at", "commit", "tree"}) {
+    if (entry.contains(key) && !entry[key].is_string()) return std::nullopt;
+  }
+  for (const char* key : {"seconds", "built_at_unix"}) {
+    if (entry.contains(key) && !entry[key].is_number()) return std::nullopt;
+  }
+  if (entry.value("schema", "") != kEntrySchema) return std::nullopt;
   return entry;
 }
 

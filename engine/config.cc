@@ -777,8 +777,10 @@ Status Reader::ReadMeasure(const toml::table& root, Config* config) const {
   MeasureConfig& measure = config->measure;
   CULPRIT_TRY(ReadDouble(table, "measure", "band", &measure.band, 0, 1));
   CULPRIT_TRY(ReadDouble(table, "measure", "confidence", &measure.confidence, 0, 1));
-  CULPRIT_TRY(ReadInt(table, "measure", "min_pairs", &measure.min_pairs, 1));
-  CULPRIT_TRY(ReadInt(table, "measure", "max_pairs", &measure.max_pairs, 1));
+  CULPRIT_TRY(
+      ReadInt(table, "measure", "min_pairs", &measure.min_pairs, 2, MeasureConfig::kMaxPairs));
+  CULPRIT_TRY(
+      ReadInt(table, "measure", "max_pairs", &measure.max_pairs, 2, MeasureConfig::kMaxPairs));
   CULPRIT_TRY(ReadInt(table, "measure", "warmup", &measure.warmup, 0));
   CULPRIT_TRY(
       ReadBool(table, "measure", "calibrate_between_looks", &measure.calibrate_between_looks));

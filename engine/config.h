@@ -102,7 +102,10 @@ struct RegistryConfig {
 struct MeasureConfig {
   double band = 0.05;        ///< In (0, 1).
   double confidence = 0.95;  ///< In (0, 1).
-  int min_pairs = 10;        ///< 1 <= min_pairs <= max_pairs.
+  /// The most pairs one sitting may take: its statistics hold every Walsh
+  /// average, n(n+1)/2 numbers (16 MB at this many).
+  static constexpr int kMaxPairs = 2000;
+  int min_pairs = 10;        ///< 2 <= min_pairs <= max_pairs <= kMaxPairs.
   int max_pairs = 160;
   int warmup = 1;  ///< >= 0.
   bool calibrate_between_looks = false;

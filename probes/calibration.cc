@@ -7,6 +7,8 @@
 #include <cmath>
 #include <limits>
 
+#include "records/report_facts.h"
+
 namespace culprit {
 namespace {
 
@@ -28,13 +30,6 @@ double Median(std::vector<double> values) {
 }
 
 bool UsableTime(double ms) { return std::isfinite(ms) && ms > 0; }
-
-// |change| > threshold, except that a change equal to the threshold up to the
-// rounding of end/start - 1 (e.g. 110/100 - 1 = 0.10000000000000009) is not
-// "more than" it.
-bool BeyondThreshold(double change, double threshold) {
-  return std::fabs(change) > threshold + 1e-9 * std::max(1.0, std::fabs(threshold));
-}
 
 }  // namespace
 
@@ -93,29 +88,10 @@ CalibrationCheck CheckCalibration(double start_ms, double end_ms, double thresho
   } else {
     check.message = fmt::format(
         "calibration drifted: {}, beyond ±{:.0f}%: the host {} during the sitting (frequency "
-        "scaling, thermal throttling or other load); rerun on a quiet host, or drop the pairs "
-        "taken across the jump",
+        "scaling, thermal throttling or other load); rerun on a quiet host",
         times, threshold * 100, check.change > 0 ? "slowed down" : "sped up");
   }
   return check;
-}
-
-std::vector<bool> PairsAcrossCalibrationJumps(std::span<const double> calibration_ms_at_checkpoints,
-                                              std::span<const int> pair_index_of_checkpoint,
-                                              int n_pairs, double threshold) {
-  std::vector<bool> droppable(std::max(0, n_pairs), false);
-  const size_t checkpoints =
-      std::min(calibration_ms_at_checkpoints.size(), pair_index_of_checkpoint.size());
-  for (size_t k = 0; k + 1 < checkpoints; ++k) {
-    const double before = calibration_ms_at_checkpoints[k];
-    const double after = calibration_ms_at_checkpoints[k + 1];
-    if (!UsableTime(before) || !UsableTime(after)) continue;
-    if (!BeyondThreshold(after / before - 1, threshold)) continue;
-    const int first = std::clamp(pair_index_of_checkpoint[k], 0, std::max(0, n_pairs));
-    const int last = std::clamp(pair_index_of_checkpoint[k + 1], 0, std::max(0, n_pairs));
-    for (int i = first; i < last; ++i) droppable[i] = true;
-  }
-  return droppable;
 }
 
 }  // namespace culprit

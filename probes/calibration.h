@@ -58,22 +58,4 @@ struct CalibrationCheck {
 /// comparison tolerates floating-point rounding of the ratio.
 CalibrationCheck CheckCalibration(double start_ms, double end_ms, double threshold = 0.10);
 
-/// Marks the pairs taken across a calibration jump. Checkpoint k was timed
-/// when `pair_index_of_checkpoint[k]` pairs had been taken (0 = before the
-/// first pair, n_pairs = after the last), so the pairs between checkpoints k
-/// and k+1 are [index_k, index_{k+1}). When the two calibrations of such an
-/// interval differ by more than `threshold` (as in CheckCalibration), every
-/// pair in it is marked droppable (true).
-///
-/// A slow drift spread over many intervals marks nothing: both arms of each
-/// pair saw the same host, and the sitting-level CheckCalibration reports the
-/// drift. An interval with an invalid calibration (not positive and finite)
-/// marks nothing, because there is no evidence of a jump. Only the common
-/// prefix of the two spans is used; indices are clamped to [0, n_pairs], and
-/// checkpoints must be in execution order (an interval whose end index is
-/// below its start is empty).
-std::vector<bool> PairsAcrossCalibrationJumps(std::span<const double> calibration_ms_at_checkpoints,
-                                              std::span<const int> pair_index_of_checkpoint,
-                                              int n_pairs, double threshold = 0.10);
-
 }  // namespace culprit

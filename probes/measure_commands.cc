@@ -1,9 +1,9 @@
 #include "probes/measure_commands.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "base/strings.h"
 #include "overrides/override_set.h"
@@ -18,25 +18,19 @@ namespace {
 MetricRule ToMetricRule(const MetricSpec& spec) {
   MetricRule rule;
   switch (spec.kind) {
-    case MetricKind::kWall: rule.kind = MetricRule::Kind::kWall; break;
-    case MetricKind::kRegex: rule.kind = MetricRule::Kind::kRegex; break;
-    case MetricKind::kJson: rule.kind = MetricRule::Kind::kJson; break;
+    case MetricKind::kWall:
+      rule.kind = MetricRule::Kind::kWall;
+      break;
+    case MetricKind::kRegex:
+      rule.kind = MetricRule::Kind::kRegex;
+      break;
+    case MetricKind::kJson:
+      rule.kind = MetricRule::Kind::kJson;
+      break;
   }
   rule.pattern = spec.pattern;
   rule.wall_units_per_ms = spec.wall_units_per_ms;
   return rule;
-}
-
-ComparisonArm MakeComparisonArm(std::string name, std::string label, ProcessArm process,
-                                const ResolvedBuild& build) {
-  ComparisonArm arm;
-  arm.name = std::move(name);
-  arm.label = std::move(label);
-  arm.process = std::move(process);
-  arm.revision = build.revision;
-  arm.commit = build.commit;
-  arm.tree = build.tree;
-  return arm;
 }
 
 std::vector<std::string> BuildNotes(const ResolvedBuild& build) {
@@ -86,12 +80,28 @@ Result<SittingOptions> MakeSittingOptions(const Config& config, const QueryConfi
     return Error::Usage(fmt::format("--band {} is not in (0, 1); 0.05 means ±5%", options.band));
   }
   if (options.min_pairs < 2) return Error::Usage("--min-pairs must be at least 2");
+  if (options.max_pairs > MeasureConfig::kMaxPairs) {
+    return Error::Usage(fmt::format("--max-pairs {} is above {}, the most one sitting takes",
+                                    options.max_pairs, MeasureConfig::kMaxPairs));
+  }
   if (options.max_pairs < options.min_pairs) {
-    return Error::Usage(fmt::format("--max-pairs {} is below min_pairs {}", options.max_pairs,
-                                    options.min_pairs));
+    return Error::Usage(
+        fmt::format("--max-pairs {} is below min_pairs {}", options.max_pairs, options.min_pairs));
   }
   if (options.warmup < 0) return Error::Usage("--warmup must be 0 or more");
   return options;
+}
+
+ComparisonArm MakeComparisonArm(std::string name, std::string label, ProcessArm process,
+                                const ResolvedBuild& build) {
+  ComparisonArm arm;
+  arm.name = std::move(name);
+  arm.label = std::move(label);
+  arm.process = std::move(process);
+  arm.revision = build.revision;
+  arm.commit = build.commit;
+  arm.tree = build.tree;
+  return arm;
 }
 
 Result<ProcessArm> MakeQueryArm(const Config& config, const QueryConfig& query,
@@ -109,12 +119,13 @@ Result<ProcessArm> MakeQueryArm(const Config& config, const QueryConfig& query,
     if (!cwd) return cwd.error().WithContext(fmt::format("query '{}' cwd", query.name));
     arm.process.cwd = *cwd;
   }
-  arm.process.set_env = query.env;
-  for (const auto& [key, value] : set) arm.process.set_env[key] = value;
-  for (const std::string& key : unset) {
-    arm.process.set_env.erase(key);
-    arm.process.unset_env.push_back(key);
-  }
+  // The query's own env, then the overrides; what is unset is also removed
+  // from the environment the child inherits.
+  OverrideSet overrides;
+  overrides.set = set;
+  overrides.unset = unset;
+  arm.process.set_env = ApplyOverrides(overrides, query.env);
+  arm.process.unset_env = unset;
   arm.process.timeout = query.timeout;
   arm.metric = ToMetricRule(query.metric);
   return arm;
@@ -142,8 +153,8 @@ Result<ComparisonOutcome> RunProbe(const MeasureContext& context, const ProbeReq
   if (!build) return build.error();
   Result<ProcessArm> arm_a = MakeQueryArm(config, **query, *build, {}, {});
   if (!arm_a) return arm_a.error();
-  Result<ProcessArm> arm_b = MakeQueryArm(config, **query, *build, overrides->set,
-                                          overrides->unset);
+  Result<ProcessArm> arm_b =
+      MakeQueryArm(config, **query, *build, overrides->set, overrides->unset);
   if (!arm_b) return arm_b.error();
 
   ComparisonPlan plan;
@@ -169,8 +180,7 @@ Result<ComparisonOutcome> RunProbe(const MeasureContext& context, const ProbeReq
   return RunComparison(plan, source, context.host, store, context.progress);
 }
 
-Result<ComparisonOutcome> RunCompare(const MeasureContext& context,
-                                     const CompareRequest& request) {
+Result<ComparisonOutcome> RunCompare(const MeasureContext& context, const CompareRequest& request) {
   const Config& config = context.config;
   Result<const QueryConfig*> query = SelectQuery(config, request.query);
   if (!query) return query.error();
@@ -262,9 +272,9 @@ std::string FormatRunSummary(const RunOutcome& outcome) {
   const Arm& arm = r.arms.at(0);
   std::string out;
   if (arm.ok_samples > 0) {
-    out = fmt::format("{}  {}  median {} {}  (n={}, min {}, max {}, MAD {})\n", r.query,
-                      arm.label, r.details.at("median"), r.unit, arm.ok_samples,
-                      r.details.at("min"), r.details.at("max"), r.details.at("mad"));
+    out = fmt::format("{}  {}  median {} {}  (n={}, min {}, max {}, MAD {})\n", r.query, arm.label,
+                      r.details.at("median"), r.unit, arm.ok_samples, r.details.at("min"),
+                      r.details.at("max"), r.details.at("mad"));
   } else {
     out = fmt::format("{}  {}  no successful samples\n", r.query, arm.label);
   }

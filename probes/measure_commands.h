@@ -48,6 +48,11 @@ Result<ProcessArm> MakeQueryArm(const Config& config, const QueryConfig& query,
                                 const std::map<std::string, std::string>& set,
                                 const std::vector<std::string>& unset);
 
+/// One arm of a comparison plan: `process` measured on `build`, whose
+/// revision, commit and tree the record will carry.
+ComparisonArm MakeComparisonArm(std::string name, std::string label, ProcessArm process,
+                                const ResolvedBuild& build);
+
 struct ProbeRequest {
   std::string query;
   std::optional<std::string> revision;

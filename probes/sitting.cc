@@ -1,10 +1,10 @@
 #include "probes/sitting.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <random>
-
-#include <fmt/format.h>
 
 #include "base/interrupt.h"
 #include "probes/sequential.h"
@@ -93,17 +93,10 @@ VerdictResult InconclusiveBecause(std::string why) {
 
 }  // namespace
 
-std::vector<bool> BalancedPairOrders(int pairs, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<bool> orders;
-  orders.reserve(pairs);
-  while (static_cast<int>(orders.size()) < pairs) {
-    bool a_first = (rng() & 1) != 0;
-    orders.push_back(a_first);
-    orders.push_back(!a_first);
-  }
-  orders.resize(pairs);
-  return orders;
+int FailedSamples(const std::vector<Sample>& samples, int arm) {
+  int failed = 0;
+  for (const Sample& s : samples) failed += s.arm == arm && !s.ok;
+  return failed;
 }
 
 SittingResult RunPairedSitting(SampleSource& source, const HostProbe* host,
@@ -111,15 +104,13 @@ SittingResult RunPairedSitting(SampleSource& source, const HostProbe* host,
   SittingResult r;
   r.seed = PickSeed(options.seed);
   std::mt19937_64 rng(r.seed);
-  const int max_failed =
-      options.max_failed_samples > 0 ? options.max_failed_samples
-                                     : std::max(5, options.max_pairs / 4);
+  const int max_failed = options.max_failed_samples > 0 ? options.max_failed_samples
+                                                        : std::max(5, options.max_pairs / 4);
   r.looks = LookSchedule(options.min_pairs, options.max_pairs);
   // Pocock-type spending: a large effect can stop at the first look (10
   // pairs), which is most of culprit's work; O'Brien–Fleming would keep the
   // first two looks from ever stopping. The price is a wider final interval.
-  const std::vector<double> alphas =
-      SpendAlpha(1 - options.confidence, r.looks, Spending::kPocock);
+  const std::vector<double> alphas = SpendAlpha(1 - options.confidence, r.looks, Spending::kPocock);
   SittingRun run(source, r);
 
   Snapshot(host, progress, "calibrating (start)", r.start);

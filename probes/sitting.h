@@ -79,9 +79,9 @@ struct SittingResult {
   uint64_t seed = 0;
 };
 
-/// The order of each pair in balanced blocks of two: true = A first. Each block
-/// holds one AB and one BA in random order, so any prefix of whole blocks is balanced.
-std::vector<bool> BalancedPairOrders(int pairs, uint64_t seed);
+/// How many of `samples` (warm-ups included) are failed runs of `arm`: which
+/// side of a broken sitting was broken.
+int FailedSamples(const std::vector<Sample>& samples, int arm);
 
 /// Runs a paired sitting of arm B against arm A. `host` may be null (no host
 /// state, tests). Never throws; a broken arm ends the sitting with `failure`.

@@ -57,6 +57,10 @@ std::optional<double> CalibrationDrift(const Record& record) {
   return *record.end.calibration_ms / *record.start.calibration_ms - 1;
 }
 
+bool BeyondThreshold(double change, double threshold) {
+  return std::fabs(change) > threshold + 1e-9 * std::max(1.0, std::fabs(threshold));
+}
+
 std::string FormatCalibration(const Record& record) {
   auto side = [](const std::optional<double>& ms) {
     return ms ? FormatValue(*ms) + " ms" : std::string("unavailable");
@@ -65,7 +69,7 @@ std::string FormatCalibration(const Record& record) {
       fmt::format("{} → {}", side(record.start.calibration_ms), side(record.end.calibration_ms));
   if (auto drift = CalibrationDrift(record)) {
     out += fmt::format(" (drift {:+.1f}%)", *drift * 100);
-    if (std::fabs(*drift) > kCalibrationDriftLimit) {
+    if (BeyondThreshold(*drift)) {
       out += fmt::format(" WARNING: beyond ±{:.0f}%, the host changed speed during the sitting",
                          kCalibrationDriftLimit * 100);
     }
@@ -85,7 +89,9 @@ std::string FormatStartEnd(const std::optional<double>& start, const std::option
 std::string FormatLongerLoads(const HostState& start, const HostState& end) {
   auto side = [](const HostState& s) {
     if (!s.load5 && !s.load15) return std::string("unavailable");
-    auto one = [](const std::optional<double>& v) { return v ? FormatValue(*v) : std::string("?"); };
+    auto one = [](const std::optional<double>& v) {
+      return v ? FormatValue(*v) : std::string("?");
+    };
     return fmt::format("{} / {}", one(s.load5), one(s.load15));
   };
   return fmt::format("{} → {}", side(start), side(end));

@@ -16,6 +16,11 @@ namespace culprit {
 /// during the sitting (see DESIGN.md, Statistics).
 inline constexpr double kCalibrationDriftLimit = 0.10;
 
+/// |change| > threshold, except that a change equal to the threshold up to the
+/// rounding of end/start - 1 (e.g. 110/100 - 1 = 0.10000000000000009) is not
+/// "more than" it. The one drift rule: the sitting's note and the reports agree.
+bool BeyondThreshold(double change, double threshold = kCalibrationDriftLimit);
+
 /// One arm's samples, counted from the raw samples (not trusted from the
 /// arm's stored summary, which is shown alongside when it disagrees).
 struct ArmFacts {

@@ -24,8 +24,8 @@
 #include "bisect/search.h"
 #include "engine/process.h"
 #include "records/record_store.h"
-#include "tests/support/git_fixture.h"
 #include "tests/support/culprit_cli.h"
+#include "tests/support/git_fixture.h"
 #include "tests/support/temp_dir.h"
 
 extern char** environ;
@@ -47,53 +47,6 @@ constexpr int kLast = 20;
 constexpr int kBroken = 10;
 constexpr int kCulprit = 14;
 
-// main.c of the test engine. It times its own loop five times and prints the
-// fastest: at this scale exec overhead is as large as the loop, and would water
-// the effect down in a wall-time metric; and on a shared, loaded host the
-// fastest of five is the repetition least disturbed by other processes.
-std::string ProgramSource(int revision, long work, bool compiles) {
-  return "// revision " + std::to_string(revision) +
-         "\n"
-         "#include <stdio.h>\n"
-         "#include <stdlib.h>\n"
-         "#include <time.h>\n"
-         "static volatile unsigned sink;\n"
-         "static double NowMs(void) {\n"
-         "  struct timespec t;\n"
-         "  clock_gettime(CLOCK_MONOTONIC, &t);\n"
-         "  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;\n"
-         "}\n"
-         "static void Work(long n) {\n"
-         "  unsigned x = sink + 1;\n"
-         "  for (long i = 0; i < n; ++i) x = x * 1664525u + 1013904223u;\n"
-         "  sink = x;\n"
-         "}\n"
-         "static int Less(const void* a, const void* b) {\n"
-         "  double x = *(const double*)a, y = *(const double*)b;\n"
-         "  return (x > y) - (x < y);\n"
-         "}\n"
-         "int main(void) {\n"
-         "  double t[5];\n"
-         "  for (int r = 0; r < 5; ++r) {\n"
-         "    double start = NowMs();\n"
-         "    Work(" +
-         std::to_string(work) + "L)" + (compiles ? ";" : "") +
-         "\n"
-         "    t[r] = NowMs() - start;\n"
-         "  }\n"
-         "  qsort(t, 5, sizeof t[0], Less);\n"
-         "  printf(\"min_ms=%.4f\\n\", t[0]);\n"
-         "  return 0;\n"
-         "}\n";
-}
-
-std::string Slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // A temporary engine: its repository, a culprit.toml next to it with the
 // records and the build cache inside the temporary directory.
 class BisectCommand : public ::testing::Test {
@@ -106,10 +59,13 @@ class BisectCommand : public ::testing::Test {
       std::string message = "revision " + std::to_string(i);
       if (i == slow_from) message = "Unroll the hash loop (slower)";
       if (i == broken) message = "Half-finished edit that does not compile";
-      commits_.push_back(
-          git.Commit({{"main.c", ProgramSource(i, slow ? kSlowWork : kFastWork, i != broken)},
-                      {"NOTES", "revision " + std::to_string(i) + "\n"}},
-                     {}, message));
+      commits_.push_back(git.Commit(
+          {{"main.c",
+            LoopEngineSource(
+                "revision " + std::to_string(i), slow ? kSlowWork : kFastWork,
+                i == broken ? LoopEngineVariant::kSyntaxError : LoopEngineVariant::kNormal)},
+           {"NOTES", "revision " + std::to_string(i) + "\n"}},
+          {}, message));
     }
     config_ = WriteLoopEngineConfig(dir_.path(), "10s", 0.1);
   }
@@ -145,11 +101,6 @@ class BisectCommand : public ::testing::Test {
     return out;
   }
 
-  static std::string Explain(const ProcessResult& r) {
-    return "exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.stdout_text + "\nstderr:\n" +
-           r.stderr_text;
-  }
-
   TempDir dir_;
   std::vector<std::string> commits_;
   fs::path config_;
@@ -158,12 +109,12 @@ class BisectCommand : public ::testing::Test {
 TEST_F(BisectCommand, FindsAndVerifiesTheCulpritPastAnUnbuildableCommit) {
   MakeHistory(kLast, kCulprit, kBroken);
   ProcessResult run = Culprit(RunArgs());
-  ASSERT_TRUE(run.ok()) << Explain(run);
+  ASSERT_TRUE(run.ok()) << DescribeRun(run);
   const std::string& out = run.stdout_text;
-  EXPECT_NE(out.find("CULPRIT " + commits_[kCulprit]), std::string::npos) << Explain(run);
-  EXPECT_EQ(out.find("CULPRIT RANGE"), std::string::npos) << Explain(run);
-  EXPECT_NE(out.find("EFFECT, verified"), std::string::npos) << Explain(run);
-  EXPECT_NE(out.find("Unroll the hash loop"), std::string::npos) << Explain(run);
+  EXPECT_NE(out.find("CULPRIT " + commits_[kCulprit]), std::string::npos) << DescribeRun(run);
+  EXPECT_EQ(out.find("CULPRIT RANGE"), std::string::npos) << DescribeRun(run);
+  EXPECT_NE(out.find("EFFECT, verified"), std::string::npos) << DescribeRun(run);
+  EXPECT_NE(out.find("Unroll the hash loop"), std::string::npos) << DescribeRun(run);
 
   // The unbuildable commit was tried, skipped and logged, not measured.
   Result<BisectState> state = LoadBisectState(state_path());
@@ -208,14 +159,14 @@ TEST_F(BisectCommand, FindsAndVerifiesTheCulpritPastAnUnbuildableCommit) {
   EXPECT_EQ(RecordsOfKind("bisect-step").size(), state->records.size());
 
   ProcessResult list = Culprit({"records", "list", "--kind", "bisect"});
-  ASSERT_TRUE(list.ok()) << Explain(list);
-  EXPECT_NE(list.stdout_text.find(record.id), std::string::npos) << Explain(list);
-  EXPECT_NE(list.stdout_text.find("1 record(s)"), std::string::npos) << Explain(list);
+  ASSERT_TRUE(list.ok()) << DescribeRun(list);
+  EXPECT_NE(list.stdout_text.find(record.id), std::string::npos) << DescribeRun(list);
+  EXPECT_NE(list.stdout_text.find("1 record(s)"), std::string::npos) << DescribeRun(list);
 
   // A finished bisect cannot be resumed, and says where its result is.
   ProcessResult resume = Culprit({"bisect", "resume"});
-  EXPECT_EQ(resume.exit_code, 2) << Explain(resume);
-  EXPECT_NE(resume.stderr_text.find(record.id), std::string::npos) << Explain(resume);
+  EXPECT_EQ(resume.exit_code, 2) << DescribeRun(resume);
+  EXPECT_NE(resume.stderr_text.find(record.id), std::string::npos) << DescribeRun(resume);
 }
 
 // posix_spawn with stdout and stderr sent to files: RunProcess blocks, and this
@@ -264,10 +215,10 @@ TEST_F(BisectCommand, InterruptedBisectResumesWithoutRemeasuring) {
     ASSERT_EQ(waitpid(pid, &status, 0), pid);
   }
   ASSERT_TRUE(signalled) << "the bisect ended (or hung) before two steps were logged\nstderr:\n"
-                         << Slurp(err);
-  ASSERT_TRUE(WIFEXITED(status)) << Slurp(err);
-  EXPECT_EQ(WEXITSTATUS(status), 130) << Slurp(err);
-  EXPECT_NE(Slurp(err).find("bisect resume"), std::string::npos) << Slurp(err);
+                         << ReadAll(err);
+  ASSERT_TRUE(WIFEXITED(status)) << ReadAll(err);
+  EXPECT_EQ(WEXITSTATUS(status), 130) << ReadAll(err);
+  EXPECT_NE(ReadAll(err).find("bisect resume"), std::string::npos) << ReadAll(err);
 
   Result<BisectState> before = LoadBisectState(state_path());
   ASSERT_TRUE(before) << before.error().message();
@@ -278,28 +229,29 @@ TEST_F(BisectCommand, InterruptedBisectResumesWithoutRemeasuring) {
 
   // One unfinished bisect at a time: run again is a usage error naming the way out.
   ProcessResult again = Culprit(RunArgs());
-  EXPECT_EQ(again.exit_code, 2) << Explain(again);
-  EXPECT_NE(again.stderr_text.find("resume"), std::string::npos) << Explain(again);
-  EXPECT_NE(again.stderr_text.find("reset"), std::string::npos) << Explain(again);
+  EXPECT_EQ(again.exit_code, 2) << DescribeRun(again);
+  EXPECT_NE(again.stderr_text.find("resume"), std::string::npos) << DescribeRun(again);
+  EXPECT_NE(again.stderr_text.find("reset"), std::string::npos) << DescribeRun(again);
 
   ProcessResult status_cmd = Culprit({"bisect", "status"});
-  ASSERT_TRUE(status_cmd.ok()) << Explain(status_cmd);
-  EXPECT_NE(status_cmd.stdout_text.find("interrupted"), std::string::npos) << Explain(status_cmd);
+  ASSERT_TRUE(status_cmd.ok()) << DescribeRun(status_cmd);
+  EXPECT_NE(status_cmd.stdout_text.find("interrupted"), std::string::npos)
+      << DescribeRun(status_cmd);
   ProcessResult log_cmd = Culprit({"bisect", "log"});
-  ASSERT_TRUE(log_cmd.ok()) << Explain(log_cmd);
-  EXPECT_NE(log_cmd.stdout_text.find("confirm"), std::string::npos) << Explain(log_cmd);
+  ASSERT_TRUE(log_cmd.ok()) << DescribeRun(log_cmd);
+  EXPECT_NE(log_cmd.stdout_text.find("confirm"), std::string::npos) << DescribeRun(log_cmd);
   EXPECT_NE(log_cmd.stdout_text.find(before->log.front().record_id), std::string::npos)
-      << Explain(log_cmd);
+      << DescribeRun(log_cmd);
 
   ProcessResult resume = Culprit({"bisect", "resume"});
-  ASSERT_TRUE(resume.ok()) << Explain(resume);
+  ASSERT_TRUE(resume.ok()) << DescribeRun(resume);
   EXPECT_NE(resume.stdout_text.find("CULPRIT " + commits_[kCulprit]), std::string::npos)
-      << Explain(resume);
-  EXPECT_NE(resume.stdout_text.find("EFFECT, verified"), std::string::npos) << Explain(resume);
+      << DescribeRun(resume);
+  EXPECT_NE(resume.stdout_text.find("EFFECT, verified"), std::string::npos) << DescribeRun(resume);
   EXPECT_NE(resume.stderr_text.find(std::to_string(before->log.size()) + " steps done, " +
                                     std::to_string(search_before->pairs_used()) + " pairs"),
             std::string::npos)
-      << Explain(resume);
+      << DescribeRun(resume);
 
   // Nothing measured before the interrupt was measured again: the log and the
   // search's observations continue the saved ones, and the endpoints were
@@ -337,10 +289,10 @@ TEST_F(BisectCommand, InterruptedBisectResumesWithoutRemeasuring) {
   EXPECT_EQ(bisects[0].details.at("bisect_run"), before->run_id);
 
   ProcessResult reset = Culprit({"bisect", "reset"});
-  ASSERT_TRUE(reset.ok()) << Explain(reset);
+  ASSERT_TRUE(reset.ok()) << DescribeRun(reset);
   EXPECT_FALSE(fs::exists(state_path()));
   ProcessResult gone = Culprit({"bisect", "status"});
-  EXPECT_EQ(gone.exit_code, 2) << Explain(gone);
+  EXPECT_EQ(gone.exit_code, 2) << DescribeRun(gone);
   // The records stay.
   EXPECT_EQ(RecordsOfKind("bisect").size(), 1u);
 }
@@ -348,9 +300,9 @@ TEST_F(BisectCommand, InterruptedBisectResumesWithoutRemeasuring) {
 TEST_F(BisectCommand, EndpointsWithoutASlowdownAreNotReproducible) {
   MakeHistory(/*last=*/4, /*slow_from=*/-1, /*broken=*/-1);
   ProcessResult run = Culprit(RunArgs());
-  ASSERT_TRUE(run.ok()) << Explain(run);
-  EXPECT_NE(run.stdout_text.find("NOT REPRODUCIBLE"), std::string::npos) << Explain(run);
-  EXPECT_EQ(run.stdout_text.find("CULPRIT"), std::string::npos) << Explain(run);
+  ASSERT_TRUE(run.ok()) << DescribeRun(run);
+  EXPECT_NE(run.stdout_text.find("NOT REPRODUCIBLE"), std::string::npos) << DescribeRun(run);
+  EXPECT_EQ(run.stdout_text.find("CULPRIT"), std::string::npos) << DescribeRun(run);
 
   Result<BisectState> state = LoadBisectState(state_path());
   ASSERT_TRUE(state) << state.error().message();
@@ -374,8 +326,8 @@ TEST_F(BisectCommand, EndpointsWithoutASlowdownAreNotReproducible) {
 
   // status reports the finished bisect.
   ProcessResult status = Culprit({"bisect", "status"});
-  ASSERT_TRUE(status.ok()) << Explain(status);
-  EXPECT_NE(status.stdout_text.find("done"), std::string::npos) << Explain(status);
+  ASSERT_TRUE(status.ok()) << DescribeRun(status);
+  EXPECT_NE(status.stdout_text.find("done"), std::string::npos) << DescribeRun(status);
 }
 
 }  // namespace

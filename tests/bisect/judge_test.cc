@@ -13,8 +13,8 @@
 
 #include "engine/process.h"
 #include "records/record_store.h"
-#include "tests/support/git_fixture.h"
 #include "tests/support/culprit_cli.h"
+#include "tests/support/git_fixture.h"
 #include "tests/support/temp_dir.h"
 
 namespace culprit {
@@ -26,69 +26,25 @@ namespace fs = std::filesystem;
 constexpr long kFastWork = 2000000;
 constexpr long kSlowWork = 5000000;
 
-enum class Variant { kNormal, kSyntaxError, kHang, kCrash };
-
-// main.c: times its loop five times and prints the fastest (see
-// bisect_runner_test.cc); the variants break it in the ways judge must survive.
-std::string ProgramSource(const std::string& revision, long work, Variant variant) {
-  std::string before_loop;
-  if (variant == Variant::kHang) before_loop = "  for (;;) pause();\n";
-  if (variant == Variant::kCrash) before_loop = "  raise(SIGSEGV);\n";
-  return "// " + revision +
-         "\n"
-         "#include <signal.h>\n"
-         "#include <stdio.h>\n"
-         "#include <stdlib.h>\n"
-         "#include <time.h>\n"
-         "#include <unistd.h>\n"
-         "static volatile unsigned sink;\n"
-         "static double NowMs(void) {\n"
-         "  struct timespec t;\n"
-         "  clock_gettime(CLOCK_MONOTONIC, &t);\n"
-         "  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;\n"
-         "}\n"
-         "static void Work(long n) {\n"
-         "  unsigned x = sink + 1;\n"
-         "  for (long i = 0; i < n; ++i) x = x * 1664525u + 1013904223u;\n"
-         "  sink = x;\n"
-         "}\n"
-         "static int Less(const void* a, const void* b) {\n"
-         "  double x = *(const double*)a, y = *(const double*)b;\n"
-         "  return (x > y) - (x < y);\n"
-         "}\n"
-         "int main(void) {\n"
-         "  double t[5];\n" +
-         before_loop +
-         "  for (int r = 0; r < 5; ++r) {\n"
-         "    double start = NowMs();\n"
-         "    Work(" +
-         std::to_string(work) + "L)" + (variant == Variant::kSyntaxError ? "" : ";") +
-         "\n"
-         "    t[r] = NowMs() - start;\n"
-         "  }\n"
-         "  qsort(t, 5, sizeof t[0], Less);\n"
-         "  printf(\"min_ms=%.4f\\n\", t[0]);\n"
-         "  return 0;\n"
-         "}\n";
-}
-
 // A history of one commit per case on top of the reference; HEAD is the last
 // (the crash), so one case runs judge without --candidate.
 class JudgeCommand : public ::testing::Test {
  protected:
   void SetUp() override {
     GitFixture git(dir_.path() / "repo");
-    reference_ = git.Commit({{"main.c", ProgramSource("reference", kFastWork, Variant::kNormal)}},
-                            {}, "reference");
-    same_ = git.Commit({{"main.c", ProgramSource("comment only", kFastWork, Variant::kNormal)}}, {},
+    reference_ =
+        git.Commit({{"main.c", LoopEngineSource("reference", kFastWork)}}, {}, "reference");
+    same_ = git.Commit({{"main.c", LoopEngineSource("comment only", kFastWork)}}, {},
                        "reword a comment");
-    slow_ = git.Commit({{"main.c", ProgramSource("slow", kSlowWork, Variant::kNormal)}}, {},
-                       "2.5x the work");
-    broken_ = git.Commit({{"main.c", ProgramSource("broken", kFastWork, Variant::kSyntaxError)}},
-                         {}, "does not compile");
-    hang_ = git.Commit({{"main.c", ProgramSource("hang", kFastWork, Variant::kHang)}}, {}, "hangs");
+    slow_ = git.Commit({{"main.c", LoopEngineSource("slow", kSlowWork)}}, {}, "2.5x the work");
+    broken_ = git.Commit(
+        {{"main.c", LoopEngineSource("broken", kFastWork, LoopEngineVariant::kSyntaxError)}}, {},
+        "does not compile");
+    hang_ = git.Commit({{"main.c", LoopEngineSource("hang", kFastWork, LoopEngineVariant::kHang)}},
+                       {}, "hangs");
     crash_ =
-        git.Commit({{"main.c", ProgramSource("crash", kFastWork, Variant::kCrash)}}, {}, "crashes");
+        git.Commit({{"main.c", LoopEngineSource("crash", kFastWork, LoopEngineVariant::kCrash)}},
+                   {}, "crashes");
     config_ = WriteLoopEngineConfig(dir_.path(), "2s", 0.2);
   }
 
@@ -102,11 +58,6 @@ class JudgeCommand : public ::testing::Test {
     return RunProcess(spec);
   }
 
-  static std::string Explain(const ProcessResult& r) {
-    return "exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.stdout_text + "\nstderr:\n" +
-           r.stderr_text;
-  }
-
   TempDir dir_;
   fs::path config_;
   std::string reference_, same_, slow_, broken_, hang_, crash_;
@@ -116,9 +67,9 @@ TEST_F(JudgeCommand, SameAsTheReferenceIsGood) {
   // A NULL needs the whole interval inside the band, which takes more pairs
   // than an EFFECT of 2.5x on a loaded host.
   ProcessResult r = Judge({"--candidate", same_, "--max-pairs", "160"});
-  ASSERT_EQ(r.outcome, ProcessOutcome::kExited) << Explain(r);
-  EXPECT_EQ(r.exit_code, 0) << Explain(r);
-  EXPECT_NE(r.stdout_text.find("judge: good"), std::string::npos) << Explain(r);
+  ASSERT_EQ(r.outcome, ProcessOutcome::kExited) << DescribeRun(r);
+  EXPECT_EQ(r.exit_code, 0) << DescribeRun(r);
+  EXPECT_NE(r.stdout_text.find("judge: good"), std::string::npos) << DescribeRun(r);
   // The sitting is archived like any comparison.
   std::vector<Record> records = RecordStore(dir_.path() / "records").List().records;
   ASSERT_EQ(records.size(), 1u);
@@ -127,9 +78,9 @@ TEST_F(JudgeCommand, SameAsTheReferenceIsGood) {
 
 TEST_F(JudgeCommand, SlowerBeyondTheBandIsBad) {
   ProcessResult r = Judge({"--candidate", slow_});
-  ASSERT_EQ(r.outcome, ProcessOutcome::kExited) << Explain(r);
-  EXPECT_EQ(r.exit_code, 1) << Explain(r);
-  EXPECT_NE(r.stdout_text.find("judge: bad"), std::string::npos) << Explain(r);
+  ASSERT_EQ(r.outcome, ProcessOutcome::kExited) << DescribeRun(r);
+  EXPECT_EQ(r.exit_code, 1) << DescribeRun(r);
+  EXPECT_NE(r.stdout_text.find("judge: bad"), std::string::npos) << DescribeRun(r);
 }
 
 TEST_F(JudgeCommand, FasterThanTheReferenceIsGood) {
@@ -140,32 +91,32 @@ TEST_F(JudgeCommand, FasterThanTheReferenceIsGood) {
                "--reference", slow_,      "--candidate",    same_};
   spec.timeout = std::chrono::minutes(3);
   ProcessResult r = RunProcess(spec);
-  ASSERT_EQ(r.outcome, ProcessOutcome::kExited) << Explain(r);
-  EXPECT_EQ(r.exit_code, 0) << Explain(r);
-  EXPECT_NE(r.stdout_text.find("judge: good: faster"), std::string::npos) << Explain(r);
+  ASSERT_EQ(r.outcome, ProcessOutcome::kExited) << DescribeRun(r);
+  EXPECT_EQ(r.exit_code, 0) << DescribeRun(r);
+  EXPECT_NE(r.stdout_text.find("judge: good: faster"), std::string::npos) << DescribeRun(r);
 }
 
 TEST_F(JudgeCommand, UnbuildableCommitIsSkipped) {
   ProcessResult r = Judge({"--candidate", broken_});
-  ASSERT_EQ(r.outcome, ProcessOutcome::kExited) << Explain(r);
-  EXPECT_EQ(r.exit_code, 125) << Explain(r);
-  EXPECT_NE(r.stdout_text.find("does not build"), std::string::npos) << Explain(r);
+  ASSERT_EQ(r.outcome, ProcessOutcome::kExited) << DescribeRun(r);
+  EXPECT_EQ(r.exit_code, 125) << DescribeRun(r);
+  EXPECT_NE(r.stdout_text.find("does not build"), std::string::npos) << DescribeRun(r);
   EXPECT_NE(r.stdout_text.find("`cc -O1 -o prog main.c` exited with status"), std::string::npos)
-      << Explain(r);
+      << DescribeRun(r);
 }
 
 TEST_F(JudgeCommand, HangIsSkippedNotBad) {
   ProcessResult r = Judge({"--candidate", hang_});
-  ASSERT_EQ(r.outcome, ProcessOutcome::kExited) << Explain(r);
-  EXPECT_EQ(r.exit_code, 125) << Explain(r);
-  EXPECT_NE(r.stdout_text.find("timed out"), std::string::npos) << Explain(r);
+  ASSERT_EQ(r.outcome, ProcessOutcome::kExited) << DescribeRun(r);
+  EXPECT_EQ(r.exit_code, 125) << DescribeRun(r);
+  EXPECT_NE(r.stdout_text.find("timed out"), std::string::npos) << DescribeRun(r);
 }
 
 TEST_F(JudgeCommand, CrashAtHeadIsSkippedNotBad) {
   ProcessResult r = Judge({});  // --candidate defaults to HEAD, the crashing commit
-  ASSERT_EQ(r.outcome, ProcessOutcome::kExited) << Explain(r);
-  EXPECT_EQ(r.exit_code, 125) << Explain(r);
-  EXPECT_NE(r.stdout_text.find("SIGSEGV"), std::string::npos) << Explain(r);
+  ASSERT_EQ(r.outcome, ProcessOutcome::kExited) << DescribeRun(r);
+  EXPECT_EQ(r.exit_code, 125) << DescribeRun(r);
+  EXPECT_NE(r.stdout_text.find("SIGSEGV"), std::string::npos) << DescribeRun(r);
 }
 
 TEST_F(JudgeCommand, BrokenConfigurationAbortsTheBisect) {
@@ -173,12 +124,12 @@ TEST_F(JudgeCommand, BrokenConfigurationAbortsTheBisect) {
   WriteTextFile(broken, "[engine]\nrepo = '" + (dir_.path() / "repo").string() +
                             "'\nbiuld = [[\"cc\", \"main.c\"]]\n");
   ProcessResult r = Judge({"--candidate", same_}, broken);
-  ASSERT_EQ(r.outcome, ProcessOutcome::kExited) << Explain(r);
-  EXPECT_EQ(r.exit_code, 128) << Explain(r);
-  EXPECT_NE(r.stderr_text.find("biuld"), std::string::npos) << Explain(r);
+  ASSERT_EQ(r.outcome, ProcessOutcome::kExited) << DescribeRun(r);
+  EXPECT_EQ(r.exit_code, 128) << DescribeRun(r);
+  EXPECT_NE(r.stderr_text.find("biuld"), std::string::npos) << DescribeRun(r);
 
   ProcessResult missing = Judge({"--candidate", same_}, dir_.path() / "no-such.toml");
-  EXPECT_EQ(missing.exit_code, 128) << Explain(missing);
+  EXPECT_EQ(missing.exit_code, 128) << DescribeRun(missing);
 }
 
 TEST_F(JudgeCommand, UnbuildableReferenceAbortsTheBisect) {
@@ -187,8 +138,21 @@ TEST_F(JudgeCommand, UnbuildableReferenceAbortsTheBisect) {
                "--reference", broken_,    "--candidate",    same_};
   spec.timeout = std::chrono::minutes(3);
   ProcessResult r = RunProcess(spec);
-  ASSERT_EQ(r.outcome, ProcessOutcome::kExited) << Explain(r);
-  EXPECT_EQ(r.exit_code, 128) << Explain(r);
+  ASSERT_EQ(r.outcome, ProcessOutcome::kExited) << DescribeRun(r);
+  EXPECT_EQ(r.exit_code, 128) << DescribeRun(r);
+}
+
+TEST_F(JudgeCommand, CrashingReferenceAbortsTheBisect) {
+  // Against a reference that cannot run, every commit would be skipped (125):
+  // that is not a fact about the checked-out commit, so it aborts (128).
+  ProcessSpec spec;
+  spec.argv = {CULPRIT_EXE,   "--config", config_.string(), "judge",
+               "--reference", crash_,     "--candidate",    same_};
+  spec.timeout = std::chrono::minutes(3);
+  ProcessResult r = RunProcess(spec);
+  ASSERT_EQ(r.outcome, ProcessOutcome::kExited) << DescribeRun(r);
+  EXPECT_EQ(r.exit_code, 128) << DescribeRun(r);
+  EXPECT_NE(r.stderr_text.find("the reference's runs fail"), std::string::npos) << DescribeRun(r);
 }
 
 }  // namespace

@@ -17,13 +17,6 @@ namespace culprit {
 namespace {
 namespace fs = std::filesystem;
 
-std::string Slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 std::string Program(const std::string& version, int loops, bool compiles = true) {
   return "#include <stdio.h>\n"
          "int main(void) {\n"
@@ -45,7 +38,8 @@ std::map<std::string, std::string> Snapshot(const fs::path& root) {
   for (const auto& entry : fs::recursive_directory_iterator(root)) {
     if (!entry.is_regular_file()) continue;
     files[fs::relative(entry.path(), root).string()] =
-        std::to_string(static_cast<int>(entry.status().permissions())) + ":" + Slurp(entry.path());
+        std::to_string(static_cast<int>(entry.status().permissions())) + ":" +
+        ReadAll(entry.path());
   }
   return files;
 }
@@ -128,7 +122,7 @@ TEST_F(BuildCacheTest, BuildsThenReusesWithoutRunningAStep) {
 
   BuildCache again(*repo_, Settings());
   auto log_before =
-      Slurp(again.engine_dir() / "builds" / (base_ + "-" + again.config_key()) / "build.log");
+      ReadAll(again.engine_dir() / "builds" / (base_ + "-" + again.config_key()) / "build.log");
   auto log_time = fs::last_write_time(again.engine_dir() / "builds" /
                                       (base_ + "-" + again.config_key()) / "build.log");
   auto reused = again.Ensure("HEAD~3");
@@ -137,7 +131,7 @@ TEST_F(BuildCacheTest, BuildsThenReusesWithoutRunningAStep) {
   EXPECT_EQ(again.build_steps_run(), 0);
   EXPECT_EQ(RunProgram(reused->artifacts.at("prog")), "version=base\n");
   auto log_path = reused->dir / "build.log";
-  EXPECT_EQ(Slurp(log_path), log_before);
+  EXPECT_EQ(ReadAll(log_path), log_before);
   EXPECT_EQ(fs::last_write_time(log_path), log_time);
 }
 
@@ -190,6 +184,24 @@ TEST_F(BuildCacheTest, UnbuildableCommitIsRememberedWithItsLog) {
   auto fixed = later.Ensure(fix_);
   ASSERT_TRUE(fixed) << fixed.error().message();
   EXPECT_EQ(RunProgram(fixed->artifacts.at("prog")), "version=fix\n");
+}
+
+TEST_F(BuildCacheTest, AnEntryWithAFieldOfTheWrongTypeIsTreatedAsAbsent) {
+  BuildCache cache(*repo_, Settings());
+  ASSERT_FALSE(cache.Ensure(broken_, false, nullptr));
+  auto failure = cache.Failure(broken_);
+  ASSERT_TRUE(failure.has_value());
+  // Damaged by hand (or by a future culprit): a null status, a string for seconds.
+  WriteTextFile(failure->log.parent_path() / "entry.json",
+                R"({"schema": "culprit.build/v1", "status": null, "seconds": "x"})");
+  BuildCache later(*repo_, Settings());
+  EXPECT_EQ(later.KnownBuildable(broken_), std::nullopt);
+  EXPECT_FALSE(later.Failure(broken_).has_value());
+  EXPECT_FALSE(later.IsCached(broken_));
+  // Absent means "build it": the attempt runs again and is remembered anew.
+  ASSERT_FALSE(later.Ensure(broken_));
+  EXPECT_EQ(later.build_steps_run(), 1);
+  EXPECT_EQ(later.KnownBuildable(broken_), std::optional<bool>(false));
 }
 
 TEST_F(BuildCacheTest, ChangingTheStepsInvalidatesOldBuilds) {
@@ -246,11 +258,11 @@ TEST_F(BuildCacheTest, IncrementalModeRewritesOnlyChangedFiles) {
   ASSERT_TRUE(cache.Ensure(base_));
   fs::path src = cache.engine_dir() / "scratch" / "src";
   auto readme_time = fs::last_write_time(src / "README");
-  auto prog_before = Slurp(src / "prog");
+  auto prog_before = ReadAll(src / "prog");
   ASSERT_TRUE(cache.Ensure(slow_));
   EXPECT_EQ(fs::last_write_time(src / "README"), readme_time);
-  EXPECT_EQ(Slurp(src / "main.c"), Program("slow", 2000));
-  EXPECT_NE(Slurp(src / "prog"), prog_before);  // the build output lives on in the scratch
+  EXPECT_EQ(ReadAll(src / "main.c"), Program("slow", 2000));
+  EXPECT_NE(ReadAll(src / "prog"), prog_before);  // the build output lives on in the scratch
 }
 
 TEST_F(BuildCacheTest, CleanModeUsesAFreshCheckoutAndRemovesIt) {
@@ -359,7 +371,7 @@ TEST_F(BuildCacheTest, SourceTreeIsAPristineCheckoutOfTheBuild) {
   auto source = cache.SourceTree(*build);
   ASSERT_TRUE(source) << source.error().message();
   EXPECT_EQ(build->source_dir, *source);
-  EXPECT_EQ(Slurp(*source / "main.c"), Program("slow", 2000));
+  EXPECT_EQ(ReadAll(*source / "main.c"), Program("slow", 2000));
   EXPECT_FALSE(fs::exists(*source / "prog"));
 }
 

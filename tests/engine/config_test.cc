@@ -279,7 +279,8 @@ TEST(ParseConfigErrors, WrongType) {
   EXPECT_EQ(ErrorOf("[engine]\nrepo = 5\nbuild = [[\"make\"]]\n"),
             "/proj/culprit.toml:2:8: engine.repo: expected a non-empty string, found an integer");
   EXPECT_EQ(ErrorOf(WithEngine("[measure]\nmin_pairs = \"ten\"\n")),
-            "/proj/culprit.toml:5:13: measure.min_pairs: expected an integer >= 1, found \"ten\"");
+            "/proj/culprit.toml:5:13: measure.min_pairs: expected an integer from 2 to 2000, found "
+            "\"ten\"");
   EXPECT_EQ(ErrorOf(WithEngine("[measure]\ncalibrate_between_looks = 1\n")),
             "/proj/culprit.toml:5:27: measure.calibrate_between_looks: expected true or false, "
             "found an integer");
@@ -362,8 +363,13 @@ TEST(ParseConfigErrors, PairBudgets) {
             "found 200");
   EXPECT_EQ(ErrorOf(WithEngine("[measure]\nmax_pairs = 5\n")),
             "/proj/culprit.toml:5:13: measure.min_pairs: expected at most max_pairs (5), found 10");
-  EXPECT_EQ(ErrorOf(WithEngine("[measure]\nmin_pairs = 0\n")),
-            "/proj/culprit.toml:5:13: measure.min_pairs: expected an integer >= 1, found 0");
+  EXPECT_EQ(
+      ErrorOf(WithEngine("[measure]\nmin_pairs = 1\n")),
+      "/proj/culprit.toml:5:13: measure.min_pairs: expected an integer from 2 to 2000, found 1");
+  // A sitting's statistics hold n(n+1)/2 numbers: the budget has a ceiling.
+  EXPECT_EQ(ErrorOf(WithEngine("[measure]\nmax_pairs = 50000\n")),
+            "/proj/culprit.toml:5:13: measure.max_pairs: expected an integer from 2 to 2000, found "
+            "50000");
   EXPECT_EQ(ErrorOf(WithEngine("[bisect]\nmax_builds = -1\n")),
             "/proj/culprit.toml:5:14: bisect.max_builds: expected an integer >= 0, found -1");
 }

@@ -13,13 +13,6 @@ namespace culprit {
 namespace {
 namespace fs = std::filesystem;
 
-std::string Slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 std::vector<std::string> Ids(const std::vector<CommitInfo>& commits) {
   std::vector<std::string> ids;
   for (const CommitInfo& c : commits) ids.push_back(c.id);
@@ -177,12 +170,12 @@ TEST_F(GitRepoTest, ChangedFiles) {
 TEST_F(GitRepoTest, MaterializeWritesTheTreeExactly) {
   fs::path out = dir_.path() / "checkout";
   ASSERT_TRUE(repo_->Materialize(c0_, out));
-  EXPECT_EQ(Slurp(out / "main.c"), "int main() { return 0; }\n");
-  EXPECT_EQ(Slurp(out / "notes/old.txt"), "old\n");
+  EXPECT_EQ(ReadAll(out / "main.c"), "int main() { return 0; }\n");
+  EXPECT_EQ(ReadAll(out / "notes/old.txt"), "old\n");
   EXPECT_NE(fs::status(out / "run.sh").permissions() & fs::perms::owner_exec, fs::perms::none);
   EXPECT_EQ(fs::status(out / "README").permissions() & fs::perms::owner_exec, fs::perms::none);
   EXPECT_FALSE(fs::exists(out / ".git"));
-  EXPECT_EQ(Slurp(out / GitRepo::kTreeStampFile), repo_->Commit(c0_)->tree_id + "\n");
+  EXPECT_EQ(ReadAll(out / GitRepo::kTreeStampFile), repo_->Commit(c0_)->tree_id + "\n");
 }
 
 TEST_F(GitRepoTest, MaterializeSwitchesOnlyWhatChanged) {
@@ -195,20 +188,20 @@ TEST_F(GitRepoTest, MaterializeSwitchesOnlyWhatChanged) {
   fs::last_write_time(out / "main.c", main_mtime - std::chrono::hours(1));
 
   ASSERT_TRUE(repo_->Materialize(m_, out));
-  EXPECT_EQ(Slurp(out / "main.c"), "int main() { return 2; }\n");
-  EXPECT_EQ(Slurp(out / "feature.c"), "int feature;\n");
+  EXPECT_EQ(ReadAll(out / "main.c"), "int main() { return 2; }\n");
+  EXPECT_EQ(ReadAll(out / "feature.c"), "int feature;\n");
   EXPECT_FALSE(fs::exists(out / "notes/old.txt"));
   EXPECT_FALSE(fs::exists(out / "notes"));  // emptied directories go too
-  EXPECT_EQ(Slurp(out / "build/prog.o"), "object");
+  EXPECT_EQ(ReadAll(out / "build/prog.o"), "object");
   EXPECT_EQ(fs::last_write_time(out / "README"), readme_mtime);
   EXPECT_GT(fs::last_write_time(out / "main.c"), main_mtime - std::chrono::hours(1));
 
   ASSERT_TRUE(repo_->Materialize(c1_, out));
   EXPECT_FALSE(fs::exists(out / "feature.c"));
-  EXPECT_EQ(Slurp(out / "notes/old.txt"), "old\n");
-  EXPECT_EQ(Slurp(out / "main.c"), "int main() { return 1; }\n");
+  EXPECT_EQ(ReadAll(out / "notes/old.txt"), "old\n");
+  EXPECT_EQ(ReadAll(out / "main.c"), "int main() { return 1; }\n");
   EXPECT_EQ(fs::last_write_time(out / "README"), readme_mtime);
-  EXPECT_EQ(Slurp(out / "build/prog.o"), "object");
+  EXPECT_EQ(ReadAll(out / "build/prog.o"), "object");
 }
 
 TEST_F(GitRepoTest, MaterializeFinishesAnInterruptedSwitch) {
@@ -221,8 +214,8 @@ TEST_F(GitRepoTest, MaterializeFinishesAnInterruptedSwitch) {
   ASSERT_TRUE(repo_->Materialize(c3_, out));
   EXPECT_FALSE(fs::exists(out / "feature.c"));
   EXPECT_FALSE(fs::exists(out / "notes/old.txt"));
-  EXPECT_EQ(Slurp(out / "main.c"), "int main() { return 2; }\n");
-  EXPECT_EQ(Slurp(out / GitRepo::kTreeStampFile), repo_->Commit(c3_)->tree_id + "\n");
+  EXPECT_EQ(ReadAll(out / "main.c"), "int main() { return 2; }\n");
+  EXPECT_EQ(ReadAll(out / GitRepo::kTreeStampFile), repo_->Commit(c3_)->tree_id + "\n");
 }
 
 TEST_F(GitRepoTest, MaterializeHandlesSymlinksAndFilesBecomingDirectories) {
@@ -234,15 +227,15 @@ TEST_F(GitRepoTest, MaterializeHandlesSymlinksAndFilesBecomingDirectories) {
   ASSERT_TRUE(repo_->Materialize(with_link, out));
   ASSERT_TRUE(fs::is_symlink(out / "link.c"));
   EXPECT_EQ(fs::read_symlink(out / "link.c"), "main.c");
-  EXPECT_EQ(Slurp(out / "link.c"), Slurp(out / "main.c"));
-  EXPECT_EQ(Slurp(out / "lib"), "a file\n");
+  EXPECT_EQ(ReadAll(out / "link.c"), ReadAll(out / "main.c"));
+  EXPECT_EQ(ReadAll(out / "lib"), "a file\n");
 
   ASSERT_TRUE(repo_->Materialize(lib_dir, out));
   EXPECT_FALSE(fs::exists(fs::symlink_status(out / "link.c")));
-  EXPECT_EQ(Slurp(out / "lib/x.c"), "int x;\n");
+  EXPECT_EQ(ReadAll(out / "lib/x.c"), "int x;\n");
 
   ASSERT_TRUE(repo_->Materialize(with_link, out));
-  EXPECT_EQ(Slurp(out / "lib"), "a file\n");
+  EXPECT_EQ(ReadAll(out / "lib"), "a file\n");
   EXPECT_TRUE(fs::is_symlink(out / "link.c"));
 }
 

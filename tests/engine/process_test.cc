@@ -63,9 +63,18 @@ std::string StatusField(const std::string& status, const std::string& name) {
   return "";
 }
 
-std::string OwnStatus() {
-  std::ifstream file("/proc/self/status");
-  return std::string((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+std::string OwnStatus() { return ReadAll("/proc/self/status"); }
+
+/// The pid fixture_work --hang wrote to `pidfile` (atomically), once it is
+/// there; 0 if it never appears within a generous deadline.
+pid_t WaitForPid(const std::filesystem::path& pidfile) {
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!std::filesystem::exists(pidfile) && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(5ms);
+  }
+  pid_t pid = 0;
+  std::ifstream(pidfile) >> pid;
+  return pid;
 }
 
 /// SIGKILL is delivered asynchronously; give the scheduler time to act on it.
@@ -120,9 +129,7 @@ TEST(ProcessTest, TimeoutKillsChildAndGrandchild) {
   EXPECT_GE(r.wall_ms, 300.0);  // It cannot have been killed before its deadline.
   EXPECT_EQ(r.stdout_text, "hanging\n");
 
-  std::ifstream in(pidfile);
-  pid_t grandchild = 0;
-  in >> grandchild;
+  pid_t grandchild = WaitForPid(pidfile);
   ASSERT_GT(grandchild, 0) << "the fixture did not write its grandchild's pid";
   // The grandchild ignores SIGTERM, so this also checks the escalation to SIGKILL.
   EXPECT_TRUE(GoneWithin(grandchild, 10s)) << "grandchild " << grandchild << " survived";
@@ -135,7 +142,7 @@ TEST(ProcessTest, InterruptKillsTheGroup) {
   spec.timeout = 60s;  // A safety net: the interrupt must end it long before.
   std::thread presser([&] {
     // Press Ctrl-C only once the grandchild exists, so the test covers it.
-    while (!std::filesystem::exists(pidfile)) std::this_thread::sleep_for(5ms);
+    WaitForPid(pidfile);
     SetInterruptRequested(true);
   });
   ProcessResult r = RunProcess(spec);
@@ -143,9 +150,7 @@ TEST(ProcessTest, InterruptKillsTheGroup) {
   SetInterruptRequested(false);
   EXPECT_EQ(r.outcome, ProcessOutcome::kInterrupted);
   EXPECT_NE(r.Describe(spec).find("interrupted"), std::string::npos);
-  std::ifstream in(pidfile);
-  pid_t grandchild = 0;
-  in >> grandchild;
+  pid_t grandchild = WaitForPid(pidfile);
   ASSERT_GT(grandchild, 0);
   EXPECT_TRUE(GoneWithin(grandchild, 10s));
 }
@@ -494,14 +499,12 @@ TEST(LineProcessTest, DestructorKillsTheGroup) {
   std::filesystem::path pidfile = dir.path() / "grandchild.pid";
   ProcessSpec spec;
   spec.argv = {kWork, "--hang", "--pidfile", pidfile.string()};
+  pid_t grandchild = 0;
   {
     auto harness = LineProcess::Start(spec);
     ASSERT_TRUE(harness.ok());
-    while (!std::filesystem::exists(pidfile)) std::this_thread::sleep_for(5ms);
+    grandchild = WaitForPid(pidfile);
   }
-  std::ifstream in(pidfile);
-  pid_t grandchild = 0;
-  in >> grandchild;
   ASSERT_GT(grandchild, 0);
   EXPECT_TRUE(GoneWithin(grandchild, 10s));
 }

@@ -95,52 +95,5 @@ TEST(CheckCalibration, InvalidTimesAreReportedNotCompared) {
   }
 }
 
-TEST(PairsAcrossCalibrationJumps, MarksOnlyThePairsBetweenTheJumpingCheckpoints) {
-  const std::vector<double> calibration = {30.0, 30.5, 36.0, 36.2};  // Jump between 2nd and 3rd.
-  const std::vector<int> index = {0, 10, 20, 30};
-  const std::vector<bool> droppable = PairsAcrossCalibrationJumps(calibration, index, 30, 0.10);
-  ASSERT_EQ(droppable.size(), 30u);
-  for (int i = 0; i < 30; ++i) EXPECT_EQ(droppable[i], i >= 10 && i < 20) << i;
-}
-
-TEST(PairsAcrossCalibrationJumps, SpeedUpsCountAsJumpsToo) {
-  const std::vector<double> calibration = {36.0, 30.0, 30.2};
-  const std::vector<int> index = {0, 4, 8};
-  const std::vector<bool> droppable = PairsAcrossCalibrationJumps(calibration, index, 8);
-  EXPECT_EQ(droppable, (std::vector<bool>{true, true, true, true, false, false, false, false}));
-}
-
-TEST(PairsAcrossCalibrationJumps, SlowDriftAndExactThresholdMarkNothing) {
-  // 8% per interval: 26% over the sitting, which CheckCalibration reports, but no jump.
-  const std::vector<double> drift = {30.0, 32.4, 35.0, 37.8};
-  const std::vector<int> index = {0, 5, 10, 15};
-  EXPECT_EQ(PairsAcrossCalibrationJumps(drift, index, 15), std::vector<bool>(15, false));
-  EXPECT_TRUE(CheckCalibration(drift.front(), drift.back()).drifted);
-
-  const std::vector<double> exact = {100.0, 110.0};
-  const std::vector<int> two = {0, 3};
-  EXPECT_EQ(PairsAcrossCalibrationJumps(exact, two, 3), std::vector<bool>(3, false));
-}
-
-TEST(PairsAcrossCalibrationJumps, MalformedInputIsHandledAsDocumented) {
-  // An invalid calibration is no evidence of a jump.
-  const std::vector<double> invalid = {30.0, 0.0, 45.0};
-  const std::vector<int> index = {0, 5, 10};
-  EXPECT_EQ(PairsAcrossCalibrationJumps(invalid, index, 10), std::vector<bool>(10, false));
-
-  // Only the common prefix of the spans is used: the 4th calibration has no index.
-  const std::vector<double> longer = {30.0, 30.0, 30.0, 90.0};
-  EXPECT_EQ(PairsAcrossCalibrationJumps(longer, index, 10), std::vector<bool>(10, false));
-
-  // Indices are clamped to [0, n_pairs].
-  const std::vector<double> jump = {30.0, 40.0};
-  const std::vector<int> wide = {-3, 99};
-  EXPECT_EQ(PairsAcrossCalibrationJumps(jump, wide, 4), std::vector<bool>(4, true));
-
-  EXPECT_TRUE(PairsAcrossCalibrationJumps(jump, wide, 0).empty());
-  EXPECT_TRUE(PairsAcrossCalibrationJumps(jump, wide, -1).empty());
-  EXPECT_EQ(PairsAcrossCalibrationJumps({}, {}, 3), std::vector<bool>(3, false));
-}
-
 }  // namespace
 }  // namespace culprit

@@ -15,7 +15,8 @@ namespace {
 // from a seeded generator; `fail` decides which calls fail.
 class ScriptedSource : public SampleSource {
  public:
-  ScriptedSource(double ratio, double sigma, uint64_t seed) : ratio_(ratio), sigma_(sigma), rng_(seed) {}
+  ScriptedSource(double ratio, double sigma, uint64_t seed)
+      : ratio_(ratio), sigma_(sigma), rng_(seed) {}
 
   std::function<bool(int call, int arm)> fail = [](int, int) { return false; };
   std::function<void(int call)> on_call = [](int) {};
@@ -67,14 +68,29 @@ std::pair<int, int> KeptOrders(const SittingResult& r) {
   return {ab, ba};
 }
 
-TEST(BalancedPairOrders, EveryBlockHoldsOneOfEach) {
+TEST(RunPairedSitting, EveryBlockHoldsOneOfEachOrderInRandomOrder) {
+  std::vector<std::vector<int>> orders;
   for (uint64_t seed : {1u, 2u, 3u, 99u}) {
-    std::vector<bool> orders = BalancedPairOrders(40, seed);
-    ASSERT_EQ(orders.size(), 40u);
-    for (size_t i = 0; i < orders.size(); i += 2) EXPECT_NE(orders[i], orders[i + 1]);
+    ScriptedSource source(1.0, 0.2, 5);  // noisy ties: the sitting runs to its budget
+    SittingOptions options = Options();
+    options.warmup = 0;
+    options.max_pairs = 40;
+    options.seed = seed;
+    SittingResult r = RunPairedSitting(source, nullptr, options, nullptr);
+    ASSERT_EQ(source.arms().size() % 4, 0u);
+    // Each block of four runs is one AB pair and one BA pair, in either order.
+    for (size_t i = 0; i < source.arms().size(); i += 4) {
+      const std::vector<int>& a = source.arms();
+      EXPECT_NE(a[i], a[i + 1]);
+      EXPECT_NE(a[i + 2], a[i + 3]);
+      EXPECT_NE(a[i], a[i + 2]) << "block at run " << i << " repeats one order";
+    }
+    auto [ab, ba] = KeptOrders(r);
+    EXPECT_EQ(ab, ba);
+    orders.push_back(source.arms());
   }
-  // Not always the same order: the randomization is real.
-  EXPECT_NE(BalancedPairOrders(40, 1), BalancedPairOrders(40, 2));
+  // Not always the same order: the randomization is real and follows the seed.
+  EXPECT_NE(orders[0], orders[1]);
 }
 
 TEST(RunPairedSitting, LargeEffectIsEffectAndStopsEarly) {

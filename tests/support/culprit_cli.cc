@@ -1,8 +1,5 @@
 #include "tests/support/culprit_cli.h"
 
-#include <fstream>
-#include <sstream>
-
 #include <fmt/format.h>
 
 #include "tests/support/temp_dir.h"
@@ -54,11 +51,46 @@ std::string DescribeRun(const ProcessResult& r) {
          r.stderr_text;
 }
 
-std::string ReadAll(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream content;
-  content << in.rdbuf();
-  return content.str();
+std::string LoopEngineSource(const std::string& tag, long work, LoopEngineVariant variant) {
+  std::string before_loop;
+  if (variant == LoopEngineVariant::kHang) before_loop = "  for (;;) pause();\n";
+  if (variant == LoopEngineVariant::kCrash) before_loop = "  raise(SIGSEGV);\n";
+  const char* end_of_call = variant == LoopEngineVariant::kSyntaxError ? "" : ";";
+  return fmt::format(R"(// {tag}
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+static volatile unsigned sink;
+static double NowMs(void) {{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}}
+static void Work(long n) {{
+  unsigned x = sink + 1;
+  for (long i = 0; i < n; ++i) x = x * 1664525u + 1013904223u;
+  sink = x;
+}}
+static int Less(const void* a, const void* b) {{
+  double x = *(const double*)a, y = *(const double*)b;
+  return (x > y) - (x < y);
+}}
+int main(void) {{
+  double t[5];
+{before_loop}  for (int r = 0; r < 5; ++r) {{
+    double start = NowMs();
+    Work({work}L){end}
+    t[r] = NowMs() - start;
+  }}
+  qsort(t, 5, sizeof t[0], Less);
+  printf("min_ms=%.4f\n", t[0]);
+  return 0;
+}}
+)",
+                     fmt::arg("tag", tag), fmt::arg("before_loop", before_loop),
+                     fmt::arg("work", work), fmt::arg("end", end_of_call));
 }
 
 }  // namespace culprit

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/process.h"
+#include "tests/support/temp_dir.h"
 
 namespace culprit {
 
@@ -21,11 +22,20 @@ ProcessResult RunCulprit(const std::vector<std::string>& args, const std::filesy
 std::filesystem::path WriteLoopEngineConfig(const std::filesystem::path& dir,
                                             const std::string& query_timeout, double band);
 
+/// How a small C engine's main.c is broken, for the cases culprit must survive.
+enum class LoopEngineVariant { kNormal, kSyntaxError, kHang, kCrash };
+
+/// main.c of a small C engine (see WriteLoopEngineConfig): it times `work`
+/// iterations of an integer loop five times and prints the fastest as
+/// `min_ms=`. At this scale exec overhead is as large as the loop and would
+/// water an effect down in a wall-time metric, and on a loaded host the
+/// fastest of five is the repetition least disturbed. `tag` goes into a first
+/// comment line, so that otherwise equal sources make different commits.
+std::string LoopEngineSource(const std::string& tag, long work,
+                             LoopEngineVariant variant = LoopEngineVariant::kNormal);
+
 /// "exit N\nstdout:\n...\nstderr:\n..." for assertion messages.
 std::string DescribeRun(const ProcessResult& result);
-
-/// The whole file, or "" when it cannot be read.
-std::string ReadAll(const std::filesystem::path& path);
 
 inline bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;

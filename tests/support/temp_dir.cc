@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 namespace culprit {
@@ -23,6 +24,13 @@ void WriteTextFile(const std::filesystem::path& path, const std::string& content
   std::ofstream out(path, std::ios::binary);
   out << content;
   if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
+std::string ReadAll(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream content;
+  content << in.rdbuf();
+  return content.str();
 }
 
 }  // namespace culprit

@@ -23,4 +23,7 @@ class TempDir {
 /// Writes a text file (creating parent directories); aborts the test on failure.
 void WriteTextFile(const std::filesystem::path& path, const std::string& content);
 
+/// The whole file, or "" when it cannot be read.
+std::string ReadAll(const std::filesystem::path& path);
+
 }  // namespace culprit
