@@ -21,7 +21,7 @@
 #   --culprit  the culprit binary (default: $CULPRIT, else culprit on PATH, else
 #              build/cli/culprit under the repository)
 #   --rounds   alternations (default 4)
-#   --commit   N+1 (default 604bf12 "series.count: skip rows recorded after the
+#   --commit   N+1 (default db8663f "series.count: skip rows recorded after the
 #              latest snapshot", one file: src/scan/series_count.cc); N is its parent
 #   --keep     keep the work directory and print its path
 # It measures compile times: run it while nobody else compiles on the host
@@ -30,7 +30,7 @@
 set -euo pipefail
 
 rounds=4
-commit=604bf12
+commit=db8663f
 keep=0
 culprit="${CULPRIT:-}"
 while [[ $# -gt 0 ]]; do
