@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <random>
 
 #include "base/interrupt.h"
@@ -270,11 +271,20 @@ Status BisectRunner::Session::FlushStep() {
 
 void BisectRunner::Session::ReportStep(const BisectStepLog& s) {
   int n = static_cast<int>(state_.commits.size()) - 1;
+  // Commits left: the fewest that hold the target probability together.
+  std::vector<double> posterior = search_->Posterior();
+  std::sort(posterior.begin(), posterior.end(), std::greater<>());
+  int left = 0;
+  for (double mass = 0;
+       left < static_cast<int>(posterior.size()) && mass < search_->options().target_probability;
+       ++left) {
+    mass += posterior[left];
+  }
   reporter_.Line(fmt::format(
       "step {:>2} {:<7} {} (#{} of {})  {:>3} pairs  ratio {:.3f} [{:.3f}, {:.3f}]  "
-      "P(first bad ≤ it) {:.3f}  best {} p={:.3f}  builds {} (⌈log2 N⌉={}) pairs {}{}",
+      "P(first bad ≤ it) {:.3f}  {} left, best {} p={:.3f}  builds {} (⌈log2 N⌉={}) pairs {}{}",
       s.step, s.kind, Short(s.commit), s.index, n, s.pairs, s.ratio, s.low, s.high,
-      s.mass_at_or_before, Short(s.best_commit), s.best_probability, search_->builds_used(),
+      s.mass_at_or_before, left, Short(s.best_commit), s.best_probability, search_->builds_used(),
       CeilLog2(n), search_->pairs_used(), s.note.empty() ? "" : "  " + s.note));
 }
 

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -115,6 +116,9 @@ TEST_F(BisectCommand, FindsAndVerifiesTheCulpritPastAnUnbuildableCommit) {
   EXPECT_EQ(out.find("CULPRIT RANGE"), std::string::npos) << DescribeRun(run);
   EXPECT_NE(out.find("EFFECT, verified"), std::string::npos) << DescribeRun(run);
   EXPECT_NE(out.find("Unroll the hash loop"), std::string::npos) << DescribeRun(run);
+  // Progress: each step says how many commits are left and the best guess.
+  EXPECT_TRUE(std::regex_search(run.stderr_text, std::regex(R"(\d+ left, best [0-9a-f]{10} p=)")))
+      << DescribeRun(run);
 
   // The unbuildable commit was tried, skipped and logged, not measured.
   Result<BisectState> state = LoadBisectState(state_path());
