@@ -3,19 +3,16 @@
 // Running one child process: argv only (no shell unless the user writes one),
 // an environment overlay, a working directory, a timeout that kills the whole
 // process group, bounded capture of stdout and stderr, and the child's wall
-// time, CPU time and peak RSS. Boost.Process is used only in process.cc.
+// time, CPU time and peak RSS. Boost.Process is used only in spawn.cc; a
+// long-lived child spoken to line by line is a LineProcess (line_process.h).
 
 #include <chrono>
 #include <cstddef>
 #include <filesystem>
 #include <map>
-#include <memory>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
-
-#include "base/result.h"
 
 namespace culprit {
 
@@ -74,45 +71,5 @@ ProcessResult RunProcess(const ProcessSpec& spec);
 
 /// Renders argv for messages, quoting words that need it.
 std::string FormatCommand(const std::vector<std::string>& argv);
-
-/// A long-lived child spoken to line by line over its stdin/stdout (the
-/// in-process harness protocol). Started like RunProcess (argv, environment,
-/// cwd, its own process group); spec.timeout and spec.stdin_data are not used.
-/// stderr is drained continuously into a bounded buffer (its last
-/// spec.output_limit bytes) so that a chatty harness never blocks on it.
-/// Not thread-safe: one caller speaks to it at a time.
-class LineProcess {
- public:
-  /// Starts the child. Errors: it could not start (the message says why).
-  static Result<std::unique_ptr<LineProcess>> Start(const ProcessSpec& spec);
-
-  /// Writes `line` + '\n' and reads one line of reply (without its '\n').
-  /// Errors: the line contains a newline (usage); the child has exited (the
-  /// message says how, with the tail of its stderr); no full reply within
-  /// `timeout` or Ctrl-C: the child's group is killed, since the conversation
-  /// is no longer in step, and every later request fails.
-  Result<std::string> Request(std::string_view line, std::chrono::milliseconds timeout);
-
-  /// Sends "quit", closes stdin and waits up to `grace` for the child to exit;
-  /// then kills its group. Ok only if it exited with status 0 by itself.
-  Status Close(std::chrono::milliseconds grace);
-
-  /// The last bytes the child wrote on stderr so far.
-  std::string StderrTail() const;
-
-  /// True until the child has been seen to exit or was killed.
-  bool running() const;
-
-  /// Kills the group if still running, and reaps the child.
-  ~LineProcess();
-
-  LineProcess(const LineProcess&) = delete;
-  LineProcess& operator=(const LineProcess&) = delete;
-
- private:
-  struct State;
-  explicit LineProcess(std::unique_ptr<State> state);
-  std::unique_ptr<State> state_;
-};
 
 }  // namespace culprit

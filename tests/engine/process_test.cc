@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "base/interrupt.h"
+#include "engine/line_process.h"
 #include "tests/support/temp_dir.h"
 
 namespace culprit {
@@ -492,6 +493,22 @@ TEST(LineProcessTest, HarnessIgnoringQuitIsKilledOnClose) {
   ASSERT_FALSE(closed.ok());
   EXPECT_NE(closed.error().message().find("did not exit"), std::string::npos);
   EXPECT_FALSE((*harness)->running());
+}
+
+TEST(LineProcessTest, RunningTurnsFalseWhenTheHarnessExitsByItself) {
+  auto harness = LineProcess::Start(HarnessSpec("echo 'leaving' >&2; exit 3"));
+  ASSERT_TRUE(harness.ok()) << harness.error().message();
+  const LineProcess& h = **harness;
+  // A wait, not a timing assertion: the harness exits at once.
+  for (int i = 0; i < 1000 && h.running(); ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_FALSE(h.running());
+  EXPECT_FALSE(h.running());  // Asking again changes nothing.
+  // Still known how it ended: the const query left the reaping to Close.
+  Status closed = (*harness)->Close(1s);
+  ASSERT_FALSE(closed.ok());
+  EXPECT_NE(closed.error().message().find("exited with status 3"), std::string::npos)
+      << closed.error().message();
+  EXPECT_NE(closed.error().message().find("leaving"), std::string::npos);
 }
 
 TEST(LineProcessTest, DestructorKillsTheGroup) {
