@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/atomic_file.h"
+#include "base/json_text.h"
 
 namespace culprit {
 
@@ -44,7 +45,8 @@ std::string BisectStateToJson(const BisectState& s) {
             {"records", s.records},
             {"result_record", s.result_record},
             {"config_digest", s.config_digest}};
-  return j.dump(2) + "\n";
+  // A note or a revision may carry a Latin-1 commit subject: replaced, not thrown on.
+  return ToJsonText(j, 2) + "\n";
 }
 
 Result<BisectState> BisectStateFromJson(std::string_view text, std::string_view source) {

@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "base/json_text.h"
+
 namespace culprit {
 namespace {
 
@@ -124,7 +126,7 @@ Json ToJson(const Record& record) {
 std::string Scalar(const Json& value) {
   // Engine output can carry invalid UTF-8 (a failure message); replace it
   // rather than fail to archive the record.
-  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
+  return ToJsonText(value);
 }
 
 bool IsFlat(const Json& value) {

@@ -26,6 +26,25 @@ TEST(BisectStateJson, RoundTrips) {
   EXPECT_EQ(back->good_rev, "v1");
 }
 
+TEST(BisectStateJson, Latin1TextIsReplacedNotThrownOn) {
+  // A skip note quotes a commit subject, which real histories write in
+  // Latin-1 (0xE9: é) as often as in UTF-8.
+  BisectState s = TwoCommits();
+  s.good_rev = "v\xe9";
+  BisectStepLog step;
+  step.step = 1;
+  step.kind = "measure";
+  step.commit = s.commits[1];
+  step.note = "skipped: commit bbbb (Caf\xe9) does not build";
+  s.log.push_back(step);
+  std::string json = BisectStateToJson(s);
+  Result<BisectState> back = BisectStateFromJson(json, "state.json");
+  ASSERT_TRUE(back.ok()) << back.error().message();
+  EXPECT_EQ(back->good_rev, "v\xef\xbf\xbd");  // U+FFFD
+  ASSERT_EQ(back->log.size(), 1u);
+  EXPECT_EQ(back->log[0].note, "skipped: commit bbbb (Caf\xef\xbf\xbd) does not build");
+}
+
 TEST(BisectStateJson, ARangeOfFewerThanTwoCommitsIsDamaged) {
   for (size_t n : {0u, 1u}) {
     BisectState s = TwoCommits();
