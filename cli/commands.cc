@@ -248,10 +248,12 @@ Result<int> CommandBuild(const GlobalOptions& global, const BuildCommandOptions&
     Result<std::vector<CachedBuildInfo>> entries = cache.List();
     if (!entries) return entries.error();
     uintmax_t total = 0;
+    bool any_unbuildable = false;
     fmt::print("{:<12} {:<11} {:>10} {:>8}  {}\n", "commit", "status", "size", "build", "built at");
     for (const CachedBuildInfo& e : *entries) {
       total += e.bytes;
-      std::string status = e.buildable ? "buildable" : "unbuildable";
+      std::string status = e.buildable ? "buildable" : e.timed_out ? "timed out" : "unbuildable";
+      if (!e.buildable && e.current) any_unbuildable = true;
       if (!e.current) status += "*";
       fmt::print("{:<12} {:<11} {:>8.1f} M {:>7.1f}s  {}\n", e.commit.substr(0, 10), status,
                  e.bytes / 1048576.0, e.seconds, e.built_at);
@@ -259,6 +261,11 @@ Result<int> CommandBuild(const GlobalOptions& global, const BuildCommandOptions&
     fmt::print("{} builds, {:.1f} MiB in {}{}\n", entries->size(), total / 1048576.0,
                cache.engine_dir().string(),
                entries->empty() ? "" : "  (* = made with other build steps: stale)");
+    if (any_unbuildable) {
+      fmt::print(
+          "unbuildable commits are not tried again unless you pass --rebuild (timed-out ones "
+          "also once build_timeout is longer)\n");
+    }
   }
   if (options.revisions.empty() && !options.list && !options.prune_days) {
     return Error::Usage("nothing to build").WithHint("give revisions, --list or --prune-days");

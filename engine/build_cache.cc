@@ -13,6 +13,7 @@
 
 #include "base/atomic_file.h"
 #include "base/interrupt.h"
+#include "base/json_text.h"
 #include "base/strings.h"
 #include "engine/file_lock.h"
 #include "engine/process.h"
@@ -21,9 +22,15 @@ namespace culprit {
 namespace fs = std::filesystem;
 namespace {
 
+using Clock = std::chrono::steady_clock;
+
 constexpr const char* kEntrySchema = "culprit.build/v1";
 constexpr const char* kEntryFile = "entry.json";
 constexpr const char* kLogFile = "build.log";
+// entry.json "failure" of an unbuildable commit: a step failed or an artifact
+// is missing (the commit is broken), or a step ran out of time (maybe not).
+constexpr const char* kFailed = "failed";
+constexpr const char* kTimedOut = "timed out";
 constexpr size_t kLogTailLines = 20;
 // Build logs of big engines are long; what is kept per stream is bounded so a
 // runaway build cannot fill memory, and the log says how much was dropped.
@@ -81,14 +88,40 @@ std::optional<nlohmann::json> ReadEntry(const fs::path& dir) {
   // safe. That includes a field of the wrong type, which json::value() below
   // would otherwise throw on.
   if (!entry.is_object()) return std::nullopt;
-  for (const char* key : {"schema", "status", "reason", "built_at", "commit", "tree"}) {
+  for (const char* key : {"schema", "status", "failure", "reason", "built_at", "commit", "tree"}) {
     if (entry.contains(key) && !entry[key].is_string()) return std::nullopt;
   }
-  for (const char* key : {"seconds", "built_at_unix"}) {
+  for (const char* key : {"seconds", "built_at_unix", "timeout_ms"}) {
     if (entry.contains(key) && !entry[key].is_number()) return std::nullopt;
   }
   if (entry.value("schema", "") != kEntrySchema) return std::nullopt;
   return entry;
+}
+
+/// What a cache entry says about its commit, given the current step timeout.
+enum class Memory { kBuildable, kUnbuildable, kRetry };
+
+/// A build that timed out is not a broken commit: with a longer timeout than
+/// the one it ran out of (or none), it is worth another attempt (kRetry).
+Memory Recall(const nlohmann::json& entry, std::chrono::milliseconds timeout) {
+  if (entry.value("status", "") == "buildable") return Memory::kBuildable;
+  if (entry.value("failure", kFailed) == std::string_view(kTimedOut)) {
+    std::chrono::milliseconds used(entry.value("timeout_ms", int64_t{0}));
+    if (timeout.count() <= 0 || timeout > used) return Memory::kRetry;
+  }
+  return Memory::kUnbuildable;
+}
+
+std::string LogTail(const fs::path& log);
+
+/// The failure an unbuildable entry in `dir` remembers.
+BuildFailure RememberedFailure(const std::string& commit, const fs::path& dir,
+                               const nlohmann::json& entry) {
+  BuildFailure failure{commit, entry.value("reason", "the build failed"), dir / kLogFile,
+                       LogTail(dir / kLogFile)};
+  failure.timed_out = entry.value("failure", kFailed) == std::string_view(kTimedOut);
+  failure.timeout = std::chrono::milliseconds(entry.value("timeout_ms", int64_t{0}));
+  return failure;
 }
 
 uintmax_t DirectoryBytes(const fs::path& dir) {
@@ -114,8 +147,17 @@ std::chrono::milliseconds Millis(std::chrono::steady_clock::duration d) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(d);
 }
 
+/// How to have an unbuildable commit tried again, for the user.
+std::string RetryAdvice(const BuildFailure& failure, std::string_view rebuild) {
+  if (!failure.timed_out) return fmt::format("{} tries again", rebuild);
+  return fmt::format("tried again once build_timeout is longer than {:g} s, or with {}",
+                     failure.timeout.count() / 1000.0, rebuild);
+}
+
+/// The error of an unbuildable commit; `remembered_at` is when the attempt
+/// was made, for a failure remembered from an earlier run, else empty.
 Error UnbuildableError(const CommitInfo& commit, const BuildFailure& failure,
-                       std::string_view remembered) {
+                       std::string_view remembered_at) {
   // The log ends with culprit's own line repeating the reason: leave it out.
   std::string tail = failure.log_tail;
   while (!tail.empty() && tail.back() == '\n') tail.pop_back();
@@ -124,28 +166,248 @@ Error UnbuildableError(const CommitInfo& commit, const BuildFailure& failure,
                                           .starts_with("culprit: ")) {
     tail.resize(last == std::string::npos ? 0 : last);
   }
+  // The first line says how to retry, as it is all a bisect's skip line shows.
+  std::string remembered =
+      remembered_at.empty() ? std::string()
+                            : fmt::format(" (remembered from the attempt at {}; {})",
+                                          remembered_at,
+                                          RetryAdvice(failure, "`culprit build --rebuild`"));
+  std::string hint =
+      failure.timed_out
+          ? fmt::format("the whole log is at {}; a build that timed out is {}",
+                        failure.log.string(), RetryAdvice(failure, "--rebuild"))
+          : fmt::format(
+                "the whole log is at {}; culprit will not try this commit again unless you pass "
+                "--rebuild",
+                failure.log.string());
   return Error(fmt::format("commit {} ({}) does not build{}: {}{}{}", commit.short_id,
                            commit.subject, remembered, failure.reason,
                            tail.empty() ? "" : "\nlast lines of the build log:\n", tail))
-      .WithHint(fmt::format(
-          "the whole log is at {}; culprit will not try this commit again unless you pass "
-          "--rebuild",
-          failure.log.string()));
+      .WithHint(hint);
 }
 
 /// Removes a directory tree on scope exit (the clean-mode checkout).
 class RemoveOnExit {
  public:
-  explicit RemoveOnExit(fs::path path) : path_(std::move(path)) {}
-  ~RemoveOnExit() {
+  explicit RemoveOnExit(fs::path path = {}) : path_(std::move(path)) {}
+  ~RemoveOnExit() { Remove(); }
+  RemoveOnExit(RemoveOnExit&& other) noexcept : path_(std::exchange(other.path_, {})) {}
+  RemoveOnExit& operator=(RemoveOnExit&& other) noexcept {
+    if (this != &other) {
+      Remove();
+      path_ = std::exchange(other.path_, {});
+    }
+    return *this;
+  }
+
+ private:
+  void Remove() {
     std::error_code ec;
     if (!path_.empty()) fs::remove_all(path_, ec);
   }
-  RemoveOnExit(const RemoveOnExit&) = delete;
-  RemoveOnExit& operator=(const RemoveOnExit&) = delete;
+  fs::path path_;
+};
+
+/// Where a build runs: the incremental checkout under scratch/src, or in
+/// clean mode a fresh one, removed when this goes.
+struct Checkout {
+  fs::path dir;
+  RemoveOnExit cleanup;
+};
+
+/// Writes `commit`'s files into the checkout the build runs in.
+Result<Checkout> CheckOut(const GitRepo& repo, const CommitInfo& commit, const fs::path& scratch,
+                          bool clean) {
+  Checkout checkout{scratch / "src", RemoveOnExit()};
+  if (clean) {
+    std::string pattern = (scratch / "clean-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      return Error(fmt::format("cannot create a clean checkout under {}", scratch.string()));
+    }
+    checkout.dir = pattern;
+    checkout.cleanup = RemoveOnExit(checkout.dir);
+  }
+  Status materialized = repo.Materialize(commit.id, checkout.dir);
+  if (!materialized) return materialized.error().WithContext("building " + commit.short_id);
+  return checkout;
+}
+
+/// One attempt at building a commit into its cache entry: the steps, the
+/// artifacts, the build log and the entry that remembers how it went. Every
+/// error it returns ends the build; those that are the commit's fault (a step
+/// failed or timed out, an artifact is missing) are remembered in the entry.
+class BuildAttempt {
+ public:
+  BuildAttempt(const CommitInfo& commit, const BuildSettings& settings, fs::path entry_dir,
+               BuildProgress* progress, int& steps_run)
+      : commit_(commit),
+        settings_(settings),
+        entry_dir_(std::move(entry_dir)),
+        progress_(progress),
+        steps_run_(steps_run) {}
+
+  /// Empties the entry's directory and makes its artifacts/ folder.
+  Status CreateEntry() {
+    std::error_code ec;
+    fs::remove_all(entry_dir_, ec);
+    fs::create_directories(entry_dir_ / "artifacts", ec);
+    if (ec) {
+      return Error(
+                 fmt::format("cannot create cache entry {}: {}", entry_dir_.string(), ec.message()))
+          .WithHint("check that the cache directory is writable, or set [cache] dir");
+    }
+    return {};
+  }
+
+  /// Starts the build log, for a build in `checkout`.
+  void OpenLog(const fs::path& checkout) {
+    checkout_ = checkout;
+    log_.open(LogPath(), std::ios::binary | std::ios::trunc);
+    log_ << fmt::format("culprit build of {} ({})\nin {}\n", commit_.id, commit_.subject,
+                        checkout.string());
+  }
+
+  /// Runs build step `index` (0-based) in the checkout, logging its command
+  /// and output. Errors: it failed or timed out (remembered); it could not
+  /// start, or Ctrl-C (not remembered: they say nothing about the commit).
+  Status RunStep(int index) {
+    if (InterruptRequested()) {
+      return Error::Interrupted(fmt::format("interrupted while building {}", commit_.short_id));
+    }
+    const int steps = static_cast<int>(settings_.steps.size());
+    ProcessSpec spec;
+    spec.argv = settings_.steps[index];
+    spec.cwd = checkout_;
+    spec.timeout = settings_.timeout;
+    spec.output_limit = kStepOutputLimit;
+    std::string command = FormatCommand(spec.argv);
+    if (progress_ != nullptr) progress_->OnStep(commit_, index + 1, steps, command, Elapsed());
+    log_ << fmt::format("\n$ {}\n", command);
+    log_.flush();
+    ProcessResult result = RunProcess(spec);
+    ++steps_run_;
+    LogOutput(result);
+    std::string what =
+        fmt::format("step {}/{} `{}` {}", index + 1, steps, command, result.Describe(spec));
+    switch (result.outcome) {
+      case ProcessOutcome::kExited:
+        if (result.exit_code == 0) return {};
+        return Fail(what, kFailed);
+      case ProcessOutcome::kSignaled:
+        return Fail(what, kFailed);
+      case ProcessOutcome::kTimedOut:
+        return Fail(what, kTimedOut);
+      case ProcessOutcome::kInterrupted:
+        log_ << "culprit: interrupted\n";
+        return Error::Interrupted(
+            fmt::format("interrupted while building {}: {}", commit_.short_id, what));
+      case ProcessOutcome::kFailedToStart:
+        // Not the commit's fault (a missing tool): not remembered.
+        log_ << "culprit: " << what << "\n";
+        return Error(fmt::format("cannot build {}: {}", commit_.short_id, what))
+            .WithHint(
+                "check the [engine] build steps in culprit.toml and that their programs "
+                "are installed");
+    }
+    return {};
+  }
+
+  /// Copies the artifacts from the checkout into the entry. Errors: one is
+  /// missing (remembered), or cannot be copied (not remembered).
+  Status CopyArtifacts() {
+    std::error_code ec;
+    for (const std::string& artifact : settings_.artifacts) {
+      fs::path source = checkout_ / artifact;
+      fs::path target = entry_dir_ / "artifacts" / fs::path(artifact).filename();
+      if (!fs::exists(source, ec)) {
+        return Fail(fmt::format("the build succeeded but did not produce artifact '{}' (no {})",
+                                artifact, source.string()),
+                    kFailed);
+      }
+      fs::copy(source, target,
+               fs::copy_options::recursive | fs::copy_options::overwrite_existing |
+                   fs::copy_options::copy_symlinks,
+               ec);
+      if (ec) {
+        return Error(fmt::format("cannot copy artifact {} into the cache: {}", source.string(),
+                                 ec.message()));
+      }
+    }
+    return {};
+  }
+
+  /// Ends the attempt as a success: the log's last line, then the entry.
+  Status Succeed() {
+    log_ << "\nculprit: build succeeded\n";
+    log_.close();
+    CULPRIT_TRY(Remember(""));
+    if (progress_ != nullptr) progress_->OnDone(commit_, true, Elapsed());
+    return {};
+  }
 
  private:
-  fs::path path_;
+  fs::path LogPath() const { return entry_dir_ / kLogFile; }
+  std::chrono::milliseconds Elapsed() const { return Millis(Clock::now() - start_); }
+
+  void LogOutput(const ProcessResult& result) {
+    log_ << result.stdout_text;
+    if (result.stdout_bytes > result.stdout_text.size()) {
+      log_ << fmt::format("\n[culprit: {} more bytes of stdout not kept]\n",
+                          result.stdout_bytes - result.stdout_text.size());
+    }
+    if (result.stderr_bytes > result.stderr_text.size()) {
+      log_ << fmt::format("[culprit: the first {} bytes of stderr were not kept]\n",
+                          result.stderr_bytes - result.stderr_text.size());
+    }
+    log_ << result.stderr_text;
+    log_.flush();
+  }
+
+  /// Ends the attempt as the commit's failure (`failure`: kFailed or
+  /// kTimedOut): logs and remembers `reason`, and returns its error.
+  Error Fail(const std::string& reason, const char* failure) {
+    log_ << "culprit: " << reason << "\n";
+    log_.close();
+    if (progress_ != nullptr) progress_->OnDone(commit_, false, Elapsed());
+    Status saved = Remember(reason, failure);
+    if (!saved) return saved.error();
+    BuildFailure remembered{commit_.id, reason, LogPath(), LogTail(LogPath())};
+    remembered.timed_out = failure == kTimedOut;
+    remembered.timeout = settings_.timeout;
+    return UnbuildableError(commit_, remembered, "");
+  }
+
+  /// Writes entry.json, last and atomically: buildable when `failure` is null.
+  Status Remember(const std::string& reason, const char* failure = nullptr) {
+    nlohmann::json entry = {
+        {"schema", kEntrySchema},
+        {"commit", commit_.id},
+        {"tree", commit_.tree_id},
+        {"subject", commit_.subject},
+        {"steps", settings_.steps},
+        {"artifacts", settings_.artifacts},
+        {"status", failure == nullptr ? "buildable" : "unbuildable"},
+        {"reason", reason},
+        {"built_at", IsoUtc(started_at_)},
+        {"built_at_unix", static_cast<int64_t>(started_at_)},
+        {"seconds", Seconds(Clock::now() - start_)},
+        {"mode", settings_.clean ? "clean" : "incremental"},
+        {"timeout_ms", static_cast<int64_t>(settings_.timeout.count())},
+    };
+    if (failure != nullptr) entry["failure"] = failure;
+    // The subject is the commit's own text, in whatever encoding it was written.
+    return WriteFileAtomically(entry_dir_ / kEntryFile, ToJsonText(entry, 2) + "\n");
+  }
+
+  const CommitInfo& commit_;
+  const BuildSettings& settings_;
+  const fs::path entry_dir_;
+  BuildProgress* const progress_;
+  int& steps_run_;
+  const Clock::time_point start_ = Clock::now();
+  const std::time_t started_at_ = std::time(nullptr);
+  fs::path checkout_;
+  std::ofstream log_;
 };
 
 }  // namespace
@@ -200,12 +462,14 @@ std::optional<Result<Build>> BuildCache::FromCache(const CommitInfo& commit) con
   fs::path dir = EntryDir(commit.id);
   std::optional<nlohmann::json> entry = ReadEntry(dir);
   if (!entry) return std::nullopt;
-  if (entry->value("status", "") != "buildable") {
-    BuildFailure failure{commit.id, entry->value("reason", "the build failed"), dir / kLogFile,
-                         LogTail(dir / kLogFile)};
-    return UnbuildableError(
-        commit, failure,
-        fmt::format(" (remembered from the attempt at {})", entry->value("built_at", "?")));
+  switch (Recall(*entry, settings_.timeout)) {
+    case Memory::kRetry:
+      return std::nullopt;
+    case Memory::kUnbuildable:
+      return UnbuildableError(commit, RememberedFailure(commit.id, dir, *entry),
+                              entry->value("built_at", "?"));
+    case Memory::kBuildable:
+      break;
   }
   Build build;
   build.commit = commit.id;
@@ -264,143 +528,21 @@ Result<Build> BuildCache::Ensure(std::string_view revision, bool rebuild, BuildP
 }
 
 Result<Build> BuildCache::BuildNow(const CommitInfo& commit, BuildProgress* progress) {
-  auto start = std::chrono::steady_clock::now();
-  std::time_t started_at = std::time(nullptr);
-  fs::path entry_dir = EntryDir(commit.id);
-  std::error_code ec;
-  fs::remove_all(entry_dir, ec);
-  fs::create_directories(entry_dir / "artifacts", ec);
-  if (ec) {
-    return Error(fmt::format("cannot create cache entry {}: {}", entry_dir.string(), ec.message()))
-        .WithHint("check that the cache directory is writable, or set [cache] dir");
-  }
+  BuildAttempt attempt(commit, settings_, EntryDir(commit.id), progress, build_steps_run_);
+  CULPRIT_TRY(attempt.CreateEntry());
   if (progress != nullptr) progress->OnStart(commit);
-
-  fs::path checkout = engine_dir_ / "scratch" / "src";
-  std::optional<RemoveOnExit> remove_checkout;
-  if (settings_.clean) {
-    std::string pattern = (engine_dir_ / "scratch" / "clean-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) {
-      return Error(fmt::format("cannot create a clean checkout under {}",
-                               (engine_dir_ / "scratch").string()));
-    }
-    checkout = pattern;
-    remove_checkout.emplace(checkout);
+  Result<Checkout> checkout = CheckOut(repo_, commit, engine_dir_ / "scratch", settings_.clean);
+  if (!checkout) return checkout.error();
+  attempt.OpenLog(checkout->dir);
+  for (int i = 0; i < static_cast<int>(settings_.steps.size()); ++i) {
+    CULPRIT_TRY(attempt.RunStep(i));
   }
-  Status materialized = repo_.Materialize(commit.id, checkout);
-  if (!materialized) return materialized.error().WithContext("building " + commit.short_id);
-
-  fs::path log_path = entry_dir / kLogFile;
-  std::ofstream log(log_path, std::ios::binary | std::ios::trunc);
-  log << fmt::format("culprit build of {} ({})\nin {}\n", commit.id, commit.subject,
-                     checkout.string());
-
-  auto remember = [&](bool buildable, const std::string& reason) -> Status {
-    nlohmann::json entry = {
-        {"schema", kEntrySchema},
-        {"commit", commit.id},
-        {"tree", commit.tree_id},
-        {"subject", commit.subject},
-        {"steps", settings_.steps},
-        {"artifacts", settings_.artifacts},
-        {"status", buildable ? "buildable" : "unbuildable"},
-        {"reason", reason},
-        {"built_at", IsoUtc(started_at)},
-        {"built_at_unix", static_cast<int64_t>(started_at)},
-        {"seconds", Seconds(std::chrono::steady_clock::now() - start)},
-        {"mode", settings_.clean ? "clean" : "incremental"},
-    };
-    return WriteFileAtomically(entry_dir / kEntryFile, entry.dump(2) + "\n");
-  };
-  auto fail = [&](const std::string& reason) -> Error {
-    log << "culprit: " << reason << "\n";
-    log.close();
-    if (progress != nullptr)
-      progress->OnDone(commit, false, Millis(std::chrono::steady_clock::now() - start));
-    Status saved = remember(false, reason);
-    if (!saved) return saved.error();
-    return UnbuildableError(commit, BuildFailure{commit.id, reason, log_path, LogTail(log_path)},
-                            "");
-  };
-
-  const int steps = static_cast<int>(settings_.steps.size());
-  for (int i = 0; i < steps; ++i) {
-    if (InterruptRequested()) {
-      return Error::Interrupted(fmt::format("interrupted while building {}", commit.short_id));
-    }
-    ProcessSpec spec;
-    spec.argv = settings_.steps[i];
-    spec.cwd = checkout;
-    spec.timeout = settings_.timeout;
-    spec.output_limit = kStepOutputLimit;
-    std::string command = FormatCommand(spec.argv);
-    if (progress != nullptr) {
-      progress->OnStep(commit, i + 1, steps, command,
-                       Millis(std::chrono::steady_clock::now() - start));
-    }
-    log << fmt::format("\n$ {}\n", command);
-    log.flush();
-    ProcessResult result = RunProcess(spec);
-    ++build_steps_run_;
-    log << result.stdout_text;
-    if (result.stdout_bytes > result.stdout_text.size()) {
-      log << fmt::format("\n[culprit: {} more bytes of stdout not kept]\n",
-                         result.stdout_bytes - result.stdout_text.size());
-    }
-    if (result.stderr_bytes > result.stderr_text.size()) {
-      log << fmt::format("[culprit: the first {} bytes of stderr were not kept]\n",
-                         result.stderr_bytes - result.stderr_text.size());
-    }
-    log << result.stderr_text;
-    log.flush();
-    std::string what =
-        fmt::format("step {}/{} `{}` {}", i + 1, steps, command, result.Describe(spec));
-    switch (result.outcome) {
-      case ProcessOutcome::kExited:
-        if (result.exit_code == 0) continue;
-        return fail(what);
-      case ProcessOutcome::kSignaled:
-      case ProcessOutcome::kTimedOut:
-        return fail(what);
-      case ProcessOutcome::kInterrupted:
-        log << "culprit: interrupted\n";
-        return Error::Interrupted(
-            fmt::format("interrupted while building {}: {}", commit.short_id, what));
-      case ProcessOutcome::kFailedToStart:
-        // Not the commit's fault (a missing tool): not remembered.
-        log << "culprit: " << what << "\n";
-        return Error(fmt::format("cannot build {}: {}", commit.short_id, what))
-            .WithHint(
-                "check the [engine] build steps in culprit.toml and that their programs "
-                "are installed");
-    }
-  }
-
-  for (const std::string& artifact : settings_.artifacts) {
-    fs::path source = checkout / artifact;
-    fs::path target = entry_dir / "artifacts" / fs::path(artifact).filename();
-    if (!fs::exists(source, ec)) {
-      return fail(fmt::format("the build succeeded but did not produce artifact '{}' (no {})",
-                              artifact, source.string()));
-    }
-    fs::copy(source, target,
-             fs::copy_options::recursive | fs::copy_options::overwrite_existing |
-                 fs::copy_options::copy_symlinks,
-             ec);
-    if (ec) {
-      return Error(
-          fmt::format("cannot copy artifact {} into the cache: {}", source.string(), ec.message()));
-    }
-  }
-  log << "\nculprit: build succeeded\n";
-  log.close();
-  CULPRIT_TRY(remember(true, ""));
-  if (progress != nullptr) {
-    progress->OnDone(commit, true, Millis(std::chrono::steady_clock::now() - start));
-  }
+  CULPRIT_TRY(attempt.CopyArtifacts());
+  CULPRIT_TRY(attempt.Succeed());
   std::optional<Result<Build>> build = FromCache(commit);
-  if (!build || !*build)
-    return Error(fmt::format("the cache entry {} vanished", entry_dir.string()));
+  if (!build || !*build) {
+    return Error(fmt::format("the cache entry {} vanished", EntryDir(commit.id).string()));
+  }
   (*build)->reused = false;
   return std::move(*build);
 }
@@ -414,7 +556,15 @@ std::optional<bool> BuildCache::KnownBuildable(std::string_view revision) const 
   if (!commit) return std::nullopt;
   std::optional<nlohmann::json> entry = ReadEntry(EntryDir(*commit));
   if (!entry) return std::nullopt;
-  return entry->value("status", "") == "buildable";
+  switch (Recall(*entry, settings_.timeout)) {
+    case Memory::kBuildable:
+      return true;
+    case Memory::kUnbuildable:
+      return false;
+    case Memory::kRetry:
+      break;
+  }
+  return std::nullopt;
 }
 
 std::optional<BuildFailure> BuildCache::Failure(std::string_view revision) const {
@@ -422,8 +572,8 @@ std::optional<BuildFailure> BuildCache::Failure(std::string_view revision) const
   if (!commit) return std::nullopt;
   fs::path dir = EntryDir(*commit);
   std::optional<nlohmann::json> entry = ReadEntry(dir);
-  if (!entry || entry->value("status", "") == "buildable") return std::nullopt;
-  return BuildFailure{*commit, entry->value("reason", ""), dir / kLogFile, LogTail(dir / kLogFile)};
+  if (!entry || Recall(*entry, settings_.timeout) != Memory::kUnbuildable) return std::nullopt;
+  return RememberedFailure(*commit, dir, *entry);
 }
 
 Result<fs::path> BuildCache::SourceTree(Build& build) const {
@@ -450,6 +600,7 @@ Result<std::vector<CachedBuildInfo>> BuildCache::List() const {
     info.commit = entry->value("commit", "");
     info.tree = entry->value("tree", "");
     info.buildable = entry->value("status", "") == "buildable";
+    info.timed_out = !info.buildable && entry->value("failure", kFailed) == std::string_view(kTimedOut);
     info.current = dir.path().filename().string() == info.commit + "-" + config_key_;
     info.bytes = DirectoryBytes(dir.path());
     info.built_at = entry->value("built_at", "");

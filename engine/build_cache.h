@@ -19,14 +19,18 @@
 //       build.log                  every step's command, stdout and stderr
 //       entry.json                 schema culprit.build/v1: commit, tree,
 //                                  steps, artifacts, status (buildable or
-//                                  unbuildable), reason, built_at, seconds;
-//                                  written last and atomically, so an entry
-//                                  without it is an unfinished build
+//                                  unbuildable), failure (failed or timed
+//                                  out, when unbuildable), timeout_ms (the
+//                                  step timeout it ran with), reason,
+//                                  built_at, seconds; written last and
+//                                  atomically, so an entry without it is an
+//                                  unfinished build
 //
 // <config> hashes the build steps and the artifact list: changing either makes
 // old entries stale (they are no longer used, List marks them, Prune can remove
 // them). The build timeout and the clean/incremental mode are not part of it:
-// they do not change what a successful build produces.
+// they do not change what a successful build produces. A build that timed out
+// is tried again once the timeout is longer than the one it ran out of.
 //
 // culprit never touches the user's working tree or index: every checkout is
 // written from git objects into the directories above.
@@ -78,6 +82,8 @@ struct BuildFailure {
   std::string reason;  ///< "step 2/2 `cc ...` exited with status 1"
   std::filesystem::path log;
   std::string log_tail;  ///< The last lines of the log.
+  bool timed_out = false;  ///< A step ran out of time: tried again with a longer timeout.
+  std::chrono::milliseconds timeout{0};  ///< The step timeout of the attempt.
 };
 
 /// One entry of the cache, for `culprit build --list`.
@@ -85,6 +91,7 @@ struct CachedBuildInfo {
   std::string commit;
   std::string tree;
   bool buildable = false;
+  bool timed_out = false;  ///< Unbuildable because a step ran out of time.
   bool current = false;  ///< Made with the current steps and artifacts (else stale).
   uintmax_t bytes = 0;   ///< Disk use of the entry.
   std::string built_at;  ///< UTC, ISO 8601.
@@ -129,17 +136,20 @@ class BuildCache {
   /// Error naming the commit, the failed step and the last lines of its log;
   /// the failure is remembered, so later calls return the same error without
   /// building (and KnownBuildable() says false) until `rebuild` forces a new
-  /// attempt. A step that cannot start (no such program) and Ctrl-C are errors
-  /// too, but are not remembered: they say nothing about the commit.
+  /// attempt. A timed-out build is remembered only for timeouts up to the one
+  /// it ran out of: with a longer settings.timeout (or none) it is built again.
+  /// A step that cannot start (no such program) and Ctrl-C are errors too,
+  /// but are not remembered: they say nothing about the commit.
   Result<Build> Ensure(std::string_view revision, bool rebuild = false,
                        BuildProgress* progress = nullptr);
 
   /// A buildable entry exists for the current steps.
   bool IsCached(std::string_view revision) const;
   /// true / false when the commit was built / found unbuildable with the
-  /// current steps; nullopt when never tried (or the revision is unknown).
+  /// current steps; nullopt when never tried (or the revision is unknown), or
+  /// when it timed out with a shorter timeout than the current one.
   std::optional<bool> KnownBuildable(std::string_view revision) const;
-  /// The remembered failure of an unbuildable commit.
+  /// The remembered failure of an unbuildable commit (when KnownBuildable is false).
   std::optional<BuildFailure> Failure(std::string_view revision) const;
 
   /// A pristine checkout of the build's tree under sources/<tree>/ (made once,

@@ -227,6 +227,7 @@ TEST_F(CompareCliTest, UnbuildableCommitIsRememberedWithTheCompilerError) {
     if (Contains(line, broken_.substr(0, 10))) listed_unbuildable = Contains(line, "unbuildable");
   }
   EXPECT_TRUE(listed_unbuildable) << list.stdout_text;
+  EXPECT_TRUE(Contains(list.stdout_text, "--rebuild")) << list.stdout_text;
 }
 
 TEST_F(CompareCliTest, CompareFindsTheSlowdownAndRecordsBothBuilds) {

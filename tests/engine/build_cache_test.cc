@@ -330,6 +330,104 @@ TEST_F(BuildCacheTest, ATimedOutStepMakesTheCommitUnbuildable) {
   EXPECT_EQ(cache.KnownBuildable(base_), std::optional<bool>(false));
 }
 
+TEST_F(BuildCacheTest, ATimedOutBuildIsTriedAgainOnceTheTimeoutIsLonger) {
+  using namespace std::chrono_literals;
+  BuildSettings settings = Settings();
+  // Builds, but only given more than the first timeout.
+  settings.steps = {{"sh", "-c", "sleep 2 && cc -O1 -o prog main.c"}};
+  settings.timeout = 200ms;
+  {
+    BuildCache cache(*repo_, settings);
+    auto build = cache.Ensure(base_);
+    ASSERT_FALSE(build);
+    EXPECT_NE(build.error().message().find("timed out after 0.2 s"), std::string::npos)
+        << build.error().message();
+    EXPECT_NE(build.error().hint().find("build_timeout is longer than 0.2 s"), std::string::npos)
+        << build.error().hint();
+    EXPECT_NE(build.error().hint().find("--rebuild"), std::string::npos);
+    EXPECT_EQ(cache.KnownBuildable(base_), std::optional<bool>(false));
+    auto failure = cache.Failure(base_);
+    ASSERT_TRUE(failure.has_value());
+    EXPECT_TRUE(failure->timed_out);
+    EXPECT_EQ(failure->timeout, 200ms);
+  }
+  // The same timeout or a shorter one: remembered, nothing runs, and the
+  // message says how to have it tried again.
+  for (std::chrono::milliseconds timeout : {200ms, 100ms}) {
+    settings.timeout = timeout;
+    BuildCache cache(*repo_, settings);
+    EXPECT_EQ(cache.KnownBuildable(base_), std::optional<bool>(false));
+    auto again = cache.Ensure(base_);
+    ASSERT_FALSE(again);
+    EXPECT_EQ(cache.build_steps_run(), 0);
+    const std::string& message = again.error().message();
+    EXPECT_NE(message.find("remembered from the attempt at"), std::string::npos) << message;
+    EXPECT_NE(message.find("build_timeout is longer than 0.2 s"), std::string::npos) << message;
+    EXPECT_NE(message.find("`culprit build --rebuild`"), std::string::npos) << message;
+  }
+  // No timeout at all would try again too.
+  settings.timeout = 0ms;
+  EXPECT_EQ(BuildCache(*repo_, settings).KnownBuildable(base_), std::nullopt);
+  // A longer one: tried again, and this time it builds.
+  settings.timeout = 60s;
+  BuildCache longer(*repo_, settings);
+  EXPECT_EQ(longer.KnownBuildable(base_), std::nullopt);
+  EXPECT_FALSE(longer.Failure(base_).has_value());
+  auto built = longer.Ensure(base_);
+  ASSERT_TRUE(built) << built.error().message();
+  EXPECT_FALSE(built->reused);
+  EXPECT_EQ(longer.build_steps_run(), 1);
+  EXPECT_EQ(RunProgram(built->artifacts.at("prog")), "version=base\n");
+  EXPECT_EQ(longer.KnownBuildable(base_), std::optional<bool>(true));
+}
+
+TEST_F(BuildCacheTest, AFailedBuildStaysRememberedWhateverTheTimeout) {
+  ASSERT_FALSE(BuildCache(*repo_, Settings()).Ensure(broken_));
+  for (std::chrono::milliseconds timeout :
+       {std::chrono::milliseconds(0), std::chrono::milliseconds(std::chrono::hours(1))}) {
+    BuildSettings settings = Settings();
+    settings.timeout = timeout;
+    BuildCache later(*repo_, settings);
+    EXPECT_EQ(later.KnownBuildable(broken_), std::optional<bool>(false));
+    auto failure = later.Failure(broken_);
+    ASSERT_TRUE(failure.has_value());
+    EXPECT_FALSE(failure->timed_out);
+    auto again = later.Ensure(broken_);
+    ASSERT_FALSE(again);
+    EXPECT_EQ(later.build_steps_run(), 0);
+    EXPECT_NE(again.error().message().find("`culprit build --rebuild` tries again"),
+              std::string::npos)
+        << again.error().message();
+  }
+}
+
+TEST_F(BuildCacheTest, ALatin1CommitSubjectIsRememberedNotThrownOn) {
+  // Real histories have subjects in Latin-1, which is not UTF-8 (0xE9: é).
+  std::string good = fixture_->Commit({{"main.c", Program("cafe", 1000)}}, {}, "Caf\xe9 cr\xe8me");
+  std::string bad =
+      fixture_->Commit({{"main.c", Program("cafe", 1000, false)}}, {}, "Na\xefve break");
+  {
+    BuildCache cache(*repo_, Settings());
+    auto built = cache.Ensure(good);
+    ASSERT_TRUE(built) << built.error().message();
+    auto failed = cache.Ensure(bad);
+    ASSERT_FALSE(failed);
+    EXPECT_NE(failed.error().message().find("does not build"), std::string::npos)
+        << failed.error().message();
+  }
+  BuildCache later(*repo_, Settings());
+  EXPECT_EQ(later.KnownBuildable(good), std::optional<bool>(true));
+  EXPECT_EQ(later.KnownBuildable(bad), std::optional<bool>(false));
+  auto reused = later.Ensure(good);
+  ASSERT_TRUE(reused) << reused.error().message();
+  EXPECT_TRUE(reused->reused);
+  EXPECT_EQ(RunProgram(reused->artifacts.at("prog")), "version=cafe\n");
+  // The entry is valid JSON, the subject's bad bytes replaced by U+FFFD.
+  std::string entry = ReadAll(reused->dir / "entry.json");
+  EXPECT_NE(entry.find("Caf\xef\xbf\xbd cr\xef\xbf\xbdme"), std::string::npos) << entry;
+  EXPECT_EQ(later.build_steps_run(), 0);
+}
+
 TEST_F(BuildCacheTest, DuplicateArtifactNamesAreAUsageError) {
   BuildSettings settings = Settings();
   settings.artifacts = {"a/prog", "b/prog"};
