@@ -169,8 +169,7 @@ Error UnbuildableError(const CommitInfo& commit, const BuildFailure& failure,
   // The first line says how to retry, as it is all a bisect's skip line shows.
   std::string remembered =
       remembered_at.empty() ? std::string()
-                            : fmt::format(" (remembered from the attempt at {}; {})",
-                                          remembered_at,
+                            : fmt::format(" (remembered from the attempt at {}; {})", remembered_at,
                                           RetryAdvice(failure, "`culprit build --rebuild`"));
   std::string hint =
       failure.timed_out
@@ -600,7 +599,8 @@ Result<std::vector<CachedBuildInfo>> BuildCache::List() const {
     info.commit = entry->value("commit", "");
     info.tree = entry->value("tree", "");
     info.buildable = entry->value("status", "") == "buildable";
-    info.timed_out = !info.buildable && entry->value("failure", kFailed) == std::string_view(kTimedOut);
+    info.timed_out =
+        !info.buildable && entry->value("failure", kFailed) == std::string_view(kTimedOut);
     info.current = dir.path().filename().string() == info.commit + "-" + config_key_;
     info.bytes = DirectoryBytes(dir.path());
     info.built_at = entry->value("built_at", "");

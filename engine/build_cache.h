@@ -81,7 +81,7 @@ struct BuildFailure {
   std::string commit;
   std::string reason;  ///< "step 2/2 `cc ...` exited with status 1"
   std::filesystem::path log;
-  std::string log_tail;  ///< The last lines of the log.
+  std::string log_tail;    ///< The last lines of the log.
   bool timed_out = false;  ///< A step ran out of time: tried again with a longer timeout.
   std::chrono::milliseconds timeout{0};  ///< The step timeout of the attempt.
 };
@@ -92,10 +92,10 @@ struct CachedBuildInfo {
   std::string tree;
   bool buildable = false;
   bool timed_out = false;  ///< Unbuildable because a step ran out of time.
-  bool current = false;  ///< Made with the current steps and artifacts (else stale).
-  uintmax_t bytes = 0;   ///< Disk use of the entry.
-  std::string built_at;  ///< UTC, ISO 8601.
-  double seconds = 0;    ///< Build duration.
+  bool current = false;    ///< Made with the current steps and artifacts (else stale).
+  uintmax_t bytes = 0;     ///< Disk use of the entry.
+  std::string built_at;    ///< UTC, ISO 8601.
+  double seconds = 0;      ///< Build duration.
   std::filesystem::path dir;
 };
 
