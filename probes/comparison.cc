@@ -84,6 +84,18 @@ Record MakeComparisonRecord(const ComparisonPlan& plan, const SittingResult& sit
   record.notes.insert(record.notes.end(), sitting.notes.begin(), sitting.notes.end());
   record.details["seed"] = std::to_string(sitting.seed);
   record.details["pairs_dropped"] = std::to_string(sitting.pairs_dropped);
+  const FailureComparison& failures = sitting.failures;
+  if (failures.failed[0] + failures.failed[1] + failures.timed_out[0] + failures.timed_out[1] > 0) {
+    // Failures are evidence about an arm, so the record keeps their counts
+    // and the test of their difference, not only the surviving pairs.
+    record.details["failures"] =
+        fmt::format("A {}/{} failed, {} timed out; B {}/{} failed, {} timed out", failures.failed[0],
+                    failures.runs[0], failures.timed_out[0], failures.failed[1], failures.runs[1],
+                    failures.timed_out[1]);
+    record.details["failure_test_p"] = fmt::format("{:.4g}", failures.p_value);
+    record.details["failures_differ"] = failures.differ ? "true" : "false";
+    record.details["pairs_censored"] = std::to_string(sitting.pairs_censored);
+  }
   if (sitting.calibration) {
     record.details["calibration_change"] = fmt::format("{:+.4f}", sitting.calibration->change);
   }
