@@ -124,18 +124,20 @@ Record MakeComparisonRecord(const ComparisonPlan& plan, const SittingResult& sit
 Result<ComparisonOutcome> RunComparison(const ComparisonPlan& plan, SampleSource& source,
                                         const HostProbe* host, RecordStore& store,
                                         SittingProgress* progress) {
+  CULPRIT_TRY(store.CheckWritable());
   ComparisonOutcome outcome;
   outcome.sitting = RunPairedSitting(source, host, plan.options, progress);
   HostIdentityInfo identity;
   if (host != nullptr) identity = host->Identity();
   outcome.record = MakeComparisonRecord(plan, outcome.sitting, identity);
-  Result<std::filesystem::path> path = store.Write(outcome.record);
-  if (!path) return path.error().WithContext("archiving the result");
-  outcome.record_path = *path;
+  RecordStore::Archived archived = store.WriteOrFallback(outcome.record);
+  outcome.record_path = archived.path;
+  outcome.archive_error = archived.error;
   return outcome;
 }
 
 Status OutcomeStatus(const ComparisonOutcome& outcome) {
+  if (outcome.archive_error) return *outcome.archive_error;
   if (outcome.sitting.failure) {
     return outcome.sitting.failure->WithContext(
         fmt::format("the sitting could not reach a verdict (record {})",

@@ -308,6 +308,17 @@ int CountLines(const fs::path& path) {
   return n;
 }
 
+// An archive that cannot be written is found before a single run, not after
+// a whole sitting whose verdict would then be lost.
+TEST_F(ProbeCliTest, UnwritableRecordsDirectoryFailsBeforeMeasuring) {
+  fs::remove_all(RecordsDir());
+  WriteTextFile(RecordsDir(), "a file where the records directory should be");
+  ProcessResult r = Culprit({"probe", "-q", "long", "-o", "A=1"});
+  EXPECT_EQ(r.exit_code, 1) << Show(r);
+  EXPECT_TRUE(Contains(r.stderr_text, "is not writable")) << Show(r);
+  EXPECT_FALSE(fs::exists(dir_.path() / "runs.log")) << "it measured first:\n" << Show(r);
+}
+
 // Starts a long probe, waits until it measures, delivers `signals` (back to
 // back, as `timeout -s INT` or a CI runner does) and checks that everything
 // measured was archived and the exit is 130.
