@@ -2,6 +2,7 @@
 
 #include <csignal>
 #include <cstdlib>
+#include <ctime>
 #include <unistd.h>
 
 #include <atomic>
@@ -10,16 +11,45 @@ namespace culprit {
 namespace {
 
 std::atomic<bool> g_requested{false};
+std::atomic<int> g_signals{0};
+std::atomic<long long> g_first_ns{0};
+
+long long MonotonicNs() {
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);  // async-signal-safe
+  return static_cast<long long>(now.tv_sec) * 1'000'000'000LL + now.tv_nsec;
+}
+
+void Say(const char* text, size_t size) {
+  [[maybe_unused]] auto n = write(STDERR_FILENO, text, size);
+}
 
 extern "C" void HandleInterrupt(int signal_number) {
-  if (g_requested.exchange(true)) {
-    // Second signal: the user means it. _exit is async-signal-safe.
-    _exit(128 + signal_number);
+  const int count = ++g_signals;
+  const long long now = MonotonicNs();
+  if (count == 1) {
+    g_first_ns.store(now);
+    g_requested.store(true);
+    static const char kMessage[] =
+        "\nculprit: interrupted; stopping the running sample and saving what was measured "
+        "(interrupt twice more to quit at once)\n";
+    Say(kMessage, sizeof(kMessage) - 1);
+    return;
+  }
+  // `timeout -s INT`, CI runners and terminals often deliver the same request
+  // twice (once to culprit, once to its process group): a second signal within
+  // the grace is that echo, and saving the record takes milliseconds.
+  if (count == 2 && now - g_first_ns.load() < kInterruptGraceMs * 1'000'000LL) {
+    static const char kMessage[] =
+        "culprit: still saving what was measured (interrupt once more to quit at once)\n";
+    Say(kMessage, sizeof(kMessage) - 1);
+    return;
   }
   static const char kMessage[] =
-      "\nculprit: interrupted; stopping the running sample and saving what was measured "
-      "(Ctrl-C again to quit at once)\n";
-  [[maybe_unused]] auto n = write(STDERR_FILENO, kMessage, sizeof(kMessage) - 1);
+      "culprit: quit at once; the sample that was running and any record not yet written are "
+      "lost (records already written are complete)\n";
+  Say(kMessage, sizeof(kMessage) - 1);
+  _exit(128 + signal_number);  // async-signal-safe
 }
 
 }  // namespace
@@ -31,10 +61,14 @@ void InstallInterruptHandler() {
   action.sa_flags = 0;  // no SA_RESTART: a blocking wait should wake up
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
+  sigaction(SIGHUP, &action, nullptr);
 }
 
 bool InterruptRequested() { return g_requested.load(); }
 
-void SetInterruptRequested(bool requested) { g_requested.store(requested); }
+void SetInterruptRequested(bool requested) {
+  g_requested.store(requested);
+  if (!requested) g_signals.store(0);
+}
 
 }  // namespace culprit

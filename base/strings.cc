@@ -1,6 +1,9 @@
 #include "base/strings.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <cmath>
 
 namespace culprit {
 
@@ -57,6 +60,23 @@ std::string Join(std::span<const std::string> parts, std::string_view separator)
     out += parts[i];
   }
   return out;
+}
+
+std::string FormatProbability(double p) {
+  if (!(p >= 0)) return "unknown";
+  if (p >= 1) return "100%";
+  // Enough decimals that the complement 100 - shown keeps one significant digit.
+  const double complement = (1 - p) * 100;
+  int decimals = std::max(0, static_cast<int>(std::ceil(-std::log10(complement))));
+  std::string text = fmt::format("{:.{}f}", p * 100, decimals);
+  // Rounding may still reach 100 (99.96 at one decimal): add decimals until it does not.
+  while (text.starts_with("100") && decimals < 12) text = fmt::format("{:.{}f}", p * 100, ++decimals);
+  // Trailing zeros add no information: 95.0% is 95%.
+  if (text.find('.') != std::string::npos) {
+    while (text.back() == '0') text.pop_back();
+    if (text.back() == '.') text.pop_back();
+  }
+  return text + "%";
 }
 
 }  // namespace culprit

@@ -20,6 +20,11 @@ std::string DidYouMean(std::string_view word, std::span<const std::string> candi
 /// The last `max_lines` lines of `text`, for error messages showing output tails.
 std::string TailLines(std::string_view text, size_t max_lines);
 
+/// A probability or confidence in [0, 1] as a percentage with as many decimals
+/// as it takes not to round up to a certainty it does not have: 0.95 -> "95%",
+/// 0.99612 -> "99.6%", 1 - 3e-8 -> "99.999997%"; only exactly 1 is "100%".
+std::string FormatProbability(double p);
+
 /// Joins with a separator.
 std::string Join(std::span<const std::string> parts, std::string_view separator);
 

@@ -65,7 +65,16 @@ Result<JudgeResult> RunJudge(const MeasureContext& context, EngineBuilds& builds
                     outcome->sitting.failure->message();
     return result;
   }
-  if (record.verdict == "EFFECT" && record.estimate && record.estimate->ratio > 1) {
+  const FailureComparison& failures = outcome->sitting.failures;
+  const bool candidate_fails_more =
+      failures.differ && failures.WorseArm() == 1 &&
+      failures.Unmeasured(1) * failures.runs[0] > failures.Unmeasured(0) * failures.runs[1];
+  if (candidate_fails_more) {
+    // Never "good": the runs that succeeded may tie, but this commit breaks
+    // where the reference does not. Like any crash it is not "bad" either.
+    result.reason = "skip: the candidate fails more often than the reference: " +
+                    failures.Describe();
+  } else if (record.verdict == "EFFECT" && record.estimate && record.estimate->ratio > 1) {
     result.exit_code = kJudgeBad;
     result.reason =
         fmt::format("bad: {:.3f}x the reference, beyond the band", record.estimate->ratio);

@@ -84,6 +84,18 @@ Record MakeComparisonRecord(const ComparisonPlan& plan, const SittingResult& sit
   record.notes.insert(record.notes.end(), sitting.notes.begin(), sitting.notes.end());
   record.details["seed"] = std::to_string(sitting.seed);
   record.details["pairs_dropped"] = std::to_string(sitting.pairs_dropped);
+  const FailureComparison& failures = sitting.failures;
+  if (failures.failed[0] + failures.failed[1] + failures.timed_out[0] + failures.timed_out[1] > 0) {
+    // Failures are evidence about an arm, so the record keeps their counts
+    // and the test of their difference, not only the surviving pairs.
+    record.details["failures"] =
+        fmt::format("A {}/{} failed, {} timed out; B {}/{} failed, {} timed out", failures.failed[0],
+                    failures.runs[0], failures.timed_out[0], failures.failed[1], failures.runs[1],
+                    failures.timed_out[1]);
+    record.details["failure_test_p"] = fmt::format("{:.4g}", failures.p_value);
+    record.details["failures_differ"] = failures.differ ? "true" : "false";
+    record.details["pairs_censored"] = std::to_string(sitting.pairs_censored);
+  }
   if (sitting.calibration) {
     record.details["calibration_change"] = fmt::format("{:+.4f}", sitting.calibration->change);
   }
@@ -112,18 +124,20 @@ Record MakeComparisonRecord(const ComparisonPlan& plan, const SittingResult& sit
 Result<ComparisonOutcome> RunComparison(const ComparisonPlan& plan, SampleSource& source,
                                         const HostProbe* host, RecordStore& store,
                                         SittingProgress* progress) {
+  CULPRIT_TRY(store.CheckWritable());
   ComparisonOutcome outcome;
   outcome.sitting = RunPairedSitting(source, host, plan.options, progress);
   HostIdentityInfo identity;
   if (host != nullptr) identity = host->Identity();
   outcome.record = MakeComparisonRecord(plan, outcome.sitting, identity);
-  Result<std::filesystem::path> path = store.Write(outcome.record);
-  if (!path) return path.error().WithContext("archiving the result");
-  outcome.record_path = *path;
+  RecordStore::Archived archived = store.WriteOrFallback(outcome.record);
+  outcome.record_path = archived.path;
+  outcome.archive_error = archived.error;
   return outcome;
 }
 
 Status OutcomeStatus(const ComparisonOutcome& outcome) {
+  if (outcome.archive_error) return *outcome.archive_error;
   if (outcome.sitting.failure) {
     return outcome.sitting.failure->WithContext(
         fmt::format("the sitting could not reach a verdict (record {})",

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,7 +48,11 @@ struct ComparisonPlan {
 struct ComparisonOutcome {
   SittingResult sitting;
   Record record;
-  std::filesystem::path record_path;
+  std::filesystem::path record_path;  ///< In the archive, or the fallback file (archive_error).
+  /// The archive refused the record at the end (disk full, directory gone):
+  /// it was written to record_path outside the archive instead, if even that
+  /// worked (else record_path is empty and the record exists only in memory).
+  std::optional<Error> archive_error;
 };
 
 /// Builds the record of a sitting (pure: no I/O).
@@ -56,14 +61,18 @@ Record MakeComparisonRecord(const ComparisonPlan& plan, const SittingResult& sit
 
 /// Runs the sitting with `source` (arm 0 = plan.a, 1 = plan.b) and archives it,
 /// whatever happened: a broken arm, a NULL, an interrupted sitting are all
-/// records. Only a failure to write the record is an error here; use
-/// OutcomeStatus to turn a broken or interrupted sitting into one.
+/// records. An archive that is not writable is an error before anything is
+/// measured; one that fails at the end does not lose the result: the outcome
+/// carries archive_error and the record is in a fallback file. Use
+/// OutcomeStatus to turn a broken, interrupted or unarchived sitting into an
+/// error after showing the result.
 Result<ComparisonOutcome> RunComparison(const ComparisonPlan& plan, SampleSource& source,
                                         const HostProbe* host, RecordStore& store,
                                         SittingProgress* progress);
 
 /// Error when the sitting failed (its arms kept failing) or was interrupted,
-/// naming the record that holds what was measured.
+/// naming the record that holds what was measured, or when the record could
+/// not be archived (naming the fallback file).
 Status OutcomeStatus(const ComparisonOutcome& outcome);
 
 /// Host snapshot in the record's terms.

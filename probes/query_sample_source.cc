@@ -15,6 +15,16 @@ SampleOutcome QuerySampleSource::Run(int arm) {
   outcome.system_ms = result.system_ms;
   outcome.max_rss_kb = result.max_rss_kb;
   if (!result.ok()) {
+    if (result.outcome == ProcessOutcome::kTimedOut) {
+      // Censored, not lost: the run took longer than the timeout. Only a
+      // wall-time metric knows the bound in its own unit; for a metric the
+      // engine prints, the sitting ranks it above every completed run.
+      outcome.timed_out = true;
+      if (spec.metric.kind == MetricRule::Kind::kWall) {
+        outcome.censor_value = static_cast<double>(spec.process.timeout.count()) *
+                               spec.metric.wall_units_per_ms;
+      }
+    }
     outcome.failure = result.Describe(spec.process);
     std::string tail = TailLines(result.stderr_text, 3);
     if (!tail.empty()) outcome.failure += "; stderr ends: " + tail;

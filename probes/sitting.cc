@@ -29,6 +29,10 @@ class SittingRun {
     sample.ok = outcome.ok;
     sample.value = outcome.ok ? outcome.value : 0;
     sample.failure = outcome.failure;
+    if (!outcome.ok && outcome.timed_out && !warmup) {
+      sample.censored = true;
+      sample.value = outcome.censor_value;
+    }
     // Log ratios need positive values; a zero or negative metric is not a time.
     if (sample.ok && !(std::isfinite(outcome.value) && outcome.value > 0)) {
       sample.ok = false;
@@ -99,141 +103,300 @@ int FailedSamples(const std::vector<Sample>& samples, int arm) {
   return failed;
 }
 
-SittingResult RunPairedSitting(SampleSource& source, const HostProbe* host,
-                               const SittingOptions& options, SittingProgress* progress) {
-  SittingResult r;
-  r.seed = PickSeed(options.seed);
-  std::mt19937_64 rng(r.seed);
-  const int max_failed = options.max_failed_samples > 0 ? options.max_failed_samples
-                                                        : std::max(5, options.max_pairs / 4);
-  r.looks = LookSchedule(options.min_pairs, options.max_pairs);
-  // Pocock-type spending: a large effect can stop at the first look (10
-  // pairs), which is most of culprit's work; O'Brien–Fleming would keep the
-  // first two looks from ever stopping. The price is a wider final interval.
-  const std::vector<double> alphas = SpendAlpha(1 - options.confidence, r.looks, Spending::kPocock);
-  SittingRun run(source, r);
+namespace {
 
-  Snapshot(host, progress, "calibrating (start)", r.start);
+/// One kept pair, as measured: a timed-out side is censored and gets its
+/// value only when the pairs are analysed (see CensoredLogRatios).
+struct KeptPair {
+  double value[2] = {0, 0};
+  bool censored[2] = {false, false};
+};
 
-  // Warm-up: each arm runs alternately; a warm-up that fails on every try
-  // means the arm's command is broken, and no amount of pairs will fix that.
-  if (options.warmup > 0 && progress) progress->OnPhase("warming up");
-  int warmup_ok[2] = {0, 0};
-  for (int i = 0; i < options.warmup && !InterruptRequested(); ++i) {
+// ln(B) - ln(A) of every kept pair. A censored side is "slower than its
+// bound": it is given the larger of its bound and the slowest completed run
+// of the sitting, so in the ranks it sits above every completed run of its
+// arm. The signed-rank statistics only use the order of the differences
+// near the middle, so the exact stand-in value matters little; what matters
+// is that the slow run is counted as slow instead of being dropped.
+std::vector<double> CensoredLogRatios(const std::vector<KeptPair>& pairs) {
+  double slowest = 0;
+  for (const KeptPair& p : pairs) {
     for (int arm : {0, 1}) {
-      if (InterruptRequested()) break;
-      if (r.samples[run.Take(arm, -1, true)].ok) ++warmup_ok[arm];
+      if (!p.censored[arm]) slowest = std::max(slowest, p.value[arm]);
     }
   }
-  if (!InterruptRequested() && options.warmup > 0 && (warmup_ok[0] == 0 || warmup_ok[1] == 0)) {
-    r.failure = Error(fmt::format("every warm-up run failed; {}", run.first_failure()));
+  std::vector<double> d;
+  d.reserve(pairs.size());
+  for (const KeptPair& p : pairs) {
+    double v[2];
+    for (int arm : {0, 1}) v[arm] = p.censored[arm] ? std::max(p.value[arm], slowest) : p.value[arm];
+    d.push_back(std::log(v[1]) - std::log(v[0]));
+  }
+  return d;
+}
+
+class PairedSitting {
+ public:
+  PairedSitting(SampleSource& source, const HostProbe* host, const SittingOptions& options,
+                SittingProgress* progress, SittingResult& result)
+      : host_(host), options_(options), progress_(progress), r_(result), run_(source, result) {
+    r_.seed = PickSeed(options.seed);
+    rng_.seed(r_.seed);
+    max_failed_ = options.max_failed_samples > 0 ? options.max_failed_samples
+                                                 : std::max(5, options.max_pairs / 4);
+    r_.looks = LookSchedule(options.min_pairs, options.max_pairs);
+    // Pocock-type spending: a large effect can stop at the first look (10
+    // pairs), which is most of culprit's work; O'Brien–Fleming would keep the
+    // first two looks from ever stopping. The price is a wider final interval.
+    alphas_ = SpendAlpha(1 - options.confidence, r_.looks, Spending::kPocock);
   }
 
-  std::vector<double>& kept = r.log_ratios;
-  size_t look = 0;
-  int pair_number = 0;
-  bool decided = false;
-  while (!r.failure && !decided && look < r.looks.size()) {
-    if (InterruptRequested()) {
-      r.interrupted = true;
-      break;
+  void Run() {
+    Snapshot(host_, progress_, "calibrating (start)", r_.start);
+    WarmUp();
+    while (!r_.failure && !decided_ && look_ < r_.looks.size()) {
+      if (InterruptRequested()) {
+        r_.interrupted = true;
+        break;
+      }
+      if (!TakeBlock()) {
+        if (r_.interrupted) break;
+        continue;
+      }
+      if (kept_.size() >= static_cast<size_t>(r_.looks[look_])) Look();
+      if (progress_) {
+        std::optional<double> ratio;
+        if (r_.shift) ratio = std::exp(r_.shift->estimate);
+        progress_->OnProgress(r_.pairs_kept,
+                              look_ < r_.looks.size() ? r_.looks[look_] : r_.pairs_kept, ratio);
+      }
     }
-    // One block: an AB pair and a BA pair in random order. A failure drops
-    // the whole block, so the kept pairs stay balanced between the orders.
-    const bool a_first = (rng() & 1) != 0;
+    Snapshot(host_, progress_, "calibrating (end)", r_.end);
+    CheckCalibrationDrift(r_);
+    NoteHostChanges(host_, r_);
+    for (size_t i = 1; i < r_.checkpoint_calibrations_ms.size(); ++i) {
+      CalibrationCheck jump = CheckCalibration(r_.checkpoint_calibrations_ms[i - 1],
+                                               r_.checkpoint_calibrations_ms[i]);
+      if (jump.drifted) r_.notes.push_back("between looks: " + jump.message);
+    }
+    r_.log_ratios = CensoredLogRatios(kept_);
+    if (!r_.failure) Conclude();
+  }
+
+ private:
+  // Warm-up: each arm runs alternately. A failed warm-up is retried a few
+  // times (one flaky start is noise); an arm none of whose warm-ups succeeds
+  // is broken, and no amount of pairs will fix that.
+  void WarmUp() {
+    if (options_.warmup <= 0) return;
+    if (progress_) progress_->OnPhase("warming up");
+    int ok[2] = {0, 0}, tries[2] = {0, 0};
+    auto take = [&](int arm) {
+      ++tries[arm];
+      if (r_.samples[run_.Take(arm, -1, true)].ok) ++ok[arm];
+    };
+    for (int i = 0; i < options_.warmup; ++i) {
+      for (int arm : {0, 1}) {
+        if (InterruptRequested()) return;
+        take(arm);
+      }
+    }
+    for (int retry = 0; retry < options_.warmup_retries; ++retry) {
+      for (int arm : {0, 1}) {
+        if (InterruptRequested()) return;
+        if (ok[arm] == 0) take(arm);
+      }
+    }
+    for (int arm : {0, 1}) {
+      if (ok[arm] == 0) {
+        r_.failure = Error(fmt::format("every warm-up run of arm {} failed ({} tries); {}",
+                                       ArmLetter(arm), tries[arm], run_.first_failure()));
+        return;
+      }
+    }
+  }
+
+  // One sample of a pair; records it in the failure counts. Returns false
+  // when the block must be dropped (a failure other than a timeout).
+  bool TakeMeasured(int arm, int pair, KeptPair& into, std::vector<size_t>& block_samples) {
+    size_t index = run_.Take(arm, pair, false);
+    block_samples.push_back(index);
+    Sample& sample = r_.samples[index];
+    ++r_.failures.runs[arm];
+    if (sample.ok) {
+      into.value[arm] = sample.value;
+      return true;
+    }
+    if (sample.censored) {
+      ++r_.failures.timed_out[arm];
+      into.value[arm] = sample.value;
+      into.censored[arm] = true;
+      return true;
+    }
+    ++r_.failures.failed[arm];
+    return false;
+  }
+
+  // One block: an AB pair and a BA pair in random order. A failure other
+  // than a timeout drops the whole block, so the kept pairs stay balanced
+  // between the orders (the failure itself is counted per arm and tested).
+  // A pair whose two sides both timed out says nothing about the ratio and
+  // is dropped the same way. Returns whether the block was kept.
+  bool TakeBlock() {
+    const bool a_first = (rng_() & 1) != 0;
     std::vector<size_t> block_samples;
-    std::vector<double> block_d;
+    std::vector<KeptPair> block;
     bool block_ok = true;
     for (int p = 0; p < 2 && block_ok; ++p) {
       const int first = ((p == 0) == a_first) ? 0 : 1;
-      double value[2] = {0, 0};
+      KeptPair pair;
       for (int arm : {first, 1 - first}) {
         if (InterruptRequested()) {
-          r.interrupted = true;
+          r_.interrupted = true;
           block_ok = false;
           break;
         }
-        size_t index = run.Take(arm, pair_number, false);
-        block_samples.push_back(index);
-        if (!r.samples[index].ok) {
+        if (!TakeMeasured(arm, pair_number_, pair, block_samples)) {
           block_ok = false;
           break;
         }
-        value[arm] = r.samples[index].value;
       }
-      if (block_ok) block_d.push_back(std::log(value[1]) - std::log(value[0]));
-      ++pair_number;
+      if (block_ok && pair.censored[0] && pair.censored[1]) block_ok = false;
+      if (block_ok) block.push_back(pair);
+      ++pair_number_;
     }
     if (!block_ok) {
-      for (size_t index : block_samples) r.samples[index].dropped = true;
-      r.pairs_dropped += static_cast<int>(block_d.size()) + 1;
-      if (r.interrupted) break;
-      if (r.failed_samples >= max_failed) {
-        r.failure = Error(fmt::format("{} samples failed, the limit for this sitting; first: {}",
-                                      r.failed_samples, run.first_failure()));
+      for (size_t index : block_samples) r_.samples[index].dropped = true;
+      r_.pairs_dropped += static_cast<int>(block.size()) + 1;
+      if (!r_.interrupted && r_.failed_samples >= max_failed_) {
+        r_.failure = Error(fmt::format("{} samples failed, the limit for this sitting; first: {}",
+                                       r_.failed_samples, run_.first_failure()));
       }
-      continue;
+      return false;
     }
-    kept.insert(kept.end(), block_d.begin(), block_d.end());
-    r.pairs_kept += 2;
+    for (const KeptPair& pair : block) r_.pairs_censored += pair.censored[0] || pair.censored[1];
+    kept_.insert(kept_.end(), block.begin(), block.end());
+    r_.pairs_kept += 2;
+    return true;
+  }
 
-    std::optional<double> ratio;
-    if (r.shift) ratio = std::exp(r.shift->estimate);
-    if (kept.size() >= static_cast<size_t>(r.looks[look])) {
-      Result<ShiftEstimate> shift = SignedRankEstimate(kept, 1 - alphas[look]);
-      if (shift) {
-        r.shift = *shift;
-        r.nominal_confidence = 1 - alphas[look];
-        ratio = std::exp(shift->estimate);
-        decided = IsDecisive(*shift, options.band);
+  void TestFailures(double alpha) {
+    FailureComparison& f = r_.failures;
+    f.p_value = FisherExactTwoSided(f.Unmeasured(0), f.runs[0], f.Unmeasured(1), f.runs[1]);
+    f.differ = f.p_value < alpha;
+  }
+
+  // A planned look: the interval at this look's spent confidence, and the
+  // failure-rate test at the same alpha. Either can end the sitting.
+  void Look() {
+    std::vector<double> d = CensoredLogRatios(kept_);
+    Result<ShiftEstimate> shift = SignedRankEstimate(d, 1 - alphas_[look_]);
+    if (shift) {
+      r_.shift = *shift;
+      r_.nominal_confidence = 1 - alphas_[look_];
+      decided_ = IsDecisive(*shift, options_.band);
+    }
+    TestFailures(alphas_[look_]);
+    // A NULL claims the arms are the same; it may stop the sitting early only
+    // when the failures give no hint that they are not (p >= 0.5: a lone
+    // failure passes). Otherwise sampling goes on, so the failure counts get
+    // the whole budget's power before a tie can be stated.
+    if (decided_ && r_.shift && Decide(*r_.shift, options_.band).verdict == Verdict::kNull &&
+        r_.failures.p_value < 0.5) {
+      decided_ = false;
+    }
+    decided_ = decided_ || r_.failures.differ;
+    ++look_;
+    if (!decided_ && look_ < r_.looks.size() && options_.calibrate_between_looks && host_) {
+      if (progress_) progress_->OnPhase("calibrating (between looks)");
+      HostSnapshot checkpoint = host_->Snapshot(true);
+      if (checkpoint.calibration_ms) {
+        r_.checkpoint_calibrations_ms.push_back(*checkpoint.calibration_ms);
       }
-      ++look;
-      if (!decided && look < r.looks.size() && options.calibrate_between_looks && host) {
-        if (progress) progress->OnPhase("calibrating (between looks)");
-        HostSnapshot checkpoint = host->Snapshot(true);
-        if (checkpoint.calibration_ms) {
-          r.checkpoint_calibrations_ms.push_back(*checkpoint.calibration_ms);
+    }
+  }
+
+  void Conclude() {
+    if (r_.pairs_censored > 0) {
+      r_.notes.push_back(fmt::format(
+          "{} kept pairs hold a timed-out run, counted as slower than the timeout (censored)",
+          r_.pairs_censored));
+    }
+    if (r_.interrupted) {
+      // Stopping at an arbitrary point is not one of the planned looks, so no
+      // verdict can claim the stated error rates: report the estimate, decide nothing.
+      if (r_.log_ratios.size() >= 2) {
+        size_t next = std::min(look_, r_.looks.size() - 1);
+        Result<ShiftEstimate> shift = SignedRankEstimate(r_.log_ratios, 1 - alphas_[next]);
+        if (shift) {
+          r_.shift = *shift;
+          r_.nominal_confidence = 1 - alphas_[next];
         }
       }
+      r_.verdict = InconclusiveBecause(fmt::format(
+          "interrupted after {} pairs, before the sitting could decide", r_.pairs_kept));
+      r_.notes.push_back(r_.verdict->explanation);
+      return;
     }
-    if (progress) {
-      progress->OnProgress(r.pairs_kept, look < r.looks.size() ? r.looks[look] : r.pairs_kept,
-                           ratio);
+    if (!r_.shift) {
+      r_.verdict = InconclusiveBecause(
+          fmt::format("only {} pairs were kept, too few for an interval", r_.pairs_kept));
+    } else {
+      r_.verdict = Decide(*r_.shift, options_.band);
     }
-  }
-
-  Snapshot(host, progress, "calibrating (end)", r.end);
-  CheckCalibrationDrift(r);
-  NoteHostChanges(host, r);
-  for (size_t i = 1; i < r.checkpoint_calibrations_ms.size(); ++i) {
-    CalibrationCheck jump =
-        CheckCalibration(r.checkpoint_calibrations_ms[i - 1], r.checkpoint_calibrations_ms[i]);
-    if (jump.drifted) r.notes.push_back("between looks: " + jump.message);
-  }
-  if (r.failure) return r;
-
-  if (r.interrupted) {
-    // Stopping at an arbitrary point is not one of the planned looks, so no
-    // verdict can claim the stated error rates: report the estimate, decide nothing.
-    if (kept.size() >= 2) {
-      size_t next = std::min(look, r.looks.size() - 1);
-      Result<ShiftEstimate> shift = SignedRankEstimate(kept, 1 - alphas[next]);
-      if (shift) {
-        r.shift = *shift;
-        r.nominal_confidence = 1 - alphas[next];
+    const FailureComparison& f = r_.failures;
+    if (f.differ) {
+      std::string differ = "the arms differ in failures: " + f.Describe();
+      if (r_.verdict->verdict == Verdict::kNull) {
+        // The surviving pairs tie, but an arm that fails more often is not
+        // the same as the other: a tie would hide exactly what matters.
+        r_.verdict = InconclusiveBecause(differ + "; the timings of the runs that succeeded tie, "
+                                                  "so this is not a NULL");
+        r_.verdict->excludes_zero = false;
+      } else {
+        r_.verdict->explanation += "; " + differ;
       }
+      r_.notes.push_back(differ);
+    } else if (f.Unmeasured(0) + f.Unmeasured(1) > 0) {
+      r_.notes.push_back("failed or timed-out runs: " + f.Describe());
     }
-    r.verdict = InconclusiveBecause(
-        fmt::format("interrupted after {} pairs, before the sitting could decide", r.pairs_kept));
-    r.notes.push_back(r.verdict->explanation);
-    return r;
   }
-  if (!r.shift) {
-    r.verdict = InconclusiveBecause(
-        fmt::format("only {} pairs were kept, too few for an interval", r.pairs_kept));
-    return r;
-  }
-  r.verdict = Decide(*r.shift, options.band);
+
+  const HostProbe* host_;
+  const SittingOptions& options_;
+  SittingProgress* progress_;
+  SittingResult& r_;
+  SittingRun run_;
+  std::mt19937_64 rng_;
+  int max_failed_ = 0;
+  std::vector<double> alphas_;
+  std::vector<KeptPair> kept_;
+  size_t look_ = 0;
+  int pair_number_ = 0;
+  bool decided_ = false;
+};
+
+}  // namespace
+
+std::string FailureComparison::Describe() const {
+  // The arm that failed more is named first: that is the news.
+  const int worse = WorseArm();
+  const int other = 1 - worse;
+  auto arm = [&](int i) {
+    std::string text = fmt::format("{} of {} runs", Unmeasured(i), runs[i]);
+    if (timed_out[i] > 0) text += fmt::format(" ({} timed out)", timed_out[i]);
+    return text;
+  };
+  std::string text = fmt::format("{} failed {}, {} {}", ArmLetter(worse), arm(worse),
+                                 ArmLetter(other), arm(other));
+  if (p_value < 1) text += fmt::format(" (Fisher's exact test p = {:.2g})", p_value);
+  return text;
+}
+
+SittingResult RunPairedSitting(SampleSource& source, const HostProbe* host,
+                               const SittingOptions& options, SittingProgress* progress) {
+  SittingResult r;
+  PairedSitting(source, host, options, progress, r).Run();
   return r;
 }
 

@@ -6,6 +6,7 @@
 // handling of failed samples and Ctrl-C. Everything it measured is returned in
 // execution order, dropped samples included, so the record can show it all.
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -25,6 +26,10 @@ struct SampleOutcome {
   bool ok = false;
   double value = 0;     ///< In the query's unit; meaningful when ok.
   std::string failure;  ///< Why it is not a number, when !ok.
+  /// The run exceeded its timeout: a censored observation ("slower than
+  /// censor_value"), kept in the statistics rather than dropped.
+  bool timed_out = false;
+  double censor_value = 0;  ///< The timeout in the query's unit; 0 when the metric has none.
   double wall_ms = 0, user_ms = 0, system_ms = 0;
   long max_rss_kb = 0;
 };
@@ -57,6 +62,29 @@ struct SittingOptions {
   bool calibrate_between_looks = false;
   uint64_t seed = 0;         ///< Order randomization; 0 picks one (recorded either way).
   int max_failed_samples = 0;  ///< Stop as broken after this many; 0: max(5, max_pairs / 4).
+  /// A failed warm-up run is retried up to this many times per arm before the
+  /// arm is declared broken: one flaky start is infrastructure noise.
+  int warmup_retries = 3;
+};
+
+/// Runs that gave no number, per arm, over the measured (not warm-up) runs, and Fisher's exact
+/// test of the difference in their rates. A difference makes NULL impossible: two arms that
+/// fail, or exceed the timeout, at different rates are not the same, whatever the pairs that
+/// survived say. (A timed-out run is also kept in the ranks as censored; a crash is not.)
+struct FailureComparison {
+  int failed[2] = {0, 0};     ///< Crashes, non-zero exits, missing metrics.
+  int timed_out[2] = {0, 0};  ///< Censored runs.
+  int runs[2] = {0, 0};
+  double p_value = 1;   ///< Fisher's exact test of Unmeasured(0)/runs[0] vs Unmeasured(1)/runs[1].
+  bool differ = false;  ///< p_value below the alpha of the look that tested it.
+
+  int Unmeasured(int arm) const { return failed[arm] + timed_out[arm]; }
+  /// The arm with the higher rate of unmeasured runs (B on a tie).
+  int WorseArm() const {
+    return Unmeasured(1) * std::max(runs[0], 1) >= Unmeasured(0) * std::max(runs[1], 1) ? 1 : 0;
+  }
+  /// "B failed 10 of 40 runs (8 timed out), A 0 of 40 runs (Fisher's exact test p = 0.0012)".
+  std::string Describe() const;
 };
 
 /// Everything one sitting measured and concluded.
@@ -75,6 +103,8 @@ struct SittingResult {
   std::optional<CalibrationCheck> calibration;
   bool interrupted = false;
   std::optional<Error> failure;        ///< Set when the arms kept failing: no verdict.
+  FailureComparison failures;
+  int pairs_censored = 0;              ///< Kept pairs with one side timed out.
   std::vector<std::string> notes;
   uint64_t seed = 0;
 };

@@ -301,4 +301,32 @@ Result<ShiftEstimate> RankSumEstimate(std::span<const double> x, std::span<const
   return result;
 }
 
+double FisherExactTwoSided(int a_failed, int a_runs, int b_failed, int b_runs) {
+  if (a_runs <= 0 || b_runs <= 0 || a_failed < 0 || b_failed < 0 || a_failed > a_runs ||
+      b_failed > b_runs) {
+    return 1;
+  }
+  const int failed = a_failed + b_failed;
+  const int runs = a_runs + b_runs;
+  if (failed == 0 || failed == runs) return 1;
+  // P(A has x failures | margins) is hypergeometric: C(a_runs, x) C(b_runs, failed - x) /
+  // C(runs, failed), computed on the log scale so large sittings do not overflow.
+  auto log_choose = [](int n, int k) {
+    return std::lgamma(n + 1.0) - std::lgamma(k + 1.0) - std::lgamma(n - k + 1.0);
+  };
+  const double log_total = log_choose(runs, failed);
+  auto probability = [&](int x) {
+    return std::exp(log_choose(a_runs, x) + log_choose(b_runs, failed - x) - log_total);
+  };
+  const double observed = probability(a_failed);
+  double p = 0;
+  for (int x = std::max(0, failed - b_runs); x <= std::min(failed, a_runs); ++x) {
+    double px = probability(x);
+    // Tables as likely as the observed one count too; the tolerance keeps rounding from
+    // splitting ties (R's fisher.test uses the same relative 1e-7).
+    if (px <= observed * (1 + 1e-7)) p += px;
+  }
+  return std::min(1.0, p);
+}
+
 }  // namespace culprit

@@ -111,4 +111,10 @@ Result<ShiftEstimate> SignedRankEstimate(std::span<const double> d, double confi
 Result<ShiftEstimate> RankSumEstimate(std::span<const double> x, std::span<const double> y,
                                       double confidence, RankMethod method = RankMethod::kAuto);
 
+/// Fisher's exact test of two proportions, two-sided: the probability, with the margins of the
+/// 2x2 table fixed, of a table at most as likely as the observed one (a_failed of a_runs against
+/// b_failed of b_runs). 1 when either arm has no runs or nothing failed or everything did.
+/// Used for failure rates: a run that crashes is information about its arm.
+double FisherExactTwoSided(int a_failed, int a_runs, int b_failed, int b_runs);
+
 }  // namespace culprit

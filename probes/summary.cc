@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "base/strings.h"
+
 namespace culprit {
 namespace {
 
@@ -47,9 +49,9 @@ std::string FormatComparisonSummary(const ComparisonOutcome& outcome) {
                      BandPercent(r.band));
   if (!r.verdict_detail.empty()) out += "  " + r.verdict_detail + "\n";
   if (r.estimate) {
-    out += fmt::format("  {} pairs kept, {} dropped; interval at {:.1f}% confidence{}\n",
+    out += fmt::format("  {} pairs kept, {} dropped; interval at {} confidence{}\n",
                        outcome.sitting.pairs_kept, outcome.sitting.pairs_dropped,
-                       r.estimate->confidence * 100,
+                       FormatProbability(r.estimate->confidence),
                        r.estimate->exact ? " (exact)" : " (normal approximation)");
   }
   out += FormatHostDrift(r.start, r.end) + "\n";

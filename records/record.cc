@@ -55,6 +55,10 @@ Json SampleToJson(const Sample& sample) {
   Json out{{"sequence", sample.sequence}, {"arm", sample.arm},        {"pair", sample.pair},
            {"warmup", sample.warmup},     {"ok", sample.ok},          {"value", nullptr},
            {"failure", sample.failure},   {"dropped", sample.dropped}};
+  if (sample.censored) {
+    out["censored"] = true;
+    out["value"] = Number(sample.value);  // a lower bound: the run took longer
+  }
   if (sample.ok && std::isfinite(sample.value)) {
     out["value"] = sample.value;
   } else if (sample.ok) {
@@ -389,6 +393,7 @@ Record FromJson(const Json& j) {
       sample.value = value.value_or(0);
       sample.failure = GetString(s, "failure", path);
       sample.dropped = GetBool(s, "dropped", false, path);
+      sample.censored = GetBool(s, "censored", false, path);
       sample.wall_ms = GetNumber(s, "wall_ms", 0, path);
       sample.user_ms = GetNumber(s, "user_ms", 0, path);
       sample.system_ms = GetNumber(s, "system_ms", 0, path);

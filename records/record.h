@@ -35,6 +35,9 @@ struct Sample {
   std::string failure;  ///< Why it failed (timed out, crashed, no metric ...).
   bool dropped =
       false;  ///< Excluded from statistics (its pair failed, or balance); kept for honesty.
+  /// A timed-out run: not ok, yet in the statistics as a censored observation ("slower than
+  /// `value`", the timeout in the query's unit, or 0 when the metric has no such bound).
+  bool censored = false;
   double wall_ms = 0, user_ms = 0, system_ms = 0;
   long max_rss_kb = 0;
 

@@ -1,5 +1,7 @@
 #include "records/record_store.h"
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -124,6 +126,61 @@ Result<std::filesystem::path> RecordStore::Write(Record& record) {
   return Error(fmt::format("cannot write record: {} ids starting with {} were all taken in {}",
                            kMaxIdAttempts, stem, dir_.string()))
       .WithHint("something is writing records in a loop; check the records directory");
+}
+
+Status RecordStore::CheckWritable() const {
+  std::error_code ec;
+  std::filesystem::create_directories(dir_, ec);
+  const std::filesystem::path probe =
+      dir_ / fmt::format(".culprit-write-check-{}", static_cast<long>(getpid()));
+  Status written = ec ? Status(Error(ec.message())) : WriteFileAtomically(probe, "");
+  std::filesystem::remove(probe, ec);
+  if (!written) {
+    return Error(fmt::format("the records directory {} is not writable: {}", dir_.string(),
+                             written.error().message()))
+        .WithHint("nothing was measured; set [records] dir in culprit.toml to a writable "
+                  "directory, or free space there");
+  }
+  return {};
+}
+
+Result<std::filesystem::path> RecordStore::WriteFallback(Record& record) const {
+  if (record.time.empty()) record.time = NowIsoUtc();
+  if (record.id.empty()) {
+    auto time = ParseIsoUtc(record.time);
+    record.id = fmt::format("{}-{}-{}-{:04x}", time ? FormatCompactUtc(*time) : "unknown-time",
+                            SanitizeIdPart(record.kind), SanitizeIdPart(record.query),
+                            random_suffix_() & 0xffffu);
+  }
+  std::error_code ec;
+  std::filesystem::path dir = std::filesystem::temp_directory_path(ec);
+  if (ec) dir = "/tmp";
+  std::filesystem::path path = dir / ("culprit-unarchived-" + record.id + std::string(kExtension));
+  Status written = WriteFileAtomically(path, RecordToJson(record), ExistingFile::kRefuse);
+  if (!written) return written.error().WithContext("cannot write the record anywhere");
+  return path;
+}
+
+RecordStore::Archived RecordStore::WriteOrFallback(Record& record) {
+  Archived out;
+  Result<std::filesystem::path> archived = Write(record);
+  if (archived) {
+    out.path = *archived;
+    return out;
+  }
+  Error error = archived.error().WithContext("archiving the result");
+  Result<std::filesystem::path> fallback = WriteFallback(record);
+  if (fallback) {
+    out.path = *fallback;
+    out.error = error.WithHint(fmt::format(
+        "the whole record was written to {} instead; move it into {} when the archive is "
+        "writable again",
+        fallback->string(), dir_.string()));
+  } else {
+    out.error = error.WithHint("the record could not be written anywhere; rerun with --json to "
+                               "print it");
+  }
+  return out;
 }
 
 RecordStore::Listing RecordStore::List() const {

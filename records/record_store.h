@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -30,6 +31,27 @@ class RecordStore {
   /// suffix; a caller-given id that exists is an error. Creates the directory.
   /// Returns the path. On error the record's id is left as it was.
   Result<std::filesystem::path> Write(Record& record);
+
+  /// Checks, before anything is measured, that Write can succeed: creates the
+  /// directory if missing and creates and removes a file in it. The error
+  /// names the directory and says how to choose another, so a sitting is never
+  /// measured only to be lost at the end.
+  Status CheckWritable() const;
+
+  /// Where a record goes when Write failed after the work was done, so it is
+  /// never lost: <temp dir>/culprit-unarchived-<id>.json (the id assigned if
+  /// empty, as Write does). Returns that path.
+  Result<std::filesystem::path> WriteFallback(Record& record) const;
+
+  /// Where a finished result ended up.
+  struct Archived {
+    std::filesystem::path path;  ///< The archived file, the fallback file, or empty.
+    /// Set when the archive refused the record; its hint names the fallback file.
+    std::optional<Error> error;
+  };
+  /// Write, and when that fails WriteFallback: the result of finished work is
+  /// never thrown away because the archive broke at the end.
+  Archived WriteOrFallback(Record& record);
 
   struct Listing {
     std::vector<Record> records;

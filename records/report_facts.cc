@@ -6,6 +6,8 @@
 #include <cmath>
 #include <vector>
 
+#include "base/strings.h"
+
 namespace culprit {
 
 ArmFacts SummarizeArm(const Record& record, int arm) {
@@ -44,9 +46,9 @@ std::string FormatValue(double value) {
 std::string FormatChange(double ratio) { return fmt::format("{:+.1f}%", (ratio - 1) * 100); }
 
 std::string FormatEstimate(const Estimate& e) {
-  return fmt::format("{:.3f} ({}), {:.0f}% CI [{:.3f}, {:.3f}], {} pairs{}", e.ratio,
-                     FormatChange(e.ratio), e.confidence * 100, e.low, e.high, e.pairs,
-                     e.exact ? ", exact" : "");
+  return fmt::format("{:.3f} ({}), {} CI [{:.3f}, {:.3f}], {} pairs{}", e.ratio,
+                     FormatChange(e.ratio), FormatProbability(e.confidence), e.low, e.high,
+                     e.pairs, e.exact ? ", exact" : "");
 }
 
 std::string FormatBand(double band) { return fmt::format("±{:.1f}%", band * 100); }

@@ -29,5 +29,17 @@ TEST(TailLines, KeepsLastLines) {
   EXPECT_EQ(TailLines("", 3), "");
 }
 
+TEST(FormatProbability, ShowsThePrecisionItHasAndNeverRoundsToCertainty) {
+  EXPECT_EQ(FormatProbability(0.95), "95%");
+  EXPECT_EQ(FormatProbability(0.5), "50%");
+  EXPECT_EQ(FormatProbability(0.99612), "99.6%");
+  EXPECT_EQ(FormatProbability(0.9996), "99.96%");
+  EXPECT_EQ(FormatProbability(0.99996), "99.996%");
+  EXPECT_EQ(FormatProbability(1 - 3e-8), "99.999997%");
+  EXPECT_EQ(FormatProbability(0.999), "99.9%");
+  EXPECT_EQ(FormatProbability(1.0), "100%");
+  EXPECT_EQ(FormatProbability(0.0), "0%");
+}
+
 }  // namespace
 }  // namespace culprit

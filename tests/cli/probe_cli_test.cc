@@ -103,6 +103,7 @@ dir = "records"
   }
 
   fs::path Config() const { return dir_.path() / "culprit.toml"; }
+  void InterruptAndCheck(const std::vector<int>& signals);
   fs::path RecordsDir() const { return dir_.path() / "records"; }
 
   // Runs `culprit ARGS... --config DIR/culprit.toml` from the temporary
@@ -307,7 +308,22 @@ int CountLines(const fs::path& path) {
   return n;
 }
 
-TEST_F(ProbeCliTest, InterruptKeepsWhatWasMeasured) {
+// An archive that cannot be written is found before a single run, not after
+// a whole sitting whose verdict would then be lost.
+TEST_F(ProbeCliTest, UnwritableRecordsDirectoryFailsBeforeMeasuring) {
+  fs::remove_all(RecordsDir());
+  WriteTextFile(RecordsDir(), "a file where the records directory should be");
+  ProcessResult r = Culprit({"probe", "-q", "long", "-o", "A=1"});
+  EXPECT_EQ(r.exit_code, 1) << Show(r);
+  EXPECT_TRUE(Contains(r.stderr_text, "is not writable")) << Show(r);
+  EXPECT_FALSE(fs::exists(dir_.path() / "runs.log")) << "it measured first:\n" << Show(r);
+}
+
+// Starts a long probe, waits until it measures, delivers `signals` (back to
+// back, as `timeout -s INT` or a CI runner does) and checks that everything
+// measured was archived and the exit is 130.
+void ProbeCliTest::InterruptAndCheck(const std::vector<int>& signals) {
+  fs::remove(dir_.path() / "runs.log");
   // A sitting that cannot stop early: its only look is at 160 pairs (about 20 s).
   const std::vector<std::string> args = {
       CULPRIT_EXE,   "probe", "-q",          "long", "-o",       "SOME_IGNORED_VAR=1", "--json",
@@ -340,7 +356,7 @@ TEST_F(ProbeCliTest, InterruptKeepsWhatWasMeasured) {
   }
   ASSERT_FALSE(exited_early) << "culprit ended before the interrupt:\n" << ReadAll(err);
   ASSERT_GE(CountLines(runs_log), 8) << ReadAll(err);
-  ASSERT_EQ(kill(pid, SIGINT), 0);
+  for (int signal_number : signals) ASSERT_EQ(kill(pid, signal_number), 0);
 
   // It finishes the current sample, archives and exits.
   bool exited = false;
@@ -354,7 +370,7 @@ TEST_F(ProbeCliTest, InterruptKeepsWhatWasMeasured) {
   if (!exited) {
     kill(pid, SIGKILL);
     waitpid(pid, &status, 0);
-    FAIL() << "culprit did not stop after SIGINT:\n" << ReadAll(err);
+    FAIL() << "culprit did not stop after the signal:\n" << ReadAll(err);
   }
   const std::string stderr_text = ReadAll(err);
   ASSERT_TRUE(WIFEXITED(status)) << stderr_text;
@@ -382,6 +398,21 @@ TEST_F(ProbeCliTest, InterruptKeepsWhatWasMeasured) {
   EXPECT_GE(record["arms"][0]["ok_samples"].get<int>(), 2) << record["arms"][0];
   // The record on stdout is the archived one.
   EXPECT_EQ(Json::parse(ReadAll(out)), record);
+}
+
+TEST_F(ProbeCliTest, InterruptKeepsWhatWasMeasured) { InterruptAndCheck({SIGINT}); }
+
+// GNU `timeout -s INT` signals culprit and its group: two SIGINTs at once
+// used to quit before saving anything.
+TEST_F(ProbeCliTest, TwoInterruptsAtOnceStillKeepWhatWasMeasured) {
+  InterruptAndCheck({SIGINT, SIGINT});
+}
+
+// CI cancels with SIGTERM; a closed terminal sends SIGHUP.
+TEST_F(ProbeCliTest, TerminateAndHangupKeepWhatWasMeasured) {
+  InterruptAndCheck({SIGTERM});
+  for (const fs::path& record : RecordFiles()) fs::remove(record);
+  InterruptAndCheck({SIGHUP});
 }
 
 }  // namespace

@@ -19,6 +19,9 @@ class ScriptedSource : public SampleSource {
       : ratio_(ratio), sigma_(sigma), rng_(seed) {}
 
   std::function<bool(int call, int arm)> fail = [](int, int) { return false; };
+  /// Which calls time out (a censored run at `censor_value`).
+  std::function<bool(int call, int arm)> time_out = [](int, int) { return false; };
+  double censor_value = 200;
   std::function<void(int call)> on_call = [](int) {};
 
   SampleOutcome Run(int arm) override {
@@ -28,6 +31,12 @@ class ScriptedSource : public SampleSource {
     SampleOutcome outcome;
     if (fail(call, arm)) {
       outcome.failure = "exited with status 3";
+      return outcome;
+    }
+    if (time_out(call, arm)) {
+      outcome.failure = "timed out after 200 ms";
+      outcome.timed_out = true;
+      outcome.censor_value = censor_value;
       return outcome;
     }
     std::normal_distribution<double> noise(0, sigma_);
@@ -194,6 +203,120 @@ TEST(RunPairedSitting, InterruptKeepsSamplesAndGivesNoVerdictClaim) {
   EXPECT_EQ(r.verdict->verdict, Verdict::kInconclusive);
   EXPECT_NE(r.verdict->explanation.find("interrupted"), std::string::npos);
   EXPECT_EQ(r.samples.size(), 10u);  // everything that ran is kept
+}
+
+// The scenario: B takes a slow path (3x) a quarter of the time, and
+// the timeout (2x) cuts those runs short. Dropping the timed-out pairs left
+// only the fast runs of B, which tie with A: a confident wrong NULL in most
+// sittings. Now they are kept as censored ("slower than the timeout") and
+// their rate is tested against A's, so a sitting that sees them never calls
+// the arms a tie.
+TEST(RunPairedSitting, TimeoutsAreCensoredNotDroppedSoAFlakySlowArmIsNeverNull) {
+  int nulls = 0, censored_pairs = 0;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    ScriptedSource source(1.0, 0.02, seed);
+    std::mt19937_64 coin(seed * 7919);
+    source.time_out = [&coin](int, int arm) { return arm == 1 && coin() % 4 == 0; };
+    SittingOptions o = Options();
+    o.seed = seed;
+    SittingResult r = RunPairedSitting(source, nullptr, o, nullptr);
+    ASSERT_TRUE(r.verdict) << "seed " << seed;
+    if (r.verdict->verdict == Verdict::kNull) {
+      ++nulls;
+      // Only a sitting that never saw the slow path may call it a tie: ten
+      // pairs without a timeout happen in 0.75^10 = 6% of sittings.
+      EXPECT_EQ(r.failures.timed_out[1], 0) << "seed " << seed;
+    }
+    censored_pairs += r.pairs_censored;
+    EXPECT_EQ(r.failures.failed[1], 0);  // a timeout is not counted as a crash
+  }
+  EXPECT_LE(nulls, 3);
+  EXPECT_GT(censored_pairs, 0);
+}
+
+// Most of B's runs exceed the timeout: dropped, the rest would tie with A;
+// censored, the sitting sees that B is slower.
+TEST(RunPairedSitting, CensoredTimeoutsTurnATieOfSurvivorsIntoAnEffect) {
+  ScriptedSource source(1.0, 0.01, 3);
+  std::mt19937_64 coin(17);
+  source.time_out = [&coin](int, int arm) { return arm == 1 && coin() % 10 < 6; };
+  SittingResult r = RunPairedSitting(source, nullptr, Options(), nullptr);
+  ASSERT_FALSE(r.failure);
+  ASSERT_TRUE(r.verdict);
+  EXPECT_EQ(r.verdict->verdict, Verdict::kEffect);
+  ASSERT_TRUE(r.shift);
+  EXPECT_GT(std::exp(r.shift->low), 1.05);
+  EXPECT_GT(r.pairs_censored, 0);
+  // The censored samples stay in the record, marked, with their bound.
+  int censored = 0;
+  for (const Sample& s : r.samples) {
+    if (s.censored) {
+      ++censored;
+      EXPECT_FALSE(s.ok);
+      EXPECT_FALSE(s.dropped);
+      EXPECT_EQ(s.value, 200);
+    }
+  }
+  EXPECT_EQ(censored, r.failures.timed_out[1]);
+}
+
+// Identical timings, but B crashes in about 30% of its runs. The pairs that
+// survive tie; the arms are not the same, so NULL is impossible.
+TEST(RunPairedSitting, AFailureRateDifferenceMakesNullImpossible) {
+  ScriptedSource source(1.0, 0.005, 8);
+  std::mt19937_64 coin(23);
+  source.fail = [&coin](int call, int arm) { return call >= 2 && arm == 1 && coin() % 10 < 3; };
+  SittingResult r = RunPairedSitting(source, nullptr, Options(), nullptr);
+  ASSERT_FALSE(r.failure) << r.failure->message();
+  ASSERT_TRUE(r.verdict);
+  EXPECT_EQ(r.verdict->verdict, Verdict::kInconclusive);
+  EXPECT_TRUE(r.failures.differ);
+  EXPECT_LT(r.failures.p_value, 0.05);
+  EXPECT_EQ(r.failures.failed[0], 0);
+  EXPECT_GT(r.failures.failed[1], 0);
+  EXPECT_NE(r.verdict->explanation.find("the arms differ in failures: B failed"),
+            std::string::npos)
+      << r.verdict->explanation;
+  // The interval alone would have been a tie.
+  ASSERT_TRUE(r.shift);
+  EXPECT_LT(std::exp(r.shift->high), 1.05);
+}
+
+// A lone crash is infrastructure noise: counted, reported, never a verdict.
+TEST(RunPairedSitting, ALoneFailureDoesNotBlockNull) {
+  ScriptedSource source(1.0, 0.01, 11);
+  source.fail = [](int call, int arm) { return call == 6; };
+  SittingResult r = RunPairedSitting(source, nullptr, Options(), nullptr);
+  ASSERT_TRUE(r.verdict);
+  EXPECT_EQ(r.verdict->verdict, Verdict::kNull);
+  EXPECT_FALSE(r.failures.differ);
+  EXPECT_EQ(r.failures.failed[0] + r.failures.failed[1], 1);
+}
+
+TEST(RunPairedSitting, AFailedWarmupIsRetried) {
+  ScriptedSource source(2.0, 0.03, 12);
+  source.fail = [](int call, int arm) { return call == 1; };  // B's first warm-up
+  SittingResult r = RunPairedSitting(source, nullptr, Options(), nullptr);
+  ASSERT_FALSE(r.failure) << r.failure->message();
+  ASSERT_TRUE(r.verdict);
+  EXPECT_EQ(r.verdict->verdict, Verdict::kEffect);
+  ASSERT_GE(r.samples.size(), 3u);
+  EXPECT_TRUE(r.samples[2].warmup);  // the retry
+  EXPECT_EQ(r.samples[2].arm, 1);
+  EXPECT_TRUE(r.samples[2].ok);
+}
+
+TEST(RunPairedSitting, AWarmupThatNeverSucceedsEndsTheSittingAfterItsRetries) {
+  ScriptedSource source(1.0, 0.01, 1);
+  source.fail = [](int, int arm) { return arm == 0; };
+  SittingOptions o = Options();
+  o.warmup_retries = 2;
+  SittingResult r = RunPairedSitting(source, nullptr, o, nullptr);
+  ASSERT_TRUE(r.failure);
+  EXPECT_NE(r.failure->message().find("every warm-up run of arm A failed (3 tries)"),
+            std::string::npos)
+      << r.failure->message();
+  EXPECT_EQ(FailedSamples(r.samples, 0), 3);
 }
 
 TEST(RunSingleArmSitting, CollectsSamples) {

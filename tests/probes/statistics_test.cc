@@ -373,5 +373,24 @@ TEST(RankSumEstimate, TooFewSamplesAndBadInput) {
   EXPECT_EQ(RankSumEstimate(three, three, 1.0).error().kind(), ErrorKind::kUsage);
 }
 
+// Known answers from R's fisher.test.
+TEST(FisherExactTwoSided, MatchesReferenceValues) {
+  // Fisher's tea tasting: 3 of 4 against 1 of 4.
+  EXPECT_NEAR(FisherExactTwoSided(3, 4, 1, 4), 0.4857143, 1e-6);
+  // matrix(c(1, 11, 9, 3), 2): 1 of 12 against 9 of 12.
+  EXPECT_NEAR(FisherExactTwoSided(1, 12, 9, 12), 0.002759456, 1e-8);
+  // 0 of 40 against 10 of 40.
+  EXPECT_NEAR(FisherExactTwoSided(0, 40, 10, 40), 0.0010296563, 1e-8);
+  // Symmetric in the arms.
+  EXPECT_DOUBLE_EQ(FisherExactTwoSided(10, 40, 0, 40), FisherExactTwoSided(0, 40, 10, 40));
+}
+
+TEST(FisherExactTwoSided, NothingToTestIsOne) {
+  EXPECT_EQ(FisherExactTwoSided(0, 10, 0, 10), 1);
+  EXPECT_EQ(FisherExactTwoSided(10, 10, 10, 10), 1);
+  EXPECT_EQ(FisherExactTwoSided(0, 0, 3, 10), 1);
+  EXPECT_NEAR(FisherExactTwoSided(1, 40, 0, 40), 1, 1e-12);
+}
+
 }  // namespace
 }  // namespace culprit

@@ -283,5 +283,53 @@ TEST(RecordStore, FindReportsADamagedFile) {
   EXPECT_TRUE(Contains(found.error().message(), "broken.json: damaged record"));
 }
 
+TEST(RecordStore, CheckWritableRefusesADirectoryThatCannotBeMade) {
+  TempDir dir;
+  ASSERT_TRUE(WriteFileAtomically(dir.path() / "blocker", "not a directory"));
+  RecordStore store(dir.path() / "blocker" / "records");
+  Status status = store.CheckWritable();
+  ASSERT_FALSE(status);
+  EXPECT_TRUE(Contains(status.error().message(), "is not writable")) << status.error().message();
+  EXPECT_TRUE(Contains(status.error().hint(), "nothing was measured"));
+}
+
+TEST(RecordStore, CheckWritableCreatesTheDirectoryAndLeavesNothingBehind) {
+  TempDir dir;
+  RecordStore store(dir.path() / "new" / "records");
+  ASSERT_TRUE(store.CheckWritable());
+  EXPECT_TRUE(fs::is_directory(dir.path() / "new" / "records"));
+  EXPECT_TRUE(fs::is_empty(dir.path() / "new" / "records"));
+}
+
+// The archive broke after the work was done: the record goes to a fallback
+// file that the error names, whole and readable.
+TEST(RecordStore, WriteOrFallbackNeverLosesTheRecord) {
+  TempDir dir;
+  ASSERT_TRUE(WriteFileAtomically(dir.path() / "blocker", "not a directory"));
+  RecordStore store(dir.path() / "blocker" / "records");
+  Record record = Simple("probe", "series.count");
+  RecordStore::Archived archived = store.WriteOrFallback(record);
+  ASSERT_TRUE(archived.error);
+  ASSERT_FALSE(archived.path.empty());
+  EXPECT_TRUE(Contains(archived.error->hint(), archived.path.string()));
+  EXPECT_TRUE(Contains(archived.path.filename().string(), "culprit-unarchived-" + record.id));
+  Result<std::string> text = ReadFile(archived.path);
+  ASSERT_TRUE(text);
+  Result<Record> back = RecordFromJson(*text, archived.path.string());
+  ASSERT_TRUE(back) << back.error().message();
+  EXPECT_EQ(back->id, record.id);
+  EXPECT_EQ(back->verdict, "NULL");
+  fs::remove(archived.path);
+}
+
+TEST(RecordStore, WriteOrFallbackArchivesWhenItCan) {
+  TempDir dir;
+  RecordStore store(dir.path());
+  Record record = Simple("probe", "q");
+  RecordStore::Archived archived = store.WriteOrFallback(record);
+  EXPECT_FALSE(archived.error);
+  EXPECT_EQ(archived.path.parent_path(), dir.path());
+}
+
 }  // namespace
 }  // namespace culprit
