@@ -23,4 +23,8 @@ std::string TailLines(std::string_view text, size_t max_lines);
 /// Joins with a separator.
 std::string Join(std::span<const std::string> parts, std::string_view separator);
 
+/// True for [A-Za-z_][A-Za-z0-9_]*: the names every shell and exec'd program
+/// can see; anything else would be silently unreachable for the engine.
+bool IsValidEnvironmentName(std::string_view name);
+
 }  // namespace culprit

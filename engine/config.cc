@@ -12,7 +12,7 @@
 
 #include "base/atomic_file.h"
 #include "base/strings.h"
-#include "engine/duration.h"
+#include "base/duration.h"
 #include "engine/metric.h"
 
 namespace culprit {
@@ -874,15 +874,6 @@ std::vector<std::string> ArtifactReferences(std::string_view arg) {
 
 std::string ArtifactName(std::string_view artifact_path) {
   return fs::path(artifact_path).lexically_normal().filename().string();
-}
-
-std::string ConfigDigest(std::string_view bytes) {
-  uint64_t hash = 0xcbf29ce484222325ULL;
-  for (unsigned char c : bytes) {
-    hash ^= c;
-    hash *= 0x100000001b3ULL;
-  }
-  return fmt::format("{:016x}", hash);
 }
 
 Result<Config> ParseConfig(std::string_view text, const fs::path& file) {

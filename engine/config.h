@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/config_reader.h"
 #include "base/result.h"
 
 namespace culprit {
@@ -170,8 +171,5 @@ std::vector<std::string> ArtifactReferences(std::string_view arg);
 
 /// The name an artifact path is referenced by: its file name ("build/eventstore" -> "eventstore").
 std::string ArtifactName(std::string_view artifact_path);
-
-/// The 16-hex-digit FNV-1a 64 digest used for Config::digest.
-std::string ConfigDigest(std::string_view bytes);
 
 }  // namespace culprit

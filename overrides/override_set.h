@@ -36,10 +36,6 @@ struct OverrideSet {
   bool empty() const;
 };
 
-/// True for [A-Za-z_][A-Za-z0-9_]*: the names every shell and exec'd program
-/// can see; anything else would be silently unreachable for the engine.
-bool IsValidEnvironmentName(std::string_view name);
-
 /// Builds the set from command-line arguments. Each --override argument is
 /// either K=V (K validated, V verbatim: it may be empty or contain '=') or the
 /// NAME of a named set. Each --unset argument is a K.

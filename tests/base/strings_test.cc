@@ -29,5 +29,17 @@ TEST(TailLines, KeepsLastLines) {
   EXPECT_EQ(TailLines("", 3), "");
 }
 
+TEST(IsValidEnvironmentName, KnownAnswers) {
+  EXPECT_TRUE(IsValidEnvironmentName("PARALLEL"));
+  EXPECT_TRUE(IsValidEnvironmentName("_x1"));
+  EXPECT_TRUE(IsValidEnvironmentName("a"));
+  EXPECT_FALSE(IsValidEnvironmentName(""));
+  EXPECT_FALSE(IsValidEnvironmentName("1ABC"));
+  EXPECT_FALSE(IsValidEnvironmentName("A-B"));
+  EXPECT_FALSE(IsValidEnvironmentName("A B"));
+  EXPECT_FALSE(IsValidEnvironmentName("A=B"));
+  EXPECT_FALSE(IsValidEnvironmentName("caf\xc3\xa9"));
+}
+
 }  // namespace
 }  // namespace culprit

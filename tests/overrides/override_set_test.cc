@@ -33,18 +33,6 @@ std::string ErrorOf(const Args& overrides, const Args& unsets = {}) {
   return result.error().message();
 }
 
-TEST(IsValidEnvironmentName, KnownAnswers) {
-  EXPECT_TRUE(IsValidEnvironmentName("PARALLEL"));
-  EXPECT_TRUE(IsValidEnvironmentName("_x1"));
-  EXPECT_TRUE(IsValidEnvironmentName("a"));
-  EXPECT_FALSE(IsValidEnvironmentName(""));
-  EXPECT_FALSE(IsValidEnvironmentName("1ABC"));
-  EXPECT_FALSE(IsValidEnvironmentName("A-B"));
-  EXPECT_FALSE(IsValidEnvironmentName("A B"));
-  EXPECT_FALSE(IsValidEnvironmentName("A=B"));
-  EXPECT_FALSE(IsValidEnvironmentName("caf\xc3\xa9"));
-}
-
 TEST(BuildOverrideSet, KeyValuePassedVerbatim) {
   auto set = Build({"PARALLEL=1", "OPTS=--a=b --c", "EMPTY="});
   ASSERT_TRUE(set.ok()) << set.error().message();
