@@ -9,9 +9,9 @@
 #include <fmt/format.h>
 
 #include "base/atomic_file.h"
-#include "cli/terminal_progress.h"
-#include "engine/config.h"
 #include "base/interrupt.h"
+#include "cli/starter_config.h"
+#include "cli/terminal_progress.h"
 #include "probes/engine_builds.h"
 #include "probes/host.h"
 #include "probes/summary.h"

@@ -14,8 +14,10 @@
 
 namespace culprit {
 
-/// A named set from the configuration ([overrides.NAME]).
+/// A named set from the configuration ([overrides.NAME], read by
+/// overrides/override_config.h): what it changes and the hypothesis it tests.
 struct NamedOverride {
+  std::string name;  ///< Without '=' (--override tells NAME from K=V by it).
   std::map<std::string, std::string> env;
   std::vector<std::string> unset;
   std::string hypothesis;

@@ -15,9 +15,12 @@ using Args = std::vector<std::string>;
 std::map<std::string, NamedOverride> NamedSets() {
   return {
       {"parallel_gate",
-       {{{"PARALLEL", "1"}}, {}, "the recalibrated gate put 1M events on the slow path"}},
-      {"no_jit", {{{"JIT", "off"}}, {"JIT_CACHE"}, "the JIT costs more than it saves"}},
-      {"quiet", {{}, {"VERBOSE"}, ""}},
+       {"parallel_gate",
+        {{"PARALLEL", "1"}},
+        {},
+        "the recalibrated gate put 1M events on the slow path"}},
+      {"no_jit", {"no_jit", {{"JIT", "off"}}, {"JIT_CACHE"}, "the JIT costs more than it saves"}},
+      {"quiet", {"quiet", {}, {"VERBOSE"}, ""}},
   };
 }
 
