@@ -104,7 +104,7 @@ class BisectRunner::Session {
   SittingOptions options_;
   std::optional<BisectSearch> search_;
   StepSamples step_;
-  HostSnapshot start_snapshot_;
+  HostState start_snapshot_;
   std::string confirm_verdict_;  // The endpoint confirmation's verdict, when it was not EFFECT.
 };
 
@@ -528,10 +528,10 @@ Result<BisectReport> BisectRunner::Session::Finish(const std::string& confirm_su
   record.details["bad_commit"] = state_.commits[n];
   record.details["range_commits"] = std::to_string(n);
   record.details["log2_minimum_builds"] = std::to_string(CeilLog2(n));
-  record.start = ToRecordHostState(start_snapshot_);
+  record.start = start_snapshot_;
   if (host_) {
     record.host = ToRecordHostIdentity(host_->Identity());
-    record.end = ToRecordHostState(host_->Snapshot(/*calibrate=*/true));
+    record.end = host_->Snapshot(/*calibrate=*/true);
   }
 
   std::string text;

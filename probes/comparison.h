@@ -66,8 +66,7 @@ Result<ComparisonOutcome> RunComparison(const ComparisonPlan& plan, SampleSource
 /// naming the record that holds what was measured.
 Status OutcomeStatus(const ComparisonOutcome& outcome);
 
-/// Host snapshot in the record's terms.
-HostState ToRecordHostState(const HostSnapshot& snapshot);
+/// Host identity in the record's terms.
 HostIdentity ToRecordHostIdentity(const HostIdentityInfo& identity);
 
 }  // namespace culprit

@@ -63,7 +63,7 @@ uint64_t PickSeed(uint64_t requested) {
 }
 
 void Snapshot(const HostProbe* host, SittingProgress* progress, const char* phase,
-              HostSnapshot& into) {
+              HostState& into) {
   if (host == nullptr) return;
   if (progress) progress->OnPhase(phase);
   into = host->Snapshot(/*calibrate=*/true);
@@ -190,7 +190,7 @@ SittingResult RunPairedSitting(SampleSource& source, const HostProbe* host,
       ++look;
       if (!decided && look < r.looks.size() && options.calibrate_between_looks && host) {
         if (progress) progress->OnPhase("calibrating (between looks)");
-        HostSnapshot checkpoint = host->Snapshot(true);
+        HostState checkpoint = host->Snapshot(true);
         if (checkpoint.calibration_ms) {
           r.checkpoint_calibrations_ms.push_back(*checkpoint.calibration_ms);
         }
