@@ -79,4 +79,11 @@ std::string FormatProbability(double p) {
   return text + "%";
 }
 
+bool IsValidEnvironmentName(std::string_view name) {
+  auto start = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; };
+  if (name.empty() || !start(name[0])) return false;
+  return std::all_of(name.begin(), name.end(),
+                     [&](char c) { return start(c) || (c >= '0' && c <= '9'); });
+}
+
 }  // namespace culprit

@@ -28,4 +28,8 @@ std::string FormatProbability(double p);
 /// Joins with a separator.
 std::string Join(std::span<const std::string> parts, std::string_view separator);
 
+/// True for [A-Za-z_][A-Za-z0-9_]*: the names every shell and exec'd program
+/// can see; anything else would be silently unreachable for the engine.
+bool IsValidEnvironmentName(std::string_view name);
+
 }  // namespace culprit

@@ -60,8 +60,8 @@ struct Batch {
 
 }  // namespace
 
-std::filesystem::path BisectDir(const Config& config) { return config.base_dir / ".culprit"; }
-std::filesystem::path BisectStatePath(const Config& config) {
+std::filesystem::path BisectDir(const BisectSections& config) { return config.base_dir / ".culprit"; }
+std::filesystem::path BisectStatePath(const BisectSections& config) {
   return BisectDir(config) / "bisect.json";
 }
 
@@ -69,7 +69,7 @@ std::filesystem::path BisectStatePath(const Config& config) {
 // the search while it runs.
 class BisectRunner::Session {
  public:
-  Session(const Config& config, EngineBuilds& builds, const HostProbe* host,
+  Session(const BisectSections& config, EngineBuilds& builds, const HostProbe* host,
           BisectReporter& reporter, FileLock lock)
       : config_(config),
         builds_(builds),
@@ -93,7 +93,7 @@ class BisectRunner::Session {
   void ReportStep(const BisectStepLog& step);
   Error Interrupted();
 
-  const Config& config_;
+  const BisectSections& config_;
   EngineBuilds& builds_;
   const HostProbe* host_;
   BisectReporter& reporter_;
@@ -104,7 +104,7 @@ class BisectRunner::Session {
   SittingOptions options_;
   std::optional<BisectSearch> search_;
   StepSamples step_;
-  HostSnapshot start_snapshot_;
+  HostState start_snapshot_;
   std::string confirm_verdict_;  // The endpoint confirmation's verdict, when it was not EFFECT.
 };
 
@@ -121,7 +121,7 @@ Status BisectRunner::Session::Prepare(const MeasureFlags& flags) {
   if (!query) return query.error();
   query_ = *query;
   state_.query = query_->name;
-  Result<SittingOptions> options = MakeSittingOptions(config_, *query_, flags);
+  Result<SittingOptions> options = MakeSittingOptions(config_.measure, *query_, flags);
   if (!options) return options.error();
   options_ = *options;
   if (host_) start_snapshot_ = host_->Snapshot(/*calibrate=*/true);
@@ -528,10 +528,10 @@ Result<BisectReport> BisectRunner::Session::Finish(const std::string& confirm_su
   record.details["bad_commit"] = state_.commits[n];
   record.details["range_commits"] = std::to_string(n);
   record.details["log2_minimum_builds"] = std::to_string(CeilLog2(n));
-  record.start = ToRecordHostState(start_snapshot_);
+  record.start = start_snapshot_;
   if (host_) {
     record.host = ToRecordHostIdentity(host_->Identity());
-    record.end = ToRecordHostState(host_->Snapshot(/*calibrate=*/true));
+    record.end = host_->Snapshot(/*calibrate=*/true);
   }
 
   std::string text;
@@ -644,11 +644,11 @@ Result<BisectReport> BisectRunner::Session::Finish(const std::string& confirm_su
   return report;
 }
 
-BisectRunner::BisectRunner(const Config& config, EngineBuilds& builds, const HostProbe* host,
+BisectRunner::BisectRunner(const BisectSections& config, EngineBuilds& builds, const HostProbe* host,
                            BisectReporter& reporter)
     : config_(config), builds_(builds), host_(host), reporter_(reporter) {}
 
-Result<FileLock> LockBisect(const Config& config) {
+Result<FileLock> LockBisect(const BisectSections& config) {
   std::error_code ec;
   std::filesystem::create_directories(BisectDir(config), ec);
   Result<std::optional<FileLock>> lock = FileLock::TryAcquire(BisectDir(config) / "bisect.lock");

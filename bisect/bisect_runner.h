@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "base/result.h"
+#include "bisect/bisect_config.h"
 #include "bisect/bisect_state.h"
 #include "bisect/search.h"
-#include "engine/config.h"
 #include "engine/file_lock.h"
 #include "probes/engine_builds.h"
 #include "probes/host.h"
@@ -32,12 +32,12 @@ struct BisectRequest {
 };
 
 /// Where the bisect's state and lock live: <config dir>/.culprit/.
-std::filesystem::path BisectDir(const Config& config);
-std::filesystem::path BisectStatePath(const Config& config);
+std::filesystem::path BisectDir(const BisectSections& config);
+std::filesystem::path BisectStatePath(const BisectSections& config);
 
 /// The engine's bisect lock (one bisect per engine at a time), or an error
 /// saying another bisect holds it. Creates BisectDir if missing.
-Result<FileLock> LockBisect(const Config& config);
+Result<FileLock> LockBisect(const BisectSections& config);
 
 /// Lines of progress and the final report, for the user.
 class BisectReporter {
@@ -57,7 +57,7 @@ struct BisectReport {
 
 class BisectRunner {
  public:
-  BisectRunner(const Config& config, EngineBuilds& builds, const HostProbe* host,
+  BisectRunner(const BisectSections& config, EngineBuilds& builds, const HostProbe* host,
                BisectReporter& reporter);
 
   /// Starts a new bisect; an existing unfinished one is an error that says to
@@ -68,7 +68,7 @@ class BisectRunner {
 
  private:
   class Session;
-  const Config& config_;
+  const BisectSections& config_;
   EngineBuilds& builds_;
   const HostProbe* host_;
   BisectReporter& reporter_;

@@ -9,9 +9,9 @@
 #include <fmt/format.h>
 
 #include "base/atomic_file.h"
-#include "cli/terminal_progress.h"
-#include "engine/config.h"
 #include "base/interrupt.h"
+#include "cli/starter_config.h"
+#include "cli/terminal_progress.h"
 #include "probes/engine_builds.h"
 #include "probes/host.h"
 #include "probes/summary.h"
@@ -111,13 +111,13 @@ Result<int> CommandInit(const InitOptions& options) {
 Result<int> CommandHost(bool json) {
   std::unique_ptr<HostProbe> probe = MakeRealHostProbe();
   HostIdentityInfo identity = probe->Identity();
-  HostSnapshot snapshot = probe->Snapshot(/*calibrate=*/true);
+  HostState snapshot = probe->Snapshot(/*calibrate=*/true);
   std::vector<std::string> warnings = HostWarnings(identity, snapshot);
   if (json) {
     Record record;  // reuse the record's host encoding for one JSON object
     record.kind = "host";
     record.host = ToRecordHostIdentity(identity);
-    record.start = ToRecordHostState(snapshot);
+    record.start = snapshot;
     record.notes = warnings;
     fmt::print("{}\n", RecordToJson(record));
   } else {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "investigate/config.h"
 #include "probes/measure_commands.h"
 #include "records/record_filter.h"
 

@@ -15,6 +15,7 @@
 #include "base/interrupt.h"
 #include "base/json_text.h"
 #include "base/strings.h"
+#include "engine/artifact_paths.h"
 #include "engine/file_lock.h"
 #include "engine/process.h"
 
@@ -411,16 +412,6 @@ class BuildAttempt {
 
 }  // namespace
 
-fs::path DefaultCacheDir() {
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg == '/') {
-    return fs::path(xdg) / "culprit";
-  }
-  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
-    return fs::path(home) / ".cache" / "culprit";
-  }
-  return fs::temp_directory_path() / "culprit-cache";
-}
-
 void StderrBuildProgress::OnStart(const CommitInfo& commit) {
   fmt::print(stderr, "culprit: building {} ({})\n", commit.short_id, commit.subject);
 }
@@ -448,7 +439,6 @@ void StderrBuildProgress::OnWaiting(const fs::path& scratch_dir) {
 
 BuildCache::BuildCache(const GitRepo& repo, BuildSettings settings)
     : repo_(repo), settings_(std::move(settings)) {
-  if (settings_.cache_dir.empty()) settings_.cache_dir = DefaultCacheDir();
   engine_dir_ = settings_.cache_dir / EngineKey(repo_.workdir());
   config_key_ = ConfigKey(settings_);
 }
@@ -478,7 +468,7 @@ std::optional<Result<Build>> BuildCache::FromCache(const CommitInfo& commit) con
   build.build_seconds = entry->value("seconds", 0.0);
   std::error_code ec;
   for (const std::string& artifact : settings_.artifacts) {
-    std::string name = fs::path(artifact).filename().string();
+    std::string name = ArtifactName(artifact);
     fs::path cached = dir / "artifacts" / name;
     // Someone deleted part of the cache: rebuild rather than fail.
     if (!fs::exists(cached, ec)) return std::nullopt;
@@ -488,16 +478,16 @@ std::optional<Result<Build>> BuildCache::FromCache(const CommitInfo& commit) con
 }
 
 Result<Build> BuildCache::Ensure(std::string_view revision, bool rebuild, BuildProgress* progress) {
-  std::set<std::string> names;
-  for (const std::string& artifact : settings_.artifacts) {
-    std::string name = fs::path(artifact).filename().string();
-    if (name.empty() || !names.insert(name).second) {
+  if (std::optional<ArtifactProblem> problem = FindArtifactProblem(settings_.artifacts)) {
+    const std::string& artifact = settings_.artifacts[problem->index];
+    if (problem->kind == ArtifactProblem::Kind::kNotRelative && !problem->name.empty()) {
       return Error::Usage(
-                 fmt::format("artifact '{}' has an empty or duplicate file name", artifact))
-          .WithHint(
-              "artifacts are looked up by file name ({artifact:NAME}); give each a "
-              "distinct one");
+          fmt::format("artifact '{}' is not a path relative to the engine's checkout", artifact));
     }
+    return Error::Usage(fmt::format("artifact '{}' has an empty or duplicate file name", artifact))
+        .WithHint(
+            "artifacts are looked up by file name ({artifact:NAME}); give each a "
+            "distinct one");
   }
   for (const auto& step : settings_.steps) {
     if (step.empty()) return Error::Usage("a build step is an empty command");

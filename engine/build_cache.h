@@ -56,11 +56,9 @@ struct BuildSettings {
   std::vector<std::string> artifacts;    ///< Paths relative to the checkout; kept per commit.
   std::chrono::milliseconds timeout{0};  ///< Per step; 0: none.
   bool clean = false;  ///< Build each commit from a fresh checkout instead of incrementally.
-  std::filesystem::path cache_dir;  ///< Empty: DefaultCacheDir().
+  /// Where the cache lives; [cache] dir (see engine/engine_config.h for its default).
+  std::filesystem::path cache_dir;
 };
-
-/// $XDG_CACHE_HOME/culprit, else $HOME/.cache/culprit, else /tmp/culprit-cache.
-std::filesystem::path DefaultCacheDir();
 
 /// A usable build of one commit.
 struct Build {

@@ -77,17 +77,33 @@ Result<double> ParseNumber(std::string_view text) {
   return value;
 }
 
-Result<std::regex> CompileRegex(const std::string& pattern) {
+// The regex rule: ECMAScript, at least one capture group.
+MetricRuleProblem CompileMetricRegex(const std::string& pattern, std::regex* out,
+                                     std::string* detail) {
   try {
     std::regex regex(pattern, std::regex::ECMAScript);
-    if (regex.mark_count() < 1) {
+    if (regex.mark_count() < 1) return MetricRuleProblem::kRegexWithoutGroup;
+    if (out != nullptr) *out = std::move(regex);
+    return MetricRuleProblem::kNone;
+  } catch (const std::regex_error& e) {
+    if (detail != nullptr) *detail = e.what();
+    return MetricRuleProblem::kRegexInvalid;
+  }
+}
+
+Result<std::regex> CompileRegex(const std::string& pattern) {
+  std::regex regex;
+  std::string detail;
+  switch (CompileMetricRegex(pattern, &regex, &detail)) {
+    case MetricRuleProblem::kRegexWithoutGroup:
       return Error::Usage(fmt::format("the metric regex /{}/ has no capture group", pattern))
           .WithHint("put the number in parentheses, e.g. 'median_ms=([0-9.]+)'");
-    }
-    return regex;
-  } catch (const std::regex_error& e) {
-    return Error::Usage(fmt::format("the metric regex /{}/ is not valid: {}", pattern, e.what()));
+    case MetricRuleProblem::kRegexInvalid:
+      return Error::Usage(fmt::format("the metric regex /{}/ is not valid: {}", pattern, detail));
+    default:
+      break;
   }
+  return regex;
 }
 
 Result<double> FromRegex(const std::string& pattern, const ProcessResult& result) {
@@ -164,26 +180,19 @@ Result<double> FromJson(const std::string& path, const ProcessResult& result) {
 
 }  // namespace
 
-Status ValidateMetricRule(const MetricRule& rule) {
+MetricRuleProblem CheckMetricRule(const MetricRule& rule, std::string* detail) {
   switch (rule.kind) {
     case MetricRule::Kind::kWall:
-      return {};
-    case MetricRule::Kind::kRegex: {
-      Result<std::regex> regex = CompileRegex(rule.pattern);
-      if (!regex) return regex.error();
-      return {};
-    }
+      return MetricRuleProblem::kNone;
+    case MetricRule::Kind::kRegex:
+      return CompileMetricRegex(rule.pattern, nullptr, detail);
     case MetricRule::Kind::kJson:
       for (const std::string& part : SplitPath(rule.pattern)) {
-        if (part.empty()) {
-          return Error::Usage(
-                     fmt::format("the metric JSON path '{}' has an empty component", rule.pattern))
-              .WithHint("write a dotted path such as 'result.ms'");
-        }
+        if (part.empty()) return MetricRuleProblem::kJsonPathInvalid;
       }
-      return {};
+      return MetricRuleProblem::kNone;
   }
-  return {};
+  return MetricRuleProblem::kNone;
 }
 
 Result<double> WallUnitsPerMillisecond(std::string_view unit) {

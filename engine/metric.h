@@ -2,8 +2,8 @@
 
 // A query's metric: the number one run of it yields. Either the process wall
 // time, or a number the engine prints (found by a regex, or a JSON field).
-// Deliberately independent of the configuration module: engine/config.h
-// converts its metric setting into a MetricRule.
+// [queries] metric settings are read straight into a MetricRule
+// (engine/engine_config.h).
 
 #include <string>
 #include <string_view>
@@ -31,9 +31,18 @@ struct MetricRule {
 /// time reported as "ops/s" would be a lie), with the accepted units.
 Result<double> WallUnitsPerMillisecond(std::string_view unit);
 
-/// Checks a rule before any run: the regex compiles and has a capture group,
-/// the JSON path has no empty component. Errors are usage errors (exit 2).
-Status ValidateMetricRule(const MetricRule& rule);
+/// What makes a rule unusable, found before any run.
+enum class MetricRuleProblem {
+  kNone,
+  kRegexInvalid,       ///< The regex does not compile (ECMAScript).
+  kRegexWithoutGroup,  ///< It compiles but has no capture group around the number.
+  kJsonPathInvalid,    ///< The JSON path is empty or has an empty component ("a..b", ".a").
+};
+
+/// The one rule for a metric, used by the configuration (which words the
+/// problem with its file position) and by ExtractMetric. `detail`, when not
+/// null, receives the regex compiler's message for kRegexInvalid.
+MetricRuleProblem CheckMetricRule(const MetricRule& rule, std::string* detail = nullptr);
 
 /// The sample's value in the query's unit:
 /// - wall: result.wall_ms, converted with rule.wall_units_per_ms;

@@ -7,6 +7,7 @@
 #include "bisect/bisect_runner.h"
 #include "bisect/relevance.h"
 #include "engine/process.h"
+#include "investigate/config.h"
 #include "probes/summary.h"
 
 namespace culprit {

@@ -10,9 +10,6 @@
 namespace culprit {
 namespace {
 
-bool IsNameStart(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; }
-bool IsNameChar(char c) { return IsNameStart(c) || (c >= '0' && c <= '9'); }
-
 Status CheckName(std::string_view name, std::string_view origin) {
   if (IsValidEnvironmentName(name)) return {};
   return Error::Usage(
@@ -81,11 +78,6 @@ std::string OverrideSet::Label() const {
 }
 
 bool OverrideSet::empty() const { return set.empty() && unset.empty(); }
-
-bool IsValidEnvironmentName(std::string_view name) {
-  if (name.empty() || !IsNameStart(name[0])) return false;
-  return std::all_of(name.begin(), name.end(), IsNameChar);
-}
 
 Result<OverrideSet> BuildOverrideSet(std::span<const std::string> override_args,
                                      std::span<const std::string> unset_args,

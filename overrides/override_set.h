@@ -14,8 +14,10 @@
 
 namespace culprit {
 
-/// A named set from the configuration ([overrides.NAME]).
+/// A named set from the configuration ([overrides.NAME], read by
+/// overrides/override_config.h): what it changes and the hypothesis it tests.
 struct NamedOverride {
+  std::string name;  ///< Without '=' (--override tells NAME from K=V by it).
   std::map<std::string, std::string> env;
   std::vector<std::string> unset;
   std::string hypothesis;
@@ -35,10 +37,6 @@ struct OverrideSet {
   /// True when nothing is set or unset.
   bool empty() const;
 };
-
-/// True for [A-Za-z_][A-Za-z0-9_]*: the names every shell and exec'd program
-/// can see; anything else would be silently unreachable for the engine.
-bool IsValidEnvironmentName(std::string_view name);
 
 /// Builds the set from command-line arguments. Each --override argument is
 /// either K=V (K validated, V verbatim: it may be empty or contain '=') or the

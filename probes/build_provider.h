@@ -9,7 +9,7 @@
 #include <string>
 
 #include "base/result.h"
-#include "engine/config.h"
+#include "engine/engine_config.h"
 #include "engine/query_command.h"
 
 namespace culprit {
@@ -34,7 +34,7 @@ class BuildProvider {
 
 /// The real provider: the working tree of config.engine.repo, or builds made
 /// and cached by the BuildCache under config.cache.dir. `progress` may be null.
-std::unique_ptr<BuildProvider> MakeEngineBuildProvider(const Config& config, bool rebuild,
+std::unique_ptr<BuildProvider> MakeEngineBuildProvider(const EngineSections& config, bool rebuild,
                                                        BuildProgress* progress);
 
 }  // namespace culprit

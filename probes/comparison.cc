@@ -36,22 +36,6 @@ Arm ToRecordArm(const ComparisonArm& arm, const SittingResult& sitting, int inde
 
 }  // namespace
 
-HostState ToRecordHostState(const HostSnapshot& snapshot) {
-  HostState state;
-  state.calibration_ms = snapshot.calibration_ms;
-  state.load1 = snapshot.load1;
-  state.cpu_mhz = snapshot.cpu_mhz;
-  state.governor = snapshot.governor;
-  state.time = snapshot.time;
-  state.load5 = snapshot.load5;
-  state.load15 = snapshot.load15;
-  if (snapshot.memory_available_kb) {
-    state.memory_available_kb = static_cast<long>(*snapshot.memory_available_kb);
-  }
-  if (snapshot.swap_used_kb) state.swap_used_kb = static_cast<long>(*snapshot.swap_used_kb);
-  return state;
-}
-
 HostIdentity ToRecordHostIdentity(const HostIdentityInfo& identity) {
   HostIdentity out;
   out.hostname = identity.hostname;
@@ -72,8 +56,8 @@ Record MakeComparisonRecord(const ComparisonPlan& plan, const SittingResult& sit
   record.arms.push_back(ToRecordArm(plan.a, sitting, 0));
   record.arms.push_back(ToRecordArm(plan.b, sitting, 1));
   record.samples = sitting.samples;
-  record.start = ToRecordHostState(sitting.start);
-  record.end = ToRecordHostState(sitting.end);
+  record.start = sitting.start;
+  record.end = sitting.end;
   record.host = ToRecordHostIdentity(host);
   record.culprit_version = CULPRIT_VERSION;
   record.config_digest = plan.config_digest;

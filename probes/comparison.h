@@ -75,8 +75,7 @@ Result<ComparisonOutcome> RunComparison(const ComparisonPlan& plan, SampleSource
 /// not be archived (naming the fallback file).
 Status OutcomeStatus(const ComparisonOutcome& outcome);
 
-/// Host snapshot in the record's terms.
-HostState ToRecordHostState(const HostSnapshot& snapshot);
+/// Host identity in the record's terms.
 HostIdentity ToRecordHostIdentity(const HostIdentityInfo& identity);
 
 }  // namespace culprit

@@ -2,12 +2,14 @@
 
 #include <fmt/format.h>
 
+#include "engine/artifact_paths.h"
+
 namespace culprit {
 namespace {
 
 // Without a revision the engine is measured as it stands: artifacts are the
 // working tree's own files, and nothing is built.
-ResolvedBuild WorktreeBuild(const Config& config) {
+ResolvedBuild WorktreeBuild(const EngineSections& config) {
   ResolvedBuild build;
   build.revision = "worktree";
   build.context.tree = config.engine.repo;
@@ -21,7 +23,7 @@ ResolvedBuild WorktreeBuild(const Config& config) {
 // can still be measured, and asking for a revision says why it cannot.
 class WorktreeOnlyProvider : public BuildProvider {
  public:
-  WorktreeOnlyProvider(const Config& config, Error repo_error)
+  WorktreeOnlyProvider(const EngineSections& config, Error repo_error)
       : config_(config), repo_error_(std::move(repo_error)) {}
 
   Result<ResolvedBuild> Resolve(const std::optional<std::string>& revision) override {
@@ -32,13 +34,13 @@ class WorktreeOnlyProvider : public BuildProvider {
   }
 
  private:
-  const Config& config_;
+  const EngineSections& config_;
   Error repo_error_;
 };
 
 }  // namespace
 
-BuildSettings MakeBuildSettings(const Config& config) {
+BuildSettings MakeBuildSettings(const EngineSections& config) {
   BuildSettings settings;
   settings.repo = config.engine.repo;
   settings.steps = config.engine.build;
@@ -49,7 +51,7 @@ BuildSettings MakeBuildSettings(const Config& config) {
   return settings;
 }
 
-Result<std::unique_ptr<EngineBuilds>> EngineBuilds::Open(const Config& config, bool rebuild,
+Result<std::unique_ptr<EngineBuilds>> EngineBuilds::Open(const EngineSections& config, bool rebuild,
                                                          BuildProgress* progress) {
   Result<GitRepo> repo = GitRepo::Open(config.engine.repo);
   if (!repo) return repo.error().WithContext("opening the engine's repository ([engine] repo)");
@@ -57,7 +59,7 @@ Result<std::unique_ptr<EngineBuilds>> EngineBuilds::Open(const Config& config, b
       new EngineBuilds(config, std::move(*repo), rebuild, progress));
 }
 
-EngineBuilds::EngineBuilds(const Config& config, GitRepo repo, bool rebuild,
+EngineBuilds::EngineBuilds(const EngineSections& config, GitRepo repo, bool rebuild,
                            BuildProgress* progress)
     : config_(config), repo_(std::move(repo)), rebuild_(rebuild), progress_(progress) {
   cache_ = std::make_unique<BuildCache>(repo_, MakeBuildSettings(config));
@@ -109,7 +111,7 @@ Result<ResolvedBuild> EngineBuilds::ResolveCommit(const std::string& commit) {
   return build;
 }
 
-std::unique_ptr<BuildProvider> MakeEngineBuildProvider(const Config& config, bool rebuild,
+std::unique_ptr<BuildProvider> MakeEngineBuildProvider(const EngineSections& config, bool rebuild,
                                                        BuildProgress* progress) {
   Result<std::unique_ptr<EngineBuilds>> builds = EngineBuilds::Open(config, rebuild, progress);
   if (!builds) return std::make_unique<WorktreeOnlyProvider>(config, builds.error());

@@ -9,20 +9,20 @@
 
 #include "base/result.h"
 #include "engine/build_cache.h"
-#include "engine/config.h"
+#include "engine/engine_config.h"
 #include "engine/git_repo.h"
 #include "probes/build_provider.h"
 
 namespace culprit {
 
 /// [engine] and [cache] as the build cache's settings.
-BuildSettings MakeBuildSettings(const Config& config);
+BuildSettings MakeBuildSettings(const EngineSections& config);
 
 class EngineBuilds : public BuildProvider {
  public:
   /// Opens the engine's repository (an error names it when it is not a git
   /// repository) and its build cache. `progress` may be null.
-  static Result<std::unique_ptr<EngineBuilds>> Open(const Config& config, bool rebuild,
+  static Result<std::unique_ptr<EngineBuilds>> Open(const EngineSections& config, bool rebuild,
                                                     BuildProgress* progress);
 
   Result<ResolvedBuild> Resolve(const std::optional<std::string>& revision) override;
@@ -35,10 +35,10 @@ class EngineBuilds : public BuildProvider {
   BuildCache& cache() { return *cache_; }
 
  private:
-  EngineBuilds(const Config& config, GitRepo repo, bool rebuild, BuildProgress* progress);
+  EngineBuilds(const EngineSections& config, GitRepo repo, bool rebuild, BuildProgress* progress);
   bool NeedsSourceTree() const;
 
-  const Config& config_;
+  const EngineSections& config_;
   GitRepo repo_;
   std::unique_ptr<BuildCache> cache_;
   bool rebuild_;

@@ -126,7 +126,7 @@ std::string FormatMemory(uint64_t kb) {
   return fmt::format("{} MiB", kb / 1024);
 }
 
-bool MemoryShort(const HostSnapshot& snapshot, const HostIdentityInfo& identity, double fraction) {
+bool MemoryShort(const HostState& snapshot, const HostIdentityInfo& identity, double fraction) {
   if (!snapshot.memory_available_kb || !identity.memory_total_kb) return false;
   return *snapshot.memory_available_kb < fraction * *identity.memory_total_kb;
 }
@@ -189,8 +189,8 @@ class RealHostProbe : public HostProbe {
     return info;
   }
 
-  HostSnapshot Snapshot(bool calibrate) const override {
-    HostSnapshot snapshot;
+  HostState Snapshot(bool calibrate) const override {
+    HostState snapshot;
     snapshot.time = UtcNow();
 
     const std::string loadavg = Read("proc/loadavg");
@@ -264,7 +264,7 @@ std::unique_ptr<HostProbe> MakeRealHostProbe(std::filesystem::path root) {
 }
 
 std::vector<std::string> HostWarnings(const HostIdentityInfo& identity,
-                                      const HostSnapshot& snapshot) {
+                                      const HostState& snapshot) {
   std::vector<std::string> warnings;
   if (snapshot.load1 && identity.logical_cores > 0 && *snapshot.load1 > identity.logical_cores) {
     warnings.push_back(LoadWarning(*snapshot.load1, identity.logical_cores, ""));
@@ -303,7 +303,7 @@ std::vector<std::string> HostWarnings(const HostIdentityInfo& identity,
 }
 
 std::vector<std::string> HostChangeWarnings(const HostIdentityInfo& identity,
-                                            const HostSnapshot& start, const HostSnapshot& end) {
+                                            const HostState& start, const HostState& end) {
   std::vector<std::string> warnings;
   if (start.swap_in_pages && end.swap_in_pages && start.swap_out_pages && end.swap_out_pages) {
     // Counters only grow; a decrease means a reboot or a different host, not swapping.
@@ -346,7 +346,7 @@ std::vector<std::string> HostChangeWarnings(const HostIdentityInfo& identity,
   return warnings;
 }
 
-std::string FormatHostReport(const HostIdentityInfo& identity, const HostSnapshot& snapshot,
+std::string FormatHostReport(const HostIdentityInfo& identity, const HostState& snapshot,
                              const std::vector<std::string>& warnings) {
   const auto optional_number = [](const std::optional<double>& value) {
     return value ? fmt::format("{:.2f}", *value) : std::string("unavailable");

@@ -1,7 +1,8 @@
 #pragma once
 
 // Host state: who the host is (identity) and how it is doing right now
-// (snapshot), recorded with every sitting and printed by `culprit host`.
+// (a HostState, records/record.h), recorded with every sitting and printed by
+// `culprit host`.
 // Everything is read from /proc, /sys and uname. A source the host does not
 // expose is std::nullopt, "" or 0, printed "unavailable" — never a guess and
 // never an error: a host without cpufreq can still be measured.
@@ -13,25 +14,9 @@
 #include <string>
 #include <vector>
 
-namespace culprit {
+#include "records/record.h"
 
-/// How fast and how busy the host is at one moment.
-struct HostSnapshot {
-  std::string time;                            ///< UTC, ISO 8601 ("2025-01-31T12:00:00Z").
-  std::optional<double> calibration_ms;        ///< Median calibration loop, when asked for.
-  std::optional<double> load1, load5, load15;  ///< /proc/loadavg.
-  /// scaling_cur_freq of cpu0, else the first "cpu MHz" of /proc/cpuinfo.
-  std::optional<double> cpu_mhz;
-  /// Where cpu_mhz came from: "scaling_cur_freq", "/proc/cpuinfo" or "".
-  /// /proc/cpuinfo on a virtual machine is the nominal clock, not the current one.
-  std::string cpu_mhz_source;
-  std::string governor;                         ///< cpu0's scaling_governor, or "".
-  std::optional<uint64_t> memory_available_kb;  ///< /proc/meminfo MemAvailable.
-  std::optional<uint64_t> swap_used_kb;         ///< SwapTotal - SwapFree.
-  /// Pages swapped in and out since boot (/proc/vmstat pswpin, pswpout). Only
-  /// the difference between two snapshots means anything.
-  std::optional<uint64_t> swap_in_pages, swap_out_pages;
-};
+namespace culprit {
 
 /// What the host is; does not change during a sitting.
 struct HostIdentityInfo {
@@ -48,7 +33,7 @@ class HostProbe {
   /// Reads load, frequency, governor and memory before calibrating, so the
   /// calibration loop's own CPU use is not in the load it reports.
   /// `calibrate`: also run RunCalibrationLoop (about 150 ms).
-  virtual HostSnapshot Snapshot(bool calibrate) const = 0;
+  virtual HostState Snapshot(bool calibrate) const = 0;
 };
 
 /// Reads the real host. `root` lets tests point it at a fake tree containing
@@ -64,17 +49,17 @@ std::unique_ptr<HostProbe> MakeRealHostProbe(std::filesystem::path root = "/");
 /// memory, swap in use while memory is short. A host that does not expose
 /// frequency gets no warning (FormatHostReport says "unavailable").
 std::vector<std::string> HostWarnings(const HostIdentityInfo& identity,
-                                      const HostSnapshot& snapshot);
+                                      const HostState& snapshot);
 
 /// Warnings about what changed between a sitting's start and end snapshots:
 /// swapping during the sitting, a governor change, a scaling_cur_freq change
 /// of more than 10%, load that rose above the core count.
 std::vector<std::string> HostChangeWarnings(const HostIdentityInfo& identity,
-                                            const HostSnapshot& start, const HostSnapshot& end);
+                                            const HostState& start, const HostState& end);
 
 /// The `culprit host` report as text lines (identity, snapshot, warnings),
 /// "unavailable" for anything missing. Ends with a newline.
-std::string FormatHostReport(const HostIdentityInfo& identity, const HostSnapshot& snapshot,
+std::string FormatHostReport(const HostIdentityInfo& identity, const HostState& snapshot,
                              const std::vector<std::string>& warnings);
 
 }  // namespace culprit

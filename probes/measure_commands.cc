@@ -15,24 +15,6 @@
 namespace culprit {
 namespace {
 
-MetricRule ToMetricRule(const MetricSpec& spec) {
-  MetricRule rule;
-  switch (spec.kind) {
-    case MetricKind::kWall:
-      rule.kind = MetricRule::Kind::kWall;
-      break;
-    case MetricKind::kRegex:
-      rule.kind = MetricRule::Kind::kRegex;
-      break;
-    case MetricKind::kJson:
-      rule.kind = MetricRule::Kind::kJson;
-      break;
-  }
-  rule.pattern = spec.pattern;
-  rule.wall_units_per_ms = spec.wall_units_per_ms;
-  return rule;
-}
-
 std::vector<std::string> BuildNotes(const ResolvedBuild& build) {
   std::vector<std::string> notes;
   if (build.tree.empty()) {
@@ -45,7 +27,7 @@ std::vector<std::string> BuildNotes(const ResolvedBuild& build) {
 
 }  // namespace
 
-Result<const QueryConfig*> SelectQuery(const Config& config, const std::string& name) {
+Result<const QueryConfig*> SelectQuery(const EngineSections& config, const std::string& name) {
   std::vector<std::string> names;
   for (const auto& [key, query] : config.queries) names.push_back(key);
   if (name.empty()) {
@@ -66,29 +48,42 @@ Result<const QueryConfig*> SelectQuery(const Config& config, const std::string& 
   return &it->second;
 }
 
-Result<SittingOptions> MakeSittingOptions(const Config& config, const QueryConfig& query,
+Result<SittingOptions> MakeSittingOptions(const MeasureConfig& measure, const QueryConfig& query,
                                           const MeasureFlags& flags) {
+  MeasureConfig sitting = measure;
+  sitting.band = flags.band.value_or(measure.band);
+  sitting.min_pairs = flags.min_pairs.value_or(measure.min_pairs);
+  sitting.max_pairs = flags.max_pairs.value_or(measure.max_pairs);
+  sitting.warmup = flags.warmup.value_or(query.warmup.value_or(measure.warmup));
+  if (std::optional<MeasureRule> broken = BrokenMeasureRule(sitting)) {
+    switch (*broken) {
+      case MeasureRule::kBand:
+        return Error::Usage(
+            fmt::format("--band {} is not in (0, 1); 0.05 means ±5%", sitting.band));
+      case MeasureRule::kConfidence:
+        // No flag sets it; the file's reader has checked it already.
+        return Error::Usage(
+            fmt::format("measure.confidence {} is not in (0, 1)", sitting.confidence));
+      case MeasureRule::kMinPairs:
+        return Error::Usage("--min-pairs must be at least 2");
+      case MeasureRule::kMaxPairs:
+        return Error::Usage(fmt::format("--max-pairs {} is above {}, the most one sitting takes",
+                                        sitting.max_pairs, MeasureConfig::kMaxPairs));
+      case MeasureRule::kPairOrder:
+        return Error::Usage(fmt::format("--max-pairs {} is below min_pairs {}", sitting.max_pairs,
+                                        sitting.min_pairs));
+      case MeasureRule::kWarmup:
+        return Error::Usage("--warmup must be 0 or more");
+    }
+  }
   SittingOptions options;
-  options.band = flags.band.value_or(config.measure.band);
-  options.confidence = config.measure.confidence;
-  options.min_pairs = flags.min_pairs.value_or(config.measure.min_pairs);
-  options.max_pairs = flags.max_pairs.value_or(config.measure.max_pairs);
-  options.warmup = flags.warmup.value_or(query.warmup.value_or(config.measure.warmup));
-  options.calibrate_between_looks = config.measure.calibrate_between_looks;
+  options.band = sitting.band;
+  options.confidence = sitting.confidence;
+  options.min_pairs = sitting.min_pairs;
+  options.max_pairs = sitting.max_pairs;
+  options.warmup = sitting.warmup;
+  options.calibrate_between_looks = sitting.calibrate_between_looks;
   options.seed = flags.seed.value_or(0);
-  if (!(options.band > 0 && options.band < 1)) {
-    return Error::Usage(fmt::format("--band {} is not in (0, 1); 0.05 means ±5%", options.band));
-  }
-  if (options.min_pairs < 2) return Error::Usage("--min-pairs must be at least 2");
-  if (options.max_pairs > MeasureConfig::kMaxPairs) {
-    return Error::Usage(fmt::format("--max-pairs {} is above {}, the most one sitting takes",
-                                    options.max_pairs, MeasureConfig::kMaxPairs));
-  }
-  if (options.max_pairs < options.min_pairs) {
-    return Error::Usage(
-        fmt::format("--max-pairs {} is below min_pairs {}", options.max_pairs, options.min_pairs));
-  }
-  if (options.warmup < 0) return Error::Usage("--warmup must be 0 or more");
   return options;
 }
 
@@ -104,7 +99,7 @@ ComparisonArm MakeComparisonArm(std::string name, std::string label, ProcessArm 
   return arm;
 }
 
-Result<ProcessArm> MakeQueryArm(const Config& config, const QueryConfig& query,
+Result<ProcessArm> MakeQueryArm(const EngineSections& config, const QueryConfig& query,
                                 const ResolvedBuild& build,
                                 const std::map<std::string, std::string>& set,
                                 const std::vector<std::string>& unset) {
@@ -127,22 +122,19 @@ Result<ProcessArm> MakeQueryArm(const Config& config, const QueryConfig& query,
   arm.process.set_env = ApplyOverrides(overrides, query.env);
   arm.process.unset_env = unset;
   arm.process.timeout = query.timeout;
-  arm.metric = ToMetricRule(query.metric);
+  arm.metric = query.metric;
   return arm;
 }
 
 Result<ComparisonOutcome> RunProbe(const MeasureContext& context, const ProbeRequest& request) {
-  const Config& config = context.config;
+  const ProbeSections& config = context.config;
   Result<const QueryConfig*> query = SelectQuery(config, request.query);
   if (!query) return query.error();
-  Result<SittingOptions> options = MakeSittingOptions(config, **query, request.flags);
+  Result<SittingOptions> options = MakeSittingOptions(config.measure, **query, request.flags);
   if (!options) return options.error();
 
-  std::map<std::string, NamedOverride> named;
-  for (const auto& [name, set] : config.overrides) {
-    named[name] = NamedOverride{set.env, set.unset, set.hypothesis};
-  }
-  Result<OverrideSet> overrides = BuildOverrideSet(request.overrides, request.unsets, named);
+  Result<OverrideSet> overrides =
+      BuildOverrideSet(request.overrides, request.unsets, config.overrides);
   if (!overrides) return overrides.error();
   if (overrides->empty()) {
     return Error::Usage("a probe needs something to override")
@@ -181,10 +173,10 @@ Result<ComparisonOutcome> RunProbe(const MeasureContext& context, const ProbeReq
 }
 
 Result<ComparisonOutcome> RunCompare(const MeasureContext& context, const CompareRequest& request) {
-  const Config& config = context.config;
+  const ProbeSections& config = context.config;
   Result<const QueryConfig*> query = SelectQuery(config, request.query);
   if (!query) return query.error();
-  Result<SittingOptions> options = MakeSittingOptions(config, **query, request.flags);
+  Result<SittingOptions> options = MakeSittingOptions(config.measure, **query, request.flags);
   if (!options) return options.error();
 
   Result<ResolvedBuild> build_a = context.builds.Resolve(request.revision_a);
@@ -215,10 +207,10 @@ Result<ComparisonOutcome> RunCompare(const MeasureContext& context, const Compar
 }
 
 Result<RunOutcome> RunQuery(const MeasureContext& context, const RunRequest& request) {
-  const Config& config = context.config;
+  const ProbeSections& config = context.config;
   Result<const QueryConfig*> query = SelectQuery(config, request.query);
   if (!query) return query.error();
-  Result<SittingOptions> options = MakeSittingOptions(config, **query, request.flags);
+  Result<SittingOptions> options = MakeSittingOptions(config.measure, **query, request.flags);
   if (!options) return options.error();
   const int samples = request.samples > 0 ? request.samples : options->min_pairs;
 

@@ -11,14 +11,16 @@
 #include <vector>
 
 #include "base/result.h"
-#include "engine/config.h"
 #include "probes/build_provider.h"
 #include "probes/comparison.h"
 #include "probes/host.h"
+#include "probes/measure_options.h"
+#include "probes/probe_sections.h"
 
 namespace culprit {
 
-/// Command-line adjustments of [measure].
+/// Command-line adjustments of [measure], checked by the same rule as the file
+/// (BrokenMeasureRule).
 struct MeasureFlags {
   std::optional<double> band;
   std::optional<int> min_pairs, max_pairs, warmup;
@@ -27,7 +29,7 @@ struct MeasureFlags {
 
 /// What every measuring command needs besides its request.
 struct MeasureContext {
-  const Config& config;
+  const ProbeSections& config;
   BuildProvider& builds;
   const HostProbe* host = nullptr;    ///< Null: no host state (tests).
   SittingProgress* progress = nullptr;
@@ -35,15 +37,16 @@ struct MeasureContext {
 
 /// The query named `name`, or the only query when `name` is empty; usage error
 /// listing the queries (with did-you-mean) otherwise.
-Result<const QueryConfig*> SelectQuery(const Config& config, const std::string& name);
+Result<const QueryConfig*> SelectQuery(const EngineSections& config, const std::string& name);
 
-/// [measure] with the flags applied and validated.
-Result<SittingOptions> MakeSittingOptions(const Config& config, const QueryConfig& query,
+/// [measure] with the query's warm-up and the flags applied, checked with
+/// BrokenMeasureRule; a broken rule is worded by the flag that broke it.
+Result<SittingOptions> MakeSittingOptions(const MeasureConfig& measure, const QueryConfig& query,
                                           const MeasureFlags& flags);
 
 /// The process and metric of `query` for one arm's build, with `set`/`unset`
 /// applied on top of the query's own env.
-Result<ProcessArm> MakeQueryArm(const Config& config, const QueryConfig& query,
+Result<ProcessArm> MakeQueryArm(const EngineSections& config, const QueryConfig& query,
                                 const ResolvedBuild& build,
                                 const std::map<std::string, std::string>& set,
                                 const std::vector<std::string>& unset);

@@ -67,7 +67,7 @@ uint64_t PickSeed(uint64_t requested) {
 }
 
 void Snapshot(const HostProbe* host, SittingProgress* progress, const char* phase,
-              HostSnapshot& into) {
+              HostState& into) {
   if (host == nullptr) return;
   if (progress) progress->OnPhase(phase);
   into = host->Snapshot(/*calibrate=*/true);
@@ -309,7 +309,7 @@ class PairedSitting {
     ++look_;
     if (!decided_ && look_ < r_.looks.size() && options_.calibrate_between_looks && host_) {
       if (progress_) progress_->OnPhase("calibrating (between looks)");
-      HostSnapshot checkpoint = host_->Snapshot(true);
+      HostState checkpoint = host_->Snapshot(true);
       if (checkpoint.calibration_ms) {
         r_.checkpoint_calibrations_ms.push_back(*checkpoint.calibration_ms);
       }

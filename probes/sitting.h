@@ -98,7 +98,7 @@ struct SittingResult {
   std::optional<VerdictResult> verdict;
   double nominal_confidence = 0;       ///< The look's confidence after alpha spending.
   std::vector<int> looks;              ///< Pair counts at which the sitting looked.
-  HostSnapshot start, end;
+  HostState start, end;
   std::vector<double> checkpoint_calibrations_ms;  ///< Between looks, if asked.
   std::optional<CalibrationCheck> calibration;
   bool interrupted = false;

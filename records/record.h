@@ -5,6 +5,7 @@
 // conditions, and what was concluded. The records library gets plain data and
 // depends on nothing but base/, so every folder above it can write records.
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -60,17 +61,28 @@ struct Arm {
   bool operator==(const Arm&) const = default;
 };
 
-/// The host at one moment (start or end of a sitting). Absent facts stay
-/// absent: reporters print "unavailable", never a guess.
+/// How fast and how busy the host is at one moment (the start or end of a
+/// sitting), as the host probe (probes/host.h) reads it and a record keeps it.
+/// Absent facts stay absent: reporters print "unavailable", never a guess.
 struct HostState {
-  std::optional<double> calibration_ms;
-  std::optional<double> load1;
+  std::optional<double> calibration_ms;  ///< Median calibration loop, when asked for.
+  std::optional<double> load1;           ///< /proc/loadavg.
+  /// scaling_cur_freq of cpu0, else the first "cpu MHz" of /proc/cpuinfo.
   std::optional<double> cpu_mhz;
-  std::string governor;
-  std::string time;  ///< ISO 8601 UTC.
+  std::string governor;  ///< cpu0's scaling_governor, or "".
+  std::string time;      ///< UTC, ISO 8601 ("2025-01-31T12:00:00Z").
   std::optional<double> load5, load15;
-  std::optional<long> memory_available_kb;  ///< MemAvailable.
+  std::optional<long> memory_available_kb;  ///< /proc/meminfo MemAvailable.
   std::optional<long> swap_used_kb;         ///< SwapTotal - SwapFree.
+
+  // Read for the host probe's warnings during a sitting; records do not keep
+  // them (a record read back has them empty).
+  /// Where cpu_mhz came from: "scaling_cur_freq", "/proc/cpuinfo" or "".
+  /// /proc/cpuinfo on a virtual machine is the nominal clock, not the current one.
+  std::string cpu_mhz_source;
+  /// Pages swapped in and out since boot (/proc/vmstat pswpin, pswpout). Only
+  /// the difference between two snapshots means anything.
+  std::optional<uint64_t> swap_in_pages, swap_out_pages;
 
   bool operator==(const HostState&) const = default;
 };

@@ -39,6 +39,16 @@ TEST(FormatProbability, ShowsThePrecisionItHasAndNeverRoundsToCertainty) {
   EXPECT_EQ(FormatProbability(0.999), "99.9%");
   EXPECT_EQ(FormatProbability(1.0), "100%");
   EXPECT_EQ(FormatProbability(0.0), "0%");
+TEST(IsValidEnvironmentName, KnownAnswers) {
+  EXPECT_TRUE(IsValidEnvironmentName("PARALLEL"));
+  EXPECT_TRUE(IsValidEnvironmentName("_x1"));
+  EXPECT_TRUE(IsValidEnvironmentName("a"));
+  EXPECT_FALSE(IsValidEnvironmentName(""));
+  EXPECT_FALSE(IsValidEnvironmentName("1ABC"));
+  EXPECT_FALSE(IsValidEnvironmentName("A-B"));
+  EXPECT_FALSE(IsValidEnvironmentName("A B"));
+  EXPECT_FALSE(IsValidEnvironmentName("A=B"));
+  EXPECT_FALSE(IsValidEnvironmentName("caf\xc3\xa9"));
 }
 
 }  // namespace

@@ -91,14 +91,18 @@ TEST(MetricTest, TruncatedOutputSaysSoInTheHint) {
 }
 
 TEST(MetricTest, InvalidRegexIsAUsageError) {
-  Status bad = ValidateMetricRule(Regex("ms=([0-9"));
+  std::string detail;
+  EXPECT_EQ(CheckMetricRule(Regex("ms=([0-9"), &detail), MetricRuleProblem::kRegexInvalid);
+  EXPECT_FALSE(detail.empty());
+  EXPECT_EQ(CheckMetricRule(Regex("ms=[0-9]+")), MetricRuleProblem::kRegexWithoutGroup);
+  EXPECT_EQ(CheckMetricRule(Regex("ms=([0-9]+)")), MetricRuleProblem::kNone);
+  Result<double> no_group = ExtractMetric(Regex("ms=[0-9]+"), Output("ms=3\n"));
+  ASSERT_FALSE(no_group.ok());
+  EXPECT_EQ(no_group.error().kind(), ErrorKind::kUsage);
+  EXPECT_NE(no_group.error().message().find("no capture group"), std::string::npos);
+  Result<double> bad = ExtractMetric(Regex("ms=([0-9"), Output("ms=3\n"));
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().kind(), ErrorKind::kUsage);
-  Status no_group = ValidateMetricRule(Regex("ms=[0-9]+"));
-  ASSERT_FALSE(no_group.ok());
-  EXPECT_NE(no_group.error().message().find("no capture group"), std::string::npos);
-  EXPECT_TRUE(ValidateMetricRule(Regex("ms=([0-9]+)")).ok());
-  EXPECT_FALSE(ExtractMetric(Regex("ms=[0-9]+"), Output("ms=3\n")).ok());
 }
 
 TEST(MetricTest, JsonWholeOutput) {
@@ -148,9 +152,10 @@ TEST(MetricTest, JsonFieldNotANumber) {
 }
 
 TEST(MetricTest, JsonPathValidation) {
-  EXPECT_FALSE(ValidateMetricRule(Json("result..ms")).ok());
-  EXPECT_FALSE(ValidateMetricRule(Json("")).ok());
-  EXPECT_TRUE(ValidateMetricRule(Json("result.ms")).ok());
+  EXPECT_EQ(CheckMetricRule(Json("result..ms")), MetricRuleProblem::kJsonPathInvalid);
+  EXPECT_EQ(CheckMetricRule(Json(".result")), MetricRuleProblem::kJsonPathInvalid);
+  EXPECT_EQ(CheckMetricRule(Json("")), MetricRuleProblem::kJsonPathInvalid);
+  EXPECT_EQ(CheckMetricRule(Json("result.ms")), MetricRuleProblem::kNone);
 }
 
 TEST(MetricTest, FailedRunHasNoMetric) {

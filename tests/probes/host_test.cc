@@ -98,7 +98,7 @@ TEST(HostProbe, ParsesSnapshotWithCpufreq) {
   TempDir dir;
   WriteBaseTree(dir.path());
   WriteCpufreq(dir.path(), "3400000", "powersave");
-  const HostSnapshot snap = MakeRealHostProbe(dir.path())->Snapshot(/*calibrate=*/false);
+  const HostState snap = MakeRealHostProbe(dir.path())->Snapshot(/*calibrate=*/false);
   EXPECT_EQ(snap.load1, 3.20);
   EXPECT_EQ(snap.load5, 1.50);
   EXPECT_EQ(snap.load15, 0.75);
@@ -117,7 +117,7 @@ TEST(HostProbe, ParsesSnapshotWithCpufreq) {
 TEST(HostProbe, WithoutCpufreqFallsBackToCpu0InCpuinfo) {
   TempDir dir;
   WriteBaseTree(dir.path());
-  const HostSnapshot snap = MakeRealHostProbe(dir.path())->Snapshot(false);
+  const HostState snap = MakeRealHostProbe(dir.path())->Snapshot(false);
   EXPECT_EQ(snap.cpu_mhz, 2445.404);  // processor 0's line, not processor 1's.
   EXPECT_EQ(snap.cpu_mhz_source, "/proc/cpuinfo");
   EXPECT_EQ(snap.governor, "");
@@ -132,7 +132,7 @@ TEST(HostProbe, EmptyRootIsUnavailableEverywhereAndDoesNotCrash) {
   TempDir dir;
   const auto probe = MakeRealHostProbe(dir.path());
   const HostIdentityInfo info = probe->Identity();
-  const HostSnapshot snap = probe->Snapshot(false);
+  const HostState snap = probe->Snapshot(false);
   // A fake root never falls back to the real host's uname or core count.
   EXPECT_EQ(info.hostname, "");
   EXPECT_EQ(info.kernel, "");
@@ -165,7 +165,7 @@ TEST(HostProbe, MalformedFilesAreUnavailableNotGuessed) {
   WriteTextFile(dir.path() / "sys/devices/system/cpu/online", "1-0\n");
   WriteCpufreq(dir.path(), "n/a", "performance");
   const auto probe = MakeRealHostProbe(dir.path());
-  const HostSnapshot snap = probe->Snapshot(false);
+  const HostState snap = probe->Snapshot(false);
   EXPECT_FALSE(snap.load1);
   EXPECT_FALSE(snap.cpu_mhz);
   EXPECT_EQ(snap.governor, "performance");
@@ -187,7 +187,7 @@ TEST(HostProbe, CoresFromOnlineListElseProcessorEntries) {
 TEST(HostProbe, CalibratesWhenAsked) {
   TempDir dir;
   WriteBaseTree(dir.path());
-  const HostSnapshot snap = MakeRealHostProbe(dir.path())->Snapshot(/*calibrate=*/true);
+  const HostState snap = MakeRealHostProbe(dir.path())->Snapshot(/*calibrate=*/true);
   ASSERT_TRUE(snap.calibration_ms);
   EXPECT_TRUE(std::isfinite(*snap.calibration_ms));
   EXPECT_GT(*snap.calibration_ms, 0);
@@ -196,7 +196,7 @@ TEST(HostProbe, CalibratesWhenAsked) {
 TEST(HostProbe, RealHostHasTheBasics) {
   const auto probe = MakeRealHostProbe();
   const HostIdentityInfo info = probe->Identity();
-  const HostSnapshot snap = probe->Snapshot(false);
+  const HostState snap = probe->Snapshot(false);
   EXPECT_GT(info.logical_cores, 0);
   EXPECT_FALSE(info.kernel.empty());
   EXPECT_TRUE(snap.load1.has_value());  // Linux always has /proc/loadavg.
@@ -217,7 +217,7 @@ bool AnyContains(const std::vector<std::string>& warnings, const std::string& te
 }
 
 TEST(HostWarnings, LoadAboveTheCoreCount) {
-  HostSnapshot snap;
+  HostState snap;
   snap.load1 = 3.2;
   const auto warnings = HostWarnings(TwoCores(), snap);
   ASSERT_EQ(warnings.size(), 1u);
@@ -231,7 +231,7 @@ TEST(HostWarnings, LoadAboveTheCoreCount) {
 }
 
 TEST(HostWarnings, GovernorOtherThanPerformance) {
-  HostSnapshot snap;
+  HostState snap;
   snap.governor = "powersave";
   const auto warnings = HostWarnings(TwoCores(), snap);
   ASSERT_EQ(warnings.size(), 1u);
@@ -245,7 +245,7 @@ TEST(HostWarnings, GovernorOtherThanPerformance) {
 }
 
 TEST(HostWarnings, LowMemoryAndSwap) {
-  HostSnapshot snap;
+  HostState snap;
   snap.memory_available_kb = 1024u * 1024;  // 1 GiB of 16 GiB: 6%.
   snap.swap_used_kb = 0;
   auto warnings = HostWarnings(TwoCores(), snap);
@@ -268,14 +268,14 @@ TEST(HostWarnings, LowMemoryAndSwap) {
 }
 
 TEST(HostChangeWarnings, SwapGovernorFrequencyAndLoad) {
-  HostSnapshot start;
+  HostState start;
   start.swap_in_pages = 10;
   start.swap_out_pages = 20;
   start.governor = "performance";
   start.cpu_mhz = 3000;
   start.cpu_mhz_source = "scaling_cur_freq";
   start.load1 = 0.5;
-  HostSnapshot end = start;
+  HostState end = start;
   EXPECT_TRUE(HostChangeWarnings(TwoCores(), start, end).empty());
 
   end.swap_in_pages = 15;
@@ -291,10 +291,10 @@ TEST(HostChangeWarnings, SwapGovernorFrequencyAndLoad) {
 }
 
 TEST(HostChangeWarnings, NominalFrequencyChangesAreIgnored) {
-  HostSnapshot start;
+  HostState start;
   start.cpu_mhz = 3000;
   start.cpu_mhz_source = "/proc/cpuinfo";
-  HostSnapshot end = start;
+  HostState end = start;
   end.cpu_mhz = 2000;
   EXPECT_TRUE(HostChangeWarnings(TwoCores(), start, end).empty());
   end.cpu_mhz_source = "scaling_cur_freq";
@@ -307,7 +307,7 @@ TEST(FormatHostReport, ShowsValuesAndWarnings) {
   WriteCpufreq(dir.path(), "3400000", "powersave");
   const auto probe = MakeRealHostProbe(dir.path());
   const HostIdentityInfo info = probe->Identity();
-  HostSnapshot snap = probe->Snapshot(false);
+  HostState snap = probe->Snapshot(false);
   snap.calibration_ms = 29.3;
   const auto warnings = HostWarnings(info, snap);
   EXPECT_EQ(warnings.size(), 2u);  // Load 3.2 on 2 cores, powersave governor.

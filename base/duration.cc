@@ -1,4 +1,4 @@
-#include "engine/duration.h"
+#include "base/duration.h"
 
 #include <fmt/format.h>
 

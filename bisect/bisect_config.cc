@@ -1,0 +1,19 @@
+#include "bisect/bisect_config.h"
+
+namespace culprit {
+
+Status ReadBisectSection(const ConfigTable& root, BisectConfig* bisect) {
+  std::optional<ConfigValue> node = root.Get("bisect");
+  if (!node) return {};
+  auto table = node->Table("bisect");
+  if (!table) return table.error();
+  CULPRIT_TRY(
+      table->CheckKeys("bisect", {"target_probability", "max_builds", "max_pairs", "pairs_per_step"}));
+  CULPRIT_TRY(table->ReadDouble("bisect", "target_probability", &bisect->target_probability, 0, 1));
+  CULPRIT_TRY(table->ReadInt("bisect", "max_builds", &bisect->max_builds, 0));
+  CULPRIT_TRY(table->ReadInt("bisect", "max_pairs", &bisect->max_pairs, 0));
+  CULPRIT_TRY(table->ReadInt("bisect", "pairs_per_step", &bisect->pairs_per_step, 0));
+  return {};
+}
+
+}  // namespace culprit

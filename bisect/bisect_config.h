@@ -1,0 +1,28 @@
+#pragma once
+
+// [bisect] of culprit.toml: when the noise-aware search stops; and the parts
+// of the file the bisect reads.
+
+#include "base/config_reader.h"
+#include "base/result.h"
+#include "probes/probe_sections.h"
+
+namespace culprit {
+
+/// [bisect]
+struct BisectConfig {
+  double target_probability = 0.99;  ///< In (0, 1).
+  int max_builds = 0;                ///< 0: automatic. All >= 0.
+  int max_pairs = 0;                 ///< 0: automatic.
+  int pairs_per_step = 0;            ///< 0: automatic.
+};
+
+/// Reads [bisect].
+Status ReadBisectSection(const ConfigTable& root, BisectConfig* bisect);
+
+/// What the bisect reads from the file: the probes' parts and [bisect].
+struct BisectSections : ProbeSections {
+  BisectConfig bisect;
+};
+
+}  // namespace culprit

@@ -1,0 +1,313 @@
+#include "engine/engine_config.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "base/strings.h"
+#include "engine/artifact_paths.h"
+
+namespace culprit {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view kArtifactOpen = "{artifact:";
+
+// "~" or "~/..." from $HOME; nullopt when $HOME is needed but unset.
+std::optional<std::string> ExpandHome(const std::string& path) {
+  if (path != "~" && !path.starts_with("~/")) return path;
+  const char* home = std::getenv("HOME");
+  if (home == nullptr || *home == '\0') return std::nullopt;
+  return std::string(home) + path.substr(1);
+}
+
+Status ReadBuild(const ConfigTable& table, EngineConfig* engine) {
+  std::optional<ConfigValue> build = table.Get("build");
+  if (!build) {
+    return table.At(
+        "[engine] is missing 'build': expected the commands that build one commit, such as "
+        "build = [[\"make\", \"-j2\"]]");
+  }
+  if (build->ArraySize() > 0 && build->Element(0).IsString()) {
+    // One command written as a flat array: build = ["make", "-j2"].
+    auto argv = build->Command("engine.build");
+    if (!argv) return argv.error();
+    engine->build.push_back(std::move(*argv));
+    return {};
+  }
+  if (build->ArraySize() == 0) {
+    return build->Expected("engine.build", "an array of commands such as [[\"make\", \"-j2\"]]");
+  }
+  for (size_t i = 0; i < build->ArraySize(); ++i) {
+    auto argv = build->Element(i).Command(fmt::format("engine.build[{}]", i));
+    if (!argv) return argv.error();
+    engine->build.push_back(std::move(*argv));
+  }
+  return {};
+}
+
+Status ReadArtifacts(const ConfigTable& table, EngineConfig* engine) {
+  std::optional<ConfigValue> artifacts = table.Get("artifacts");
+  if (!artifacts) return {};
+  auto paths = artifacts->StringArray("engine.artifacts", "path");
+  if (!paths) return paths.error();
+  if (std::optional<ArtifactProblem> problem = FindArtifactProblem(*paths)) {
+    ConfigValue element = artifacts->Element(problem->index);
+    std::string element_path = fmt::format("engine.artifacts[{}]", problem->index);
+    if (problem->kind == ArtifactProblem::Kind::kNotRelative) {
+      return element.Expected(element_path,
+                              "a file path relative to the engine's build tree, such as "
+                              "\"build/engine\"");
+    }
+    return element
+        .At(fmt::format("{}: expected artifacts with distinct file names, found a second '{}'",
+                        element_path, problem->name))
+        .WithHint("queries refer to artifacts as {artifact:NAME} by file name");
+  }
+  engine->artifacts = std::move(*paths);
+  return {};
+}
+
+Status ReadMetric(const ConfigValue& node, std::string_view path, MetricRule* metric) {
+  constexpr std::string_view kWhat = "\"wall\", { regex = '...' } or { json = \"dotted.path\" }";
+  if (const std::string* text = node.AsString()) {
+    if (*text != "wall") return node.Expected(path, kWhat);
+    metric->kind = MetricRule::Kind::kWall;
+    return {};
+  }
+  std::optional<ConfigTable> table = node.AsTable();
+  if (!table) return node.Expected(path, kWhat);
+  CULPRIT_TRY(table->CheckKeys(path, {"regex", "json"}));
+  std::optional<ConfigValue> regex = table->Get("regex");
+  std::optional<ConfigValue> json = table->Get("json");
+  if (regex.has_value() == json.has_value()) {
+    return node.At(fmt::format("{}: expected exactly one of regex or json, found {}", path,
+                               regex ? "both" : "neither"));
+  }
+  MetricRule rule;
+  if (regex) {
+    std::string regex_path = ConfigKeyPath(path, "regex");
+    const std::string* text = regex->AsString();
+    if (text == nullptr || text->empty()) {
+      return regex->Expected(regex_path, "a regular expression string");
+    }
+    rule.kind = MetricRule::Kind::kRegex;
+    rule.pattern = *text;
+    std::string detail;
+    switch (CheckMetricRule(rule, &detail)) {
+      case MetricRuleProblem::kRegexWithoutGroup:
+        return regex->At(fmt::format("{}: expected a regular expression with a capture group "
+                                     "around the number, such as 'median_ms=([0-9.]+)', found "
+                                     "'{}' (no group)",
+                                     regex_path, *text));
+      case MetricRuleProblem::kRegexInvalid:
+        return regex->At(fmt::format("{}: expected a regular expression (ECMAScript), found '{}', "
+                                     "which does not compile: {}",
+                                     regex_path, *text, detail));
+      default:
+        break;
+    }
+  } else {
+    const std::string* text = json->AsString();
+    rule.kind = MetricRule::Kind::kJson;
+    if (text != nullptr) rule.pattern = *text;
+    if (text == nullptr || CheckMetricRule(rule) != MetricRuleProblem::kNone) {
+      return json->Expected(ConfigKeyPath(path, "json"),
+                            "a dotted path such as \"result.median_ms\"");
+    }
+  }
+  metric->kind = rule.kind;
+  metric->pattern = rule.pattern;
+  return {};
+}
+
+Status ReadCodePath(const ConfigValue& code_path, std::string_view path, QueryConfig* query) {
+  if (const std::string* text = code_path.AsString()) {
+    if (*text != "auto") return code_path.Expected(path, "\"auto\" or an array of globs");
+    query->code_path_auto = true;
+    return {};
+  }
+  auto globs = code_path.StringArray(path, "glob");
+  if (!globs) return globs.error();
+  if (globs->empty()) return code_path.Expected(path, "\"auto\" or at least one glob");
+  query->code_path = std::move(*globs);
+  return {};
+}
+
+Status ReadQuery(const ConfigTable& table, std::string_view path, const EngineConfig& engine,
+                 QueryConfig* query) {
+  CULPRIT_TRY(table.CheckKeys(
+      path, {"command", "metric", "unit", "timeout", "code_path", "cwd", "env", "warmup"}));
+  std::optional<ConfigValue> command = table.Get("command");
+  if (!command) {
+    return table.At(fmt::format("[{}] is missing 'command': expected the argv that runs "
+                                "the query, such as [\"{{artifact:NAME}}\", \"bench\"]",
+                                path));
+  }
+  auto argv = command->Command(ConfigKeyPath(path, "command"));
+  if (!argv) return argv.error();
+  CULPRIT_TRY(CheckArtifactReferences(*command, ConfigKeyPath(path, "command"), engine));
+  query->command = std::move(*argv);
+  if (std::optional<ConfigValue> metric = table.Get("metric")) {
+    CULPRIT_TRY(ReadMetric(*metric, ConfigKeyPath(path, "metric"), &query->metric));
+  }
+  CULPRIT_TRY(table.ReadString(path, "unit", &query->unit, /*allow_empty=*/false));
+  if (query->metric.kind == MetricRule::Kind::kWall) {
+    Result<double> scale = WallUnitsPerMillisecond(query->unit);
+    if (!scale) {
+      std::optional<ConfigValue> unit = table.Get("unit");
+      std::string message =
+          fmt::format("{}: {}", ConfigKeyPath(path, "unit"), scale.error().message());
+      return unit ? unit->At(message) : table.At(message);
+    }
+    query->metric.wall_units_per_ms = *scale;
+  }
+  CULPRIT_TRY(table.ReadDuration(path, "timeout", &query->timeout));
+  if (std::optional<ConfigValue> code_path = table.Get("code_path")) {
+    CULPRIT_TRY(ReadCodePath(*code_path, ConfigKeyPath(path, "code_path"), query));
+  }
+  std::string cwd;
+  CULPRIT_TRY(table.ReadString(path, "cwd", &cwd));
+  // "{tree}..." only means something once a checkout exists; the runner substitutes it.
+  query->cwd =
+      cwd.empty() || cwd.starts_with("{tree}") ? cwd : table.source().Resolve(cwd).string();
+  if (std::optional<ConfigValue> env = table.Get("env")) {
+    auto parsed = env->Environment(ConfigKeyPath(path, "env"));
+    if (!parsed) return parsed.error();
+    query->env = std::move(*parsed);
+  }
+  if (table.Contains("warmup")) {
+    int warmup = 0;
+    CULPRIT_TRY(table.ReadInt(path, "warmup", &warmup, 0));
+    query->warmup = warmup;
+  }
+  return {};
+}
+
+}  // namespace
+
+Status ReadEngineSection(const ConfigTable& root, EngineConfig* engine) {
+  std::optional<ConfigValue> node = root.Get("engine");
+  if (!node) {
+    return root.At("missing section [engine]: expected the engine's repo and build")
+        .WithHint("run `culprit init` for a starter file, or add [engine] with build = [[...]]");
+  }
+  auto table_or = node->Table("engine");
+  if (!table_or) return table_or.error();
+  const ConfigTable& table = *table_or;
+  CULPRIT_TRY(table.CheckKeys("engine", {"repo", "build", "artifacts", "build_timeout", "mode"}));
+  std::string repo = ".";
+  CULPRIT_TRY(table.ReadString("engine", "repo", &repo, /*allow_empty=*/false));
+  engine->repo = table.source().Resolve(repo);
+  CULPRIT_TRY(ReadBuild(table, engine));
+  CULPRIT_TRY(ReadArtifacts(table, engine));
+  CULPRIT_TRY(table.ReadDuration("engine", "build_timeout", &engine->build_timeout));
+  if (std::optional<ConfigValue> mode = table.Get("mode")) {
+    const std::string* text = mode->AsString();
+    if (text != nullptr && *text == "incremental") {
+      engine->mode = BuildMode::kIncremental;
+    } else if (text != nullptr && *text == "clean") {
+      engine->mode = BuildMode::kClean;
+    } else {
+      return mode->Expected("engine.mode", "\"incremental\" or \"clean\"")
+          .WithHint(
+              "incremental reuses the build directory between commits; clean builds each "
+              "commit from scratch");
+    }
+  }
+  return {};
+}
+
+Status ReadQueriesSection(const ConfigTable& root, const EngineConfig& engine,
+                          std::map<std::string, QueryConfig>* queries) {
+  std::optional<ConfigValue> node = root.Get("queries");
+  if (!node) return {};
+  auto table = node->Table("queries");
+  if (!table) return table.error();
+  for (const ConfigEntry& entry : table->Entries()) {
+    std::string path = ConfigKeyPath("queries", entry.key);
+    auto query_table = entry.value.Table(path);
+    if (!query_table) {
+      return query_table.error().WithHint(
+          "each query is a table: [queries.\"NAME\"] with command = [...]");
+    }
+    QueryConfig query;
+    query.name = entry.key;
+    CULPRIT_TRY(ReadQuery(*query_table, path, engine, &query));
+    (*queries)[query.name] = std::move(query);
+  }
+  return {};
+}
+
+Status CheckArtifactReferences(const ConfigValue& command, std::string_view path,
+                               const EngineConfig& engine) {
+  std::vector<std::string> names;
+  for (const std::string& artifact : engine.artifacts) names.push_back(ArtifactName(artifact));
+  for (size_t i = 0; i < command.ArraySize(); ++i) {
+    ConfigValue element = command.Element(i);
+    const std::string& arg = *element.AsString();
+    size_t open = arg.find(kArtifactOpen);
+    while (open != std::string::npos) {
+      size_t close = arg.find('}', open);
+      if (close == std::string::npos) {
+        return element.Expected(fmt::format("{}[{}]", path, i),
+                                "\"{artifact:NAME}\" closed by '}'");
+      }
+      std::string name =
+          arg.substr(open + kArtifactOpen.size(), close - open - kArtifactOpen.size());
+      if (std::find(names.begin(), names.end(), name) == names.end()) {
+        std::string known = names.empty() ? std::string("engine.artifacts is empty")
+                                          : fmt::format("known: {}", Join(names, ", "));
+        return element
+            .At(fmt::format("{}[{}]: expected an artifact listed in engine.artifacts, found "
+                            "{{artifact:{}}}{}",
+                            path, i, name, DidYouMean(name, names)))
+            .WithHint(fmt::format("an artifact is referenced by its file name ({}); add its "
+                                  "path to engine.artifacts",
+                                  known));
+      }
+      open = arg.find(kArtifactOpen, close);
+    }
+  }
+  return {};
+}
+
+std::optional<fs::path> DefaultCacheDir() {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  // The XDG spec says relative values are to be ignored.
+  if (xdg != nullptr && fs::path(xdg).is_absolute()) {
+    return (fs::path(xdg) / "culprit").lexically_normal();
+  }
+  std::optional<std::string> home = ExpandHome("~/.cache/culprit");
+  if (!home) return std::nullopt;
+  return fs::path(*home).lexically_normal();
+}
+
+Status ReadCacheSection(const ConfigTable& root, CacheConfig* cache) {
+  std::string cache_dir;
+  std::optional<ConfigValue> cache_dir_node;
+  if (std::optional<ConfigValue> node = root.Get("cache")) {
+    auto table = node->Table("cache");
+    if (!table) return table.error();
+    CULPRIT_TRY(table->CheckKeys("cache", {"dir"}));
+    CULPRIT_TRY(table->ReadString("cache", "dir", &cache_dir, /*allow_empty=*/false));
+    cache_dir_node = table->Get("dir");
+  }
+  constexpr std::string_view kNoHome = "cache.dir: cannot expand '~' because $HOME is not set";
+  constexpr std::string_view kNoHomeHint =
+      "set HOME or XDG_CACHE_HOME, or give [cache] dir an explicit path";
+  if (cache_dir.empty()) {
+    std::optional<fs::path> dir = DefaultCacheDir();
+    if (!dir) return root.source().InFile(kNoHome).WithHint(std::string(kNoHomeHint));
+    cache->dir = root.source().Resolve(dir->string());
+    return {};
+  }
+  std::optional<std::string> expanded = ExpandHome(cache_dir);
+  if (!expanded) return cache_dir_node->At(kNoHome).WithHint(std::string(kNoHomeHint));
+  cache->dir = root.source().Resolve(*expanded);
+  return {};
+}
+
+}  // namespace culprit

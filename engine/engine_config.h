@@ -1,0 +1,96 @@
+#pragma once
+
+// The sections of culprit.toml the engine layer owns: [engine] (how to build
+// the engine), [queries] (how to run and read each measured workload) and
+// [cache] (where builds are kept). Each is validated once, here, when the file
+// is read; the whole file is assembled by investigate/config.h.
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/config_reader.h"
+#include "base/result.h"
+#include "engine/metric.h"
+
+namespace culprit {
+
+enum class BuildMode {
+  kIncremental,  ///< Reuse the build directory between commits.
+  kClean,        ///< Build every commit from a fresh checkout.
+};
+
+/// [engine]
+struct EngineConfig {
+  std::filesystem::path repo;  ///< Absolute.
+  /// Commands run in order in the checkout; at least one, none empty.
+  std::vector<std::vector<std::string>> build;
+  /// Paths relative to the checkout (never absolute, no ".."), kept per commit;
+  /// file names distinct (engine/artifact_paths.h).
+  std::vector<std::string> artifacts;
+  std::chrono::milliseconds build_timeout{20 * 60 * 1000};
+  BuildMode mode = BuildMode::kIncremental;
+};
+
+/// [queries."NAME"]
+struct QueryConfig {
+  std::string name;
+  /// argv; may contain "{artifact:NAME}" (NAME is the file name of an entry of
+  /// engine.artifacts; validated) and "{tree}" (the checkout), substituted by the runner.
+  std::vector<std::string> command;
+  /// Checked with CheckMetricRule; wall_units_per_ms follows `unit`.
+  MetricRule metric;
+  std::string unit = "ms";
+  std::chrono::milliseconds timeout{60000};  ///< Per run; always > 0.
+  bool code_path_auto = false;               ///< code_path = "auto".
+  std::vector<std::string> code_path;        ///< Globs relative to the engine repository.
+  /// Working directory: empty (the runner's default), an absolute path, or a
+  /// string starting with "{tree}" kept verbatim for the runner to substitute.
+  /// Other relative paths are resolved against the config file's directory.
+  std::string cwd;
+  std::map<std::string, std::string> env;  ///< Names validated as environment names.
+  std::optional<int> warmup;               ///< Overrides measure.warmup for this query.
+};
+
+/// [cache]
+struct CacheConfig {
+  /// Absolute; default DefaultCacheDir() ("~" in the file expands from $HOME).
+  std::filesystem::path dir;
+};
+
+/// What the engine layer reads from the file: where the file is, and its sections.
+struct EngineSections {
+  std::filesystem::path file;      ///< Absolute path of the culprit.toml.
+  std::filesystem::path base_dir;  ///< Its directory.
+  std::string digest;  ///< ConfigDigest of the file's bytes; recorded in every record.
+  EngineConfig engine;
+  std::map<std::string, QueryConfig> queries;
+  CacheConfig cache;
+};
+
+/// Reads [engine] from the document's root; it is required.
+Status ReadEngineSection(const ConfigTable& root, EngineConfig* engine);
+
+/// Reads every [queries."NAME"]; "{artifact:NAME}" must name one of `engine`'s artifacts.
+Status ReadQueriesSection(const ConfigTable& root, const EngineConfig& engine,
+                          std::map<std::string, QueryConfig>* queries);
+
+/// Reads [cache]; without a dir, DefaultCacheDir().
+Status ReadCacheSection(const ConfigTable& root, CacheConfig* cache);
+
+/// Every "{artifact:NAME}" in `command` (an array of strings, as Command
+/// accepted) must name an entry of engine.artifacts; `path` names it in messages.
+Status CheckArtifactReferences(const ConfigValue& command, std::string_view path,
+                               const EngineConfig& engine);
+
+/// The build cache's directory when [cache] gives none: $XDG_CACHE_HOME/culprit
+/// when that is absolute (the XDG spec says a relative value is ignored), else
+/// $HOME/.cache/culprit. Nullopt when $HOME is unset too: the caller reports it
+/// (a fallback under /tmp would be shared by every user and lost on reboot).
+std::optional<std::filesystem::path> DefaultCacheDir();
+
+}  // namespace culprit

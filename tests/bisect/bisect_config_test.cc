@@ -1,0 +1,43 @@
+#include "bisect/bisect_config.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tests/support/config_text.h"
+
+namespace culprit {
+namespace {
+
+std::string BisectErrorOf(std::string_view rest) {
+  return ConfigErrorOf(WithTestEngine(rest), [](const ConfigTable& root) {
+    BisectConfig bisect;
+    return ReadBisectSection(root, &bisect);
+  });
+}
+
+TEST(BisectSection, ReadsEveryKey) {
+  BisectConfig bisect;
+  Status status = ReadConfigText(
+      "[bisect]\ntarget_probability = 0.95\nmax_builds = 12\nmax_pairs = 400\npairs_per_step = 8\n",
+      [&](const ConfigTable& root) { return ReadBisectSection(root, &bisect); });
+  ASSERT_TRUE(status.ok()) << status.error().message();
+  EXPECT_DOUBLE_EQ(bisect.target_probability, 0.95);
+  EXPECT_EQ(bisect.max_builds, 12);
+  EXPECT_EQ(bisect.max_pairs, 400);
+  EXPECT_EQ(bisect.pairs_per_step, 8);
+}
+
+TEST(BisectSection, Errors) {
+  EXPECT_EQ(BisectErrorOf("[bisect]\ntarget_probability = 1.0\n"),
+            "/proj/culprit.toml:5:22: bisect.target_probability: expected a number between 0 "
+            "and 1 (exclusive), found 1");
+  EXPECT_EQ(BisectErrorOf("[bisect]\nmax_builds = -1\n"),
+            "/proj/culprit.toml:5:14: bisect.max_builds: expected an integer >= 0, found -1");
+  EXPECT_EQ(BisectErrorOf("[bisect]\nmax_bulids = 3\n"),
+            "/proj/culprit.toml:5:1: unknown key 'max_bulids' in [bisect], did you mean "
+            "'max_builds'?");
+}
+
+}  // namespace
+}  // namespace culprit

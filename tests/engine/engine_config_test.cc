@@ -1,0 +1,191 @@
+#include "engine/engine_config.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tests/support/config_text.h"
+
+namespace culprit {
+namespace {
+
+namespace fs = std::filesystem;
+using std::chrono::milliseconds;
+
+Status ReadEngine(const ConfigTable& root) {
+  EngineConfig engine;
+  return ReadEngineSection(root, &engine);
+}
+
+// [engine] then [queries], as the whole file reads them.
+Status ReadQueries(const ConfigTable& root, std::map<std::string, QueryConfig>* queries) {
+  EngineConfig engine;
+  CULPRIT_TRY(ReadEngineSection(root, &engine));
+  return ReadQueriesSection(root, engine, queries);
+}
+
+std::string EngineErrorOf(std::string_view text) { return ConfigErrorOf(text, ReadEngine); }
+
+std::string QueriesErrorOf(std::string_view rest) {
+  return ConfigErrorOf(WithTestEngine(rest), [](const ConfigTable& root) {
+    std::map<std::string, QueryConfig> queries;
+    return ReadQueries(root, &queries);
+  });
+}
+
+std::map<std::string, QueryConfig> Queries(std::string_view rest) {
+  std::map<std::string, QueryConfig> queries;
+  Status status = ReadConfigText(WithTestEngine(rest),
+                                 [&](const ConfigTable& root) { return ReadQueries(root, &queries); });
+  EXPECT_TRUE(status.ok()) << (status ? "" : status.error().message());
+  return queries;
+}
+
+Result<fs::path> CacheDir(std::string_view text) {
+  CacheConfig cache;
+  Status status =
+      ReadConfigText(text, [&](const ConfigTable& root) { return ReadCacheSection(root, &cache); });
+  if (!status) return status.error();
+  return cache.dir;
+}
+
+TEST(EngineSection, MissingBuildPointsAtItsTable) {
+  EXPECT_EQ(EngineErrorOf("# comment\n[engine]\nrepo = \".\"\n"),
+            "/proj/culprit.toml:2:1: [engine] is missing 'build': expected the commands that "
+            "build one commit, such as build = [[\"make\", \"-j2\"]]");
+}
+
+TEST(EngineSection, EmptyCommands) {
+  EXPECT_EQ(EngineErrorOf("[engine]\nbuild = []\n"),
+            "/proj/culprit.toml:2:9: engine.build: expected an array of commands such as "
+            "[[\"make\", \"-j2\"]], found an array");
+  EXPECT_EQ(EngineErrorOf("[engine]\nbuild = [[\"make\"], []]\n"),
+            "/proj/culprit.toml:2:20: engine.build[1]: expected a command: a non-empty array of "
+            "strings such as [\"make\", \"-j2\"], found an array");
+}
+
+TEST(EngineSection, BadDurationAndMode) {
+  EXPECT_EQ(EngineErrorOf("[engine]\nbuild = [[\"make\"]]\nbuild_timeout = 20\n"),
+            "/proj/culprit.toml:3:17: engine.build_timeout: expected a duration string such as "
+            "\"500ms\", \"60s\", \"20m\" or \"1h\", found an integer");
+  EXPECT_EQ(EngineErrorOf("[engine]\nbuild = [[\"make\"]]\nmode = \"fresh\"\n"),
+            "/proj/culprit.toml:3:8: engine.mode: expected \"incremental\" or \"clean\", found "
+            "\"fresh\"");
+}
+
+TEST(EngineSection, Artifacts) {
+  EXPECT_EQ(EngineErrorOf("[engine]\nbuild = [[\"make\"]]\nartifacts = [\"/usr/bin/es\"]\n"),
+            "/proj/culprit.toml:3:14: engine.artifacts[0]: expected a file path relative to the "
+            "engine's build tree, such as \"build/engine\", found \"/usr/bin/es\"");
+  EXPECT_EQ(EngineErrorOf("[engine]\nbuild = [[\"make\"]]\nartifacts = [\"a/es\", \"b/es\"]\n"),
+            "/proj/culprit.toml:3:22: engine.artifacts[1]: expected artifacts with distinct "
+            "file names, found a second 'es'");
+}
+
+TEST(QueriesSection, MissingCommandPointsAtItsTable) {
+  EXPECT_EQ(QueriesErrorOf("[queries.q]\nunit = \"ms\"\n"),
+            "/proj/culprit.toml:4:1: [queries.q] is missing 'command': expected the argv that "
+            "runs the query, such as [\"{artifact:NAME}\", \"bench\"]");
+  EXPECT_EQ(QueriesErrorOf("[queries.q]\ncommand = []\n"),
+            "/proj/culprit.toml:5:11: queries.q.command: expected a command: a non-empty array "
+            "of strings such as [\"make\", \"-j2\"], found an array");
+}
+
+TEST(QueriesSection, WallTimeIsReportedInTheQueryUnit) {
+  auto queries = Queries("[queries.q]\ncommand = [\"x\"]\nunit = \"s\"\n");
+  EXPECT_DOUBLE_EQ(queries.at("q").metric.wall_units_per_ms, 1e-3);
+  // A unit that is not a time, for a wall-time metric, points at the unit.
+  EXPECT_EQ(QueriesErrorOf("[queries.q]\ncommand = [\"x\"]\nunit = \"rows/s\"\n"),
+            "/proj/culprit.toml:6:8: queries.q.unit: a wall-time metric is a time: unit must be "
+            "one of ns, us, ms, s, not 'rows/s' (or take the number from the output with a regex "
+            "or json metric)");
+  // Any unit goes for a number the engine prints.
+  auto rows =
+      Queries("[queries.q]\ncommand = [\"x\"]\nmetric = { regex = 'r=([0-9]+)' }\nunit = \"rows/s\"\n");
+  EXPECT_EQ(rows.at("q").unit, "rows/s");
+  EXPECT_EQ(rows.at("q").metric.kind, MetricRule::Kind::kRegex);
+  EXPECT_EQ(rows.at("q").metric.pattern, "r=([0-9]+)");
+}
+
+TEST(QueriesSection, RegexMustCompileAndCapture) {
+  EXPECT_EQ(QueriesErrorOf("[queries.q]\ncommand = [\"x\"]\nmetric = { regex = 'a(b' }\n"),
+            "/proj/culprit.toml:6:20: queries.q.metric.regex: expected a regular expression "
+            "(ECMAScript), found 'a(b', which does not compile: Mismatched '(' and ')' in "
+            "regular expression");
+  EXPECT_EQ(QueriesErrorOf("[queries.q]\ncommand = [\"x\"]\nmetric = { regex = 'ms=[0-9]+' }\n"),
+            "/proj/culprit.toml:6:20: queries.q.metric.regex: expected a regular expression "
+            "with a capture group around the number, such as 'median_ms=([0-9.]+)', found "
+            "'ms=[0-9]+' (no group)");
+  EXPECT_EQ(QueriesErrorOf("[queries.q]\ncommand = [\"x\"]\nmetric = \"cpu\"\n"),
+            "/proj/culprit.toml:6:10: queries.q.metric: expected \"wall\", { regex = '...' } or "
+            "{ json = \"dotted.path\" }, found \"cpu\"");
+  EXPECT_EQ(
+      QueriesErrorOf("[queries.q]\ncommand = [\"x\"]\nmetric = { regex = '(a)', json = \"a\" }\n"),
+      "/proj/culprit.toml:6:10: queries.q.metric: expected exactly one of regex or json, "
+      "found both");
+  EXPECT_EQ(QueriesErrorOf("[queries.q]\ncommand = [\"x\"]\nmetric = { json = \"a..b\" }\n"),
+            "/proj/culprit.toml:6:19: queries.q.metric.json: expected a dotted path such as "
+            "\"result.median_ms\", found \"a..b\"");
+  EXPECT_EQ(QueriesErrorOf("[queries.q]\ncommand = [\"x\"]\nmetric = { json = \".a\" }\n"),
+            "/proj/culprit.toml:6:19: queries.q.metric.json: expected a dotted path such as "
+            "\"result.median_ms\", found \".a\"");
+}
+
+TEST(QueriesSection, BadDuration) {
+  EXPECT_EQ(QueriesErrorOf("[queries.q]\ncommand = [\"x\"]\ntimeout = \"60\"\n"),
+            "/proj/culprit.toml:6:11: queries.q.timeout: expected a duration such as \"500ms\", "
+            "\"60s\", \"20m\" or \"1h\", found \"60\" (no unit; use ms, s, m or h)");
+}
+
+TEST(QueriesSection, UnknownArtifactReference) {
+  Status status = ReadConfigText(
+      WithTestEngine("[queries.q]\ncommand = [\"{artifact:es}\", \"--bin={artifact:e}\"]\n"),
+      [](const ConfigTable& root) {
+        std::map<std::string, QueryConfig> queries;
+        return ReadQueries(root, &queries);
+      });
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.error().message(),
+            "/proj/culprit.toml:5:29: queries.q.command[1]: expected an artifact listed in "
+            "engine.artifacts, found {artifact:e}, did you mean 'es'?");
+  EXPECT_EQ(status.error().hint(),
+            "an artifact is referenced by its file name (known: es); add its path to "
+            "engine.artifacts");
+}
+
+TEST(QueriesSection, EnvironmentNames) {
+  EXPECT_EQ(QueriesErrorOf("[queries.q]\ncommand = [\"x\"]\nenv = { \"1X\" = \"y\" }\n"),
+            "/proj/culprit.toml:6:9: queries.q.env: expected an environment variable name "
+            "(letters, digits and '_', not starting with a digit), found '1X'");
+}
+
+TEST(CacheSection, DefaultFollowsXdgCacheHomeThenHome) {
+  ScopedEnv xdg("XDG_CACHE_HOME", "/xdg/cache");
+  EXPECT_EQ(*CacheDir(""), fs::path("/xdg/cache/culprit"));
+  EXPECT_EQ(DefaultCacheDir(), fs::path("/xdg/cache/culprit"));
+  // The XDG spec says a relative value is ignored.
+  ScopedEnv relative("XDG_CACHE_HOME", "relative/cache");
+  ScopedEnv home("HOME", "/home/tester");
+  EXPECT_EQ(*CacheDir(""), fs::path("/home/tester/.cache/culprit"));
+  EXPECT_EQ(*CacheDir("[cache]\ndir = \"~/c\"\n"), fs::path("/home/tester/c"));
+  EXPECT_EQ(*CacheDir("[cache]\ndir = \"c/\"\n"), fs::path("/proj/c"));
+}
+
+TEST(CacheSection, WithoutHomeTheDefaultIsAnError) {
+  // No silent fallback under /tmp: it would be shared by every user.
+  ScopedEnv xdg("XDG_CACHE_HOME", nullptr);
+  ScopedEnv home("HOME", nullptr);
+  EXPECT_FALSE(DefaultCacheDir().has_value());
+  Result<fs::path> dir = CacheDir("");
+  ASSERT_FALSE(dir.ok());
+  EXPECT_EQ(dir.error().message(),
+            "/proj/culprit.toml: cache.dir: cannot expand '~' because $HOME is not set");
+  Result<fs::path> tilde = CacheDir("[cache]\ndir = \"~/c\"\n");
+  ASSERT_FALSE(tilde.ok());
+  EXPECT_EQ(tilde.error().message(),
+            "/proj/culprit.toml:2:7: cache.dir: cannot expand '~' because $HOME is not set");
+  EXPECT_EQ(*CacheDir("[cache]\ndir = \"/abs/c\"\n"), fs::path("/abs/c"));
+}
+
+}  // namespace
+}  // namespace culprit
