@@ -39,6 +39,8 @@ TEST(FormatProbability, ShowsThePrecisionItHasAndNeverRoundsToCertainty) {
   EXPECT_EQ(FormatProbability(0.999), "99.9%");
   EXPECT_EQ(FormatProbability(1.0), "100%");
   EXPECT_EQ(FormatProbability(0.0), "0%");
+}
+
 TEST(IsValidEnvironmentName, KnownAnswers) {
   EXPECT_TRUE(IsValidEnvironmentName("PARALLEL"));
   EXPECT_TRUE(IsValidEnvironmentName("_x1"));
