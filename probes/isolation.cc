@@ -129,6 +129,27 @@ class IsolationRun {
         return std::nullopt;
       }
     }
+    if (options_.settle_runs > 0 && round >= 0) {
+      const std::string settle = fmt::format("run {} {}", plan_.query, options_.settle_runs);
+      std::vector<double> settled;
+      if (!Step(c, settle, [&] {
+            Result<std::vector<double>> got = harness_.Run(plan_.query, options_.settle_runs);
+            if (!got) return Status(got.error());
+            settled = std::move(*got);
+            return Status();
+          })) {
+        return std::nullopt;
+      }
+      for (double v : settled) {
+        Sample s;
+        s.sequence = static_cast<int>(r_.samples.size());
+        s.arm = c;
+        s.pair = round;
+        s.warmup = true;  // a settling run: recorded, not analysed
+        s.value = v;
+        r_.samples.push_back(std::move(s));
+      }
+    }
     const int n = options_.runs_per_visit;
     const std::string command = fmt::format("run {} {}", plan_.query, n);
     std::vector<double> values;
@@ -610,7 +631,10 @@ Record MakeIsolationRecord(const IsolationPlan& plan, const IsolationOptions& op
   record.details["design"] = "random Latin square per block of rounds";
   record.details["rounds"] = std::to_string(result.rounds_done);
   record.details["runs_per_visit"] = std::to_string(options.runs_per_visit);
-  record.details["sample_tags"] = "arm = condition, pair = round (-1: warm-up)";
+  record.details["settle_runs"] = std::to_string(options.settle_runs);
+  record.details["sample_tags"] =
+      "arm = condition, pair = round (-1: warm-up visit); warmup = true with a round: the "
+      "settling run after the condition was set up";
   record.details["correction"] = "bonferroni";
   record.details["condition_alpha"] = fmt::format("{:.6g}", result.condition_alpha);
   record.details["alpha_spending"] = "pocock-increments";

@@ -40,6 +40,11 @@ struct IsolationPlan {
 struct IsolationOptions {
   int warmup = 1;          ///< Warm-up visits per condition before the rounds (not analysed).
   int runs_per_visit = 3;  ///< N of `run QUERY N`; a visit's value is the median of the N.
+  /// Untimed-for-the-statistics runs after setting up a condition and before
+  /// its measured runs (`run QUERY settle_runs`, recorded as warm-up samples):
+  /// setting up writes and frees memory, which leaves the caches cold, and a
+  /// new structure may start background work; neither is what is resident.
+  int settle_runs = 1;
   int min_rounds = 10;     ///< First look (rounded up to a whole block of rounds).
   int max_rounds = 160;    ///< Last look; the budget.
   double band = 0.05;

@@ -134,8 +134,9 @@ TEST(IsolationTest, ResidentStructureIsEffectOthersNullReleasedNull) {
     empty_runs += held.empty();
     index_runs += held.count("index") > 0;
   }
-  EXPECT_EQ(index_runs, r.rounds_done + 1);  // one warm-up visit
-  EXPECT_EQ(empty_runs, 2 * (r.rounds_done + 1));
+  // One warm-up visit each, then per round a settling run and the measured run.
+  EXPECT_EQ(index_runs, 1 + 2 * r.rounds_done);
+  EXPECT_EQ(empty_runs, 2 * (1 + 2 * r.rounds_done));
 }
 
 TEST(IsolationTest, RoundsFollowTheBalancedDesign) {
@@ -148,7 +149,7 @@ TEST(IsolationTest, RoundsFollowTheBalancedDesign) {
   std::vector<int> visited;
   int last_pair = -2, last_arm = -1;
   for (const Sample& s : r.samples) {
-    if (s.warmup) continue;
+    if (s.pair < 0) continue;
     if (s.pair != last_pair || s.arm != last_arm) visited.push_back(s.arm);
     last_pair = s.pair;
     last_arm = s.arm;
@@ -156,7 +157,8 @@ TEST(IsolationTest, RoundsFollowTheBalancedDesign) {
   std::vector<int> expected;
   for (const auto& order : r.orders) expected.insert(expected.end(), order.begin(), order.end());
   EXPECT_EQ(visited, expected);
-  EXPECT_EQ(r.samples.size(), static_cast<size_t>((r.rounds_done + 1) * 4 * 3));
+  // Warm-up visits (3 values), then per visit one settling value and 3 measured ones.
+  EXPECT_EQ(r.samples.size(), static_cast<size_t>(4 * 3 + r.rounds_done * 4 * (1 + 3)));
 }
 
 TEST(IsolationTest, PairedByRound) {
@@ -168,7 +170,8 @@ TEST(IsolationTest, PairedByRound) {
   FakeHarness harness;
   harness.noise = 0.005;
   harness.value = [&](const std::set<std::string>& held, int visit) {
-    int round = visit / 4;  // four conditions per round (the warm-up is round 0's speed)
+    // Four warm-up runs, then eight runs a round (a settling run and the measured one per visit).
+    int round = (visit + 4) / 8;
     return speed[round] * (held.count("index") ? 13.0 : 10.0);
   };
   IsolationResult r = RunIsolationSitting(harness, DemoPlan(), nullptr, Options(), nullptr);
@@ -279,8 +282,13 @@ TEST(IsolationTest, LeakAfterReleaseIsSaidInTheConclusion) {
   // The released condition is slow: the engine "leaks" during its visit.
   bool in_release_visit = false;
   harness.before_run = [&](int) {
-    in_release_visit = !harness.log.empty() && harness.log.size() >= 2 &&
-                       harness.log[harness.log.size() - 2] == "release index";
+    // The last thing before this run (and its settling run) was a release.
+    in_release_visit = false;
+    for (size_t i = harness.log.size(); i-- > 0;) {
+      if (harness.log[i].rfind("run ", 0) == 0) continue;
+      in_release_visit = harness.log[i] == "release index";
+      break;
+    }
   };
   harness.value = [&](const std::set<std::string>& held, int) {
     if (held.count("index")) return 20.0;
@@ -312,7 +320,7 @@ TEST(IsolationTest, SuspectIsWhatAConditionReleases) {
 
 TEST(IsolationTest, BrokenEngineGivesPartialResultWithoutVerdict) {
   FakeHarness harness;
-  harness.fail_at_visit = 4 + 6;  // after the warm-up, in round 1
+  harness.fail_at_visit = 4 + 8 + 5;  // after the warm-up, in round 1
   IsolationPlan plan = DemoPlan();
   IsolationResult r = RunIsolationSitting(harness, plan, nullptr, Options(), nullptr);
   ASSERT_TRUE(r.failure);
@@ -340,7 +348,7 @@ TEST(IsolationTest, BrokenEngineGivesPartialResultWithoutVerdict) {
 TEST(IsolationTest, InterruptStopsWithoutVerdict) {
   FakeHarness harness;
   harness.before_run = [](int visit) {
-    if (visit == 4 + 4 * 5 + 2) SetInterruptRequested(true);
+    if (visit == 4 + 8 * 5 + 2) SetInterruptRequested(true);
   };
   IsolationResult r = RunIsolationSitting(harness, DemoPlan(), nullptr, Options(), nullptr);
   SetInterruptRequested(false);
