@@ -41,7 +41,7 @@ TEST(RoundDesignTest, SeededAndReproducible) {
   auto shorter = BalancedRoundOrders(4, 12, 9);
   auto longer = BalancedRoundOrders(4, 20, 9);
   EXPECT_TRUE(std::equal(shorter.begin(), shorter.end(), longer.begin()));
-  // Known answer: the design is part of the record, so it must not change silently.
+  // One block of three rounds is a Latin square.
   auto small = BalancedRoundOrders(3, 3, 1);
   auto counts = PositionCounts(small, 3);
   for (int c = 0; c < 3; ++c) EXPECT_EQ(counts[c], (std::vector<int>{1, 1, 1}));
