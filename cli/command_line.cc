@@ -142,6 +142,7 @@ int RunCommandLine(int argc, char** argv) {
   export_cmd->callback([&] { action = [&] { return CommandRecordsExport(global, records); }; });
 
   std::shared_ptr<void> investigation = AddInvestigationCommands(app, global, action);
+  std::shared_ptr<void> isolation = AddIsolateCommands(app, global, action);
 
   bool judge = false;
   for (int i = 1; i < argc; ++i) judge = judge || std::string_view(argv[i]) == "judge";

@@ -88,4 +88,8 @@ Result<Config> LoadGlobalConfig(const GlobalOptions& global);
 std::shared_ptr<void> AddInvestigationCommands(CLI::App& app, GlobalOptions& global,
                               std::function<Result<int>()>& action);
 
+/// Registers isolate and harness check (isolate_commands.cc); as above.
+std::shared_ptr<void> AddIsolateCommands(CLI::App& app, GlobalOptions& global,
+                                         std::function<Result<int>()>& action);
+
 }  // namespace culprit

@@ -1,0 +1,228 @@
+#include "probes/isolate_command.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "base/strings.h"
+#include "probes/comparison.h"
+#include "probes/summary.h"
+#include "records/record_store.h"
+
+namespace culprit {
+namespace {
+
+std::vector<std::string> PlanNames(const Config& config) {
+  std::vector<std::string> names;
+  for (const auto& [name, plan] : config.residency) names.push_back("'" + name + "'");
+  return names;
+}
+
+}  // namespace
+
+Result<const ResidencyPlan*> SelectPlan(const Config& config, const std::string& name,
+                                        const std::string& query) {
+  if (config.residency.empty()) {
+    return Error::Usage(fmt::format("{} defines no residency plan", config.file.string()))
+        .WithHint("add a [residency.\"NAME\"] table with a query and conditions (see "
+                  "docs/usage.md) and a [harness] command");
+  }
+  const std::string plans = "plans: " + Join(PlanNames(config), ", ");
+  if (!name.empty()) {
+    auto it = config.residency.find(name);
+    if (it == config.residency.end()) {
+      std::vector<std::string> keys;
+      for (const auto& [key, plan] : config.residency) keys.push_back(key);
+      return Error::Usage(fmt::format("no residency plan '{}' in {}{}", name,
+                                      config.file.string(), DidYouMean(name, keys)))
+          .WithHint(plans);
+    }
+    return &it->second;
+  }
+  if (config.residency.size() == 1) return &config.residency.begin()->second;
+  const ResidencyPlan* found = nullptr;
+  int matches = 0;
+  for (const auto& [key, plan] : config.residency) {
+    if (!query.empty() && plan.query == query) {
+      found = &plan;
+      ++matches;
+    }
+  }
+  if (matches == 1) return found;
+  return Error::Usage("several residency plans are configured; choose one with --plan")
+      .WithHint(plans);
+}
+
+Result<ProcessSpec> MakeHarnessSpec(const Config& config, const ResolvedBuild& build) {
+  if (config.harness.command.empty()) {
+    return Error::Usage(fmt::format("{} has no [harness] command", config.file.string()))
+        .WithHint("add [harness] command = [...], the argv that starts the engine speaking the "
+                  "harness protocol (docs/harness.md)");
+  }
+  Result<std::vector<std::string>> argv = ExpandCommand(config.harness.command, build.context);
+  if (!argv) return argv.error().WithContext("[harness] command");
+  ProcessSpec spec;
+  spec.argv = std::move(*argv);
+  spec.cwd = config.base_dir;
+  return spec;
+}
+
+Result<IsolateOutcome> RunIsolate(const MeasureContext& context, const IsolateRequest& request) {
+  const Config& config = context.config;
+  Result<const ResidencyPlan*> plan = SelectPlan(config, request.plan, request.query);
+  if (!plan) return plan.error();
+  auto query_config = config.queries.find((*plan)->query);
+  if (query_config == config.queries.end()) {
+    return Error::Usage(fmt::format("residency plan '{}' names query '{}', which is not configured",
+                                    (*plan)->name, (*plan)->query));
+  }
+  Result<SittingOptions> sitting = MakeSittingOptions(config, query_config->second, request.flags);
+  if (!sitting) return sitting.error();
+  if (request.runs_per_visit < 1 || request.runs_per_visit > 1000) {
+    return Error::Usage(
+        fmt::format("--runs {} is not in 1..1000 (runs of the query per visit)",
+                    request.runs_per_visit));
+  }
+
+  IsolateOutcome outcome;
+  outcome.plan.name = (*plan)->name;
+  outcome.plan.query = request.query.empty() ? (*plan)->query : request.query;
+  outcome.plan.conditions = (*plan)->conditions;
+  IsolationOptions& options = outcome.options;
+  options.warmup = sitting->warmup;
+  options.runs_per_visit = request.runs_per_visit;
+  options.min_rounds = sitting->min_pairs;
+  options.max_rounds = sitting->max_pairs;
+  options.band = sitting->band;
+  options.confidence = sitting->confidence;
+  options.calibrate_between_looks = sitting->calibrate_between_looks;
+  options.seed = sitting->seed;
+
+  Result<ResolvedBuild> build = context.builds.Resolve(request.revision);
+  if (!build) return build.error();
+  Result<ProcessSpec> spec = MakeHarnessSpec(config, *build);
+  if (!spec) return spec.error();
+  Result<std::unique_ptr<HarnessClient>> harness =
+      HarnessClient::Start(*spec, config.harness.timeout);
+  if (!harness) return harness.error();
+
+  outcome.result = RunIsolationSitting(**harness, outcome.plan, context.host, options,
+                                       context.progress);
+  harness->reset();  // the engine process is gone before the record is written
+
+  IsolationProvenance provenance;
+  provenance.revision = build->revision;
+  provenance.commit = build->commit;
+  provenance.tree = build->tree;
+  provenance.command = spec->argv;
+  provenance.config_digest = config.digest;
+  if (build->tree.empty()) {
+    provenance.notes.push_back(
+        "measured the engine's working tree as it stands (it may hold uncommitted changes); "
+        "give --rev to measure a committed build");
+  }
+  HostIdentityInfo identity;
+  if (context.host) identity = context.host->Identity();
+  outcome.record =
+      MakeIsolationRecord(outcome.plan, options, outcome.result, provenance, identity);
+  RecordStore store(config.records.dir);
+  Result<std::filesystem::path> path = store.Write(outcome.record);
+  if (!path) return path.error().WithContext("archiving the result");
+  outcome.record_path = *path;
+  return outcome;
+}
+
+Status IsolateStatus(const IsolateOutcome& outcome) {
+  if (outcome.result.failure) {
+    return outcome.result.failure->WithContext(fmt::format(
+        "the engine broke, so there is no verdict (partial record {})",
+        outcome.record_path.string()));
+  }
+  if (outcome.result.interrupted) {
+    return Error::Interrupted(fmt::format("interrupted; what was measured is in {}",
+                                          outcome.record_path.string()));
+  }
+  return {};
+}
+
+std::string FormatIsolateSummary(const IsolateOutcome& outcome) {
+  const IsolationResult& r = outcome.result;
+  const Record& record = outcome.record;
+  std::string out = fmt::format(
+      "isolate {}  plan '{}'  {} rounds x {} conditions, {} runs per visit, band ±{:g}%\n",
+      outcome.plan.query, outcome.plan.name, r.rounds_done, r.conditions.size(),
+      outcome.options.runs_per_visit, outcome.options.band * 100);
+  out += fmt::format("  {:<24} {:<28} {:>10} {:>10}  {:<26} {}\n", "condition", "held", "size",
+                     "median ms", "vs baseline", "verdict");
+  for (size_t c = 0; c < r.conditions.size(); ++c) {
+    const ConditionOutcome& o = r.conditions[c];
+    std::string held = o.condition.hold.empty() ? "-" : Join(o.condition.hold, ",");
+    if (!o.condition.release.empty()) held += " (released)";
+    uint64_t bytes = 0;
+    bool sized = !o.condition.hold.empty();
+    for (const std::string& h : o.condition.hold) {
+      auto it = o.bytes.find(h);
+      if (it == o.bytes.end()) {
+        sized = false;
+      } else {
+        bytes += it->second;
+      }
+    }
+    std::string vs = "baseline";
+    std::string verdict;
+    if (c > 0) {
+      vs = o.shift ? fmt::format("{:.3f} [{:.3f}, {:.3f}]", std::exp(o.shift->estimate),
+                                 std::exp(o.shift->low), std::exp(o.shift->high))
+                   : "-";
+      verdict = o.verdict ? std::string(VerdictName(o.verdict->verdict)) : "-";
+      if (static_cast<int>(c) == r.suspect) verdict += "  (suspect)";
+    }
+    std::string median = c < record.arms.size() && record.arms[c].median > 0
+                             ? fmt::format("{:.4g}", record.arms[c].median)
+                             : "-";
+    out += fmt::format("  {:<24} {:<28} {:>10} {:>10}  {:<26} {}\n", o.condition.name, held,
+                       sized ? FormatBytes(bytes) : "", median, vs, verdict);
+  }
+  out += fmt::format("alpha {:.4g} per condition (Bonferroni over {} comparisons)\n",
+                     r.condition_alpha, r.conditions.empty() ? 0 : r.conditions.size() - 1);
+  out += "reversibility: " + std::string(ReversibilityName(r.reversibility.verdict)) + " (" +
+         r.reversibility.sentence + ")\n";
+  out += "conclusion: " + r.conclusion + "\n";
+  out += FormatHostDrift(record.start, record.end) + "\n";
+  for (const std::string& note : record.notes) out += "note: " + note + "\n";
+  out += "record " + outcome.record_path.string() + "\n";
+  return out;
+}
+
+Result<HarnessCheckReport> RunHarnessCheck(const MeasureContext& context,
+                                           const HarnessCheckRequest& request) {
+  const Config& config = context.config;
+  HarnessCheckOptions options;
+  options.query = request.query;
+  for (const auto& [name, plan] : config.residency) {
+    if (options.query.empty()) options.query = plan.query;
+    for (const ResidencyCondition& c : plan.conditions) {
+      for (const std::string& s : c.hold) {
+        if (std::find(options.structures.begin(), options.structures.end(), s) ==
+            options.structures.end()) {
+          options.structures.push_back(s);
+        }
+      }
+    }
+  }
+  if (options.query.empty()) {
+    Result<const QueryConfig*> query = SelectQuery(config, "");
+    if (!query) return query.error().WithHint("give the query the harness runs with -q");
+    options.query = (*query)->name;
+  }
+  Result<ResolvedBuild> build = context.builds.Resolve(request.revision);
+  if (!build) return build.error();
+  Result<ProcessSpec> spec = MakeHarnessSpec(config, *build);
+  if (!spec) return spec.error();
+  options.spec = *spec;
+  options.timeout = request.timeout.value_or(config.harness.timeout);
+  return CheckHarness(options);
+}
+
+}  // namespace culprit

@@ -1,0 +1,704 @@
+#include "probes/isolation.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <random>
+#include <set>
+
+#include "base/interrupt.h"
+#include "base/strings.h"
+#include "probes/comparison.h"
+#include "probes/round_design.h"
+#include "probes/sequential.h"
+
+namespace culprit {
+namespace {
+
+std::set<std::string> AsSet(const std::vector<std::string>& names) {
+  return std::set<std::string>(names.begin(), names.end());
+}
+
+bool HoldsOnly(const ResidencyCondition& c) { return !c.hold.empty() && c.release.empty(); }
+
+std::string Percent(double ratio) { return fmt::format("{:+.1f}%", (ratio - 1) * 100); }
+
+std::string Interval(const ShiftEstimate& s) {
+  return fmt::format("{} [{}, {}]", Percent(std::exp(s.estimate)), Percent(std::exp(s.low)),
+                     Percent(std::exp(s.high)));
+}
+
+std::string VerdictWord(Verdict v) {
+  switch (v) {
+    case Verdict::kEffect: return "effect";
+    case Verdict::kNull: return "tie";
+    case Verdict::kInconclusive: break;
+  }
+  return "inconclusive";
+}
+
+// "`a`, `b` (64.0 MiB)"
+std::string Structures(const ConditionOutcome& c) {
+  std::vector<std::string> names;
+  uint64_t total = 0;
+  bool all_sized = true;
+  for (const std::string& name : c.condition.hold) {
+    names.push_back("`" + name + "`");
+    auto it = c.bytes.find(name);
+    if (it == c.bytes.end()) {
+      all_sized = false;
+    } else {
+      total += it->second;
+    }
+  }
+  std::string out = Join(names, " + ");
+  if (all_sized && !names.empty()) out += " (" + FormatBytes(total) + ")";
+  return out;
+}
+
+// "+1.0% [-1.0%, +3.0%] (tie)", or why there is no number.
+std::string Outcome(const ConditionOutcome& c) {
+  if (!c.shift) return "no estimate";
+  std::string out = Interval(*c.shift);
+  if (c.verdict) out += " (" + VerdictWord(c.verdict->verdict) + ")";
+  return out;
+}
+
+std::string JsonString(std::string_view text) {
+  std::string out = "\"";
+  for (char ch : text) {
+    unsigned char c = static_cast<unsigned char>(ch);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (c < 0x20) {
+      out += fmt::format("\\u{:04x}", c);
+    } else {
+      out += ch;
+    }
+  }
+  return out + "\"";
+}
+
+std::string JsonStrings(const std::vector<std::string>& items) {
+  std::vector<std::string> quoted;
+  for (const std::string& s : items) quoted.push_back(JsonString(s));
+  return "[" + Join(quoted, ",") + "]";
+}
+
+std::string JsonNumber(double value) {
+  if (!std::isfinite(value)) return "null";
+  return fmt::format("{:.6g}", value);
+}
+
+uint64_t PickSeed(uint64_t requested) {
+  if (requested != 0) return requested;
+  std::random_device entropy;
+  return (static_cast<uint64_t>(entropy()) << 32) ^ entropy() ^ 0x2545f4914f6cdd1dULL;
+}
+
+class IsolationRun {
+ public:
+  IsolationRun(HarnessSession& harness, const IsolationPlan& plan, const IsolationOptions& options,
+               IsolationResult& result)
+      : harness_(harness), plan_(plan), options_(options), r_(result) {}
+
+  /// One visit of condition `c` in round `round` (-1: warm-up). Returns its
+  /// median value, or nullopt when it failed or was interrupted (r_ says which).
+  std::optional<double> Visit(int c, int round) {
+    const ResidencyCondition& condition = plan_.conditions[c];
+    std::set<std::string> held;
+    for (const std::string& name : condition.hold) {
+      if (!Step(c, "hold " + name, [&] {
+            Result<HoldReply> reply = harness_.Hold(name);
+            if (reply && reply->bytes) r_.conditions[c].bytes[name] = *reply->bytes;
+            if (reply) held.insert(name);
+            return reply ? Status() : Status(reply.error());
+          })) {
+        return std::nullopt;
+      }
+    }
+    for (const std::string& name : condition.release) {
+      if (!Step(c, "release " + name, [&] {
+            Status done = harness_.Release(name);
+            if (done) held.erase(name);
+            return done;
+          })) {
+        return std::nullopt;
+      }
+    }
+    if (options_.settle_runs > 0 && round >= 0) {
+      const std::string settle = fmt::format("run {} {}", plan_.query, options_.settle_runs);
+      std::vector<double> settled;
+      if (!Step(c, settle, [&] {
+            Result<std::vector<double>> got = harness_.Run(plan_.query, options_.settle_runs);
+            if (!got) return Status(got.error());
+            settled = std::move(*got);
+            return Status();
+          })) {
+        return std::nullopt;
+      }
+      for (double v : settled) {
+        Sample s;
+        s.sequence = static_cast<int>(r_.samples.size());
+        s.arm = c;
+        s.pair = round;
+        s.warmup = true;  // a settling run: recorded, not analysed
+        s.value = v;
+        r_.samples.push_back(std::move(s));
+      }
+    }
+    const int n = options_.runs_per_visit;
+    const std::string command = fmt::format("run {} {}", plan_.query, n);
+    std::vector<double> values;
+    double round_trip_ms = 0;
+    bool ran = Step(c, command, [&] {
+      const auto start = std::chrono::steady_clock::now();
+      Result<std::vector<double>> got = harness_.Run(plan_.query, n);
+      round_trip_ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+              .count();
+      if (!got) return Status(got.error());
+      values = std::move(*got);
+      return Status();
+    });
+    if (!ran) {
+      Sample failed;
+      failed.sequence = static_cast<int>(r_.samples.size());
+      failed.arm = c;
+      failed.pair = round;
+      failed.warmup = round < 0;
+      failed.ok = false;
+      failed.failure = r_.failure ? r_.failure->message() : "interrupted";
+      r_.samples.push_back(std::move(failed));
+      return std::nullopt;
+    }
+    for (double v : values) {
+      Sample s;
+      s.sequence = static_cast<int>(r_.samples.size());
+      s.arm = c;
+      s.pair = round;
+      s.warmup = round < 0;
+      s.value = v;
+      // The client's round trip, shared out over the values it carried.
+      s.wall_ms = round_trip_ms / n;
+      if (!(v > 0)) {
+        s.ok = false;
+        s.failure = fmt::format("{} ms is not a positive time", v);
+      }
+      r_.samples.push_back(std::move(s));
+    }
+    // Undo: release what this visit holds still.
+    for (const std::string& name : condition.hold) {
+      if (held.count(name) == 0) continue;
+      if (!Step(c, "release " + name, [&] { return harness_.Release(name); })) return std::nullopt;
+    }
+    const double median = Median(values);
+    if (!(median > 0)) {
+      Fail(c, command,
+           Error(fmt::format("'{}': the median of the answer is {} ms, not a positive time",
+                             command, median)));
+      return std::nullopt;
+    }
+    return median;
+  }
+
+ private:
+  template <typename F>
+  bool Step(int c, const std::string& command, F&& f) {
+    if (InterruptRequested()) {
+      r_.interrupted = true;
+      return false;
+    }
+    Status done = f();
+    if (done) return true;
+    if (done.error().kind() == ErrorKind::kInterrupted || InterruptRequested()) {
+      r_.interrupted = true;
+      return false;
+    }
+    Fail(c, command, done.error());
+    return false;
+  }
+
+  void Fail(int c, const std::string& command, const Error& error) {
+    r_.failed_condition = plan_.conditions[c].name;
+    r_.failed_command = command;
+    r_.failure = error.WithContext(fmt::format("condition '{}'", plan_.conditions[c].name));
+  }
+
+  HarnessSession& harness_;
+  const IsolationPlan& plan_;
+  const IsolationOptions& options_;
+  IsolationResult& r_;
+};
+
+void TakeSnapshot(const HostProbe* host, SittingProgress* progress, const char* phase,
+                  HostSnapshot& into) {
+  if (host == nullptr) return;
+  if (progress) progress->OnPhase(phase);
+  into = host->Snapshot(/*calibrate=*/true);
+}
+
+VerdictResult Inconclusive(std::string why) {
+  VerdictResult v;
+  v.verdict = Verdict::kInconclusive;
+  v.explanation = std::move(why);
+  return v;
+}
+
+}  // namespace
+
+std::string_view ReversibilityName(Reversibility r) {
+  switch (r) {
+    case Reversibility::kReversible: return "reversible";
+    case Reversibility::kNotReversible: return "not reversible";
+    case Reversibility::kUndecided: return "undecided";
+    case Reversibility::kNotTested: break;
+  }
+  return "not tested";
+}
+
+std::string FormatBytes(uint64_t bytes) {
+  if (bytes >= (uint64_t{1} << 30)) return fmt::format("{:.1f} GiB", bytes / 1073741824.0);
+  if (bytes >= (uint64_t{1} << 20)) return fmt::format("{:.1f} MiB", bytes / 1048576.0);
+  if (bytes >= (uint64_t{1} << 10)) return fmt::format("{:.1f} KiB", bytes / 1024.0);
+  return fmt::format("{} B", bytes);
+}
+
+std::vector<double> PairedLogRatios(const std::vector<std::vector<double>>& visit_values,
+                                    int condition, int rounds) {
+  std::vector<double> d;
+  for (int r = 0; r < rounds && r < static_cast<int>(visit_values.size()); ++r) {
+    d.push_back(std::log(visit_values[r][condition]) - std::log(visit_values[r][0]));
+  }
+  return d;
+}
+
+double PerConditionAlpha(double confidence, int comparisons) {
+  return (1 - confidence) / std::max(1, comparisons);
+}
+
+int SuspectCondition(const std::vector<ResidencyCondition>& conditions) {
+  for (const ResidencyCondition& c : conditions) {
+    if (c.release.empty()) continue;
+    const std::set<std::string> suspects = AsSet(c.release);
+    for (size_t i = 1; i < conditions.size(); ++i) {
+      if (HoldsOnly(conditions[i]) && AsSet(conditions[i].hold) == suspects) {
+        return static_cast<int>(i);
+      }
+    }
+  }
+  for (size_t i = conditions.size(); i-- > 1;) {
+    if (HoldsOnly(conditions[i])) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+ReversibilityResult JudgeReversibility(const std::vector<ConditionOutcome>& conditions,
+                                       int suspect) {
+  ReversibilityResult out;
+  std::set<std::string> suspects;
+  if (suspect >= 0) suspects = AsSet(conditions[suspect].condition.hold);
+  for (size_t i = 1; i < conditions.size(); ++i) {
+    const ResidencyCondition& c = conditions[i].condition;
+    if (c.release.empty()) continue;
+    if (out.condition < 0 || (!suspects.empty() && AsSet(c.release) == suspects)) {
+      out.condition = static_cast<int>(i);
+      if (!suspects.empty() && AsSet(c.release) == suspects) break;
+    }
+  }
+  if (out.condition < 0) {
+    out.verdict = Reversibility::kNotTested;
+    out.sentence = "no condition holds and then releases: reversibility not tested";
+    return out;
+  }
+  const ConditionOutcome& released = conditions[out.condition];
+  if (!released.verdict) {
+    out.verdict = Reversibility::kUndecided;
+    out.sentence = "released: no verdict";
+  } else if (released.verdict->verdict == Verdict::kNull) {
+    out.verdict = Reversibility::kReversible;
+    out.sentence = "released: tie → a residency effect, not damage";
+  } else if (released.verdict->verdict == Verdict::kEffect) {
+    out.verdict = Reversibility::kNotReversible;
+    out.sentence = fmt::format("released: {} → the cost stays after release: damage or a leak, "
+                               "not residency",
+                               Outcome(released));
+  } else {
+    out.verdict = Reversibility::kUndecided;
+    out.sentence = fmt::format("released: {}: reversibility undecided", Outcome(released));
+  }
+  return out;
+}
+
+std::string IsolationConclusion(const IsolationResult& result, const std::string& query) {
+  if (result.failure) {
+    return fmt::format("no conclusion: the engine broke ({})", result.failure->message());
+  }
+  if (result.interrupted) return "no conclusion: interrupted before the sitting could decide";
+  const int suspect = result.suspect;
+  if (suspect < 0) return "no conclusion: the plan holds nothing to compare with the baseline";
+  const ConditionOutcome& s = result.conditions[suspect];
+  std::vector<std::string> parts;
+  const bool suspect_effect = s.verdict && s.verdict->verdict == Verdict::kEffect;
+  if (suspect_effect && s.shift && s.shift->estimate > 0) {
+    parts.push_back(fmt::format("holding {} costs {} {}", Structures(s), query, Interval(*s.shift)));
+  } else {
+    parts.push_back(fmt::format("holding {}: {} {}", Structures(s), query, Outcome(s)));
+  }
+  bool control_effect = false;
+  int controls = 0;
+  for (size_t i = 1; i < result.conditions.size(); ++i) {
+    const ConditionOutcome& c = result.conditions[i];
+    if (static_cast<int>(i) == suspect || static_cast<int>(i) == result.reversibility.condition) {
+      continue;
+    }
+    ++controls;
+    if (c.verdict && c.verdict->verdict == Verdict::kEffect) control_effect = true;
+    std::string what = c.condition.hold.empty() ? "`" + c.condition.name + "`" : Structures(c);
+    if (!c.condition.release.empty()) what += " released";
+    parts.push_back(fmt::format("{} {}", what, Outcome(c)));
+  }
+  if (result.reversibility.condition >= 0) {
+    const ConditionOutcome& rel = result.conditions[result.reversibility.condition];
+    parts.push_back("released: " + (rel.verdict && rel.verdict->verdict == Verdict::kNull
+                                        ? std::string("tie")
+                                        : Outcome(rel)));
+  }
+  std::string names;
+  for (const std::string& n : s.condition.hold) names += (names.empty() ? "`" : ", `") + n + "`";
+  std::string then;
+  const Reversibility rev = result.reversibility.verdict;
+  if (!s.verdict || s.verdict->verdict == Verdict::kInconclusive) {
+    then = fmt::format("undecided: the sitting could not tell whether holding {} moves {} "
+                       "beyond the band (more rounds, --max-pairs, may settle it)",
+                       names, query);
+  } else if (s.verdict->verdict == Verdict::kNull) {
+    then = fmt::format("holding {} does not move {} beyond the band: not a residency effect",
+                       names, query);
+  } else if (rev == Reversibility::kNotReversible) {
+    then = "the cost stays after release: damage or a leak, not residency";
+  } else if (control_effect) {
+    then = fmt::format("holding the controls moves it too: memory held in general, not {} alone",
+                       names);
+  } else if (rev == Reversibility::kReversible) {
+    then = controls > 0
+               ? fmt::format("a residency effect of {} itself, not of memory held in general",
+                             names)
+               : fmt::format("a residency effect of {}, not damage (no control of comparable "
+                             "weight in the plan)",
+                             names);
+  } else {
+    then = fmt::format("holding {} moves {}; reversibility {}, so residency is not shown", names,
+                       query, ReversibilityName(rev));
+  }
+  return Join(parts, "; ") + " → " + then;
+}
+
+IsolationResult RunIsolationSitting(HarnessSession& harness, const IsolationPlan& plan,
+                                    const HostProbe* host, const IsolationOptions& options,
+                                    SittingProgress* progress) {
+  IsolationResult r;
+  const int k = static_cast<int>(plan.conditions.size());
+  r.seed = PickSeed(options.seed);
+  for (const ResidencyCondition& c : plan.conditions) {
+    ConditionOutcome outcome;
+    outcome.condition = c;
+    r.conditions.push_back(std::move(outcome));
+  }
+  r.suspect = SuspectCondition(plan.conditions);
+  const int comparisons = std::max(0, k - 1);
+  r.condition_alpha = PerConditionAlpha(options.confidence, comparisons);
+  r.looks = comparisons == 0
+                ? std::vector<int>{std::max(1, options.min_rounds)}
+                : BlockAlignedLooks(LookSchedule(options.min_rounds, options.max_rounds), k);
+  // Pocock-type spending, as `probe`: a large effect can stop at an early look.
+  const std::vector<double> alphas = SpendAlpha(r.condition_alpha, r.looks, Spending::kPocock);
+  const std::vector<std::vector<int>> design = BalancedRoundOrders(k, r.looks.back(), r.seed);
+  IsolationRun run(harness, plan, options, r);
+
+  // Warm-up first: the first request also waits for the engine to load, and
+  // calibrating while it loads would time the loader, not the host.
+  if (options.warmup > 0 && progress) progress->OnPhase("warming up");
+  for (int w = 0; w < options.warmup && !r.failure && !r.interrupted; ++w) {
+    for (int c = 0; c < k && !r.failure && !r.interrupted; ++c) run.Visit(c, -1);
+  }
+  if (!r.failure && !r.interrupted) TakeSnapshot(host, progress, "calibrating (start)", r.start);
+
+  size_t look = 0;
+  std::vector<bool> decided(k, false);
+  decided[0] = true;
+  int undecided = comparisons;
+  while (!r.failure && !r.interrupted && look < r.looks.size() &&
+         (undecided > 0 || k == 1)) {
+    if (InterruptRequested()) {
+      r.interrupted = true;
+      break;
+    }
+    const int round = r.rounds_done;
+    r.orders.push_back(design[round]);
+    std::vector<double> values(k, std::nan(""));
+    bool complete = true;
+    for (int c : design[round]) {
+      std::optional<double> v = run.Visit(c, round);
+      if (!v) {
+        complete = false;
+        break;
+      }
+      values[c] = *v;
+    }
+    if (!complete) break;
+    r.visit_values.push_back(values);
+    ++r.rounds_done;
+
+    if (r.rounds_done >= r.looks[look]) {
+      for (int c = 1; c < k; ++c) {
+        if (decided[c]) continue;
+        ConditionOutcome& outcome = r.conditions[c];
+        outcome.log_ratios = PairedLogRatios(r.visit_values, c, r.rounds_done);
+        Result<ShiftEstimate> shift = SignedRankEstimate(outcome.log_ratios, 1 - alphas[look]);
+        if (!shift) continue;
+        outcome.shift = *shift;
+        outcome.nominal_confidence = 1 - alphas[look];
+        outcome.decided_at = r.rounds_done;
+        if (IsDecisive(*shift, options.band)) {
+          outcome.verdict = Decide(*shift, options.band);
+          decided[c] = true;
+          --undecided;
+        }
+      }
+      ++look;
+      if (undecided > 0 && look < r.looks.size() && options.calibrate_between_looks && host) {
+        if (progress) progress->OnPhase("calibrating (between looks)");
+        HostSnapshot checkpoint = host->Snapshot(true);
+        if (checkpoint.calibration_ms) {
+          r.checkpoint_calibrations_ms.push_back(*checkpoint.calibration_ms);
+        }
+      }
+      if (k == 1 && look >= r.looks.size()) break;
+    }
+    if (progress) {
+      std::optional<double> ratio;
+      if (r.suspect > 0 && r.conditions[r.suspect].shift) {
+        ratio = std::exp(r.conditions[r.suspect].shift->estimate);
+      }
+      progress->OnProgress(r.rounds_done,
+                           look < r.looks.size() ? r.looks[look] : r.rounds_done, ratio);
+    }
+  }
+
+  if (r.failure) {
+    // Never a verdict built on a broken process; what was measured stays in the samples.
+    for (ConditionOutcome& c : r.conditions) {
+      c.verdict.reset();
+      c.shift.reset();
+    }
+    r.notes.push_back(fmt::format("partial: the engine broke after {} complete rounds",
+                                  r.rounds_done));
+  } else {
+    TakeSnapshot(host, progress, "calibrating (end)", r.end);
+    if (r.interrupted) {
+      // Not a planned look: estimates at the next look's alpha, no verdict.
+      const size_t next = std::min(look, r.looks.size() - 1);
+      for (int c = 1; c < k; ++c) {
+        ConditionOutcome& outcome = r.conditions[c];
+        outcome.log_ratios = PairedLogRatios(r.visit_values, c, r.rounds_done);
+        if (outcome.log_ratios.size() >= 2) {
+          Result<ShiftEstimate> shift = SignedRankEstimate(outcome.log_ratios, 1 - alphas[next]);
+          if (shift) {
+            outcome.shift = *shift;
+            outcome.nominal_confidence = 1 - alphas[next];
+            outcome.decided_at = r.rounds_done;
+          }
+        }
+        outcome.verdict = Inconclusive(fmt::format(
+            "interrupted after {} rounds, before the sitting could decide", r.rounds_done));
+      }
+      r.notes.push_back(
+          fmt::format("interrupted after {} complete rounds; no verdict", r.rounds_done));
+    } else {
+      for (int c = 1; c < k; ++c) {
+        ConditionOutcome& outcome = r.conditions[c];
+        if (outcome.verdict) continue;
+        if (outcome.shift) {
+          outcome.verdict = Decide(*outcome.shift, options.band);
+        } else {
+          outcome.verdict = Inconclusive(fmt::format(
+              "only {} rounds, too few for an interval at this confidence", r.rounds_done));
+        }
+      }
+    }
+    Status quit = harness.Quit();
+    if (!quit) r.notes.push_back("the engine did not quit cleanly: " + quit.error().message());
+  }
+  if (r.start.calibration_ms && r.end.calibration_ms) {
+    r.calibration = CheckCalibration(*r.start.calibration_ms, *r.end.calibration_ms);
+    if (r.calibration->drifted || !r.calibration->valid) r.notes.push_back(r.calibration->message);
+  }
+  if (host != nullptr && !r.start.time.empty() && !r.end.time.empty()) {
+    for (std::string& w : HostChangeWarnings(host->Identity(), r.start, r.end)) {
+      r.notes.push_back(std::move(w));
+    }
+  }
+  r.reversibility = JudgeReversibility(r.conditions, r.suspect);
+  r.conclusion = IsolationConclusion(r, plan.query);
+  return r;
+}
+
+Record MakeIsolationRecord(const IsolationPlan& plan, const IsolationOptions& options,
+                           const IsolationResult& result, const IsolationProvenance& provenance,
+                           const HostIdentityInfo& host) {
+  Record record;
+  record.kind = "isolate";
+  record.query = plan.query;
+  record.unit = "ms";
+  record.band = options.band;
+  if (result.suspect > 0) {
+    std::vector<std::string> quoted;
+    for (const std::string& n : plan.conditions[result.suspect].hold) quoted.push_back(n);
+    record.hypothesis = fmt::format("holding {} in the engine slows {} (residency plan '{}')",
+                                    Join(quoted, " + "), plan.query, plan.name);
+  } else {
+    record.hypothesis = fmt::format("residency plan '{}'", plan.name);
+  }
+  for (size_t c = 0; c < result.conditions.size(); ++c) {
+    Arm arm;
+    arm.name = plan.conditions[c].name;
+    arm.label = plan.conditions[c].name;
+    arm.condition = plan.conditions[c].name;
+    arm.revision = provenance.revision;
+    arm.commit = provenance.commit;
+    arm.tree = provenance.tree;
+    arm.command = provenance.command;
+    std::vector<double> visits;
+    for (int r = 0; r < result.rounds_done; ++r) visits.push_back(result.visit_values[r][c]);
+    if (!visits.empty()) arm.median = Median(visits);
+    for (const Sample& s : result.samples) {
+      if (s.arm != static_cast<int>(c) || s.warmup) continue;
+      if (s.ok) {
+        ++arm.ok_samples;
+      } else {
+        ++arm.failed_samples;
+      }
+    }
+    record.arms.push_back(std::move(arm));
+  }
+  record.samples = result.samples;
+  // Samples of a round that did not complete were not analysed.
+  for (Sample& s : record.samples) {
+    if (!s.warmup && s.pair >= result.rounds_done) s.dropped = true;
+  }
+  record.start = ToRecordHostState(result.start);
+  record.end = ToRecordHostState(result.end);
+  record.host = ToRecordHostIdentity(host);
+  record.culprit_version = CULPRIT_VERSION;
+  record.config_digest = provenance.config_digest;
+  record.interrupted = result.interrupted;
+  record.notes = provenance.notes;
+  record.notes.insert(record.notes.end(), result.notes.begin(), result.notes.end());
+
+  const ConditionOutcome* suspect =
+      result.suspect > 0 ? &result.conditions[result.suspect] : nullptr;
+  if (suspect && suspect->shift) {
+    Estimate e;
+    e.ratio = std::exp(suspect->shift->estimate);
+    e.low = std::exp(suspect->shift->low);
+    e.high = std::exp(suspect->shift->high);
+    e.confidence = suspect->shift->confidence;
+    e.pairs = static_cast<int>(suspect->shift->n);
+    e.exact = suspect->shift->exact;
+    e.method = "paired by round, Hodges-Lehmann";
+    record.estimate = e;
+  }
+  if (result.failure) {
+    record.verdict = "ERROR";
+    record.verdict_detail = result.failure->message();
+    record.details["partial"] = "true";
+    record.details["failed_condition"] = result.failed_condition;
+    record.details["failed_command"] = result.failed_command;
+  } else if (suspect && suspect->verdict) {
+    record.verdict = std::string(VerdictName(suspect->verdict->verdict));
+    record.verdict_detail = result.conclusion;
+  } else {
+    record.verdict = "INCONCLUSIVE";
+    record.verdict_detail = result.conclusion;
+  }
+  record.details["plan"] = plan.name;
+  record.details["conclusion"] = result.conclusion;
+  record.details["seed"] = std::to_string(result.seed);
+  record.details["design"] = "random Latin square per block of rounds";
+  record.details["rounds"] = std::to_string(result.rounds_done);
+  record.details["runs_per_visit"] = std::to_string(options.runs_per_visit);
+  record.details["settle_runs"] = std::to_string(options.settle_runs);
+  record.details["sample_tags"] =
+      "arm = condition, pair = round (-1: warm-up visit); warmup = true with a round: the "
+      "settling run after the condition was set up";
+  record.details["correction"] = "bonferroni";
+  record.details["condition_alpha"] = fmt::format("{:.6g}", result.condition_alpha);
+  record.details["alpha_spending"] = "pocock-increments";
+  record.details["reversibility"] = std::string(ReversibilityName(result.reversibility.verdict));
+  if (result.suspect > 0) record.details["suspect"] = plan.conditions[result.suspect].name;
+  if (result.calibration) {
+    record.details["calibration_change"] = fmt::format("{:+.4f}", result.calibration->change);
+  }
+
+  // The structured payload.
+  std::vector<std::string> orders;
+  for (const std::vector<int>& order : result.orders) {
+    std::vector<std::string> items;
+    for (int c : order) items.push_back(std::to_string(c));
+    orders.push_back("[" + Join(items, ",") + "]");
+  }
+  std::vector<std::string> looks;
+  for (int l : result.looks) looks.push_back(std::to_string(l));
+  std::vector<std::string> conditions;
+  for (size_t c = 0; c < result.conditions.size(); ++c) {
+    const ConditionOutcome& o = result.conditions[c];
+    std::vector<std::string> bytes;
+    for (const auto& [name, size] : o.bytes) {
+      bytes.push_back(JsonString(name) + ":" + std::to_string(size));
+    }
+    std::string item = fmt::format(
+        "{{\"name\":{},\"hold\":{},\"release\":{},\"bytes\":{{{}}},\"baseline\":{}", JsonString(
+            o.condition.name), JsonStrings(o.condition.hold), JsonStrings(o.condition.release),
+        Join(bytes, ","), c == 0 ? "true" : "false");
+    if (o.verdict) {
+      item += fmt::format(",\"verdict\":{},\"explanation\":{}",
+                          JsonString(VerdictName(o.verdict->verdict)),
+                          JsonString(o.verdict->explanation));
+    }
+    if (o.shift) {
+      item += fmt::format(
+          ",\"ratio\":{},\"low\":{},\"high\":{},\"confidence\":{},\"nominal_confidence\":{},"
+          "\"rounds\":{}",
+          JsonNumber(std::exp(o.shift->estimate)), JsonNumber(std::exp(o.shift->low)),
+          JsonNumber(std::exp(o.shift->high)), JsonNumber(o.shift->confidence),
+          JsonNumber(o.nominal_confidence), o.decided_at);
+    }
+    conditions.push_back(item + "}");
+  }
+  std::vector<std::string> checkpoints;
+  for (double ms : result.checkpoint_calibrations_ms) checkpoints.push_back(JsonNumber(ms));
+  auto optional_number = [](const std::optional<double>& v) {
+    return v ? JsonNumber(*v) : std::string("null");
+  };
+  record.details_json = fmt::format(
+      "{{\"design\":{{\"method\":\"random Latin square per block of rounds\",\"seed\":{},"
+      "\"conditions\":{},\"orders\":[{}]}},\"looks\":[{}],\"correction\":{{\"method\":"
+      "\"bonferroni\",\"comparisons\":{},\"condition_alpha\":{}}},\"conditions\":[{}],"
+      "\"suspect\":{},\"reversibility\":{{\"verdict\":{},\"condition\":{},\"sentence\":{}}},"
+      "\"calibration\":{{\"start_ms\":{},\"end_ms\":{},\"checkpoints_ms\":[{}]}},"
+      "\"partial\":{},\"conclusion\":{}}}",
+      JsonString(std::to_string(result.seed)), result.conditions.size(), Join(orders, ","),
+      Join(looks, ","), std::max<int>(0, static_cast<int>(result.conditions.size()) - 1),
+      JsonNumber(result.condition_alpha), Join(conditions, ","), result.suspect,
+      JsonString(ReversibilityName(result.reversibility.verdict)), result.reversibility.condition,
+      JsonString(result.reversibility.sentence), optional_number(result.start.calibration_ms),
+      optional_number(result.end.calibration_ms), Join(checkpoints, ","),
+      result.failure ? "true" : "false", JsonString(result.conclusion));
+  return record;
+}
+
+}  // namespace culprit
