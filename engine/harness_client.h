@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "base/result.h"
-#include "engine/process.h"
+#include "engine/line_process.h"
 
 namespace culprit {
 

@@ -13,7 +13,7 @@
 namespace culprit {
 namespace {
 
-std::vector<std::string> PlanNames(const Config& config) {
+std::vector<std::string> PlanNames(const ProbeSections& config) {
   std::vector<std::string> names;
   for (const auto& [name, plan] : config.residency) names.push_back("'" + name + "'");
   return names;
@@ -21,7 +21,7 @@ std::vector<std::string> PlanNames(const Config& config) {
 
 }  // namespace
 
-Result<const ResidencyPlan*> SelectPlan(const Config& config, const std::string& name,
+Result<const ResidencyPlan*> SelectPlan(const ProbeSections& config, const std::string& name,
                                         const std::string& query) {
   if (config.residency.empty()) {
     return Error::Usage(fmt::format("{} defines no residency plan", config.file.string()))
@@ -54,7 +54,7 @@ Result<const ResidencyPlan*> SelectPlan(const Config& config, const std::string&
       .WithHint(plans);
 }
 
-Result<ProcessSpec> MakeHarnessSpec(const Config& config, const ResolvedBuild& build) {
+Result<ProcessSpec> MakeHarnessSpec(const ProbeSections& config, const ResolvedBuild& build) {
   if (config.harness.command.empty()) {
     return Error::Usage(fmt::format("{} has no [harness] command", config.file.string()))
         .WithHint("add [harness] command = [...], the argv that starts the engine speaking the "
@@ -69,7 +69,7 @@ Result<ProcessSpec> MakeHarnessSpec(const Config& config, const ResolvedBuild& b
 }
 
 Result<IsolateOutcome> RunIsolate(const MeasureContext& context, const IsolateRequest& request) {
-  const Config& config = context.config;
+  const ProbeSections& config = context.config;
   Result<const ResidencyPlan*> plan = SelectPlan(config, request.plan, request.query);
   if (!plan) return plan.error();
   auto query_config = config.queries.find((*plan)->query);
@@ -77,7 +77,7 @@ Result<IsolateOutcome> RunIsolate(const MeasureContext& context, const IsolateRe
     return Error::Usage(fmt::format("residency plan '{}' names query '{}', which is not configured",
                                     (*plan)->name, (*plan)->query));
   }
-  Result<SittingOptions> sitting = MakeSittingOptions(config, query_config->second, request.flags);
+  Result<SittingOptions> sitting = MakeSittingOptions(config.measure, query_config->second, request.flags);
   if (!sitting) return sitting.error();
   if (request.runs_per_visit < 1 || request.runs_per_visit > 1000) {
     return Error::Usage(
@@ -197,7 +197,7 @@ std::string FormatIsolateSummary(const IsolateOutcome& outcome) {
 
 Result<HarnessCheckReport> RunHarnessCheck(const MeasureContext& context,
                                            const HarnessCheckRequest& request) {
-  const Config& config = context.config;
+  const ProbeSections& config = context.config;
   HarnessCheckOptions options;
   options.query = request.query;
   for (const auto& [name, plan] : config.residency) {

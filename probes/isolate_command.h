@@ -34,12 +34,12 @@ struct IsolateOutcome {
 
 /// The plan named `name`; else the one plan whose query is `query`; else the
 /// only plan. Usage errors list the plans.
-Result<const ResidencyPlan*> SelectPlan(const Config& config, const std::string& name,
+Result<const ResidencyPlan*> SelectPlan(const ProbeSections& config, const std::string& name,
                                         const std::string& query);
 
 /// The harness of `build` as a process: [harness] command expanded, run in
 /// the config's directory. Usage error without [harness].
-Result<ProcessSpec> MakeHarnessSpec(const Config& config, const ResolvedBuild& build);
+Result<ProcessSpec> MakeHarnessSpec(const ProbeSections& config, const ResolvedBuild& build);
 
 /// Runs the isolation sitting and archives its record, whatever happened: a
 /// broken engine gives a partial record (verdict ERROR), Ctrl-C an interrupted

@@ -235,7 +235,7 @@ class IsolationRun {
 };
 
 void TakeSnapshot(const HostProbe* host, SittingProgress* progress, const char* phase,
-                  HostSnapshot& into) {
+                  HostState& into) {
   if (host == nullptr) return;
   if (progress) progress->OnPhase(phase);
   into = host->Snapshot(/*calibrate=*/true);
@@ -472,7 +472,7 @@ IsolationResult RunIsolationSitting(HarnessSession& harness, const IsolationPlan
       ++look;
       if (undecided > 0 && look < r.looks.size() && options.calibrate_between_looks && host) {
         if (progress) progress->OnPhase("calibrating (between looks)");
-        HostSnapshot checkpoint = host->Snapshot(true);
+        HostState checkpoint = host->Snapshot(true);
         if (checkpoint.calibration_ms) {
           r.checkpoint_calibrations_ms.push_back(*checkpoint.calibration_ms);
         }
@@ -590,8 +590,8 @@ Record MakeIsolationRecord(const IsolationPlan& plan, const IsolationOptions& op
   for (Sample& s : record.samples) {
     if (!s.warmup && s.pair >= result.rounds_done) s.dropped = true;
   }
-  record.start = ToRecordHostState(result.start);
-  record.end = ToRecordHostState(result.end);
+  record.start = result.start;
+  record.end = result.end;
   record.host = ToRecordHostIdentity(host);
   record.culprit_version = CULPRIT_VERSION;
   record.config_digest = provenance.config_digest;

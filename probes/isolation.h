@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/config.h"
+#include "probes/residency_config.h"
 #include "engine/harness_client.h"
 #include "probes/calibration.h"
 #include "probes/host.h"
@@ -91,7 +91,7 @@ struct IsolationResult {
   int suspect = -1;            ///< See SuspectCondition.
   ReversibilityResult reversibility;
   std::string conclusion;
-  HostSnapshot start, end;
+  HostState start, end;
   std::vector<double> checkpoint_calibrations_ms;
   std::optional<CalibrationCheck> calibration;
   bool interrupted = false;
