@@ -14,6 +14,7 @@
 
 #include "base/atomic_file.h"
 #include "base/result.h"
+#include "base/strings.h"
 #include "bisect/judge.h"
 #include "cli/commands.h"
 
@@ -34,6 +35,71 @@ void AddMeasureFlags(CLI::App* command, MeasureFlags& flags, bool& json) {
   command->add_option("--warmup", flags.warmup, "warm-up runs per arm");
   command->add_option("--seed", flags.seed, "seed of the pair order (recorded either way)");
   command->add_flag("--json", json, "print the record as JSON on stdout");
+}
+
+std::vector<std::string> CommandNames(const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    names.push_back(sub->get_name());
+  }
+  return names;
+}
+
+CLI::App* FindCommand(CLI::App& app, const std::string& name) {
+  for (CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    if (sub->get_name() == name) return sub;
+  }
+  return nullptr;
+}
+
+Error UnknownCommand(const std::string& word, const CLI::App& parent, const std::string& prefix) {
+  std::vector<std::string> names = CommandNames(parent);
+  std::string nearest = NearestWord(word, names);
+  std::string suggestion =
+      nearest.empty() ? "" : fmt::format("; did you mean '{}{}'?", prefix, nearest);
+  std::string scope = prefix.empty() ? "" : " of '" + prefix.substr(0, prefix.size() - 1) + "'";
+  return Error::Usage(fmt::format("unknown command '{}{}'{}", prefix, word, suggestion))
+      .WithHint(fmt::format("the commands{} are: {} (`culprit help COMMAND` for one)", scope,
+                            Join(names, ", ")));
+}
+
+// The command words as a user typed them: the first word that is not an
+// option (skipping --config's value), and for a command that has commands of
+// its own (records, bisect), the word after it. CLI11 would say only "A
+// subcommand is required" for a typo; git says what it did not know and what
+// was probably meant, and so does culprit.
+struct CommandWords {
+  std::string command, subcommand;
+};
+
+Result<CommandWords> ReadCommandWords(CLI::App& app, int argc, char** argv) {
+  CommandWords words;
+  int i = 1;
+  for (; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    if (arg == "--") break;
+    if (arg == "--config") {
+      ++i;
+      continue;
+    }
+    if (arg.starts_with("-")) continue;
+    words.command = std::string(arg);
+    break;
+  }
+  if (words.command.empty()) return words;
+  CLI::App* command = FindCommand(app, words.command);
+  if (command == nullptr) {
+    if (words.command == "help" || words.command == "version") return words;
+    return UnknownCommand(words.command, app, "");
+  }
+  if (CommandNames(*command).empty() || i + 1 >= argc) return words;
+  std::string_view next = argv[i + 1];
+  if (next.starts_with("-")) return words;
+  words.subcommand = std::string(next);
+  if (FindCommand(*command, words.subcommand) == nullptr) {
+    return UnknownCommand(words.subcommand, *command, words.command + " ");
+  }
+  return words;
 }
 
 }  // namespace
@@ -144,8 +210,39 @@ int RunCommandLine(int argc, char** argv) {
   std::shared_ptr<void> investigation = AddInvestigationCommands(app, global, action);
   std::shared_ptr<void> isolation = AddIsolateCommands(app, global, action);
 
-  bool judge = false;
-  for (int i = 1; i < argc; ++i) judge = judge || std::string_view(argv[i]) == "judge";
+  Result<CommandWords> words = ReadCommandWords(app, argc, argv);
+  if (!words) {
+    PrintError(words.error());
+    return words.error().ExitCode();
+  }
+  // Under `git bisect run`, exit codes mean good/bad/skip: judge mode comes
+  // from the command word itself (not from "judge" anywhere on the line).
+  const bool judge = words->command == "judge";
+  if (words->command.empty()) {
+    // Like git: no command is a usage error that lists the commands.
+    fmt::print(stderr, "{}", app.help());
+    return 2;
+  }
+  if (words->command == "version") {
+    fmt::print("culprit {}\n", CULPRIT_VERSION);
+    return 0;
+  }
+  if (words->command == "help") {
+    // `culprit help [COMMAND [SUBCOMMAND]]` is `culprit [COMMAND...] --help`.
+    CLI::App* topic = &app;
+    std::string path;
+    for (int i = 2; i < argc && i < 4; ++i) {
+      CLI::App* sub = FindCommand(*topic, argv[i]);
+      if (sub == nullptr) {
+        PrintError(UnknownCommand(argv[i], *topic, path));
+        return 2;
+      }
+      path += std::string(argv[i]) + " ";
+      topic = sub;
+    }
+    fmt::print("{}", topic->help());
+    return 0;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
