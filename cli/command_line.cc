@@ -139,7 +139,8 @@ int RunCommandLine(int argc, char** argv) {
   run_cmd->add_option("QUERY", run.request.query, "query name (optional with one query)");
   run_cmd->add_option("--query,-q", run.request.query, "query name");
   run_cmd->add_option("--rev", run.revision, "measure the cached build of this revision");
-  run_cmd->add_option("--samples,-n", run.request.samples, "samples (default: min_pairs)");
+  run_cmd->add_option("--samples,-n", run.request.samples, "samples (default: min_pairs)")
+      ->check(CLI::Range(1, 100000));
   AddMeasureFlags(run_cmd, run.request.flags, run.json);
   run_cmd->callback([&] { action = [&] { return CommandRun(global, run); }; });
 

@@ -44,7 +44,16 @@ Result<int> FinishComparison(const Result<ComparisonOutcome>& outcome, bool json
 
 Result<std::filesystem::path> RecordsDir(const GlobalOptions& global,
                                          const RecordsCommandOptions& options) {
-  if (options.dir) return std::filesystem::path(*options.dir);
+  if (options.dir) {
+    // A directory given by hand that does not exist is a typo, not an empty
+    // archive (the configured one may not exist yet: nothing was archived).
+    std::error_code ec;
+    if (!std::filesystem::is_directory(*options.dir, ec)) {
+      return Error::Usage(fmt::format("--dir {}: no such directory", *options.dir))
+          .WithHint("give the records directory ([records] dir in culprit.toml)");
+    }
+    return std::filesystem::path(*options.dir);
+  }
   Result<Config> config = LoadGlobalConfig(global);
   if (!config) {
     return config.error().WithHint(

@@ -212,9 +212,12 @@ RecordStore::Listing RecordStore::List() const {
 }
 
 Result<Record> RecordStore::Find(std::string_view id_or_prefix) const {
-  if (id_or_prefix.empty()) return Error::Usage("give a record id (or the start of one)");
+  if (id_or_prefix.empty()) return Error::Usage("give a record id (or any unique part of one)");
   auto ids = RecordIds(dir_);
   if (!ids) return ids.error();
+  // An exact id wins; then the ids that start with the text; then, like
+  // `git rev-parse` on a unique fragment, any id that contains it (the random
+  // suffix alone, or "probe-series.count" for the only such record).
   std::vector<std::string> candidates;
   for (const std::string& id : *ids) {
     if (id == id_or_prefix) {
@@ -222,6 +225,11 @@ Result<Record> RecordStore::Find(std::string_view id_or_prefix) const {
       break;
     }
     if (id.starts_with(id_or_prefix)) candidates.push_back(id);
+  }
+  if (candidates.empty()) {
+    for (const std::string& id : *ids) {
+      if (id.find(id_or_prefix) != std::string::npos) candidates.push_back(id);
+    }
   }
   if (candidates.empty()) {
     return Error::Usage(fmt::format("no record '{}' in {}{}", id_or_prefix, dir_.string(),

@@ -63,9 +63,10 @@ class RecordStore {
   /// empty archive.
   Listing List() const;
 
-  /// The record whose id is `id_or_prefix`, or the only one whose id starts
-  /// with it. Not found, or several candidates (they are listed), is a usage
-  /// error; a damaged file is the reader's error.
+  /// The record whose id is `id_or_prefix`, else the only one whose id starts
+  /// with it, else the only one whose id contains it (e.g. its random suffix).
+  /// Not found, or several candidates (they are listed), is a usage error; a
+  /// damaged file is the reader's error.
   Result<Record> Find(std::string_view id_or_prefix) const;
 
   const std::filesystem::path& dir() const { return dir_; }

@@ -69,5 +69,16 @@ TEST(FirstContactCli, JudgeModeComesFromTheCommandWord) {
   EXPECT_EQ(judge.exit_code, 128) << DescribeRun(judge);
 }
 
+TEST(FirstContactCli, CountsAndDirectoriesThatCannotWorkAreRefusedAtOnce) {
+  TempDir dir;
+  for (const char* n : {"0", "-3"}) {
+    ProcessResult r = RunCulprit({"run", "-n", n, "q"}, dir.path());
+    EXPECT_EQ(r.exit_code, 2) << n << "\n" << DescribeRun(r);
+  }
+  ProcessResult list = RunCulprit({"records", "--dir", "no-such-dir", "list"}, dir.path());
+  EXPECT_EQ(list.exit_code, 2) << DescribeRun(list);
+  EXPECT_TRUE(Contains(list.stderr_text, "no-such-dir: no such directory")) << DescribeRun(list);
+}
+
 }  // namespace
 }  // namespace culprit

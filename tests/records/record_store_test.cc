@@ -260,6 +260,12 @@ TEST(RecordStore, FindByExactIdOrUniquePrefix) {
   ASSERT_FALSE(missing);
   EXPECT_TRUE(Contains(missing.error().message(), "no record '2027'"));
   EXPECT_TRUE(Contains(missing.error().hint(), "records list"));
+
+  // Any unique part of an id: the random suffix alone.
+  EXPECT_EQ(store.Find("bbb1")->id, c.id);
+  auto two = store.Find("aaa");
+  ASSERT_FALSE(two);
+  EXPECT_TRUE(Contains(two.error().message(), "matches 2 records"));
 }
 
 TEST(RecordStore, ExactIdWinsOverLongerIds) {
