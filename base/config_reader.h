@@ -82,8 +82,7 @@ class ConfigValue {
   ConfigValue Element(size_t i) const;
 
   /// An array of non-empty strings; `what` names one element ("path", "glob").
-  Result<std::vector<std::string>> StringArray(std::string_view path,
-                                               std::string_view what) const;
+  Result<std::vector<std::string>> StringArray(std::string_view path, std::string_view what) const;
   /// argv: a non-empty array of strings whose first element is not empty.
   Result<std::vector<std::string>> Command(std::string_view path) const;
   /// An environment table ({ NAME = "value" }): names are environment variable

@@ -60,7 +60,9 @@ struct Batch {
 
 }  // namespace
 
-std::filesystem::path BisectDir(const BisectSections& config) { return config.base_dir / ".culprit"; }
+std::filesystem::path BisectDir(const BisectSections& config) {
+  return config.base_dir / ".culprit";
+}
 std::filesystem::path BisectStatePath(const BisectSections& config) {
   return BisectDir(config) / "bisect.json";
 }
@@ -644,8 +646,8 @@ Result<BisectReport> BisectRunner::Session::Finish(const std::string& confirm_su
   return report;
 }
 
-BisectRunner::BisectRunner(const BisectSections& config, EngineBuilds& builds, const HostProbe* host,
-                           BisectReporter& reporter)
+BisectRunner::BisectRunner(const BisectSections& config, EngineBuilds& builds,
+                           const HostProbe* host, BisectReporter& reporter)
     : config_(config), builds_(builds), host_(host), reporter_(reporter) {}
 
 Result<FileLock> LockBisect(const BisectSections& config) {

@@ -18,7 +18,8 @@ Result<JudgeResult> RunJudge(const MeasureContext& context, EngineBuilds& builds
   JudgeResult result;
   Result<const QueryConfig*> query = SelectQuery(context.config, request.query);
   if (!query) return query.error();
-  Result<SittingOptions> options = MakeSittingOptions(context.config.measure, **query, request.flags);
+  Result<SittingOptions> options =
+      MakeSittingOptions(context.config.measure, **query, request.flags);
   if (!options) return options.error();
 
   Result<ResolvedBuild> reference = builds.Resolve(request.reference);

@@ -98,14 +98,16 @@ Status ReadMetric(const ConfigValue& node, std::string_view path, MetricRule* me
     std::string detail;
     switch (CheckMetricRule(rule, &detail)) {
       case MetricRuleProblem::kRegexWithoutGroup:
-        return regex->At(fmt::format("{}: expected a regular expression with a capture group "
-                                     "around the number, such as 'median_ms=([0-9.]+)', found "
-                                     "'{}' (no group)",
-                                     regex_path, *text));
+        return regex->At(
+            fmt::format("{}: expected a regular expression with a capture group "
+                        "around the number, such as 'median_ms=([0-9.]+)', found "
+                        "'{}' (no group)",
+                        regex_path, *text));
       case MetricRuleProblem::kRegexInvalid:
-        return regex->At(fmt::format("{}: expected a regular expression (ECMAScript), found '{}', "
-                                     "which does not compile: {}",
-                                     regex_path, *text, detail));
+        return regex->At(
+            fmt::format("{}: expected a regular expression (ECMAScript), found '{}', "
+                        "which does not compile: {}",
+                        regex_path, *text, detail));
       default:
         break;
     }
@@ -142,9 +144,10 @@ Status ReadQuery(const ConfigTable& table, std::string_view path, const EngineCo
       path, {"command", "metric", "unit", "timeout", "code_path", "cwd", "env", "warmup"}));
   std::optional<ConfigValue> command = table.Get("command");
   if (!command) {
-    return table.At(fmt::format("[{}] is missing 'command': expected the argv that runs "
-                                "the query, such as [\"{{artifact:NAME}}\", \"bench\"]",
-                                path));
+    return table.At(
+        fmt::format("[{}] is missing 'command': expected the argv that runs "
+                    "the query, such as [\"{{artifact:NAME}}\", \"bench\"]",
+                    path));
   }
   auto argv = command->Command(ConfigKeyPath(path, "command"));
   if (!argv) return argv.error();

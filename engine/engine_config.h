@@ -66,7 +66,7 @@ struct CacheConfig {
 struct EngineSections {
   std::filesystem::path file;      ///< Absolute path of the culprit.toml.
   std::filesystem::path base_dir;  ///< Its directory.
-  std::string digest;  ///< ConfigDigest of the file's bytes; recorded in every record.
+  std::string digest;              ///< ConfigDigest of the file's bytes; recorded in every record.
   EngineConfig engine;
   std::map<std::string, QueryConfig> queries;
   CacheConfig cache;

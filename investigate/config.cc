@@ -12,9 +12,9 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::vector<std::string>& SectionNames() {
-  static const auto* names = new std::vector<std::string>{
-      "engine", "queries", "overrides", "harness", "residency", "registry", "measure",
-      "bisect", "records", "cache"};
+  static const auto* names =
+      new std::vector<std::string>{"engine",   "queries", "overrides", "harness", "residency",
+                                   "registry", "measure", "bisect",    "records", "cache"};
   return *names;
 }
 

@@ -42,9 +42,10 @@ Status ReadOverridesSection(const ConfigTable& root, std::map<std::string, Named
       set.unset = std::move(*names);
     }
     if (set.env.empty() && set.unset.empty()) {
-      return entry.value.At(fmt::format("[{}] changes nothing: expected env = {{ NAME = \"value\" "
-                                        "}} or unset = [\"NAME\"]",
-                                        path));
+      return entry.value.At(
+          fmt::format("[{}] changes nothing: expected env = {{ NAME = \"value\" "
+                      "}} or unset = [\"NAME\"]",
+                      path));
     }
     CULPRIT_TRY(set_table->ReadString(path, "hypothesis", &set.hypothesis));
     (*sets)[set.name] = std::move(set);

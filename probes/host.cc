@@ -263,8 +263,7 @@ std::unique_ptr<HostProbe> MakeRealHostProbe(std::filesystem::path root) {
   return std::make_unique<RealHostProbe>(std::move(root));
 }
 
-std::vector<std::string> HostWarnings(const HostIdentityInfo& identity,
-                                      const HostState& snapshot) {
+std::vector<std::string> HostWarnings(const HostIdentityInfo& identity, const HostState& snapshot) {
   std::vector<std::string> warnings;
   if (snapshot.load1 && identity.logical_cores > 0 && *snapshot.load1 > identity.logical_cores) {
     warnings.push_back(LoadWarning(*snapshot.load1, identity.logical_cores, ""));

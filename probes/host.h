@@ -48,8 +48,7 @@ std::unique_ptr<HostProbe> MakeRealHostProbe(std::filesystem::path root = "/");
 /// count, a frequency governor other than "performance", little available
 /// memory, swap in use while memory is short. A host that does not expose
 /// frequency gets no warning (FormatHostReport says "unavailable").
-std::vector<std::string> HostWarnings(const HostIdentityInfo& identity,
-                                      const HostState& snapshot);
+std::vector<std::string> HostWarnings(const HostIdentityInfo& identity, const HostState& snapshot);
 
 /// Warnings about what changed between a sitting's start and end snapshots:
 /// swapping during the sitting, a governor change, a scaling_cur_freq change

@@ -11,8 +11,8 @@ namespace culprit {
 namespace {
 
 // Structure names travel as "hold NAME" lines: no whitespace.
-Status ReadStructureList(const ConfigTable& condition, std::string_view path,
-                         std::string_view key, std::vector<std::string>* out) {
+Status ReadStructureList(const ConfigTable& condition, std::string_view path, std::string_view key,
+                         std::vector<std::string>* out) {
   std::optional<ConfigValue> list = condition.Get(key);
   if (!list) return {};
   std::string list_path = ConfigKeyPath(path, key);
@@ -53,8 +53,7 @@ Status ReadCondition(const ConfigValue& element, std::string_view element_path,
   CULPRIT_TRY(ReadStructureList(table, element_path, "release", &condition->release));
   for (size_t j = 0; j < condition->release.size(); ++j) {
     const std::string& name = condition->release[j];
-    if (std::find(condition->hold.begin(), condition->hold.end(), name) ==
-        condition->hold.end()) {
+    if (std::find(condition->hold.begin(), condition->hold.end(), name) == condition->hold.end()) {
       return table.Get("release")
           ->Element(j)
           .At(fmt::format("{}.release[{}]: expected a structure this condition holds, "

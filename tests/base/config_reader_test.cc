@@ -75,8 +75,8 @@ TEST(ConfigTable, CheckKeysSuggestsTheNearest) {
 }
 
 TEST(ConfigValue, CommandsAndEnvironments) {
-  ConfigDocument document =
-      Parse("c = [\"make\", \"-j2\"]\nempty = []\nenv = { A = \"1\", B_2 = \"\" }\nn = [\"X\", \"9\"]\n");
+  ConfigDocument document = Parse(
+      "c = [\"make\", \"-j2\"]\nempty = []\nenv = { A = \"1\", B_2 = \"\" }\nn = [\"X\", \"9\"]\n");
   ConfigTable root = document.root();
   EXPECT_EQ(*root.Get("c")->Command("c"), (std::vector<std::string>{"make", "-j2"}));
   EXPECT_FALSE(root.Get("empty")->Command("empty").ok());

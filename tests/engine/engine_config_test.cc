@@ -35,8 +35,8 @@ std::string QueriesErrorOf(std::string_view rest) {
 
 std::map<std::string, QueryConfig> Queries(std::string_view rest) {
   std::map<std::string, QueryConfig> queries;
-  Status status = ReadConfigText(WithTestEngine(rest),
-                                 [&](const ConfigTable& root) { return ReadQueries(root, &queries); });
+  Status status = ReadConfigText(
+      WithTestEngine(rest), [&](const ConfigTable& root) { return ReadQueries(root, &queries); });
   EXPECT_TRUE(status.ok()) << (status ? "" : status.error().message());
   return queries;
 }
@@ -100,8 +100,8 @@ TEST(QueriesSection, WallTimeIsReportedInTheQueryUnit) {
             "one of ns, us, ms, s, not 'rows/s' (or take the number from the output with a regex "
             "or json metric)");
   // Any unit goes for a number the engine prints.
-  auto rows =
-      Queries("[queries.q]\ncommand = [\"x\"]\nmetric = { regex = 'r=([0-9]+)' }\nunit = \"rows/s\"\n");
+  auto rows = Queries(
+      "[queries.q]\ncommand = [\"x\"]\nmetric = { regex = 'r=([0-9]+)' }\nunit = \"rows/s\"\n");
   EXPECT_EQ(rows.at("q").unit, "rows/s");
   EXPECT_EQ(rows.at("q").metric.kind, MetricRule::Kind::kRegex);
   EXPECT_EQ(rows.at("q").metric.pattern, "r=([0-9]+)");

@@ -190,7 +190,6 @@ TEST(ParseConfig, ReadsTheDesignExampleCompletely) {
   EXPECT_EQ(config.cache.dir, fs::path("/var/cache/culprit-test"));
 }
 
-
 TEST(ParseConfig, DefaultsForAMinimalFile) {
   ScopedEnv xdg("XDG_CACHE_HOME", nullptr);
   ScopedEnv home("HOME", "/home/tester");
@@ -214,7 +213,6 @@ TEST(ParseConfig, DefaultsForAMinimalFile) {
   EXPECT_EQ(config.cache.dir, fs::path("/home/tester/.cache/culprit"));
 }
 
-
 TEST(ParseConfig, ResolvesPathsAgainstTheFilesDirectory) {
   ScopedEnv home("HOME", "/home/tester");
   Config config = Parse(
@@ -225,7 +223,6 @@ TEST(ParseConfig, ResolvesPathsAgainstTheFilesDirectory) {
   EXPECT_EQ(config.records.dir, fs::path("/abs/records"));
   EXPECT_EQ(config.cache.dir, fs::path("/home/tester/c"));
 }
-
 
 TEST(ParseConfig, DigestIsFnv1aOfTheBytes) {
   Config a = Parse(kEngine);
@@ -245,7 +242,6 @@ TEST(ParseConfigErrors, TomlSyntax) {
             "redefine existing floating-point 'band'");
 }
 
-
 TEST(ParseConfigErrors, WrongType) {
   EXPECT_EQ(ErrorOf("[engine]\nrepo = 5\nbuild = [[\"make\"]]\n"),
             "/proj/culprit.toml:2:8: engine.repo: expected a non-empty string, found an integer");
@@ -261,7 +257,6 @@ TEST(ParseConfigErrors, WrongType) {
             "/proj/culprit.toml:5:17: queries.q.command[1]: expected a string (one argument), "
             "found an integer");
 }
-
 
 TEST(ParseConfigErrors, UnknownKeySuggestsTheNearest) {
   auto config = ParseConfig(WithEngine("[measure]\nbnad = 0.1\n"), kFile);
@@ -279,7 +274,6 @@ TEST(ParseConfigErrors, UnknownKeySuggestsTheNearest) {
             "'regex'?");
 }
 
-
 TEST(ParseConfigErrors, UnknownSection) {
   EXPECT_EQ(ErrorOf(WithEngine("[mesure]\nband = 0.1\n")),
             "/proj/culprit.toml:4:2: unknown section 'mesure', did you mean 'measure'?");
@@ -287,7 +281,6 @@ TEST(ParseConfigErrors, UnknownSection) {
             "/proj/culprit.toml:1:1: unknown top-level key 'band': expected a section such as "
             "[measure]");
 }
-
 
 TEST(LoadConfig, ReadsAFileAndReportsItsPath) {
   TempDir dir;
@@ -311,7 +304,6 @@ TEST(LoadConfig, ReadsAFileAndReportsItsPath) {
   EXPECT_EQ(missing.error().kind(), ErrorKind::kUsage);
   EXPECT_NE(missing.error().hint().find("culprit init"), std::string::npos);
 }
-
 
 TEST(FindConfig, ExplicitDirectoryAndCurrentDirectory) {
   TempDir dir;
@@ -338,7 +330,6 @@ TEST(FindConfig, ExplicitDirectoryAndCurrentDirectory) {
             std::string::npos);
   EXPECT_NE(absent.error().hint().find("culprit init"), std::string::npos);
 }
-
 
 TEST(ParseConfigErrors, MissingEngineSection) {
   EXPECT_EQ(ErrorOf("[measure]\nband = 0.1\n"),

@@ -31,12 +31,12 @@ TEST(OverridesSection, ReadsNamedSets) {
 }
 
 TEST(OverridesSection, Errors) {
-  Status status = ReadConfigText(
-      WithTestEngine("[overrides.gate]\nenv = { \"PARALLEL-GATE\" = \"1\" }\n"),
-      [](const ConfigTable& root) {
-        std::map<std::string, NamedOverride> sets;
-        return ReadOverridesSection(root, &sets);
-      });
+  Status status =
+      ReadConfigText(WithTestEngine("[overrides.gate]\nenv = { \"PARALLEL-GATE\" = \"1\" }\n"),
+                     [](const ConfigTable& root) {
+                       std::map<std::string, NamedOverride> sets;
+                       return ReadOverridesSection(root, &sets);
+                     });
   ASSERT_FALSE(status.ok());
   EXPECT_EQ(status.error().message(),
             "/proj/culprit.toml:5:9: overrides.gate.env: expected an environment variable name "

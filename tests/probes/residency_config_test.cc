@@ -60,36 +60,40 @@ TEST(ResidencySection, Errors) {
   constexpr char kQueryAndHarness[] =
       "[queries.scan]\ncommand = [\"{artifact:es}\"]\n"         // lines 4-5
       "[harness]\ncommand = [\"{artifact:es}\", \"serve\"]\n";  // lines 6-7
-  EXPECT_EQ(IsolationErrorOf(std::string(kQueryAndHarness) +
-                             "[residency.index]\nquery = \"scna\"\nconditions = [{ name = \"a\" }]\n"),
-            "/proj/culprit.toml:9:9: residency.index.query: expected a query defined in "
-            "[queries], found \"scna\", did you mean 'scan'?");
-  EXPECT_EQ(IsolationErrorOf(std::string(kQueryAndHarness) +
-                             "[residency.index]\nquery = \"scan\"\nconditions = [\n"
-                             "  { name = \"held\", hold = [\"index\"] },\n"
-                             "  { name = \"released\", hold = [\"index\"], release = [\"indx\"] },\n"
-                             "]\n"),
-            "/proj/culprit.toml:12:53: residency.index.conditions[1].release[0]: expected a "
-            "structure this condition holds, found 'indx', which is not in its hold list, did "
-            "you mean 'index'?");
+  EXPECT_EQ(
+      IsolationErrorOf(std::string(kQueryAndHarness) +
+                       "[residency.index]\nquery = \"scna\"\nconditions = [{ name = \"a\" }]\n"),
+      "/proj/culprit.toml:9:9: residency.index.query: expected a query defined in "
+      "[queries], found \"scna\", did you mean 'scan'?");
+  EXPECT_EQ(
+      IsolationErrorOf(std::string(kQueryAndHarness) +
+                       "[residency.index]\nquery = \"scan\"\nconditions = [\n"
+                       "  { name = \"held\", hold = [\"index\"] },\n"
+                       "  { name = \"released\", hold = [\"index\"], release = [\"indx\"] },\n"
+                       "]\n"),
+      "/proj/culprit.toml:12:53: residency.index.conditions[1].release[0]: expected a "
+      "structure this condition holds, found 'indx', which is not in its hold list, did "
+      "you mean 'index'?");
   EXPECT_EQ(IsolationErrorOf(std::string(kQueryAndHarness) +
                              "[residency.index]\nquery = \"scan\"\nconditions = [\n"
                              "  { name = \"a\" }, { name = \"a\" }]\n"),
             "/proj/culprit.toml:11:28: residency.index.conditions[1].name: expected a name not "
             "used by another condition of this plan, found \"a\" again");
-  EXPECT_EQ(IsolationErrorOf(std::string(kQueryAndHarness) +
-                             "[residency.index]\nquery = \"scan\"\nconditions = [{ hold = [\"x\"] }]\n"),
-            "/proj/culprit.toml:10:15: residency.index.conditions[0]: expected a name, such as "
-            "name = \"nothing held\"");
+  EXPECT_EQ(
+      IsolationErrorOf(std::string(kQueryAndHarness) +
+                       "[residency.index]\nquery = \"scan\"\nconditions = [{ hold = [\"x\"] }]\n"),
+      "/proj/culprit.toml:10:15: residency.index.conditions[0]: expected a name, such as "
+      "name = \"nothing held\"");
   EXPECT_EQ(IsolationErrorOf(std::string(kQueryAndHarness) +
                              "[residency.index]\nquery = \"scan\"\nconditions = [\n"
                              "  { name = \"a\", hold = [\"two words\"] }]\n"),
             "/proj/culprit.toml:11:25: residency.index.conditions[0].hold[0]: expected a structure "
             "name without spaces (it is sent as \"hold NAME\"), found \"two words\"");
-  EXPECT_EQ(IsolationErrorOf("[queries.scan]\ncommand = [\"x\"]\n"
-                             "[residency.index]\nquery = \"scan\"\nconditions = [{ name = \"a\" }]\n"),
-            "/proj/culprit.toml:6:1: [residency.index] needs the engine's in-process harness: "
-            "expected a [harness] section with its command");
+  EXPECT_EQ(
+      IsolationErrorOf("[queries.scan]\ncommand = [\"x\"]\n"
+                       "[residency.index]\nquery = \"scan\"\nconditions = [{ name = \"a\" }]\n"),
+      "/proj/culprit.toml:6:1: [residency.index] needs the engine's in-process harness: "
+      "expected a [harness] section with its command");
 }
 
 }  // namespace
