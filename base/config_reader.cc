@@ -353,12 +353,7 @@ std::string ConfigKeyPath(std::string_view path, std::string_view key) {
 }
 
 std::string ConfigDigest(std::string_view bytes) {
-  uint64_t hash = 0xcbf29ce484222325ULL;
-  for (unsigned char c : bytes) {
-    hash ^= c;
-    hash *= 0x100000001b3ULL;
-  }
-  return fmt::format("{:016x}", hash);
+  return fmt::format("{:016x}", Fnv1a64(bytes));
 }
 
 }  // namespace culprit

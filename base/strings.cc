@@ -86,4 +86,31 @@ bool IsValidEnvironmentName(std::string_view name) {
                      [&](char c) { return start(c) || (c >= '0' && c <= '9'); });
 }
 
+std::vector<std::string_view> SplitLines(std::string_view text) {
+  std::vector<std::string_view> lines;
+  while (!text.empty()) {
+    size_t end = text.find('\n');
+    std::string_view line = text.substr(0, end);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    lines.push_back(line);
+    if (end == std::string_view::npos) break;
+    text.remove_prefix(end + 1);
+  }
+  return lines;
+}
+
+std::string FirstLine(std::string_view text) { return std::string(text.substr(0, text.find('\n'))); }
+
+std::string ShortCommit(std::string_view id) {
+  return std::string(id.substr(0, std::min(id.size(), kShortCommitLength)));
+}
+
+uint64_t Fnv1a64(std::string_view data, uint64_t hash) {
+  for (unsigned char c : data) {
+    hash ^= c;
+    hash *= 0x100000001b3ULL;
+  }
+  return hash;
+}
+
 }  // namespace culprit

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -24,6 +25,24 @@ std::string TailLines(std::string_view text, size_t max_lines);
 /// as it takes not to round up to a certainty it does not have: 0.95 -> "95%",
 /// 0.99612 -> "99.6%", 1 - 3e-8 -> "99.999997%"; only exactly 1 is "100%".
 std::string FormatProbability(double p);
+
+/// The lines of `text`, without their '\n' (and a '\r' before it); a final
+/// line without '\n' counts, an empty text has no lines. Views into `text`.
+std::vector<std::string_view> SplitLines(std::string_view text);
+
+/// The text up to its first '\n' (all of it if there is none).
+std::string FirstLine(std::string_view text);
+
+/// The short form of a commit id everywhere culprit prints one: its first
+/// kShortCommitLength characters (the whole id if shorter).
+inline constexpr size_t kShortCommitLength = 10;
+std::string ShortCommit(std::string_view id);
+
+/// 64-bit FNV-1a of `data`, continuing from `hash` (the offset basis by
+/// default): the digest of configuration files and build-cache keys. Not
+/// cryptographic; used to tell inputs apart, never to authenticate them.
+inline constexpr uint64_t kFnv1a64Offset = 0xcbf29ce484222325ULL;
+uint64_t Fnv1a64(std::string_view data, uint64_t hash = kFnv1a64Offset);
 
 /// Joins with a separator.
 std::string Join(std::span<const std::string> parts, std::string_view separator);

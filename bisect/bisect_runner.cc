@@ -14,7 +14,7 @@
 #include "probes/query_sample_source.h"
 #include "probes/statistics.h"
 #include "probes/summary.h"
-#include "records/timestamp.h"
+#include "base/timestamp.h"
 
 namespace culprit {
 namespace {

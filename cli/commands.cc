@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "base/strings.h"
 #include "base/atomic_file.h"
 #include "base/interrupt.h"
 #include "cli/starter_config.h"
@@ -264,7 +265,7 @@ Result<int> CommandBuild(const GlobalOptions& global, const BuildCommandOptions&
       std::string status = e.buildable ? "buildable" : e.timed_out ? "timed out" : "unbuildable";
       if (!e.buildable && e.current) any_unbuildable = true;
       if (!e.current) status += "*";
-      fmt::print("{:<12} {:<11} {:>8.1f} M {:>7.1f}s  {}\n", e.commit.substr(0, 10), status,
+      fmt::print("{:<12} {:<11} {:>8.1f} M {:>7.1f}s  {}\n", ShortCommit(e.commit), status,
                  e.bytes / 1048576.0, e.seconds, e.built_at);
     }
     fmt::print("{} builds, {:.1f} MiB in {}{}\n", entries->size(), total / 1048576.0,
@@ -290,7 +291,7 @@ Result<int> CommandBuild(const GlobalOptions& global, const BuildCommandOptions&
       ++failed;
       continue;
     }
-    fmt::print("{}  {}  {}\n", revision, build->commit.substr(0, 10),
+    fmt::print("{}  {}  {}\n", revision, ShortCommit(build->commit),
                build->reused ? "cached" : "built");
   }
   if (failed > 0) {

@@ -15,6 +15,7 @@
 #include "base/interrupt.h"
 #include "base/json_text.h"
 #include "base/strings.h"
+#include "base/timestamp.h"
 #include "engine/artifact_paths.h"
 #include "engine/file_lock.h"
 #include "engine/process.h"
@@ -37,14 +38,6 @@ constexpr size_t kLogTailLines = 20;
 // runaway build cannot fill memory, and the log says how much was dropped.
 constexpr size_t kStepOutputLimit = 16 << 20;
 
-uint64_t Fnv1a(std::string_view data, uint64_t hash = 14695981039346656037ull) {
-  for (unsigned char c : data) {
-    hash ^= c;
-    hash *= 1099511628211ull;
-  }
-  return hash;
-}
-
 std::string ConfigKey(const BuildSettings& settings) {
   // Length-prefixed, so that ["a b"] and ["a", "b"] differ.
   std::string text = "culprit.build/v1\n";
@@ -55,7 +48,7 @@ std::string ConfigKey(const BuildSettings& settings) {
   for (const std::string& artifact : settings.artifacts) {
     text += fmt::format("artifact {}:{}\n", artifact.size(), artifact);
   }
-  return fmt::format("{:016x}", Fnv1a(text)).substr(0, 12);
+  return fmt::format("{:016x}", Fnv1a64(text)).substr(0, 12);
 }
 
 std::string EngineKey(const fs::path& workdir) {
@@ -68,15 +61,7 @@ std::string EngineKey(const fs::path& workdir) {
         std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' ? c : '_';
   }
   if (name.empty()) name = "engine";
-  return fmt::format("{}-{:08x}", name, Fnv1a(absolute.string()) & 0xffffffffu);
-}
-
-std::string IsoUtc(std::time_t t) {
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buffer;
+  return fmt::format("{}-{:08x}", name, Fnv1a64(absolute.string()) & 0xffffffffu);
 }
 
 std::optional<nlohmann::json> ReadEntry(const fs::path& dir) {
@@ -388,7 +373,7 @@ class BuildAttempt {
         {"artifacts", settings_.artifacts},
         {"status", failure == nullptr ? "buildable" : "unbuildable"},
         {"reason", reason},
-        {"built_at", IsoUtc(started_at_)},
+        {"built_at", FormatIsoUtc(std::chrono::system_clock::from_time_t(started_at_))},
         {"built_at_unix", static_cast<int64_t>(started_at_)},
         {"seconds", Seconds(Clock::now() - start_)},
         {"mode", settings_.clean ? "clean" : "incremental"},

@@ -289,7 +289,7 @@ Result<CommitInfo> GitRepo::Commit(std::string_view revision) const {
   git_commit* c = commit->get();
   CommitInfo info;
   info.id = OidHex(git_commit_id(c));
-  info.short_id = info.id.substr(0, 10);
+  info.short_id = ShortCommit(info.id);
   info.tree_id = OidHex(git_commit_tree_id(c));
   for (unsigned i = 0; i < git_commit_parentcount(c); ++i) {
     info.parents.push_back(OidHex(git_commit_parent_id(c, i)));

@@ -18,19 +18,6 @@ namespace {
 
 constexpr size_t kTailLines = 5;
 
-std::vector<std::string_view> SplitLines(std::string_view text) {
-  std::vector<std::string_view> lines;
-  while (!text.empty()) {
-    size_t end = text.find('\n');
-    std::string_view line = text.substr(0, end);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    lines.push_back(line);
-    if (end == std::string_view::npos) break;
-    text.remove_prefix(end + 1);
-  }
-  return lines;
-}
-
 std::vector<std::string> SplitPath(std::string_view path) {
   std::vector<std::string> parts;
   size_t begin = 0;

@@ -183,7 +183,7 @@ Result<DemoReport> RunDemo(const DemoOptions& options, DemoReporter& reporter) {
         "{}) measures the query with the index held and released in one process.",
         options.query, Join(query.code_path, ", "), report.config_path.string());
   }
-  reporter.Result(fmt::format("\n=> culprit {} \"{}\"\n   {}\n", report.culprit_commit.substr(0, 10),
+  reporter.Result(fmt::format("\n=> culprit {} \"{}\"\n   {}\n", ShortCommit(report.culprit_commit),
                               report.culprit_subject, verdict));
   return report;
 }

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "records/report_facts.h"
+#include "probes/statistics.h"
 
 namespace culprit {
 namespace {
@@ -22,12 +23,6 @@ constexpr uint64_t kCalibrationSeed = 0x243f6a8885a308d3ULL;
 // discard it.
 volatile uint64_t calibration_seed = kCalibrationSeed;
 volatile uint64_t calibration_sink = 0;
-
-double Median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
 
 bool UsableTime(double ms) { return std::isfinite(ms) && ms > 0; }
 

@@ -12,6 +12,8 @@
 #include <thread>
 
 #include "base/atomic_file.h"
+#include "base/strings.h"
+#include "base/timestamp.h"
 #include "probes/calibration.h"
 
 namespace culprit {
@@ -40,17 +42,6 @@ std::optional<uint64_t> ParseUnsigned(std::string_view s) {
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
   if (ec != std::errc() || end == s.data()) return std::nullopt;
   return value;
-}
-
-std::vector<std::string_view> SplitLines(std::string_view text) {
-  std::vector<std::string_view> lines;
-  while (!text.empty()) {
-    const auto nl = text.find('\n');
-    lines.push_back(text.substr(0, nl));
-    if (nl == std::string_view::npos) break;
-    text.remove_prefix(nl + 1);
-  }
-  return lines;
 }
 
 std::vector<std::string_view> SplitWords(std::string_view line) {
@@ -108,15 +99,6 @@ std::optional<int> CountCpuList(std::string_view list) {
     list.remove_prefix(comma + 1);
   }
   return count;
-}
-
-std::string UtcNow() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buffer;
 }
 
 std::string Unavailable(const std::string& s) { return s.empty() ? "unavailable" : s; }
@@ -191,7 +173,7 @@ class RealHostProbe : public HostProbe {
 
   HostState Snapshot(bool calibrate) const override {
     HostState snapshot;
-    snapshot.time = UtcNow();
+    snapshot.time = NowIsoUtc();
 
     const std::string loadavg = Read("proc/loadavg");
     const auto load = SplitWords(loadavg);

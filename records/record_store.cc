@@ -11,7 +11,7 @@
 
 #include "base/atomic_file.h"
 #include "base/strings.h"
-#include "records/timestamp.h"
+#include "base/timestamp.h"
 
 namespace culprit {
 namespace {

@@ -117,10 +117,6 @@ std::string VerdictText(const Record& record) {
   return out;
 }
 
-std::string ShortCommit(std::string_view commit) {
-  return std::string(commit.substr(0, std::min<size_t>(12, commit.size())));
-}
-
 std::string ArmSetup(const Arm& arm) {
   std::vector<std::string> parts;
   if (!arm.commit.empty()) parts.push_back("commit " + ShortCommit(arm.commit));

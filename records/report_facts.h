@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/strings.h"  // ShortCommit
 #include "records/record.h"
 
 namespace culprit {
@@ -55,8 +56,6 @@ std::string FormatLongerLoads(const HostState& start, const HostState& end);
 std::string FormatMemoryAvailable(const HostState& start, const HostState& end);
 /// The verdict, "-" when the kind has none, "(interrupted)" appended.
 std::string VerdictText(const Record& record);
-/// First 12 characters of a commit id.
-std::string ShortCommit(std::string_view commit);
 /// "commit abc123 · PARALLEL=1 · unset X · condition 'index held'", or "-".
 std::string ArmSetup(const Arm& arm);
 /// The name to show for arm `index` ("arm 2" if it has none).

@@ -53,5 +53,30 @@ TEST(IsValidEnvironmentName, KnownAnswers) {
   EXPECT_FALSE(IsValidEnvironmentName("caf\xc3\xa9"));
 }
 
+TEST(SplitLines, KeepsEmptyLinesDropsTheLastNewlineAndCarriageReturns) {
+  EXPECT_EQ(SplitLines("a\n\nb\r\n"), (std::vector<std::string_view>{"a", "", "b"}));
+  EXPECT_EQ(SplitLines("a"), (std::vector<std::string_view>{"a"}));
+  EXPECT_TRUE(SplitLines("").empty());
+}
+
+TEST(FirstLine, StopsAtTheFirstNewline) {
+  EXPECT_EQ(FirstLine("error: x\nmore"), "error: x");
+  EXPECT_EQ(FirstLine("one"), "one");
+}
+
+TEST(ShortCommit, IsOneLengthEverywhere) {
+  EXPECT_EQ(ShortCommit("0476fd27ad1234567890"), "0476fd27ad");
+  EXPECT_EQ(ShortCommit("abc"), "abc");
+}
+
+TEST(Fnv1a64, MatchesTheReferenceVectors) {
+  // From the FNV reference test suite.
+  EXPECT_EQ(Fnv1a64(""), 0xcbf29ce484222325ULL);
+  EXPECT_EQ(Fnv1a64("a"), 0xaf63dc4c8601ec8cULL);
+  EXPECT_EQ(Fnv1a64("foobar"), 0x85944171f73967e8ULL);
+  // Continuing from a hash is hashing the concatenation.
+  EXPECT_EQ(Fnv1a64("bar", Fnv1a64("foo")), Fnv1a64("foobar"));
+}
+
 }  // namespace
 }  // namespace culprit

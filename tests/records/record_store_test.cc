@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "base/atomic_file.h"
-#include "records/timestamp.h"
+#include "base/timestamp.h"
 #include "tests/records/record_fixture.h"
 #include "tests/support/temp_dir.h"
 

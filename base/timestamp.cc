@@ -1,4 +1,4 @@
-#include "records/timestamp.h"
+#include "base/timestamp.h"
 
 #include <fmt/format.h>
 
