@@ -10,6 +10,8 @@
 #include <utility>
 #include <variant>
 
+#include "base/exit_codes.h"
+
 namespace culprit {
 
 /// What kind of failure an Error is; it decides the process exit code.
@@ -50,11 +52,11 @@ class Error {
   /// Exit code for main: 1, 2 or 130.
   int ExitCode() const {
     switch (kind_) {
-      case ErrorKind::kUsage: return 2;
-      case ErrorKind::kInterrupted: return 130;
+      case ErrorKind::kUsage: return kExitUsage;
+      case ErrorKind::kInterrupted: return kExitInterrupted;
       case ErrorKind::kFailure: break;
     }
-    return 1;
+    return kExitFailure;
   }
 
  private:

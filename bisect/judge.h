@@ -12,16 +12,10 @@
 
 #include "base/result.h"
 #include "probes/engine_builds.h"
+#include "base/exit_codes.h"  // kJudge*
 #include "probes/measure_commands.h"
 
 namespace culprit {
-
-inline constexpr int kJudgeGood = 0;
-inline constexpr int kJudgeBad = 1;
-inline constexpr int kJudgeSkip = 125;
-/// git bisect run aborts on 128 and above: for what is wrong with culprit's
-/// setup (configuration, reference build), not with the checked-out commit.
-inline constexpr int kJudgeAbort = 128;
 
 struct JudgeRequest {
   std::string query;

@@ -222,7 +222,7 @@ int RunCommandLine(int argc, char** argv) {
   if (words->command.empty()) {
     // Like git: no command is a usage error that lists the commands.
     fmt::print(stderr, "{}", app.help());
-    return 2;
+    return kExitUsage;
   }
   if (words->command == "version") {
     fmt::print("culprit {}\n", CULPRIT_VERSION);
@@ -236,7 +236,7 @@ int RunCommandLine(int argc, char** argv) {
       CLI::App* sub = FindCommand(*topic, argv[i]);
       if (sub == nullptr) {
         PrintError(UnknownCommand(argv[i], *topic, path));
-        return 2;
+        return kExitUsage;
       }
       path += std::string(argv[i]) + " ";
       topic = sub;
@@ -256,7 +256,7 @@ int RunCommandLine(int argc, char** argv) {
     PrintError(Error::Usage(e.what()).WithHint("see `culprit --help` or `culprit COMMAND --help`"));
     // Under `git bisect run`, 2 would mean "bad": a mistyped judge command
     // must abort the bisect instead.
-    return judge ? kJudgeAbort : 2;
+    return judge ? kJudgeAbort : kExitUsage;
   }
   if (!action) return 0;
   Result<int> exit_code = 0;
@@ -266,7 +266,7 @@ int RunCommandLine(int argc, char** argv) {
     // A bug or an exhausted machine (out of memory), not the user's input:
     // say so once, and never let judge's caller read it as "bad".
     PrintError(Error(fmt::format("unexpected failure: {}", e.what())));
-    return judge ? kJudgeAbort : 1;
+    return judge ? kJudgeAbort : kExitFailure;
   }
   if (!exit_code) {
     PrintError(exit_code.error());

@@ -281,22 +281,23 @@ Result<int> CommandBuild(const GlobalOptions& global, const BuildCommandOptions&
     return Error::Usage("nothing to build").WithHint("give revisions, --list or --prune-days");
   }
 
-  int failed = 0;
+  // Every revision is tried; what failed is reported once, at the end, by
+  // main (one error, one line per revision), not as it happens.
+  std::vector<std::string> failures;
   for (const std::string& revision : options.revisions) {
     if (InterruptRequested()) return Error::Interrupted("interrupted");
     Result<ResolvedBuild> build = (*builds)->Resolve(revision);
     if (!build) {
       if (build.error().kind() == ErrorKind::kInterrupted) return build.error();
-      fmt::print(stderr, "culprit: error: {}\n", build.error().message());
-      ++failed;
+      failures.push_back(fmt::format("{}: {}", revision, build.error().message()));
       continue;
     }
     fmt::print("{}  {}  {}\n", revision, ShortCommit(build->commit),
                build->reused ? "cached" : "built");
   }
-  if (failed > 0) {
-    return Error(fmt::format("{} of {} revisions could not be built", failed,
-                             options.revisions.size()));
+  if (!failures.empty()) {
+    return Error(fmt::format("{} of {} revisions could not be built:\n  {}", failures.size(),
+                             options.revisions.size(), Join(failures, "\n  ")));
   }
   return 0;
 }

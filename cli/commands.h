@@ -21,8 +21,6 @@ class App;
 
 namespace culprit {
 
-/// Exit code of a command whose question is "is there an effect" when it found one.
-inline constexpr int kExitEffectFound = 3;
 
 struct GlobalOptions {
   std::optional<std::string> config;  ///< --config
