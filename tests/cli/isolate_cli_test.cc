@@ -34,14 +34,6 @@ using Json = nlohmann::json;
 
 const std::string kEngine = CULPRIT_FIXTURE_DIR "/residency_engine";
 
-std::string Quoted(const std::string& text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
 
 std::string TomlArray(const std::vector<std::string>& words) {
   std::string out = "[";

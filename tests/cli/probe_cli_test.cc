@@ -35,15 +35,6 @@ using Json = nlohmann::json;
 
 const std::string kFixture = CULPRIT_FIXTURE_DIR "/fixture_work";
 
-// A TOML string literal (basic string) holding `text`.
-std::string Quoted(const std::string& text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
 
 class ProbeCliTest : public ::testing::Test {
  protected:

@@ -93,4 +93,13 @@ int main(void) {{
                      fmt::arg("work", work), fmt::arg("end", end_of_call));
 }
 
+std::string Quoted(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
 }  // namespace culprit

@@ -34,6 +34,10 @@ enum class LoopEngineVariant { kNormal, kSyntaxError, kHang, kCrash };
 std::string LoopEngineSource(const std::string& tag, long work,
                              LoopEngineVariant variant = LoopEngineVariant::kNormal);
 
+/// A TOML string literal (basic string) holding `text`, for writing paths
+/// into a test's culprit.toml.
+std::string Quoted(const std::string& text);
+
 /// "exit N\nstdout:\n...\nstderr:\n..." for assertion messages.
 std::string DescribeRun(const ProcessResult& result);
 
