@@ -154,3 +154,44 @@ std::string FormatHost(const HostIdentity& host) {
 }
 
 }  // namespace culprit
+
+namespace culprit {
+
+BandReading ReadAgainstBand(double low, double high, double band) {
+  if (!(low > 0) || !(high > 0)) return BandReading::kUndecided;
+  double tau = std::log1p(band);
+  double l = std::log(low), h = std::log(high);
+  if (l > tau || h < -tau) return BandReading::kEffect;
+  if (-tau < l && h < tau) return BandReading::kTie;
+  return BandReading::kUndecided;
+}
+
+std::string BandWord(double low, double high, double band) {
+  switch (ReadAgainstBand(low, high, band)) {
+    case BandReading::kTie:
+      return "tie";
+    case BandReading::kEffect:
+      return "effect";
+    case BandReading::kUndecided:
+      return "undecided";
+  }
+  return "undecided";
+}
+
+std::string BandSentence(double ratio, double low, double high, double band) {
+  std::string change =
+      ratio == 1 ? std::string("no change")
+                 : fmt::format("a {:.1f}% {}", std::fabs(ratio - 1) * 100, ratio < 1 ? "win" : "loss");
+  switch (ReadAgainstBand(low, high, band)) {
+    case BandReading::kTie:
+      return fmt::format("{} inside {} is a tie", change, FormatBand(band));
+    case BandReading::kEffect:
+      return fmt::format("{} beyond {} is an effect", change, FormatBand(band));
+    case BandReading::kUndecided:
+      break;
+  }
+  return fmt::format("{} whose interval crosses the {} band edge is undecided", change,
+                     FormatBand(band));
+}
+
+}  // namespace culprit
