@@ -511,7 +511,7 @@ std::string SummaryRow(const Record& r) {
   }
   return fmt::format(
       "<tr><td class=\"id\"><a href=\"#{0}\">{0}</a></td><td class=\"time\">{1}</td>"
-      "<td>{2}</td><td>{3}</td><td><b>{4}</b></td><td>{5}</td><td class=\"num\">{6}</td>"
+      "<td class=\"kind\">{2}</td><td>{3}</td><td><b>{4}</b></td><td>{5}</td><td class=\"num\">{6}</td>"
       "<td>{7}</td><td>{8}</td><td>{9}</td></tr>\n",
       Escape(r.id), Escape(r.time), Escape(r.kind), Escape(r.query), Escape(VerdictText(r)), ratio,
       interval, FormatBand(r.band), reading, Escape(r.hypothesis));
@@ -533,7 +533,7 @@ std::string Page(std::string_view title, std::string_view body) {
       "th,td{{border:1px solid #ddd;padding:2px 8px;text-align:left;vertical-align:top}}\n"
       "th{{background:#f4f4f4}}\ntable.facts th{{white-space:nowrap}}\n"
       "table.facts td{{overflow-wrap:anywhere;max-width:52em}}\n"
-      "td.id,td.time,td.num{{white-space:nowrap}}\n"
+      "td.id,td.time,td.num,td.kind{{white-space:nowrap}}\n"
       "td.id,code{{font-family:monospace;font-size:12px}}\n"
       "tr.group th{{background:#e8e8e8;font-size:15px}}\n"
       ".muted,.legend,.absent,.missing{{color:#555;font-size:90%}}\n"

@@ -179,9 +179,12 @@ std::string BandWord(double low, double high, double band) {
 }
 
 std::string BandSentence(double ratio, double low, double high, double band) {
-  std::string change =
-      ratio == 1 ? std::string("no change")
-                 : fmt::format("a {:.1f}% {}", std::fabs(ratio - 1) * 100, ratio < 1 ? "win" : "loss");
+  std::string number = fmt::format("{:.1f}%", std::fabs(ratio - 1) * 100);
+  // "an 8.0%", "an 11.2%", "an 18.0%", "an 80.5%": the article follows the spoken number.
+  bool vowel = number[0] == '8' || number.rfind("11.", 0) == 0 || number.rfind("18.", 0) == 0;
+  std::string change = ratio == 1 ? std::string("no change")
+                                  : fmt::format("{} {} {}", vowel ? "an" : "a", number,
+                                                ratio < 1 ? "win" : "loss");
   switch (ReadAgainstBand(low, high, band)) {
     case BandReading::kTie:
       return fmt::format("{} inside {} is a tie", change, FormatBand(band));

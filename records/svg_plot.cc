@@ -59,26 +59,24 @@ std::pair<double, double> RatioDomain(const std::vector<double>& values, double 
   return {std::exp(std::log(lo) - pad), std::exp(std::log(hi) + pad)};
 }
 
-// Ratio ticks at round percentage changes inside (lo, hi); about `most` of them.
-std::vector<double> RatioTicks(double lo, double hi, int most) {
-  static constexpr double kChanges[] = {-0.9, -0.8, -0.5, -0.3, -0.2, -0.1, -0.05, -0.02, -0.01,
-                                        0,    0.01, 0.02, 0.05, 0.1,  0.2,  0.3,   0.5,   1,
-                                        2,    4,    9,    19,   49,   99};
-  std::vector<double> all;
+// Ratio ticks at round percentage changes inside the scale's domain, at
+// least `min_px` apart: the roundest changes are placed first, so 1.0 and
+// ±10% win over ±1% when space is short.
+std::vector<double> RatioTicks(const Scale& scale, double min_px) {
+  static constexpr double kChanges[] = {0,    0.1,  -0.1, 0.2,  -0.2, 0.5,  -0.5, 1,     0.05,
+                                        -0.05, 0.3, -0.3, 2,    4,    9,    0.02, -0.02, 0.01,
+                                        -0.01, -0.8, -0.9, 19,  49,   99};
+  double lo = std::min(scale.v0(), scale.v1()), hi = std::max(scale.v0(), scale.v1());
+  std::vector<double> kept;
   for (double c : kChanges) {
     double r = 1 + c;
-    if (r > lo && r < hi) all.push_back(r);
+    if (!(r > lo && r < hi)) continue;
+    bool room = std::all_of(kept.begin(), kept.end(),
+                            [&](double k) { return std::fabs(scale(k) - scale(r)) >= min_px; });
+    if (room) kept.push_back(r);
   }
-  // Thin evenly on the log scale, always keeping 1.
-  while (static_cast<int>(all.size()) > most) {
-    std::vector<double> kept;
-    for (size_t i = 0; i < all.size(); ++i) {
-      if (all[i] == 1 || i % 2 == 0) kept.push_back(all[i]);
-    }
-    if (kept.size() == all.size()) break;
-    all = kept;
-  }
-  return all;
+  std::sort(kept.begin(), kept.end());
+  return kept;
 }
 
 // Round linear ticks (1, 2, 5 × 10^k) covering [lo, hi].
@@ -242,7 +240,7 @@ std::string IntervalStrip(const StripSpec& spec) {
   out += fmt::format("<g class=\"value-axis\" {}>\n", x.Attributes());
   out += HorizontalBand(x, spec.band, top, bottom);
   out += Line(left, bottom, right, bottom, kAxis);
-  for (double t : RatioTicks(lo, hi, 6)) {
+  for (double t : RatioTicks(x, 44)) {
     out += Line(x(t), bottom, x(t), bottom + 4, kAxis);
     out += Text(x(t), bottom + 15, t == 1 ? "1.0" : Percent(t), "middle", 10);
   }
@@ -286,7 +284,7 @@ std::string IntervalBars(const BarsSpec& spec) {
   out += fmt::format("<g class=\"value-axis\" {}>\n", x.Attributes());
   out += HorizontalBand(x, spec.band, top, bottom);
   out += Line(left, bottom, right, bottom, kAxis);
-  for (double t : RatioTicks(lo, hi, 8)) {
+  for (double t : RatioTicks(x, 44)) {
     out += Line(x(t), bottom, x(t), bottom + 4, kAxis);
     out += Text(x(t), bottom + 15, t == 1 ? "1.0" : Percent(t), "middle", 10);
   }
@@ -344,7 +342,7 @@ std::string ErrorBarScatter(const ScatterSpec& spec) {
   out += Rect(left, top, right - left, bottom - top, "#fcfcfc", "stroke=\"#ccc\"");
   out += fmt::format("<g class=\"value-axis\" {}>\n", y.Attributes());
   out += VerticalBand(y, spec.band, left, right);
-  for (double t : RatioTicks(lo, hi, 7)) {
+  for (double t : RatioTicks(y, 18)) {
     out += Line(left - 4, y(t), left, y(t), kAxis);
     out += Text(left - 6, y(t) + 4, t == 1 ? "1.0" : Percent(t), "end", 10);
   }
@@ -463,8 +461,8 @@ std::string Waterfall(const WaterfallSpec& spec) {
   out += Line(left, bottom, right, bottom, kAxis);
   for (double t : LinearTicks(0, top_value * 1.12, 6)) {
     out += Line(left - 4, y(t), right, y(t), "#eee");
-    out += Text(left - 6, y(t) + 4, Number(t) + (spec.unit.empty() ? "" : " " + spec.unit), "end",
-                10);
+    out += Text(left - 6, y(t) + 4, fmt::format("{:g}", t) + (spec.unit.empty() ? "" : " " + spec.unit),
+                "end", 10);
   }
   out += "</g>\n";
   for (size_t i = 0; i < spec.steps.size(); ++i) {
@@ -552,8 +550,8 @@ std::string LineStrip(const LineSpec& spec) {
   }
   for (double t : LinearTicks(lo - pad, hi + pad, 4)) {
     out += Line(left - 4, y(t), left, y(t), kAxis);
-    out += Text(left - 6, y(t) + 4, Number(t) + (spec.unit.empty() ? "" : " " + spec.unit), "end",
-                10);
+    out += Text(left - 6, y(t) + 4, fmt::format("{:g}", t) + (spec.unit.empty() ? "" : " " + spec.unit),
+                "end", 10);
   }
   out += "</g>\n";
   std::string path;
