@@ -63,7 +63,8 @@ std::string SamplePlot(const Record& r) {
   auto y = [&](double value) { return kTop + plot_h * (high - value) / (high - low); };
 
   std::string svg = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" "
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"plot samples\" width=\"{0}\" "
+      "height=\"{1}\" "
       "viewBox=\"0 0 {0} {1}\" role=\"img\" aria-label=\"samples of {2} in execution order\">\n",
       kPlotWidth, kPlotHeight, Escape(r.id));
   svg += fmt::format(
@@ -502,25 +503,37 @@ std::string RecordSection(const Record& r, const RecordIndex& index, int level =
   return out + "</section>\n";
 }
 
-std::string SummaryRow(const Record& r) {
+// One row of a summary table. The query column is left out when every
+// record of the page has the same query (the heading says it), so that the
+// table fits 1200 px with the ids and times on one line.
+std::string SummaryRow(const Record& r, bool with_query) {
   std::string ratio = "-", interval = "-", reading = "-";
   if (r.estimate) {
     ratio = fmt::format("{:.3f}", r.estimate->ratio);
     interval = fmt::format("[{:.3f}, {:.3f}]", r.estimate->low, r.estimate->high);
-    reading = BandWord(r.estimate->low, r.estimate->high, r.band);
+    reading = BandWord(r.estimate->low, r.estimate->high, r.band) + " (" + FormatBand(r.band) + ")";
   }
   return fmt::format(
       "<tr><td class=\"id\"><a href=\"#{0}\">{0}</a></td><td class=\"time\">{1}</td>"
-      "<td class=\"kind\">{2}</td><td>{3}</td><td><b>{4}</b></td><td>{5}</td><td class=\"num\">{6}</td>"
-      "<td>{7}</td><td>{8}</td><td>{9}</td></tr>\n",
-      Escape(r.id), Escape(r.time), Escape(r.kind), Escape(r.query), Escape(VerdictText(r)), ratio,
-      interval, FormatBand(r.band), reading, Escape(r.hypothesis));
+      "<td class=\"kind\">{2}</td>{3}<td><b>{4}</b></td><td>{5}</td><td class=\"num\">{6}</td>"
+      "<td class=\"num\">{7}</td><td class=\"hypothesis\">{8}</td></tr>\n",
+      Escape(r.id), Escape(r.time), Escape(r.kind),
+      with_query ? "<td>" + Escape(r.query) + "</td>" : "", Escape(VerdictText(r)), ratio,
+      interval, Escape(reading), Escape(r.hypothesis));
 }
 
-constexpr const char* kSummaryHead =
-    "<table class=\"summary\">\n<tr><th>id</th><th>time</th><th>kind</th><th>query</th>"
-    "<th>verdict</th><th>ratio</th><th>interval</th><th>band</th><th>reading</th>"
-    "<th>hypothesis</th></tr>\n";
+bool SeveralQueries(std::span<const Record> records) {
+  return std::any_of(records.begin(), records.end(),
+                     [&](const Record& r) { return r.query != records.front().query; });
+}
+
+std::string SummaryHead(bool with_query) {
+  return fmt::format(
+      "<table class=\"summary\">\n<tr><th>id</th><th>time</th><th>kind</th>{}"
+      "<th>verdict</th><th>ratio</th><th>interval</th><th>reading (band)</th>"
+      "<th>hypothesis</th></tr>\n",
+      with_query ? "<th>query</th>" : "");
+}
 
 std::string Page(std::string_view title, std::string_view body) {
   return fmt::format(
@@ -535,6 +548,7 @@ std::string Page(std::string_view title, std::string_view body) {
       "table.facts td{{overflow-wrap:anywhere;max-width:52em}}\n"
       "td.id,td.time,td.num,td.kind{{white-space:nowrap}}\n"
       "td.id,code{{font-family:monospace;font-size:12px}}\n"
+      "table.summary{{font-size:13px}}\ntd.hypothesis{{min-width:12em}}\n"
       "tr.group th{{background:#e8e8e8;font-size:15px}}\n"
       ".muted,.legend,.absent,.missing{{color:#555;font-size:90%}}\n"
       ".missing{{font-style:italic}}\n.reading{{font-size:15px}}\n"
@@ -569,11 +583,12 @@ class HtmlReporter : public RecordReporter {
                           GroupAnchor(groups[g].anchor), Escape(groups[g].title));
     }
     body += "</p>\n";
-    body += kSummaryHead;
+    const bool with_query = SeveralQueries(records);
+    body += SummaryHead(with_query);
     for (const RecordGroup& group : groups) {
-      body += fmt::format("<tr class=\"group\"><th colspan=\"10\">{}</th></tr>\n",
-                          Escape(group.title));
-      for (const Record* r : group.members) body += SummaryRow(*r);
+      body += fmt::format("<tr class=\"group\"><th colspan=\"{}\">{}</th></tr>\n",
+                          with_query ? 9 : 8, Escape(group.title));
+      for (const Record* r : group.members) body += SummaryRow(*r, with_query);
     }
     body += "</table>\n";
     for (const RecordGroup& group : groups) {
@@ -597,8 +612,9 @@ class HtmlReporter : public RecordReporter {
                                    Escape(root.query), Escape(VerdictText(root)));
     body += fmt::format("<p>{} and the {} record(s) it links to.</p>\n", Escape(root.id),
                         records.size() - 1);
-    body += kSummaryHead;
-    for (const Record& r : records) body += SummaryRow(r);
+    const bool with_query = SeveralQueries(records);
+    body += SummaryHead(with_query);
+    for (const Record& r : records) body += SummaryRow(r, with_query);
     body += "</table>\n";
     for (const Record& r : records) body += RecordSection(r, index);
     return Page(fmt::format("culprit {} {}", root.kind, root.id), body);
