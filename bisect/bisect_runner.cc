@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <random>
 
 #include "base/interrupt.h"
@@ -571,6 +572,12 @@ Result<BisectReport> BisectRunner::Session::Finish(const std::string& confirm_su
     for (int j : search_->unbuildable()) {
       record.notes.push_back("unbuildable or unmeasurable: " + state_.commits[j]);
     }
+    // What the report plots by commit index (docs/reports.md): the range, the
+    // final posterior over "first bad commit is j" and the unbuildable indexes.
+    nlohmann::json payload = {{"commits", state_.commits},
+                              {"posterior", search_->Posterior()},
+                              {"unbuildable", search_->unbuildable()}};
+    record.details_json = payload.dump();
     if (o.verification_pairs > 0) {
       double sign = state_.speedup ? -1 : 1;
       Estimate e;

@@ -215,9 +215,18 @@ Result<int> CommandRecordsReport(const GlobalOptions& global,
   if (!options.id.empty()) {
     Result<std::filesystem::path> dir = RecordsDir(global, options);
     if (!dir) return dir.error();
-    Result<Record> record = RecordStore(*dir).Find(options.id);
+    RecordStore store(*dir);
+    Result<Record> record = store.Find(options.id);
     if (!record) return record.error();
-    text = reporter->RenderOne(*record);
+    // A record that links to others (an investigation, an audit, a bisect) is
+    // reported as a whole: the linked records come along, their links resolve.
+    if (record->links.empty()) {
+      text = reporter->RenderOne(*record);
+    } else {
+      RecordStore::Listing listing = store.List();
+      PrintProblems(listing);
+      text = reporter->RenderWhole(LinkedRecords(*record, listing.records));
+    }
   } else {
     Result<std::vector<Record>> records = FilteredRecords(global, options);
     if (!records) return records.error();

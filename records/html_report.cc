@@ -9,6 +9,8 @@
 
 #include "records/report.h"
 #include "records/report_facts.h"
+#include "records/report_payload.h"
+#include "records/svg_plot.h"
 
 namespace culprit {
 namespace {
@@ -18,28 +20,7 @@ constexpr const char* kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
 constexpr int kPlotWidth = 720, kPlotHeight = 240;
 constexpr int kLeft = 64, kRight = 16, kTop = 16, kBottom = 36;
 
-std::string Escape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
+using svg::Escape;
 
 const char* Colour(int arm) {
   constexpr int kColours = sizeof(kPalette) / sizeof(kPalette[0]);
@@ -82,7 +63,8 @@ std::string SamplePlot(const Record& r) {
   auto y = [&](double value) { return kTop + plot_h * (high - value) / (high - low); };
 
   std::string svg = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" "
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"plot samples\" width=\"{0}\" "
+      "height=\"{1}\" "
       "viewBox=\"0 0 {0} {1}\" role=\"img\" aria-label=\"samples of {2} in execution order\">\n",
       kPlotWidth, kPlotHeight, Escape(r.id));
   svg += fmt::format(
@@ -144,10 +126,326 @@ std::string FactRow(std::string_view name, std::string_view value) {
   return fmt::format("<tr><th>{}</th><td>{}</td></tr>\n", Escape(name), Escape(value));
 }
 
-std::string RecordSection(const Record& r) {
-  std::string out = fmt::format("<section id=\"{0}\">\n<h2>{1} {2} — {3}</h2>\n", Escape(r.id),
-                                Escape(r.kind), Escape(r.query), Escape(VerdictText(r)));
-  out += "<table class=\"facts\">\n";
+std::string Missing(std::string_view what) {
+  return fmt::format("<p class=\"missing\">{}: not in this record.</p>\n", Escape(what));
+}
+
+// A link to another record: an anchor when it is in the page, else said.
+std::string RecordLink(std::string_view id, const RecordIndex& index) {
+  if (index.Find(id)) return fmt::format("<a href=\"#{0}\"><code>{0}</code></a>", Escape(id));
+  return fmt::format("<code>{}</code> <span class=\"absent\">(not in this report)</span>",
+                     Escape(id));
+}
+
+std::string Detail(const Record& r, const std::string& key) {
+  auto it = r.details.find(key);
+  return it == r.details.end() ? "" : it->second;
+}
+
+std::string Bytes(uint64_t bytes) {
+  if (bytes >= (1u << 20)) return fmt::format("{:.1f} MiB", bytes / 1048576.0);
+  if (bytes >= (1u << 10)) return fmt::format("{:.1f} KiB", bytes / 1024.0);
+  return fmt::format("{} B", bytes);
+}
+
+std::string Reading(const Record& r) {
+  if (!r.estimate) return "";
+  return fmt::format("<p class=\"reading\"><b>{}</b>: {}.</p>\n", Escape(VerdictText(r)),
+                     Escape(BandSentence(r.estimate->ratio, r.estimate->low, r.estimate->high,
+                                         r.band)));
+}
+
+// The picture of the verdict: the interval against the band.
+std::string VerdictStrip(const Record& r) {
+  if (!r.estimate) return "";
+  svg::StripSpec spec;
+  spec.title = RatioLabel(r);
+  spec.value = {r.estimate->ratio, r.estimate->low, r.estimate->high};
+  spec.band = r.band;
+  spec.verdict = VerdictText(r) + " · " + RatioLabel(r);
+  spec.width = 360;
+  return spec.title.empty() ? "" : svg::IntervalStrip(spec);
+}
+
+std::string BisectPicture(const Record& r, const RecordIndex& index) {
+  BisectFacts facts = ReadBisectFacts(r);
+  std::vector<const Record*> steps = index.StepsOf(r);
+  int n = facts.range_commits;
+  for (const Record* step : steps) {
+    if (auto i = StepIndex(*step, n)) n = std::max(n, *i);
+  }
+  std::string out = "<h4>Steps by commit index</h4>\n";
+  svg::ScatterSpec scatter;
+  scatter.title = fmt::format("each step's ratio (candidate / its baseline) by commit index, {}",
+                              r.query);
+  scatter.x_label = fmt::format("commit index (0 = good … {} = bad)", n);
+  scatter.x_min = 0;
+  scatter.x_max = std::max(1, n);
+  scatter.band = r.band;
+  std::string table;
+  for (const Record* step : steps) {
+    std::optional<int> i = StepIndex(*step, n);
+    std::string commit = ShortCommit(Detail(*step, "candidate_commit"));
+    if (commit.empty() && step->arms.size() == 2) commit = ShortCommit(step->arms[1].commit);
+    std::string kind = Detail(*step, "step_kind");
+    std::string ratio = "-", interval = "-", reading = "-";
+    if (step->estimate) {
+      const Estimate& e = *step->estimate;
+      ratio = fmt::format("{:.3f} ({})", e.ratio, FormatChange(e.ratio));
+      interval = fmt::format("[{:.3f}, {:.3f}]", e.low, e.high);
+      reading = BandSentence(e.ratio, e.low, e.high, step->band);
+      if (i) {
+        scatter.points.push_back({static_cast<double>(*i), {e.ratio, e.low, e.high},
+                                  fmt::format("{} step at {} ({}): {} {}", kind, *i, commit, ratio,
+                                              interval)});
+      }
+    }
+    table += fmt::format(
+        "<tr><td>{}</td><td>{}</td><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td>"
+        "<td>{}</td></tr>\n",
+        i ? std::to_string(*i) : "?", Escape(kind), Escape(commit), ratio, interval,
+        Escape(reading), RecordLink(step->id, index));
+  }
+  if (facts.culprit_index) {
+    scatter.lines.push_back({static_cast<double>(*facts.culprit_index),
+                             "culprit " + ShortCommit(Detail(r, "culprit_commit"))});
+  }
+  for (int u : facts.unbuildable) {
+    scatter.crosses.push_back({static_cast<double>(u),
+                               u >= 0 && static_cast<size_t>(u) < facts.commits.size()
+                                   ? "unbuildable " + ShortCommit(facts.commits[u])
+                                   : "unbuildable"});
+  }
+  if (n > 0) out += svg::ErrorBarScatter(scatter);
+  out +=
+      "<p class=\"legend\">dots: each step's ratio with its interval (grey: a tie inside the "
+      "shaded band, red: slower, blue: faster, amber: undecided) · dashed red line: the culprit · "
+      "purple ×: unbuildable commits</p>\n";
+  if (steps.empty()) {
+    out += fmt::format(
+        "<p class=\"missing\">The {} step record(s) this bisect links to are not in this report "
+        "(<code>culprit records report {}</code> includes them).</p>\n",
+        r.links.size(), Escape(r.id));
+  }
+  if (facts.posterior.size() > 1) {
+    svg::ColumnSpec columns;
+    columns.title = "posterior probability that the first bad commit is j";
+    columns.x_label = "commit index j";
+    columns.x_min = 0;
+    columns.x_max = std::max(1, n);
+    for (size_t j = 1; j < facts.posterior.size(); ++j) {
+      columns.columns.push_back({static_cast<double>(j), facts.posterior[j]});
+    }
+    if (facts.culprit_index) columns.lines.push_back({static_cast<double>(*facts.culprit_index), ""});
+    out += svg::ColumnStrip(columns);
+  } else {
+    out += Missing("posterior over the commits");
+  }
+  if (!facts.unbuildable_commits.empty() && facts.unbuildable.empty()) {
+    out += "<p class=\"missing\">Unbuildable commits (their index is not in this record): ";
+    for (const std::string& c : facts.unbuildable_commits) out += "<code>" + Escape(ShortCommit(c)) + "</code> ";
+    out += "</p>\n";
+  }
+  if (!table.empty()) {
+    out +=
+        "<table class=\"steps\">\n<tr><th>index</th><th>step</th><th>commit</th><th>ratio</th>"
+        "<th>interval</th><th>reading</th><th>record</th></tr>\n" +
+        table + "</table>\n";
+  }
+  return out;
+}
+
+std::string IsolatePicture(const Record& r) {
+  IsolateFacts facts = ReadIsolateFacts(r);
+  if (facts.conditions.empty()) return Missing("isolation conditions");
+  svg::BarsSpec spec;
+  spec.title = fmt::format("each condition against the baseline, {}", r.query);
+  spec.baseline = facts.conditions[0].name;
+  spec.band = r.band;
+  std::string table;
+  for (size_t i = 0; i < facts.conditions.size(); ++i) {
+    const ConditionFacts& c = facts.conditions[i];
+    std::string setup;
+    for (const std::string& h : c.hold) setup += (setup.empty() ? "holds " : ", ") + h;
+    if (!c.release.empty()) {
+      std::string released;
+      for (const std::string& h : c.release) released += (released.empty() ? "" : ", ") + h;
+      setup += (setup.empty() ? "" : "; ") + std::string("then releases ") + released;
+    }
+    if (setup.empty()) setup = "nothing held";
+    std::string reading = c.estimate ? BandSentence(c.estimate->ratio, c.estimate->low,
+                                                    c.estimate->high, r.band)
+                                     : (c.baseline ? "the reference" : "not in this record");
+    table += fmt::format(
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+        Escape(c.name), Escape(c.role), Escape(setup), c.bytes ? Bytes(*c.bytes) : "-",
+        c.estimate ? fmt::format("{:.3f} [{:.3f}, {:.3f}]", c.estimate->ratio, c.estimate->low,
+                                 c.estimate->high)
+                   : "-",
+        Escape(c.verdict.empty() ? "-" : c.verdict), Escape(reading));
+    if (c.baseline) continue;
+    std::string caption = c.verdict;
+    if (c.bytes) caption += (caption.empty() ? "" : " · ") + Bytes(*c.bytes) + " held";
+    spec.bars.push_back({c.name, c.role, c.estimate, caption});
+  }
+  std::string out = "<h4>Conditions</h4>\n";
+  out += spec.bars.empty() ? Missing("conditions besides the baseline") : svg::IntervalBars(spec);
+  if (!facts.reversibility.empty()) {
+    out += fmt::format("<p class=\"reading\">reversibility: <b>{}</b>{}</p>\n",
+                       Escape(facts.reversibility),
+                       facts.reversibility_sentence.empty()
+                           ? ""
+                           : " — " + Escape(facts.reversibility_sentence));
+  }
+  out +=
+      "<table class=\"conditions\">\n<tr><th>condition</th><th>role</th><th>setup</th>"
+      "<th>held</th><th>ratio</th><th>verdict</th><th>reading</th></tr>\n" +
+      table + "</table>\n";
+  return out;
+}
+
+std::string AuditPicture(const Record& r, const RecordIndex& index) {
+  AuditFacts facts = ReadAuditFacts(r);
+  svg::WaterfallSpec spec;
+  spec.title = fmt::format("published → today, {}", r.query);
+  spec.unit = r.unit;
+  spec.band = r.band;
+  double nan = std::numeric_limits<double>::quiet_NaN();
+  spec.steps.push_back({"published", true, facts.published.value_or(nan), {}, false, ""});
+  double product = 1;
+  bool all_known = true;
+  std::string table;
+  for (const FactorFacts& f : facts.factors) {
+    std::string caption = f.verdict;
+    if (f.estimate) {
+      caption += (caption.empty() ? "" : " · ") + BandWord(f.estimate->low, f.estimate->high, r.band);
+      product *= f.estimate->ratio;
+    } else {
+      all_known = false;
+    }
+    spec.steps.push_back({f.name, false, 0, f.estimate, f.cross_sitting, caption});
+    table += fmt::format(
+        "<tr><td>× {}{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", Escape(f.name),
+        f.cross_sitting ? " <i>(cross-sitting)</i>" : "",
+        f.estimate ? fmt::format("{:.3f} ({}) [{:.3f}, {:.3f}]", f.estimate->ratio,
+                                 FormatChange(f.estimate->ratio), f.estimate->low, f.estimate->high)
+                   : "not in this record",
+        Escape(f.verdict.empty() ? "-" : f.verdict),
+        f.estimate ? Escape(BandSentence(f.estimate->ratio, f.estimate->low, f.estimate->high,
+                                         r.band))
+                   : "-",
+        f.record.empty() ? "-" : RecordLink(f.record, index));
+  }
+  std::optional<RatioInterval> remainder = facts.remainder;
+  std::string remainder_caption;
+  if (!remainder && facts.published && facts.today && all_known && *facts.published > 0) {
+    double ratio = *facts.today / (*facts.published * product);
+    remainder = RatioInterval{ratio, ratio, ratio};
+    remainder_caption = "no interval in this record";
+  } else if (remainder) {
+    remainder_caption = BandWord(remainder->low, remainder->high, r.band) == "tie"
+                            ? "fully explained"
+                            : BandWord(remainder->low, remainder->high, r.band);
+  }
+  spec.steps.push_back({"remainder", false, 0, remainder, false, remainder_caption});
+  spec.steps.push_back({"today", true, facts.today.value_or(nan), {}, false, ""});
+  std::string out = "<h4>Waterfall</h4>\n" + svg::Waterfall(spec);
+  out +=
+      "<p class=\"legend\">bars from 0: measured values · floating bars: each factor, from the "
+      "value before it to the value after, its interval as the whisker (grey: a tie inside the "
+      "band) · dashed outline: the cross-sitting factor</p>\n";
+  if (facts.factors.empty()) out += Missing("audit factors");
+  out += fmt::format(
+      "<table class=\"factors\">\n<tr><th>step</th><th>ratio and interval</th><th>verdict</th>"
+      "<th>reading</th><th>record</th></tr>\n<tr><td>published</td><td>{}</td><td></td><td></td>"
+      "<td></td></tr>\n",
+      facts.published ? FormatValue(*facts.published) + " " + Escape(r.unit) : "not in this record");
+  out += table;
+  out += fmt::format("<tr><td>remainder</td><td>{}</td><td></td><td>{}</td><td></td></tr>\n",
+                     remainder ? fmt::format("{:.3f} [{:.3f}, {:.3f}]", remainder->ratio,
+                                             remainder->low, remainder->high)
+                               : "not in this record",
+                     Escape(remainder_caption));
+  out += fmt::format("<tr><td>today</td><td>{}</td><td></td><td></td><td></td></tr>\n</table>\n",
+                     facts.today ? FormatValue(*facts.today) + " " + Escape(r.unit)
+                                 : "not in this record");
+  if (!facts.conclusion.empty()) {
+    out += "<p class=\"reading\">" + Escape(facts.conclusion) + "</p>\n";
+  }
+  return out;
+}
+
+std::string InvestigationPicture(const Record& r, const RecordIndex& index) {
+  if (r.links.empty()) return Missing("records of the investigation");
+  std::string out =
+      "<h4>Records of this investigation</h4>\n<table class=\"members\">\n<tr><th>record</th>"
+      "<th>kind</th><th>verdict</th><th>reading</th></tr>\n";
+  for (const std::string& link : r.links) {
+    const Record* m = index.Find(link);
+    std::string reading = "-";
+    if (m && m->estimate) {
+      reading = BandSentence(m->estimate->ratio, m->estimate->low, m->estimate->high, m->band);
+    }
+    out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                       RecordLink(link, index), m ? Escape(m->kind) : "-",
+                       m ? Escape(VerdictText(*m)) : "-", Escape(reading));
+  }
+  return out + "</table>\n";
+}
+
+// Calibration (start, between looks, end) and load across the sitting.
+std::string HostPicture(const Record& r) {
+  CalibrationSeries calibrations = ReadCalibrations(r);
+  bool any_calibration = std::any_of(calibrations.values_ms.begin(), calibrations.values_ms.end(),
+                                     [](const auto& v) { return v.has_value(); });
+  bool any_load = r.start.load1 || r.end.load1;
+  if (!any_calibration && !any_load) return Missing("host calibration and load");
+  std::string out = "<div class=\"plots host\">\n";
+  svg::LineSpec cal;
+  cal.title = "calibration across the sitting";
+  cal.unit = "ms";
+  cal.x_labels = calibrations.labels;
+  cal.values = calibrations.values_ms;
+  if (r.start.calibration_ms) {
+    cal.reference_low = *r.start.calibration_ms * (1 - kCalibrationDriftLimit);
+    cal.reference_high = *r.start.calibration_ms * (1 + kCalibrationDriftLimit);
+    cal.reference_label = fmt::format("shaded: ±{:.0f}% of the start, the drift limit",
+                                      kCalibrationDriftLimit * 100);
+  }
+  out += svg::LineStrip(cal);
+  svg::LineSpec load;
+  load.title = "load average (1 min)";
+  load.x_labels = {"start", "end"};
+  load.values = {r.start.load1, r.end.load1};
+  if (r.host.logical_cores > 0) {
+    load.reference_low = 0;
+    load.reference_high = r.host.logical_cores;
+    load.reference_label = fmt::format("shaded: 0 .. {} logical cores", r.host.logical_cores);
+  }
+  out += svg::LineStrip(load);
+  return out + "</div>\n";
+}
+
+std::string RecordSection(const Record& r, const RecordIndex& index, int level = 2) {
+  std::string out = fmt::format("<section id=\"{0}\">\n<h{4}>{1} {2} — {3}</h{4}>\n", Escape(r.id),
+                                Escape(r.kind), Escape(r.query), Escape(VerdictText(r)), level);
+  out += Reading(r);
+  if (!r.verdict_detail.empty()) out += "<p class=\"detail\">" + Escape(r.verdict_detail) + "</p>\n";
+  if (r.kind == "bisect") {
+    out += BisectPicture(r, index);
+    if (r.estimate) out += "<h4>Across the culprit</h4>\n<div class=\"plots\">" + VerdictStrip(r) + "</div>\n";
+  } else if (r.kind == "isolate") {
+    out += IsolatePicture(r);
+    out += "<h4>Samples in execution order</h4>\n" + SamplePlot(r);
+  } else if (r.kind == "audit") {
+    out += AuditPicture(r, index);
+  } else if (r.kind == "investigation") {
+    out += InvestigationPicture(r, index);
+  } else {
+    out += "<div class=\"plots\">\n" + VerdictStrip(r) + "<div>" + SamplePlot(r) + "</div></div>\n";
+  }
+  out += "<h4>Host across the sitting</h4>\n" + HostPicture(r);
+  out += "<h4>Facts</h4>\n<table class=\"facts\">\n";
   out += FactRow("id", r.id);
   out += FactRow("time", r.time);
   if (!r.hypothesis.empty()) out += FactRow("hypothesis", r.hypothesis);
@@ -155,6 +453,10 @@ std::string RecordSection(const Record& r) {
   if (!r.verdict_detail.empty()) out += FactRow("detail", r.verdict_detail);
   out += FactRow(RatioLabel(r), r.estimate ? FormatEstimate(*r.estimate) : "none");
   out += FactRow("band", FormatBand(r.band));
+  if (r.estimate) {
+    out += FactRow("reading",
+                   BandSentence(r.estimate->ratio, r.estimate->low, r.estimate->high, r.band));
+  }
   out += FactRow("calibration", FormatCalibration(r));
   out += FactRow("load (1 min)", FormatStartEnd(r.start.load1, r.end.load1, ""));
   out += FactRow("load (5/15 min)", FormatLongerLoads(r.start, r.end));
@@ -164,53 +466,108 @@ std::string RecordSection(const Record& r) {
   out += FactRow("culprit", fmt::format("{} (config {})", OrUnavailable(r.culprit_version),
                                         OrUnavailable(r.config_digest)));
   for (const auto& [key, value] : r.details) out += FactRow(key, value);
-  out +=
-      "</table>\n<table class=\"arms\">\n<tr><th>#</th><th>arm</th><th>setup</th>"
-      "<th>median</th><th>ok</th><th>failed</th><th>dropped</th></tr>\n";
-  for (size_t i = 0; i < r.arms.size(); ++i) {
-    ArmFacts f = SummarizeArm(r, static_cast<int>(i));
-    out += fmt::format(
-        "<tr><td style=\"color:{}\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
-        "<td>{}</td><td>{}</td></tr>\n",
-        Colour(static_cast<int>(i)), i, Escape(ArmName(r, static_cast<int>(i))),
-        Escape(ArmSetup(r.arms[i])),
-        Escape(f.median ? FormatValue(*f.median) + " " + r.unit : "n/a"), f.ok, f.failed,
-        f.dropped);
-  }
   out += "</table>\n";
-  out += SamplePlot(r);
+  if (!r.arms.empty()) {
+    out +=
+        "<table class=\"arms\">\n<tr><th>#</th><th>arm</th><th>setup</th>"
+        "<th>median</th><th>ok</th><th>failed</th><th>dropped</th></tr>\n";
+    for (size_t i = 0; i < r.arms.size(); ++i) {
+      ArmFacts f = SummarizeArm(r, static_cast<int>(i));
+      out += fmt::format(
+          "<tr><td style=\"color:{}\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+          "<td>{}</td><td>{}</td></tr>\n",
+          Colour(static_cast<int>(i)), i, Escape(ArmName(r, static_cast<int>(i))),
+          Escape(ArmSetup(r.arms[i])),
+          Escape(f.median ? FormatValue(*f.median) + " " + r.unit : "n/a"), f.ok, f.failed,
+          f.dropped);
+    }
+    out += "</table>\n";
+  }
   std::string failures;
   for (const Sample& s : r.samples) {
     if (s.ok) continue;
     failures += fmt::format("<li>#{} {}: {}</li>\n", s.sequence, Escape(ArmName(r, s.arm)),
                             Escape(s.failure.empty() ? "no reason recorded" : s.failure));
   }
-  if (!failures.empty()) out += "<h3>Failed samples</h3>\n<ul>\n" + failures + "</ul>\n";
+  if (!failures.empty()) out += "<h4>Failed samples</h4>\n<ul>\n" + failures + "</ul>\n";
   if (!r.notes.empty()) {
-    out += "<h3>Notes</h3>\n<ul>\n";
+    out += "<h4>Notes</h4>\n<ul>\n";
     for (const std::string& note : r.notes) out += "<li>" + Escape(note) + "</li>\n";
     out += "</ul>\n";
   }
   if (!r.links.empty()) {
-    out += "<h3>Related records</h3>\n<ul>\n";
-    for (const std::string& link : r.links) {
-      out += fmt::format("<li><a href=\"#{0}\">{0}</a></li>\n", Escape(link));
-    }
+    out += "<h4>Related records</h4>\n<ul class=\"links\">\n";
+    for (const std::string& link : r.links) out += "<li>" + RecordLink(link, index) + "</li>\n";
     out += "</ul>\n";
   }
   return out + "</section>\n";
 }
 
+// One row of a summary table. The query column is left out when every
+// record of the page has the same query (the heading says it), so that the
+// table fits 1200 px with the ids and times on one line.
+std::string SummaryRow(const Record& r, bool with_query) {
+  std::string ratio = "-", interval = "-", reading = "-";
+  if (r.estimate) {
+    ratio = fmt::format("{:.3f}", r.estimate->ratio);
+    interval = fmt::format("[{:.3f}, {:.3f}]", r.estimate->low, r.estimate->high);
+    reading = BandWord(r.estimate->low, r.estimate->high, r.band) + " (" + FormatBand(r.band) + ")";
+  }
+  return fmt::format(
+      "<tr><td class=\"id\"><a href=\"#{0}\">{0}</a></td><td class=\"time\">{1}</td>"
+      "<td class=\"kind\">{2}</td>{3}<td><b>{4}</b></td><td>{5}</td><td class=\"num\">{6}</td>"
+      "<td class=\"num\">{7}</td><td class=\"hypothesis\">{8}</td></tr>\n",
+      Escape(r.id), Escape(r.time), Escape(r.kind),
+      with_query ? "<td>" + Escape(r.query) + "</td>" : "", Escape(VerdictText(r)), ratio,
+      interval, Escape(reading), Escape(r.hypothesis));
+}
+
+bool SeveralQueries(std::span<const Record> records) {
+  return std::any_of(records.begin(), records.end(),
+                     [&](const Record& r) { return r.query != records.front().query; });
+}
+
+std::string SummaryHead(bool with_query) {
+  return fmt::format(
+      "<table class=\"summary\">\n<tr><th>id</th><th>time</th><th>kind</th>{}"
+      "<th>verdict</th><th>ratio</th><th>interval</th><th>reading (band)</th>"
+      "<th>hypothesis</th></tr>\n",
+      with_query ? "<th>query</th>" : "");
+}
+
 std::string Page(std::string_view title, std::string_view body) {
   return fmt::format(
-      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n"
-      "<style>\nbody{{font-family:sans-serif;margin:2em;max-width:60em}}\n"
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width\">\n<title>{}</title>\n"
+      "<style>\n"
+      "body{{font-family:sans-serif;font-size:14px;margin:0 auto;padding:16px 20px;"
+      "max-width:1140px;color:#222}}\n"
       "table{{border-collapse:collapse;margin:0.5em 0}}\n"
       "th,td{{border:1px solid #ddd;padding:2px 8px;text-align:left;vertical-align:top}}\n"
-      "th{{background:#f4f4f4}}\n.muted,.legend{{color:#555;font-size:90%}}\n"
-      "section{{border-top:2px solid #333;margin-top:2em}}\n</style>\n</head>\n<body>\n{}"
+      "th{{background:#f4f4f4}}\ntable.facts th{{white-space:nowrap}}\n"
+      "table.facts td{{overflow-wrap:anywhere;max-width:52em}}\n"
+      "td.id,td.time,td.num,td.kind{{white-space:nowrap}}\n"
+      "td.id,code{{font-family:monospace;font-size:12px}}\n"
+      "table.summary{{font-size:13px}}\ntd.hypothesis{{min-width:12em}}\n"
+      "tr.group th{{background:#e8e8e8;font-size:15px}}\n"
+      ".muted,.legend,.absent,.missing{{color:#555;font-size:90%}}\n"
+      ".missing{{font-style:italic}}\n.reading{{font-size:15px}}\n"
+      ".plots{{display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start}}\n"
+      "svg.plot{{max-width:100%;height:auto;display:block;margin:4px 0}}\n"
+      "section{{border-top:2px solid #333;margin-top:2em}}\n"
+      "h2.group{{border-bottom:1px solid #999;margin-top:2.5em}}\n</style>\n</head>\n<body>\n{}"
       "</body>\n</html>\n",
       Escape(title), body);
+}
+
+std::string GroupAnchor(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                c == '.' || c == '_' || c == '-';
+    out += keep ? c : '-';
+  }
+  return out;
 }
 
 class HtmlReporter : public RecordReporter {
@@ -218,28 +575,49 @@ class HtmlReporter : public RecordReporter {
   std::string RenderList(std::span<const Record> records) override {
     std::string body = "<h1>culprit records</h1>\n";
     if (records.empty()) return Page("culprit records", body + "<p>No records.</p>\n");
-    body +=
-        "<table class=\"summary\">\n<tr><th>id</th><th>time</th><th>kind</th><th>query</th>"
-        "<th>verdict</th><th>ratio</th><th>interval</th><th>hypothesis</th></tr>\n";
-    for (const Record& r : records) {
-      std::string ratio = "-", interval = "-";
-      if (r.estimate) {
-        ratio = fmt::format("{:.3f}", r.estimate->ratio);
-        interval = fmt::format("[{:.3f}, {:.3f}]", r.estimate->low, r.estimate->high);
-      }
-      body += fmt::format(
-          "<tr><td><a href=\"#{0}\">{0}</a></td><td>{1}</td><td>{2}</td><td>{3}</td>"
-          "<td><b>{4}</b></td><td>{5}</td><td>{6}</td><td>{7}</td></tr>\n",
-          Escape(r.id), Escape(r.time), Escape(r.kind), Escape(r.query), Escape(VerdictText(r)),
-          ratio, interval, Escape(r.hypothesis));
+    RecordIndex index(records);
+    std::vector<RecordGroup> groups = GroupRecords(records);
+    body += fmt::format("<p>{} record(s) in {} group(s): ", records.size(), groups.size());
+    for (size_t g = 0; g < groups.size(); ++g) {
+      body += fmt::format("{}<a href=\"#{}\">{}</a>", g ? " · " : "",
+                          GroupAnchor(groups[g].anchor), Escape(groups[g].title));
+    }
+    body += "</p>\n";
+    const bool with_query = SeveralQueries(records);
+    body += SummaryHead(with_query);
+    for (const RecordGroup& group : groups) {
+      body += fmt::format("<tr class=\"group\"><th colspan=\"{}\">{}</th></tr>\n",
+                          with_query ? 9 : 8, Escape(group.title));
+      for (const Record* r : group.members) body += SummaryRow(*r, with_query);
     }
     body += "</table>\n";
-    for (const Record& r : records) body += RecordSection(r);
+    for (const RecordGroup& group : groups) {
+      body += fmt::format("<h2 class=\"group\" id=\"{}\">{}</h2>\n", GroupAnchor(group.anchor),
+                          Escape(group.title));
+      for (const Record* r : group.members) body += RecordSection(*r, index, 3);
+    }
     return Page("culprit records", body);
   }
 
   std::string RenderOne(const Record& record) override {
-    return Page("culprit record " + record.id, RecordSection(record));
+    RecordIndex index(std::span<const Record>(&record, 1));
+    return Page("culprit record " + record.id, RecordSection(record, index));
+  }
+
+  std::string RenderWhole(std::span<const Record> records) override {
+    if (records.empty()) return Page("culprit records", "<p>No records.</p>\n");
+    RecordIndex index(records);
+    const Record& root = records[0];
+    std::string body = fmt::format("<h1>{} {} — {}</h1>\n", Escape(root.kind),
+                                   Escape(root.query), Escape(VerdictText(root)));
+    body += fmt::format("<p>{} and the {} record(s) it links to.</p>\n", Escape(root.id),
+                        records.size() - 1);
+    const bool with_query = SeveralQueries(records);
+    body += SummaryHead(with_query);
+    for (const Record& r : records) body += SummaryRow(r, with_query);
+    body += "</table>\n";
+    for (const Record& r : records) body += RecordSection(r, index);
+    return Page(fmt::format("culprit {} {}", root.kind, root.id), body);
   }
 };
 

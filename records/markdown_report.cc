@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "records/report.h"
 #include "records/report_facts.h"
+#include "records/report_payload.h"
 
 namespace culprit {
 namespace {
@@ -27,31 +30,216 @@ std::string Code(std::string_view text) {
   return text.empty() ? "-" : fmt::format("`{}`", Cell(text));
 }
 
+
+std::string Detail(const Record& r, const std::string& key) {
+  auto it = r.details.find(key);
+  return it == r.details.end() ? "" : it->second;
+}
+
+std::string Interval(double low, double high) { return fmt::format("[{:.3f}, {:.3f}]", low, high); }
+
+std::string Reading(double ratio, double low, double high, double band) {
+  return Cell(BandSentence(ratio, low, high, band));
+}
+
+// A link: to the record's heading when it is in the report, else said.
+std::string Link(const std::string& id, const RecordIndex& index) {
+  if (index.Find(id)) return fmt::format("[`{0}`](#{0})", id);
+  return Code(id) + " (not in this report)";
+}
+
+std::string SummaryRow(const Record& r) {
+  std::string ratio = "-", interval = "-", pairs = "-", reading = "-";
+  if (r.estimate) {
+    ratio = fmt::format("{:.3f} ({})", r.estimate->ratio, FormatChange(r.estimate->ratio));
+    interval = Interval(r.estimate->low, r.estimate->high);
+    pairs = std::to_string(r.estimate->pairs);
+    reading = Reading(r.estimate->ratio, r.estimate->low, r.estimate->high, r.band);
+  }
+  return fmt::format("| {} | {} | {} | {} | **{}** | {} | {} | {} | {} | {} | {} |\n", Code(r.id),
+                     Cell(r.time), Cell(r.kind), Cell(r.query), Cell(VerdictText(r)), ratio,
+                     interval, pairs, FormatBand(r.band), reading, Cell(r.hypothesis));
+}
+
+constexpr const char* kSummaryHead =
+    "| id | time | kind | query | verdict | ratio | interval | pairs | band | reading | "
+    "hypothesis |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+
+std::string BisectTable(const Record& r, const RecordIndex& index) {
+  BisectFacts facts = ReadBisectFacts(r);
+  std::string out = "\n## Bisect steps by commit index\n\n";
+  std::vector<const Record*> steps = index.StepsOf(r);
+  if (steps.empty()) {
+    out += fmt::format("The {} step record(s) are not in this report.\n", r.links.size());
+  } else {
+    out += "| index | step | commit | ratio | interval | reading | record |\n"
+           "|---|---|---|---|---|---|---|\n";
+    for (const Record* step : steps) {
+      std::optional<int> i = StepIndex(*step, facts.range_commits);
+      std::string commit = ShortCommit(Detail(*step, "candidate_commit"));
+      if (commit.empty() && step->arms.size() == 2) commit = ShortCommit(step->arms[1].commit);
+      std::string ratio = "-", interval = "-", reading = "-";
+      if (step->estimate) {
+        const Estimate& e = *step->estimate;
+        ratio = fmt::format("{:.3f} ({})", e.ratio, FormatChange(e.ratio));
+        interval = Interval(e.low, e.high);
+        reading = Reading(e.ratio, e.low, e.high, step->band);
+      }
+      out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", i ? std::to_string(*i) : "?",
+                         Cell(Detail(*step, "step_kind")), Code(commit), ratio, interval, reading,
+                         Link(step->id, index));
+    }
+  }
+  std::string culprit = Detail(r, "culprit_commit");
+  out += fmt::format("\nculprit: {}{}\n", culprit.empty() ? "none named" : Code(ShortCommit(culprit)),
+                     facts.culprit_index ? fmt::format(" (index {})", *facts.culprit_index) : "");
+  if (!facts.unbuildable_commits.empty() || !facts.unbuildable.empty()) {
+    out += "\nunbuildable:";
+    for (int u : facts.unbuildable) {
+      out += fmt::format(" index {}{}", u,
+                         u >= 0 && static_cast<size_t>(u) < facts.commits.size()
+                             ? " " + Code(ShortCommit(facts.commits[u]))
+                             : "");
+    }
+    if (facts.unbuildable.empty()) {
+      for (const std::string& c : facts.unbuildable_commits) out += " " + Code(ShortCommit(c));
+    }
+    out += "\n";
+  }
+  if (facts.posterior.size() > 1) {
+    std::vector<std::pair<double, int>> top;
+    for (size_t j = 1; j < facts.posterior.size(); ++j) top.push_back({facts.posterior[j], static_cast<int>(j)});
+    std::sort(top.rbegin(), top.rend());
+    out += "\n| commit index j | posterior P(first bad = j) |\n|---|---|\n";
+    for (size_t k = 0; k < top.size() && k < 5; ++k) {
+      out += fmt::format("| {} | {:.4f} |\n", top[k].second, top[k].first);
+    }
+  } else {
+    out += "\nposterior: not in this record\n";
+  }
+  return out;
+}
+
+std::string IsolateTable(const Record& r) {
+  IsolateFacts facts = ReadIsolateFacts(r);
+  std::string out = "\n## Conditions against the baseline\n\n";
+  if (facts.conditions.empty()) return out + "Conditions: not in this record.\n";
+  out += "| condition | role | holds | releases | ratio | interval | verdict | reading |\n"
+         "|---|---|---|---|---|---|---|---|\n";
+  auto join = [](const std::vector<std::string>& v) {
+    std::string s;
+    for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
+    return s;
+  };
+  for (const ConditionFacts& c : facts.conditions) {
+    std::string ratio = "-", interval = "-",
+                reading = c.baseline ? "the reference" : "not in this record";
+    if (c.estimate) {
+      ratio = fmt::format("{:.3f} ({})", c.estimate->ratio, FormatChange(c.estimate->ratio));
+      interval = Interval(c.estimate->low, c.estimate->high);
+      reading = Reading(c.estimate->ratio, c.estimate->low, c.estimate->high, r.band);
+    }
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", Cell(c.name), Cell(c.role),
+                       Cell(join(c.hold)), Cell(join(c.release)), ratio, interval, Cell(c.verdict),
+                       reading);
+  }
+  if (!facts.reversibility.empty()) {
+    out += fmt::format("\nreversibility: **{}**{}\n", Cell(facts.reversibility),
+                       facts.reversibility_sentence.empty() ? "" : " — " + facts.reversibility_sentence);
+  }
+  return out;
+}
+
+std::string AuditTable(const Record& r, const RecordIndex& index) {
+  AuditFacts facts = ReadAuditFacts(r);
+  std::string out = "\n## Waterfall\n\n| step | ratio | interval | value after | verdict | reading | record |\n"
+                    "|---|---|---|---|---|---|---|\n";
+  std::optional<double> running = facts.published;
+  auto value = [&](const std::optional<double>& v) {
+    return v ? FormatValue(*v) + (r.unit.empty() ? "" : " " + r.unit) : std::string("not in this record");
+  };
+  out += fmt::format("| published | | | {} | | | |\n", value(facts.published));
+  for (const FactorFacts& f : facts.factors) {
+    if (!f.estimate) {
+      running.reset();
+      out += fmt::format("| × {} | not in this record | | | {} | | {} |\n", Cell(f.name),
+                         Cell(f.verdict), f.record.empty() ? "-" : Link(f.record, index));
+      continue;
+    }
+    if (running) *running *= f.estimate->ratio;
+    out += fmt::format("| × {}{} | {:.3f} ({}) | {} | {} | {} | {} | {} |\n", Cell(f.name),
+                       f.cross_sitting ? " (cross-sitting)" : "", f.estimate->ratio,
+                       FormatChange(f.estimate->ratio), Interval(f.estimate->low, f.estimate->high),
+                       value(running), Cell(f.verdict),
+                       Reading(f.estimate->ratio, f.estimate->low, f.estimate->high, r.band),
+                       f.record.empty() ? "-" : Link(f.record, index));
+  }
+  if (facts.remainder) {
+    const RatioInterval& m = *facts.remainder;
+    out += fmt::format("| × remainder | {:.3f} ({}) | {} | | | {} | |\n", m.ratio, FormatChange(m.ratio),
+                       Interval(m.low, m.high),
+                       BandWord(m.low, m.high, r.band) == "tie" ? "fully explained" : Reading(m.ratio, m.low, m.high, r.band));
+  } else {
+    out += "| × remainder | not in this record | | | | | |\n";
+  }
+  out += fmt::format("| today | | | {} | | | |\n", value(facts.today));
+  if (!facts.conclusion.empty()) out += "\n" + facts.conclusion + "\n";
+  return out;
+}
+
+std::string HostTable(const Record& r) {
+  CalibrationSeries c = ReadCalibrations(r);
+  std::string out = "\n## Host across the sitting\n\n| moment | calibration | load (1 min) |\n|---|---|---|\n";
+  for (size_t i = 0; i < c.labels.size(); ++i) {
+    std::optional<double> load;
+    if (i == 0) load = r.start.load1;
+    if (i + 1 == c.labels.size()) load = r.end.load1;
+    bool edge = i == 0 || i + 1 == c.labels.size();
+    out += fmt::format("| {} | {} | {} |\n", c.labels[i],
+                       c.values_ms[i] ? FormatValue(*c.values_ms[i]) + " ms" : "unavailable",
+                       load ? FormatValue(*load) : (edge ? "unavailable" : "-"));
+  }
+  return out;
+}
+
 class MarkdownReporter : public RecordReporter {
  public:
   std::string RenderList(std::span<const Record> records) override {
     std::string out = "# culprit records\n\n";
     if (records.empty()) return out + "No records.\n";
-    out += "| id | time | kind | query | verdict | ratio | interval | pairs | hypothesis |\n";
-    out += "|---|---|---|---|---|---|---|---|---|\n";
-    for (const Record& r : records) {
-      std::string ratio = "-", interval = "-", pairs = "-";
-      if (r.estimate) {
-        ratio = fmt::format("{:.3f} ({})", r.estimate->ratio, FormatChange(r.estimate->ratio));
-        interval = fmt::format("[{:.3f}, {:.3f}]", r.estimate->low, r.estimate->high);
-        pairs = std::to_string(r.estimate->pairs);
-      }
-      out += fmt::format("| {} | {} | {} | {} | **{}** | {} | {} | {} | {} |\n", Code(r.id),
-                         Cell(r.time), Cell(r.kind), Cell(r.query), Cell(VerdictText(r)), ratio,
-                         interval, pairs, Cell(r.hypothesis));
+    for (const RecordGroup& group : GroupRecords(records)) {
+      out += fmt::format("## {}\n\n", group.title);
+      out += kSummaryHead;
+      for (const Record* r : group.members) out += SummaryRow(*r);
+      out += "\n";
     }
-    out += fmt::format("\n{} record(s).\n", records.size());
+    out += fmt::format("{} record(s).\n", records.size());
+    return out;
+  }
+
+  std::string RenderWhole(std::span<const Record> records) override {
+    if (records.empty()) return "No records.\n";
+    RecordIndex index(records);
+    std::string out = fmt::format("# {} {} as a whole\n\n", records[0].kind, records[0].id);
+    out += kSummaryHead;
+    for (const Record& r : records) out += SummaryRow(r);
+    for (const Record& r : records) out += "\n---\n\n" + Render(r, index);
     return out;
   }
 
   std::string RenderOne(const Record& r) override {
-    std::string out =
-        fmt::format("# {} {} — {}\n\n", r.kind, r.query.empty() ? "" : r.query, VerdictText(r));
+    RecordIndex index(std::span<const Record>(&r, 1));
+    return Render(r, index);
+  }
+
+ private:
+  std::string Render(const Record& r, const RecordIndex& index) {
+    std::string out = fmt::format("<a id=\"{}\"></a>\n\n# {} {} — {}\n\n", r.id, r.kind,
+                                  r.query.empty() ? "" : r.query, VerdictText(r));
+    if (r.estimate) {
+      out += fmt::format("**{}**: {}.\n\n", VerdictText(r),
+                         BandSentence(r.estimate->ratio, r.estimate->low, r.estimate->high, r.band));
+    }
     out += "| fact | value |\n|---|---|\n";
     out += fmt::format("| id | {} |\n", Code(r.id));
     out += fmt::format("| time | {} |\n", Cell(r.time));
@@ -63,6 +251,10 @@ class MarkdownReporter : public RecordReporter {
     out += fmt::format("| {} | {} |\n", Cell(RatioLabel(r)),
                        r.estimate ? Cell(FormatEstimate(*r.estimate)) : "none");
     out += fmt::format("| band | {} |\n", FormatBand(r.band));
+    if (r.estimate) {
+      out += fmt::format("| reading | {} |\n",
+                         Reading(r.estimate->ratio, r.estimate->low, r.estimate->high, r.band));
+    }
     out += fmt::format("| calibration | {} |\n", Cell(FormatCalibration(r)));
     out += fmt::format("| load (1 min) | {} |\n", FormatStartEnd(r.start.load1, r.end.load1, ""));
     out += fmt::format("| load (5/15 min) | {} |\n", FormatLongerLoads(r.start, r.end));
@@ -77,9 +269,15 @@ class MarkdownReporter : public RecordReporter {
       out += fmt::format("| {} | {} |\n", Cell(key), Cell(value));
     }
 
-    out +=
-        "\n## Arms\n\n| # | arm | setup | median | ok | failed | dropped |\n"
-        "|---|---|---|---|---|---|---|\n";
+    if (r.kind == "bisect") out += BisectTable(r, index);
+    if (r.kind == "isolate") out += IsolateTable(r);
+    if (r.kind == "audit") out += AuditTable(r, index);
+    out += HostTable(r);
+    if (!r.arms.empty()) {
+      out +=
+          "\n## Arms\n\n| # | arm | setup | median | ok | failed | dropped |\n"
+          "|---|---|---|---|---|---|---|\n";
+    }
     for (size_t i = 0; i < r.arms.size(); ++i) {
       ArmFacts f = SummarizeArm(r, static_cast<int>(i));
       out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", i,
@@ -102,8 +300,9 @@ class MarkdownReporter : public RecordReporter {
     }
     if (!r.links.empty()) {
       out += "\n## Related records\n\n";
-      for (const std::string& link : r.links) out += "- " + Code(link) + "\n";
+      for (const std::string& link : r.links) out += "- " + Link(link, index) + "\n";
     }
+    if (r.samples.empty()) return out;
     out += "\n## Samples in execution order\n\n```\nseq arm pair value flags\n";
     for (const Sample& s : r.samples) {
       std::string flags;

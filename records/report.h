@@ -6,6 +6,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "records/record.h"
 
@@ -18,7 +19,17 @@ class RecordReporter {
   virtual std::string RenderList(std::span<const Record> records) = 0;
   /// One record, in full.
   virtual std::string RenderOne(const Record& record) = 0;
+  /// One record as a whole: `records[0]` in full, then the records it links
+  /// to (as LinkedRecords gives them), each in full, links resolved inside.
+  /// By default each record's RenderOne, one after the other.
+  virtual std::string RenderWhole(std::span<const Record> records);
 };
+
+/// `root` first, then every record of `archive` reachable from it through
+/// links (an investigation's records, a bisect's steps, an audit's factors),
+/// transitively, in archive order. Links to ids not in the archive are left
+/// for the reporters to say so.
+std::vector<Record> LinkedRecords(const Record& root, std::span<const Record> archive);
 
 /// `records list`: an aligned table; `records show`: everything a skeptic
 /// asks for (verdict, interval, band, arms, failures, calibration drift, load,
@@ -26,12 +37,19 @@ class RecordReporter {
 /// print "unavailable".
 std::unique_ptr<RecordReporter> MakeTextReporter();
 
-/// `records report`: a Markdown summary table (one row per record) and, for
-/// one record, its facts, arms and samples.
+/// `records report`: a Markdown summary, grouped by investigation and by
+/// query, with the band and a tie label per row; for one record, its facts,
+/// the kind's table (steps of a bisect, conditions of an isolation, the
+/// waterfall of an audit), the host across the sitting, arms and samples.
 std::unique_ptr<RecordReporter> MakeMarkdownReporter();
 
-/// Self-contained HTML (inline CSS, inline SVG, no scripts) with a plot of
-/// each record's samples in execution order, one colour per arm.
+/// Self-contained HTML (inline CSS, inline SVG, no scripts, no external
+/// resources), readable at 1200 px: each record's picture by kind (the
+/// interval against the band beside the samples; a bisect's steps by commit
+/// index with the posterior; an isolation's conditions as bars; an audit's
+/// waterfall; calibration and load across the sitting). Links to records in
+/// the page are anchors; links to others say they are not in the report.
+/// docs/reports.md describes each picture.
 std::unique_ptr<RecordReporter> MakeHtmlReporter();
 
 /// `records export`: RenderList gives a JSON array of records in the file

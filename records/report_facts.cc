@@ -152,3 +152,47 @@ std::string FormatHost(const HostIdentity& host) {
 }
 
 }  // namespace culprit
+
+namespace culprit {
+
+BandReading ReadAgainstBand(double low, double high, double band) {
+  if (!(low > 0) || !(high > 0)) return BandReading::kUndecided;
+  double tau = std::log1p(band);
+  double l = std::log(low), h = std::log(high);
+  if (l > tau || h < -tau) return BandReading::kEffect;
+  if (-tau < l && h < tau) return BandReading::kTie;
+  return BandReading::kUndecided;
+}
+
+std::string BandWord(double low, double high, double band) {
+  switch (ReadAgainstBand(low, high, band)) {
+    case BandReading::kTie:
+      return "tie";
+    case BandReading::kEffect:
+      return "effect";
+    case BandReading::kUndecided:
+      return "undecided";
+  }
+  return "undecided";
+}
+
+std::string BandSentence(double ratio, double low, double high, double band) {
+  std::string number = fmt::format("{:.1f}%", std::fabs(ratio - 1) * 100);
+  // "an 8.0%", "an 11.2%", "an 18.0%", "an 80.5%": the article follows the spoken number.
+  bool vowel = number[0] == '8' || number.rfind("11.", 0) == 0 || number.rfind("18.", 0) == 0;
+  std::string change = ratio == 1 ? std::string("no change")
+                                  : fmt::format("{} {} {}", vowel ? "an" : "a", number,
+                                                ratio < 1 ? "win" : "loss");
+  switch (ReadAgainstBand(low, high, band)) {
+    case BandReading::kTie:
+      return fmt::format("{} inside {} is a tie", change, FormatBand(band));
+    case BandReading::kEffect:
+      return fmt::format("{} beyond {} is an effect", change, FormatBand(band));
+    case BandReading::kUndecided:
+      break;
+  }
+  return fmt::format("{} whose interval crosses the {} band edge is undecided", change,
+                     FormatBand(band));
+}
+
+}  // namespace culprit

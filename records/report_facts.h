@@ -66,3 +66,21 @@ std::string RatioLabel(const Record& record);
 std::string FormatHost(const HostIdentity& host);
 
 }  // namespace culprit
+
+namespace culprit {
+
+/// Where an interval lies against the band, by the verdict rule of
+/// probes/verdict.h (band symmetric on the log scale: (1/(1+b), 1+b)).
+enum class BandReading { kTie, kEffect, kUndecided };
+BandReading ReadAgainstBand(double low, double high, double band);
+
+/// The table label of an estimate against its band, e.g.
+///   "a 1.3% win inside ±5.0% is a tie"
+///   "a 38.4% loss beyond ±5.0% is an effect"
+///   "a 2.1% loss whose interval crosses the ±5.0% band edge is undecided"
+/// A win is a ratio below 1 (less of the metric, as for a time).
+std::string BandSentence(double ratio, double low, double high, double band);
+/// "tie", "effect" or "undecided".
+std::string BandWord(double low, double high, double band);
+
+}  // namespace culprit

@@ -1,4 +1,5 @@
 #include "records/report.h"
+#include "records/report_facts.h"
 
 #include <gtest/gtest.h>
 
@@ -6,6 +7,8 @@
 #include <regex>
 
 #include "tests/records/record_fixture.h"
+#include "tests/records/report_examples.h"
+#include "tests/records/svg_check.h"
 
 namespace culprit {
 namespace {
@@ -154,9 +157,254 @@ TEST(HtmlReporter, ListHasSummaryAndOneSectionPerRecord) {
   std::string out = MakeHtmlReporter()->RenderList(records);
   EXPECT_CONTAINS(out, "<td><b>EFFECT</b></td><td>1.384</td>");
   EXPECT_CONTAINS(out, "<section id=\"2026-11-30T120000Z-compare-series.count-beef\">");
-  std::regex svg("<svg ");
+  // Each record: its verdict strip beside its samples.
+  std::regex strip("class=\"plot interval-strip\"");
   EXPECT_EQ(
-      std::distance(std::sregex_iterator(out.begin(), out.end(), svg), std::sregex_iterator()), 2);
+      std::distance(std::sregex_iterator(out.begin(), out.end(), strip), std::sregex_iterator()),
+      2);
+  std::regex samples("aria-label=\"samples of ");
+  EXPECT_EQ(std::distance(std::sregex_iterator(out.begin(), out.end(), samples),
+                          std::sregex_iterator()),
+            2);
+}
+
+// Every record kind of the examples, in one archive.
+std::vector<Record> Archive() {
+  std::vector<Record> all = {examples::Probe()};
+  for (const auto& group : {examples::Bisect(), examples::Audit()}) {
+    all.insert(all.end(), group.begin(), group.end());
+  }
+  all.push_back(examples::Isolate());
+  all.push_back(examples::Investigation({all[0].id, examples::Bisect()[0].id,
+                                         examples::Isolate().id,
+                                         "2026-11-29T090000Z-probe-series.count-gone"}));
+  return all;
+}
+
+// Self-contained and readable without scripts: no script, no resource
+// fetched from anywhere (the only URL is the SVG namespace), every link an
+// in-page anchor that exists, every tag closed.
+void ExpectSelfContained(const std::string& page) {
+  EXPECT_FALSE(Contains(page, "<script"));
+  EXPECT_FALSE(Contains(page, "<iframe"));
+  EXPECT_FALSE(Contains(page, "<link"));
+  EXPECT_FALSE(Contains(page, " src="));
+  EXPECT_FALSE(Contains(page, "url("));
+  EXPECT_FALSE(Contains(page, "@import"));
+  std::regex url("https?://[^\"' <)]*");
+  for (auto it = std::sregex_iterator(page.begin(), page.end(), url); it != std::sregex_iterator();
+       ++it) {
+    EXPECT_EQ(it->str(), "http://www.w3.org/2000/svg") << "external reference";
+  }
+  std::regex href("href=\"([^\"]*)\"");
+  for (auto it = std::sregex_iterator(page.begin(), page.end(), href);
+       it != std::sregex_iterator(); ++it) {
+    std::string target = (*it)[1].str();
+    ASSERT_FALSE(target.empty());
+    EXPECT_EQ(target[0], '#') << "link leaves the page: " << target;
+    EXPECT_TRUE(Contains(page, "id=\"" + target.substr(1) + "\"")) << "dead anchor: " << target;
+  }
+  svg::ExpectWellFormedSvg(page);
+  for (const std::string& plot : svg::Svgs(page)) svg::ExpectInsideViewBox(plot);
+}
+
+std::string PlotOf(const std::string& page, const std::string& cls) {
+  for (const std::string& plot : svg::Svgs(page)) {
+    if (Contains(plot, "class=\"plot " + cls + "\"")) return plot;
+  }
+  return "";
+}
+
+TEST(ReportFacts, BandSentenceLabelsTies) {
+  EXPECT_EQ(BandSentence(0.987, 0.971, 1.004, 0.05), "a 1.3% win inside ±5.0% is a tie");
+  EXPECT_EQ(BandSentence(1.384, 1.301, 1.472, 0.05), "a 38.4% loss beyond ±5.0% is an effect");
+  EXPECT_EQ(BandSentence(1.18, 1.12, 1.24, 0.05), "an 18.0% loss beyond ±5.0% is an effect");
+  EXPECT_EQ(BandSentence(1.02, 0.99, 1.06, 0.05),
+            "a 2.0% loss whose interval crosses the ±5.0% band edge is undecided");
+  EXPECT_EQ(BandWord(0.96, 0.99, 0.05), "tie");
+  EXPECT_EQ(BandWord(0.94, 0.99, 0.05), "undecided");  // below 1/1.05
+}
+
+TEST(HtmlReporter, EveryKindIsSelfContained) {
+  std::vector<Record> all = Archive();
+  ExpectSelfContained(MakeHtmlReporter()->RenderList(all));
+  for (const Record& r : all) {
+    SCOPED_TRACE(r.id);
+    ExpectSelfContained(MakeHtmlReporter()->RenderOne(r));
+    ExpectSelfContained(MakeHtmlReporter()->RenderWhole(LinkedRecords(r, all)));
+  }
+  ExpectSelfContained(MakeHtmlReporter()->RenderOne(FullRecord()));
+}
+
+TEST(HtmlReporter, ProbeStripDrawsTheRecordsIntervalAgainstTheBand) {
+  Record probe = examples::Probe();
+  std::string page = MakeHtmlReporter()->RenderOne(probe);
+  std::string strip = PlotOf(page, "interval-strip");
+  ASSERT_FALSE(strip.empty());
+  svg::Scale x = svg::ValueAxis(strip);
+  std::string line = svg::Element(strip, "line", "interval");
+  EXPECT_NEAR(x.Invert(svg::Attr(line, "x1")), probe.estimate->low,
+              svg::PixelTolerance(x, probe.estimate->low));
+  EXPECT_NEAR(x.Invert(svg::Attr(line, "x2")), probe.estimate->high,
+              svg::PixelTolerance(x, probe.estimate->high));
+  EXPECT_CONTAINS(strip, "0.987× (-1.3%)");
+  EXPECT_CONTAINS(page, "a 1.3% win inside ±5.0% is a tie");
+  // The samples beside it, one marker per sample.
+  EXPECT_EQ(svg::CountElements(page, "circle", "sample"), static_cast<int>(probe.samples.size()));
+  // Calibration across the sitting: start, the two between-look ones, end.
+  std::string host = PlotOf(page, "line");
+  EXPECT_EQ(svg::CountElements(host, "circle", "point"), 4);
+  EXPECT_CONTAINS(host, "look 2");
+}
+
+TEST(HtmlReporter, BisectPlotsEachStepByCommitIndexWithCulpritAndPosterior) {
+  std::vector<Record> bisect = examples::Bisect();
+  std::string page = MakeHtmlReporter()->RenderWhole(bisect);
+  std::string scatter = PlotOf(page, "scatter");
+  ASSERT_FALSE(scatter.empty());
+  svg::Scale x = svg::Axis(scatter, "x-axis"), y = svg::ValueAxis(scatter);
+  std::vector<std::string> intervals = svg::Elements(scatter, "line", "interval");
+  ASSERT_EQ(intervals.size(), bisect.size() - 1);  // every step, the confirmation included
+  for (size_t i = 1; i < bisect.size(); ++i) {
+    const Record& step = bisect[i];
+    const std::string& line = intervals[i - 1];
+    double index = step.details.count("candidate_index")
+                       ? std::stod(step.details.at("candidate_index"))
+                       : examples::kBisectCommits;
+    EXPECT_NEAR(x.Invert(svg::Attr(line, "x1")), index, 0.05) << step.id;
+    EXPECT_NEAR(y.Invert(svg::Attr(line, "y1")), step.estimate->low,
+                svg::PixelTolerance(y, step.estimate->low));
+    EXPECT_NEAR(y.Invert(svg::Attr(line, "y2")), step.estimate->high,
+                svg::PixelTolerance(y, step.estimate->high));
+  }
+  EXPECT_NEAR(x.Invert(svg::Attr(svg::Element(scatter, "line", "mark"), "x1")), examples::kCulprit,
+              0.05);
+  std::string cross = svg::Element(scatter, "path", "unbuildable");
+  EXPECT_EQ(svg::Attr(cross, "data-x"), examples::kUnbuildable);
+  EXPECT_CONTAINS(scatter, "culprit " + examples::CommitId(examples::kCulprit).substr(0, 12));
+  std::string posterior = PlotOf(page, "columns");
+  ASSERT_FALSE(posterior.empty());
+  std::string column = svg::Element(posterior, "rect", "column", "data-x=\"11\"");
+  svg::Scale p = svg::ValueAxis(posterior);
+  EXPECT_NEAR(p.Invert(svg::Attr(column, "y")), 0.97, svg::PixelTolerance(p, 0.97));
+  // The steps are linked in the page, the table labels ties.
+  EXPECT_CONTAINS(page, "<a href=\"#" + bisect[2].id + "\">");
+  EXPECT_CONTAINS(page, "a 0.4% loss inside ±5.0% is a tie");
+  // Alone, the bisect says where its steps are.
+  std::string alone = MakeHtmlReporter()->RenderOne(bisect[0]);
+  EXPECT_CONTAINS(alone, "step record(s) this bisect links to are not in this report");
+  EXPECT_CONTAINS(alone, bisect[1].id + "</code> <span class=\"absent\">(not in this report)");
+}
+
+TEST(HtmlReporter, IsolationBarsShowEachConditionAgainstTheBaseline) {
+  Record iso = examples::Isolate();
+  std::string page = MakeHtmlReporter()->RenderOne(iso);
+  std::string bars = PlotOf(page, "interval-bars");
+  ASSERT_FALSE(bars.empty());
+  EXPECT_EQ(svg::CountElements(bars, "g", "bar"), 3);  // every condition but the baseline
+  svg::Scale x = svg::ValueAxis(bars);
+  std::string suspect = svg::Element(bars, "line", "interval", "data-low=\"1.22\"");
+  EXPECT_NEAR(x.Invert(svg::Attr(suspect, "x1")), 1.22, svg::PixelTolerance(x, 1.22));
+  EXPECT_NEAR(x.Invert(svg::Attr(suspect, "x2")), 1.35, svg::PixelTolerance(x, 1.35));
+  EXPECT_CONTAINS(bars, "traversal_index held (suspect)");
+  EXPECT_CONTAINS(bars, "plain_columns held (control)");
+  EXPECT_CONTAINS(bars, "traversal_index released (released)");
+  EXPECT_CONTAINS(bars, "+1.0% [-1.0%, +3.0%] tie");
+  EXPECT_CONTAINS(bars, "+29.0% [+22.0%, +35.0%] effect");
+  EXPECT_CONTAINS(bars, "1.0 = nothing held");
+  EXPECT_CONTAINS(page, "64.0 MiB");
+  EXPECT_CONTAINS(page, "reversibility: <b>reversible</b>");
+
+  // Without the payload, the arms still name the conditions; no number is invented.
+  iso.details_json.clear();
+  std::string bare = MakeHtmlReporter()->RenderOne(iso);
+  EXPECT_EQ(svg::CountElements(PlotOf(bare, "interval-bars"), "g", "bar"), 0);
+  EXPECT_CONTAINS(PlotOf(bare, "interval-bars"), "not in this record");
+}
+
+TEST(HtmlReporter, AuditWaterfallCompoundsTheFactorsWithTheirIntervals) {
+  std::vector<Record> audit = examples::Audit();
+  std::string page = MakeHtmlReporter()->RenderWhole(audit);
+  std::string waterfall = PlotOf(page, "waterfall");
+  ASSERT_FALSE(waterfall.empty());
+  svg::Scale y = svg::ValueAxis(waterfall);
+  std::vector<std::string> totals = svg::Elements(waterfall, "rect", "total");
+  ASSERT_EQ(totals.size(), 2u);
+  EXPECT_NEAR(y.Invert(svg::Attr(totals[0], "y")), 59.0, svg::PixelTolerance(y, 59.0));
+  EXPECT_NEAR(y.Invert(svg::Attr(totals[1], "y")), 84.0, svg::PixelTolerance(y, 84.0));
+  std::vector<std::string> intervals = svg::Elements(waterfall, "line", "interval");
+  ASSERT_EQ(intervals.size(), 4u);  // drift, code, order, remainder
+  // The order factor's whisker: published × drift × code × [1.14, 1.25].
+  double before = 59.0 * 1.18 * 1.01;
+  EXPECT_NEAR(y.Invert(svg::Attr(intervals[2], "y1")), before * 1.14,
+              svg::PixelTolerance(y, before * 1.14));
+  EXPECT_NEAR(y.Invert(svg::Attr(intervals[2], "y2")), before * 1.25,
+              svg::PixelTolerance(y, before * 1.25));
+  EXPECT_CONTAINS(waterfall, "×1.180 (+18.0%)");
+  EXPECT_CONTAINS(waterfall, "cross-sitting");
+  EXPECT_CONTAINS(page, "a 1.0% loss inside ±5.0% is a tie");
+  EXPECT_CONTAINS(page, "<a href=\"#" + audit[1].id + "\">");
+
+  Record bare = audit[0];
+  bare.details_json.clear();
+  std::string missing = MakeHtmlReporter()->RenderOne(bare);
+  EXPECT_CONTAINS(missing, "audit factors: not in this record");
+  EXPECT_EQ(svg::CountElements(PlotOf(missing, "waterfall"), "rect", "total"), 0);
+}
+
+TEST(HtmlReporter, ArchiveGroupsByInvestigationAndQueryAndResolvesLinks) {
+  std::vector<Record> all = Archive();
+  std::string page = MakeHtmlReporter()->RenderList(all);
+  const std::string investigation = all.back().id;
+  EXPECT_CONTAINS(page, "<h2 class=\"group\" id=\"group-" + investigation + "\">investigation");
+  EXPECT_CONTAINS(page, "<h2 class=\"group\" id=\"group-2026-11-30T133000Z-audit");
+  // The investigation's group holds its probe, the bisect and the bisect's steps.
+  size_t group = page.find("id=\"group-" + investigation);
+  size_t next = page.find("<h2 class=\"group\"", group + 1);
+  std::string inside = page.substr(group, next - group);
+  EXPECT_CONTAINS(inside, "<section id=\"" + examples::Probe().id + "\">");
+  EXPECT_CONTAINS(inside, "<section id=\"" + examples::Bisect()[3].id + "\">");
+  EXPECT_CONTAINS(inside, "<section id=\"" + examples::Isolate().id + "\">");
+  // A link to a record outside the file says so; the others are anchors.
+  EXPECT_CONTAINS(page, "2026-11-29T090000Z-probe-series.count-gone</code> <span class=\"absent\">");
+  EXPECT_CONTAINS(page, "<a href=\"#" + examples::Isolate().id + "\"><code>");
+  // Readable at 1200 px: ids and times do not wrap.
+  EXPECT_CONTAINS(page, "td.id,td.time,td.num,td.kind{white-space:nowrap}");
+  EXPECT_CONTAINS(page, "<td class=\"id\">");
+}
+
+TEST(RecordReports, LinkedRecordsFollowLinksTransitively) {
+  std::vector<Record> all = Archive();
+  std::vector<Record> whole = LinkedRecords(all.back(), all);
+  ASSERT_FALSE(whole.empty());
+  EXPECT_EQ(whole[0].id, all.back().id);
+  // probe, bisect + 6 steps, isolate (the "gone" link is not in the archive).
+  EXPECT_EQ(whole.size(), 1u + 1 + 7 + 1);
+}
+
+TEST(MarkdownReporter, EachKindHasItsTableWithBandAndTies) {
+  std::vector<Record> all = Archive();
+  std::string probe = MakeMarkdownReporter()->RenderOne(examples::Probe());
+  EXPECT_CONTAINS(probe, "**NULL**: a 1.3% win inside ±5.0% is a tie.");
+  EXPECT_CONTAINS(probe, "| look 2 | 102.2 ms | - |");
+  std::string bisect = MakeMarkdownReporter()->RenderWhole(examples::Bisect());
+  EXPECT_CONTAINS(bisect, "| 12 | measure | `" + examples::CommitId(12).substr(0, 12) +
+                              "` | 1.395 (+39.5%) | [1.351, 1.440] | a 39.5% loss beyond ±5.0% is "
+                              "an effect |");
+  EXPECT_CONTAINS(bisect, "culprit: `" + examples::CommitId(11).substr(0, 12) + "` (index 11)");
+  EXPECT_CONTAINS(bisect, "unbuildable: index 6");
+  EXPECT_CONTAINS(bisect, "| 11 | 0.9700 |");
+  std::string iso = MakeMarkdownReporter()->RenderOne(examples::Isolate());
+  EXPECT_CONTAINS(iso, "| plain_columns held | control | plain_columns | - | 1.010 (+1.0%) | "
+                       "[0.990, 1.030] | NULL | a 1.0% loss inside ±5.0% is a tie |");
+  std::string audit = MakeMarkdownReporter()->RenderWhole(examples::Audit());
+  EXPECT_CONTAINS(audit, "| × order | 1.190 (+19.0%) | [1.140, 1.250] | 83.68 ms | EFFECT |");
+  EXPECT_CONTAINS(audit, "| × host drift (cross-sitting) |");
+  std::string list = MakeMarkdownReporter()->RenderList(all);
+  EXPECT_CONTAINS(list, "## investigation series.count");
+  EXPECT_CONTAINS(list, "| ±5.0% | a 1.3% win inside ±5.0% is a tie |");
+  std::string inv = MakeMarkdownReporter()->RenderOne(all.back());
+  EXPECT_CONTAINS(inv, "- `2026-11-29T090000Z-probe-series.count-gone` (not in this report)");
 }
 
 TEST(JsonReporter, ExportIsAnArrayOfRecordsThatReadBack) {

@@ -1,0 +1,353 @@
+#include "records/report_payload.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+namespace culprit {
+namespace {
+
+using nlohmann::json;
+
+json Payload(const Record& record) {
+  if (record.details_json.empty()) return json::object();
+  json doc = json::parse(record.details_json, nullptr, /*allow_exceptions=*/false);
+  return doc.is_discarded() ? json::object() : doc;
+}
+
+std::optional<double> Number(const json& object, std::string_view key) {
+  if (!object.is_object()) return std::nullopt;
+  auto it = object.find(key);
+  if (it == object.end() || !it->is_number()) return std::nullopt;
+  double v = it->get<double>();
+  return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
+}
+
+std::string String(const json& object, std::string_view key) {
+  if (!object.is_object()) return "";
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+bool Bool(const json& object, std::string_view key) {
+  if (!object.is_object()) return false;
+  auto it = object.find(key);
+  return it != object.end() && it->is_boolean() && it->get<bool>();
+}
+
+std::vector<std::string> Strings(const json& object, std::string_view key) {
+  std::vector<std::string> out;
+  if (!object.is_object()) return out;
+  auto it = object.find(key);
+  if (it == object.end() || !it->is_array()) return out;
+  for (const json& item : *it) {
+    if (item.is_string()) out.push_back(item.get<std::string>());
+  }
+  return out;
+}
+
+// {"ratio","low","high"} with all three positive, else none.
+std::optional<RatioInterval> Interval(const json& object) {
+  auto ratio = Number(object, "ratio"), low = Number(object, "low"), high = Number(object, "high");
+  if (!ratio || !low || !high || *ratio <= 0 || *low <= 0 || *high <= 0) return std::nullopt;
+  return RatioInterval{*ratio, *low, *high};
+}
+
+std::optional<int> Integer(std::string_view text) {
+  if (text.empty()) return std::nullopt;
+  int value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    value = value * 10 + (c - '0');
+    if (value > 100000000) return std::nullopt;
+  }
+  return value;
+}
+
+std::string Detail(const Record& record, const std::string& key) {
+  auto it = record.details.find(key);
+  return it == record.details.end() ? "" : it->second;
+}
+
+std::optional<int> IndexOf(const std::vector<std::string>& commits, std::string_view commit) {
+  if (commit.empty()) return std::nullopt;
+  for (size_t i = 0; i < commits.size(); ++i) {
+    if (commits[i] == commit || (commit.size() >= 7 && commits[i].rfind(commit, 0) == 0)) {
+      return static_cast<int>(i);
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+IsolateFacts ReadIsolateFacts(const Record& record) {
+  IsolateFacts facts;
+  json doc = Payload(record);
+  int suspect = -1, released = -1;
+  if (auto s = Number(doc, "suspect")) suspect = static_cast<int>(*s);
+  if (doc.contains("reversibility") && doc["reversibility"].is_object()) {
+    const json& rev = doc["reversibility"];
+    facts.reversibility = String(rev, "verdict");
+    facts.reversibility_sentence = String(rev, "sentence");
+    if (auto c = Number(rev, "condition")) released = static_cast<int>(*c);
+  }
+  if (facts.reversibility.empty()) facts.reversibility = Detail(record, "reversibility");
+  std::string suspect_name = Detail(record, "suspect");
+  if (doc.contains("conditions") && doc["conditions"].is_array()) {
+    for (const json& item : doc["conditions"]) {
+      if (!item.is_object()) continue;
+      ConditionFacts c;
+      c.name = String(item, "name");
+      c.hold = Strings(item, "hold");
+      c.release = Strings(item, "release");
+      c.baseline = Bool(item, "baseline");
+      c.verdict = String(item, "verdict");
+      c.estimate = Interval(item);
+      if (auto it = item.find("bytes"); it != item.end()) {
+        if (it->is_number_unsigned() || it->is_number_integer()) {
+          c.bytes = it->get<uint64_t>();
+        } else if (it->is_object() && !it->empty()) {
+          uint64_t sum = 0;
+          bool all = true;
+          for (const auto& [name, size] : it->items()) {
+            if (size.is_number_unsigned() || size.is_number_integer()) {
+              sum += size.get<uint64_t>();
+            } else {
+              all = false;
+            }
+          }
+          if (all) c.bytes = sum;
+        }
+      }
+      facts.conditions.push_back(std::move(c));
+    }
+  } else {
+    // No payload: the arms still name the conditions.
+    for (const Arm& arm : record.arms) {
+      ConditionFacts c;
+      c.name = arm.condition.empty() ? arm.name : arm.condition;
+      facts.conditions.push_back(std::move(c));
+    }
+  }
+  for (size_t i = 0; i < facts.conditions.size(); ++i) {
+    ConditionFacts& c = facts.conditions[i];
+    int index = static_cast<int>(i);
+    if (c.baseline || i == 0) {
+      c.baseline = true;
+      c.role = "baseline";
+    } else if (index == suspect || (suspect < 0 && !suspect_name.empty() && c.name == suspect_name)) {
+      c.role = "suspect";
+    } else if (index == released || !c.release.empty()) {
+      c.role = "released";
+    } else if (!c.hold.empty()) {
+      c.role = "control";
+    }
+  }
+  return facts;
+}
+
+AuditFacts ReadAuditFacts(const Record& record) {
+  AuditFacts facts;
+  json doc = Payload(record);
+  if (doc.contains("factors") && doc["factors"].is_array()) {
+    for (const json& item : doc["factors"]) {
+      if (!item.is_object()) continue;
+      FactorFacts f;
+      f.name = String(item, "name");
+      f.estimate = Interval(item);
+      f.verdict = String(item, "verdict");
+      f.cross_sitting = Bool(item, "cross_sitting");
+      f.record = String(item, "record");
+      facts.factors.push_back(std::move(f));
+    }
+  }
+  auto value = [&](std::string_view key) -> std::optional<double> {
+    if (auto v = Number(doc, key)) return v;
+    // {"published": {"value": V, ...}} is accepted too.
+    if (doc.is_object() && doc.contains(key) && doc[std::string(key)].is_object()) {
+      return Number(doc[std::string(key)], "value");
+    }
+    return std::nullopt;
+  };
+  facts.published = value("published");
+  facts.today = value("today");
+  if (doc.contains("remainder")) facts.remainder = Interval(doc["remainder"]);
+  facts.conclusion = String(doc, "conclusion");
+  return facts;
+}
+
+BisectFacts ReadBisectFacts(const Record& record) {
+  BisectFacts facts;
+  json doc = Payload(record);
+  facts.commits = Strings(doc, "commits");
+  if (doc.contains("posterior") && doc["posterior"].is_array()) {
+    for (const json& p : doc["posterior"]) facts.posterior.push_back(p.is_number() ? p.get<double>() : 0);
+  }
+  if (auto n = Integer(Detail(record, "range_commits"))) facts.range_commits = *n;
+  if (facts.range_commits == 0 && !facts.commits.empty()) {
+    facts.range_commits = static_cast<int>(facts.commits.size()) - 1;
+  }
+  std::set<int> unbuildable;
+  if (doc.contains("unbuildable") && doc["unbuildable"].is_array()) {
+    for (const json& j : doc["unbuildable"]) {
+      if (j.is_number_integer()) unbuildable.insert(j.get<int>());
+    }
+  }
+  const std::string prefix = "unbuildable or unmeasurable: ";
+  for (const std::string& note : record.notes) {
+    if (note.rfind(prefix, 0) != 0) continue;
+    std::string commit = note.substr(prefix.size());
+    facts.unbuildable_commits.push_back(commit);
+    if (auto i = IndexOf(facts.commits, commit)) unbuildable.insert(*i);
+  }
+  facts.unbuildable.assign(unbuildable.begin(), unbuildable.end());
+  facts.culprit_index = IndexOf(facts.commits, Detail(record, "culprit_commit"));
+  facts.first_index = IndexOf(facts.commits, Detail(record, "first_commit"));
+  if (!facts.culprit_index) {
+    if (auto i = Number(doc, "culprit_index")) facts.culprit_index = static_cast<int>(*i);
+  }
+  return facts;
+}
+
+std::optional<int> StepIndex(const Record& step, int bad_index) {
+  if (auto i = Integer(Detail(step, "candidate_index"))) return i;
+  if (Detail(step, "step_kind") == "confirm" && bad_index > 0) return bad_index;
+  return std::nullopt;
+}
+
+CalibrationSeries ReadCalibrations(const Record& record) {
+  CalibrationSeries series;
+  series.labels.push_back("start");
+  series.values_ms.push_back(record.start.calibration_ms);
+  std::vector<double> checkpoints;
+  json doc = Payload(record);
+  if (doc.contains("calibration") && doc["calibration"].is_object() &&
+      doc["calibration"].contains("checkpoints_ms") &&
+      doc["calibration"]["checkpoints_ms"].is_array()) {
+    for (const json& v : doc["calibration"]["checkpoints_ms"]) {
+      if (v.is_number()) checkpoints.push_back(v.get<double>());
+    }
+  } else if (std::string list = Detail(record, "checkpoint_calibrations_ms"); !list.empty()) {
+    size_t start = 0;
+    while (start <= list.size()) {
+      size_t comma = list.find(',', start);
+      std::string part = list.substr(start, comma == std::string::npos ? std::string::npos
+                                                                       : comma - start);
+      char* end = nullptr;
+      double v = std::strtod(part.c_str(), &end);
+      if (end != part.c_str() && std::isfinite(v)) checkpoints.push_back(v);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  for (size_t i = 0; i < checkpoints.size(); ++i) {
+    series.labels.push_back("look " + std::to_string(i + 1));
+    series.values_ms.push_back(checkpoints[i]);
+  }
+  series.labels.push_back("end");
+  series.values_ms.push_back(record.end.calibration_ms);
+  return series;
+}
+
+RecordIndex::RecordIndex(std::span<const Record> records) : records_(records) {}
+
+const Record* RecordIndex::Find(std::string_view id) const {
+  for (const Record& r : records_) {
+    if (r.id == id) return &r;
+  }
+  return nullptr;
+}
+
+std::vector<const Record*> RecordIndex::StepsOf(const Record& bisect) const {
+  std::set<std::string_view> linked(bisect.links.begin(), bisect.links.end());
+  std::string run = Detail(bisect, "bisect_run");
+  std::vector<const Record*> out;
+  for (const Record& r : records_) {
+    if (r.kind != "bisect-step") continue;
+    if (linked.count(r.id) || (!run.empty() && Detail(r, "bisect_run") == run)) out.push_back(&r);
+  }
+  return out;
+}
+
+std::vector<RecordGroup> GroupRecords(std::span<const Record> records) {
+  std::map<std::string_view, size_t> position;
+  for (size_t i = 0; i < records.size(); ++i) position.emplace(records[i].id, i);
+  std::vector<bool> claimed(records.size(), false);
+  std::vector<RecordGroup> groups;
+  auto claim_tree = [&](size_t root_index, std::string_view label) {
+    RecordGroup group;
+    const Record& root = records[root_index];
+    group.root = &root;
+    group.title = std::string(label) + (root.query.empty() ? "" : " " + root.query) + " · " +
+                  root.id;
+    group.anchor = "group-" + root.id;
+    std::vector<size_t> found = {root_index};
+    claimed[root_index] = true;
+    for (size_t k = 0; k < found.size(); ++k) {
+      for (const std::string& link : records[found[k]].links) {
+        auto it = position.find(link);
+        if (it == position.end() || claimed[it->second]) continue;
+        claimed[it->second] = true;
+        found.push_back(it->second);
+      }
+    }
+    std::sort(found.begin() + 1, found.end());
+    for (size_t i : found) group.members.push_back(&records[i]);
+    groups.push_back(std::move(group));
+  };
+  for (const char* kind : {"investigation", "audit"}) {
+    for (size_t i = 0; i < records.size(); ++i) {
+      if (!claimed[i] && records[i].kind == kind) claim_tree(i, kind);
+    }
+  }
+  std::map<std::string, RecordGroup> by_query;
+  for (size_t i = 0; i < records.size(); ++i) {
+    if (claimed[i]) continue;
+    std::string query = records[i].query.empty() ? "(no query)" : records[i].query;
+    RecordGroup& group = by_query[query];
+    group.title = "query " + query;
+    group.anchor = "query-" + query;
+    group.members.push_back(&records[i]);
+  }
+  for (auto& [query, group] : by_query) groups.push_back(std::move(group));
+  return groups;
+}
+
+}  // namespace culprit
+
+#include "records/report.h"
+
+namespace culprit {
+
+std::string RecordReporter::RenderWhole(std::span<const Record> records) {
+  std::string out;
+  for (const Record& r : records) out += RenderOne(r);
+  return out;
+}
+
+std::vector<Record> LinkedRecords(const Record& root, std::span<const Record> archive) {
+  std::map<std::string_view, size_t> position;
+  for (size_t i = 0; i < archive.size(); ++i) position.emplace(archive[i].id, i);
+  std::set<size_t> found;
+  std::set<std::string> seen = {root.id};
+  std::vector<const Record*> frontier = {&root};
+  while (!frontier.empty()) {
+    const Record* r = frontier.back();
+    frontier.pop_back();
+    for (const std::string& link : r->links) {
+      if (!seen.insert(link).second) continue;
+      auto it = position.find(link);
+      if (it == position.end()) continue;
+      found.insert(it->second);
+      frontier.push_back(&archive[it->second]);
+    }
+  }
+  std::vector<Record> out = {root};
+  for (size_t i : found) out.push_back(archive[i]);
+  return out;
+}
+
+}  // namespace culprit

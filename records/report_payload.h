@@ -1,0 +1,106 @@
+#pragma once
+
+// The kind-specific facts the reports draw, read leniently from a record's
+// details and details_json (docs/reports.md lists the shapes): a field that is
+// missing or of the wrong type is absent here, and the reports say "not in
+// this record" instead of drawing it. Internal to records/.
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "records/record.h"
+#include "records/svg_plot.h"
+
+namespace culprit {
+
+using svg::RatioInterval;
+
+/// One isolation condition: details_json.conditions[i].
+struct ConditionFacts {
+  std::string name;
+  std::vector<std::string> hold, release;
+  bool baseline = false;
+  std::string role;  ///< "baseline", "suspect", "released", "control" or "".
+  std::string verdict;
+  std::optional<RatioInterval> estimate;  ///< Against the baseline.
+  std::optional<uint64_t> bytes;          ///< Sum of the structures' sizes, when answered.
+};
+struct IsolateFacts {
+  std::vector<ConditionFacts> conditions;  ///< [0] is the baseline.
+  std::string reversibility, reversibility_sentence;
+};
+/// From details_json.conditions, else from the arms (one per condition, with
+/// no per-condition estimate). Empty when neither names a condition.
+IsolateFacts ReadIsolateFacts(const Record& record);
+
+/// One audit factor: details_json.factors[i].
+struct FactorFacts {
+  std::string name;
+  std::optional<RatioInterval> estimate;
+  std::string verdict;
+  bool cross_sitting = false;
+  std::string record;  ///< Id of the record that measured it, if given.
+};
+struct AuditFacts {
+  std::vector<FactorFacts> factors;
+  std::optional<double> published, today;
+  std::optional<RatioInterval> remainder;
+  std::string conclusion;
+};
+AuditFacts ReadAuditFacts(const Record& record);
+
+/// A bisect: details (culprit_commit, first_commit, range_commits) and
+/// details_json {"commits":[...], "posterior":[...], "unbuildable":[...]}.
+struct BisectFacts {
+  std::vector<std::string> commits;  ///< Index 0 = good .. n = bad, when recorded.
+  std::vector<double> posterior;     ///< "First bad commit is j", size n + 1.
+  std::vector<int> unbuildable;      ///< Indexes; from details_json, else notes + commits.
+  std::vector<std::string> unbuildable_commits;  ///< As the notes name them.
+  std::optional<int> culprit_index, first_index;
+  int range_commits = 0;  ///< n; 0 when not recorded.
+};
+BisectFacts ReadBisectFacts(const Record& record);
+
+/// A bisect step's position: details candidate_index (confirmations: the bad
+/// end, `range_commits` of the bisect, passed as `bad_index`).
+std::optional<int> StepIndex(const Record& step, int bad_index);
+
+/// Calibrations across a sitting: start, each between-look calibration
+/// (details_json.calibration.checkpoints_ms, or details
+/// checkpoint_calibrations_ms as a comma list), end.
+struct CalibrationSeries {
+  std::vector<std::string> labels;
+  std::vector<std::optional<double>> values_ms;
+};
+CalibrationSeries ReadCalibrations(const Record& record);
+
+/// The records of one report, by id: a link to one of them is an in-page anchor.
+class RecordIndex {
+ public:
+  explicit RecordIndex(std::span<const Record> records);
+  const Record* Find(std::string_view id) const;
+  /// The bisect-step records of `bisect` in the report: those it links, or
+  /// those with its details.bisect_run; in report order.
+  std::vector<const Record*> StepsOf(const Record& bisect) const;
+  std::span<const Record> records() const { return records_; }
+
+ private:
+  std::span<const Record> records_;
+};
+
+/// How a whole-archive report is divided: each investigation (and each
+/// audit not inside one) with the records it links to, transitively; then
+/// the other records by query. Every record is in exactly one group.
+struct RecordGroup {
+  std::string title;                  ///< "investigation series.count ..." / "query series.count".
+  std::string anchor;                 ///< An HTML id for the group.
+  const Record* root = nullptr;       ///< The investigation or audit, or null for a query.
+  std::vector<const Record*> members; ///< Root first, then in report order.
+};
+std::vector<RecordGroup> GroupRecords(std::span<const Record> records);
+
+}  // namespace culprit
