@@ -69,14 +69,16 @@ class FaultDiskFull : public ::testing::Test {
 repo = "."
 build = [["true"]]
 
+# Each run first appends a line to runs.log, to tell whether any ran.
 [queries.work]
-command = [")" + kFixture + R"(", "--scale", "0.25"]
+command = ["/bin/sh", "-c", "echo run >> ')" + (dir_.path() / "runs.log").string() +
+                                                  R"('; exec )" + kFixture + R"( --scale 0.25"]
 metric = { regex = 'median_ms=([0-9.]+)' }
 timeout = "20s"
 
 [measure]
 warmup = 1
-min_pairs = 10
+min_pairs = 20
 max_pairs = 20
 
 [records]
@@ -130,7 +132,7 @@ dir = ')" + records_dir().string() + R"('
 TEST_F(FaultDiskFull, ARecordThatDoesNotFitIsKeptElsewhereAndTheVerdictShown) {
   WriteProbeConfig();
   fs::create_directories(records_dir());
-  Fill(/*leave=*/8192);  // a writability check fits; a record of 20 pairs does not
+  Fill(/*leave=*/4096);  // a writability check fits; a record of 20 pairs does not
   ProcessResult probe = Probe();
   EXPECT_NE(probe.exit_code, 0) << DescribeRun(probe);
   ExpectVerdictAndFallback(probe);
@@ -145,6 +147,8 @@ TEST_F(FaultDiskFull, AFullArchiveIsRefusedBeforeMeasuringOrTheVerdictKept) {
   EXPECT_NE(probe.exit_code, 0) << DescribeRun(probe);
   if (probe.stdout_text.empty()) {
     // Refused before anything was measured: the message says where and why.
+    EXPECT_FALSE(fs::exists(dir_.path() / "runs.log")) << "it measured, then showed nothing\n"
+                                                       << DescribeRun(probe);
     EXPECT_TRUE(Contains(probe.stderr_text, records_dir().string())) << DescribeRun(probe);
     EXPECT_TRUE(Contains(probe.stderr_text, "No space left on device")) << DescribeRun(probe);
   } else {
