@@ -53,6 +53,9 @@ Status WriteFileAtomically(const std::filesystem::path& path, std::string_view c
   if (existing == ExistingFile::kRefuse && std::filesystem::exists(path)) {
     return Error(fmt::format("{} already exists and is never overwritten", path.string()));
   }
+  // What an earlier writer of this file killed mid-write left behind (first:
+  // this process may be killed too once its file is in place).
+  RemoveStaleTempFiles(dir, path.filename().string());
 
   std::random_device entropy;
   std::filesystem::path temp =
@@ -85,8 +88,6 @@ Status WriteFileAtomically(const std::filesystem::path& path, std::string_view c
     return error;
   }
   SyncDirectory(dir);
-  // What an earlier writer of this file killed mid-write left behind.
-  RemoveStaleTempFiles(dir, path.filename().string());
   return {};
 }
 

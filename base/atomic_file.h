@@ -13,7 +13,8 @@ enum class ExistingFile { kReplace, kRefuse };
 /// Writes `content` to `path` so that a reader sees either the old file or the
 /// whole new one, never a part: a temp file in the same directory, fsync,
 /// rename (or link, with kRefuse, which fails if `path` exists), fsync of the
-/// directory. Creates missing parent directories.
+/// directory. Creates missing parent directories. First removes the temp files
+/// of earlier writes of `path` whose process died (RemoveStaleTempFiles).
 Status WriteFileAtomically(const std::filesystem::path& path, std::string_view content,
                            ExistingFile existing = ExistingFile::kReplace);
 
