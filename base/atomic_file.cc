@@ -1,6 +1,7 @@
 #include "base/atomic_file.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -52,6 +53,9 @@ Status WriteFileAtomically(const std::filesystem::path& path, std::string_view c
   if (existing == ExistingFile::kRefuse && std::filesystem::exists(path)) {
     return Error(fmt::format("{} already exists and is never overwritten", path.string()));
   }
+  // What an earlier writer of this file killed mid-write left behind (first:
+  // this process may be killed too once its file is in place).
+  RemoveStaleTempFiles(dir, path.filename().string());
 
   std::random_device entropy;
   std::filesystem::path temp =
@@ -85,6 +89,29 @@ Status WriteFileAtomically(const std::filesystem::path& path, std::string_view c
   }
   SyncDirectory(dir);
   return {};
+}
+
+void RemoveStaleTempFiles(const std::filesystem::path& dir, std::string_view name) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.empty() ? "." : dir, ec)) {
+    std::string file = entry.path().filename().string();
+    size_t tmp = file.rfind(".tmp-");
+    if (file.size() < 2 || file[0] != '.' || tmp == std::string::npos || tmp < 1) continue;
+    if (!name.empty() && std::string_view(file).substr(1, tmp - 1) != name) continue;
+    size_t dash = file.find('-', tmp + 5);
+    if (dash == std::string::npos || dash == tmp + 5) continue;
+    long pid = 0;
+    for (size_t i = tmp + 5; i < dash; ++i) {
+      if (file[i] < '0' || file[i] > '9') pid = -1;
+      if (pid >= 0) pid = pid * 10 + (file[i] - '0');
+      if (pid > (1L << 22)) pid = -1;  // beyond Linux's pid_max
+      if (pid < 0) break;
+    }
+    if (pid <= 0 || pid == ::getpid()) continue;
+    if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
+      std::filesystem::remove(entry.path(), ec);
+    }
+  }
 }
 
 Result<std::string> ReadFile(const std::filesystem::path& path) {

@@ -50,7 +50,22 @@ std::string TailLines(std::string_view text, size_t max_lines) {
       break;
     }
   }
-  return std::string(text.substr(pos));
+  text = text.substr(pos);
+  if (text.size() > kMaxTailBytes) text = text.substr(text.size() - kMaxTailBytes);
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    unsigned char byte = static_cast<unsigned char>(c);
+    if ((byte < 0x20 && c != '\n' && c != '\t') || byte == 0x7f) {
+      static const char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 0xf];
+    } else {
+      out += c;
+    }
+  }
+  return out;
 }
 
 std::string Join(std::span<const std::string> parts, std::string_view separator) {

@@ -18,7 +18,11 @@ std::string NearestWord(std::string_view word, std::span<const std::string> cand
 /// ", did you mean 'x'?" for use at the end of an error message, or "".
 std::string DidYouMean(std::string_view word, std::span<const std::string> candidates);
 
-/// The last `max_lines` lines of `text`, for error messages showing output tails.
+/// The last `max_lines` lines of `text`, for error messages showing output tails:
+/// at most the last kMaxTailBytes of them, and safe to print on a terminal
+/// (control bytes other than newline and tab, an engine's escape sequences
+/// among them, are shown as \xNN).
+inline constexpr size_t kMaxTailBytes = 4096;
 std::string TailLines(std::string_view text, size_t max_lines);
 
 /// A probability or confidence in [0, 1] as a percentage with as many decimals

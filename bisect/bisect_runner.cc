@@ -509,6 +509,14 @@ Result<BisectReport> BisectRunner::Session::Search() {
     }
     step_.d.insert(step_.d.end(), batch.d.begin(), batch.d.end());
     step_.pairs += static_cast<int>(batch.d.size());
+    // When this batch ends its step, the step is archived before the state
+    // is saved: a process killed after the save has lost no step's record.
+    Action next = search_->Next();
+    std::string next_kind = next.kind == Action::Kind::kVerify ? "verify" : "measure";
+    if (next.kind == Action::Kind::kDone || next.commit != step_.index ||
+        next.baseline != step_.baseline || next_kind != step_.kind) {
+      CULPRIT_TRY(FlushStep());
+    }
     CULPRIT_TRY(Save());
   }
   CULPRIT_TRY(FlushStep());

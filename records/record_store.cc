@@ -99,6 +99,10 @@ Result<std::filesystem::path> RecordStore::Write(Record& record) {
   auto time = ParseIsoUtc(record.time);
   if (!time) return time.error().WithContext("cannot write record: its time");
 
+  // A record whose writer was killed mid-write left a temp file; it is no
+  // record, and nothing else would ever remove it.
+  RemoveStaleTempFiles(dir_);
+
   const std::string original_id = record.id;
   if (!original_id.empty()) {
     CULPRIT_TRY(CheckGivenId(original_id));

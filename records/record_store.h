@@ -29,6 +29,7 @@ class RecordStore {
   /// the time part taken from record.time. Writes <dir>/<id>.json atomically,
   /// never overwriting: a generated id that collides is retried with a new
   /// suffix; a caller-given id that exists is an error. Creates the directory.
+  /// Removes temp files of writes whose process died (RemoveStaleTempFiles).
   /// Returns the path. On error the record's id is left as it was.
   Result<std::filesystem::path> Write(Record& record);
 

@@ -78,5 +78,17 @@ TEST(Fnv1a64, MatchesTheReferenceVectors) {
   EXPECT_EQ(Fnv1a64("bar", Fnv1a64("foo")), Fnv1a64("foobar"));
 }
 
+TEST(TailLines, EscapesControlBytesAndStaysShort) {
+  // An engine's output must not drive the user's terminal.
+  EXPECT_EQ(TailLines(std::string("ok\n\x1b]0;x\x07\tz\0\x7f\xff\n", 15), 1),
+            "\\x1b]0;x\\x07\tz\\x00\\x7f\xff");
+  // One endless line is cut to its last bytes.
+  std::string line(100000, 'y');
+  line += "END";
+  std::string tail = TailLines(line, 3);
+  EXPECT_EQ(tail.size(), kMaxTailBytes);
+  EXPECT_EQ(tail.substr(tail.size() - 3), "END");
+}
+
 }  // namespace
 }  // namespace culprit
