@@ -1,3 +1,4 @@
+#include "base/strings.h"
 #include "records/report.h"
 #include "records/report_facts.h"
 
@@ -281,7 +282,7 @@ TEST(HtmlReporter, BisectPlotsEachStepByCommitIndexWithCulpritAndPosterior) {
               0.05);
   std::string cross = svg::Element(scatter, "path", "unbuildable");
   EXPECT_EQ(svg::Attr(cross, "data-x"), examples::kUnbuildable);
-  EXPECT_CONTAINS(scatter, "culprit " + examples::CommitId(examples::kCulprit).substr(0, 12));
+  EXPECT_CONTAINS(scatter, "culprit " + examples::CommitId(examples::kCulprit).substr(0, kShortCommitLength));
   std::string posterior = PlotOf(page, "columns");
   ASSERT_FALSE(posterior.empty());
   std::string column = svg::Element(posterior, "rect", "column", "data-x=\"11\"");
@@ -388,10 +389,10 @@ TEST(MarkdownReporter, EachKindHasItsTableWithBandAndTies) {
   EXPECT_CONTAINS(probe, "**NULL**: a 1.3% win inside ±5.0% is a tie.");
   EXPECT_CONTAINS(probe, "| look 2 | 102.2 ms | - |");
   std::string bisect = MakeMarkdownReporter()->RenderWhole(examples::Bisect());
-  EXPECT_CONTAINS(bisect, "| 12 | measure | `" + examples::CommitId(12).substr(0, 12) +
+  EXPECT_CONTAINS(bisect, "| 12 | measure | `" + examples::CommitId(12).substr(0, kShortCommitLength) +
                               "` | 1.395 (+39.5%) | [1.351, 1.440] | a 39.5% loss beyond ±5.0% is "
                               "an effect |");
-  EXPECT_CONTAINS(bisect, "culprit: `" + examples::CommitId(11).substr(0, 12) + "` (index 11)");
+  EXPECT_CONTAINS(bisect, "culprit: `" + examples::CommitId(11).substr(0, kShortCommitLength) + "` (index 11)");
   EXPECT_CONTAINS(bisect, "unbuildable: index 6");
   EXPECT_CONTAINS(bisect, "| 11 | 0.9700 |");
   std::string iso = MakeMarkdownReporter()->RenderOne(examples::Isolate());
