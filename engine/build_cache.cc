@@ -18,6 +18,7 @@
 #include "base/timestamp.h"
 #include "engine/artifact_paths.h"
 #include "engine/file_lock.h"
+#include "engine/leftover_step.h"
 #include "engine/process.h"
 
 namespace culprit {
@@ -193,6 +194,27 @@ class RemoveOnExit {
   fs::path path_;
 };
 
+/// Where the process group of the running build step is written down (see
+/// leftover_step.h). Both kinds of checkout are directly under scratch/.
+fs::path StepGroupFile(const fs::path& checkout) { return checkout.parent_path() / "step-group"; }
+
+/// Takes the scratch directory's lock, saying so if another culprit holds it,
+/// then stops a build step that a killed culprit left running there.
+Result<FileLock> LockScratch(const fs::path& scratch, BuildProgress* progress) {
+  Result<FileLock> lock = FileLock::Acquire(scratch / "lock", [&] {
+    if (progress != nullptr) {
+      progress->OnWaiting(scratch);
+    } else {
+      fmt::print(stderr, "culprit: waiting for another culprit building in {}\n", scratch.string());
+    }
+  });
+  if (!lock) return lock.error();
+  if (std::optional<std::string> stopped = StopLeftoverStep(scratch / "step-group")) {
+    fmt::print(stderr, "culprit: {}\n", *stopped);
+  }
+  return lock;
+}
+
 /// Where a build runs: the incremental checkout under scratch/src, or in
 /// clean mode a fresh one, removed when this goes.
 struct Checkout {
@@ -269,7 +291,12 @@ class BuildAttempt {
     if (progress_ != nullptr) progress_->OnStep(commit_, index + 1, steps, command, Elapsed());
     log_ << fmt::format("\n$ {}\n", command);
     log_.flush();
+    // Written down while it runs, so that a culprit killed meanwhile does not
+    // leave the next one sharing the scratch checkout with it.
+    fs::path group_file = StepGroupFile(checkout_);
+    spec.on_start = [&](int group) { (void)RecordStepGroup(group_file, group); };
     ProcessResult result = RunProcess(spec);
+    ClearStepGroup(group_file);
     ++steps_run_;
     LogOutput(result);
     std::string what =
@@ -485,14 +512,7 @@ Result<Build> BuildCache::Ensure(std::string_view revision, bool rebuild, BuildP
     if (std::optional<Result<Build>> cached = FromCache(*commit)) return std::move(*cached);
   }
 
-  fs::path scratch = engine_dir_ / "scratch";
-  Result<FileLock> lock = FileLock::Acquire(scratch / "lock", [&] {
-    if (progress != nullptr) {
-      progress->OnWaiting(scratch);
-    } else {
-      fmt::print(stderr, "culprit: waiting for another culprit building in {}\n", scratch.string());
-    }
-  });
+  Result<FileLock> lock = LockScratch(engine_dir_ / "scratch", progress);
   if (!lock) return lock.error();
   if (!rebuild) {
     // Another process may have built it while this one waited for the lock.
@@ -592,10 +612,7 @@ Result<std::vector<CachedBuildInfo>> BuildCache::List() const {
 }
 
 Result<int> BuildCache::Prune(std::chrono::hours older_than, bool stale_too) {
-  fs::path scratch = engine_dir_ / "scratch";
-  Result<FileLock> lock = FileLock::Acquire(scratch / "lock", [&] {
-    fmt::print(stderr, "culprit: waiting for another culprit building in {}\n", scratch.string());
-  });
+  Result<FileLock> lock = LockScratch(engine_dir_ / "scratch", nullptr);
   if (!lock) return lock.error();
   std::error_code ec;
   fs::path builds = engine_dir_ / "builds";

@@ -468,6 +468,7 @@ ProcessResult RunImpl(const ProcessSpec& spec) {
     result.start_error = child.error().message();
     return result;
   }
+  if (spec.on_start) spec.on_start(child->pid);
   ExitWatcher watcher(child->pid);
   if (Status watching = watcher.Start(); !watching) {
     result.start_error = watching.error().message();

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -26,6 +27,10 @@ struct ProcessSpec {
   size_t output_limit = 1 << 20;  ///< Bytes kept per stream; the rest is counted, not kept.
   std::optional<std::string>
       stdin_data;  ///< Written to stdin then closed; else stdin is /dev/null.
+  /// Called once the child runs, with its process group id (its pid), before
+  /// culprit waits on it: a place to write down a group that must not outlive
+  /// culprit (a build step, see leftover_step.h).
+  std::function<void(int group)> on_start;
 };
 
 /// How a run ended.

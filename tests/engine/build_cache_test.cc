@@ -1,6 +1,9 @@
 #include "engine/build_cache.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -460,6 +463,51 @@ TEST_F(BuildCacheTest, WaitsForAnotherBuilderHoldingTheLock) {
   ASSERT_TRUE(build) << build.error().message();
   EXPECT_EQ(progress.events.front(), "waiting");
   EXPECT_EQ(cache.build_steps_run(), 1);
+}
+
+TEST_F(BuildCacheTest, AStepLeftRunningByAKilledCulpritIsStoppedBeforeTheNextBuild) {
+  // `kill -9` of culprit alone leaves its build step running (a process group
+  // of its own) in the scratch checkout. The next build must not share the
+  // checkout with it: a compiler writing there while another commit is
+  // checked out corrupts that build, which is then remembered as broken.
+  fs::path pid_file = dir_.path() / "leftover.pid";
+  BuildSettings settings = Settings();
+  // The slow commit's step hangs (after saying who it is); the others build.
+  settings.steps = {{"sh", "-c",
+                     "if grep -q version=slow main.c; then echo $$ > '" + pid_file.string() +
+                         "'; exec sleep 60; fi; exec cc -O1 -o prog main.c"}};
+  pid_t culprit = ::fork();
+  ASSERT_GE(culprit, 0);
+  if (culprit == 0) {
+    BuildCache cache(*repo_, settings);
+    (void)cache.Ensure(slow_);
+    ::_exit(0);
+  }
+  // Wait for the step to run (bounded by the step's own 60 s).
+  for (int i = 0; i < 6000 && ReadAll(pid_file).empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  std::string pid_text = ReadAll(pid_file);
+  ASSERT_FALSE(pid_text.empty()) << "the step never started";
+  ::kill(culprit, SIGKILL);
+  ::waitpid(culprit, nullptr, 0);
+  pid_t step = std::stoi(pid_text);
+  ASSERT_EQ(::kill(step, 0), 0) << "the step died with culprit: nothing to test";
+
+  BuildCache cache(*repo_, settings);
+  ::testing::internal::CaptureStderr();
+  auto build = cache.Ensure(base_);
+  std::string err = ::testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(build) << build.error().message();
+  EXPECT_EQ(RunProgram(build->artifacts.at("prog")), "version=base\n");
+  EXPECT_NE(err.find("left running by an earlier culprit (process group " + std::to_string(step)),
+            std::string::npos)
+      << err;
+  // Gone, or a zombie waiting for a parent that reaps: either way it runs no code.
+  std::string stat = ReadAll("/proc/" + std::to_string(step) + "/stat");
+  size_t close = stat.rfind(')');
+  EXPECT_TRUE(stat.empty() || (close != std::string::npos && stat.substr(close + 2, 1) == "Z"))
+      << stat;
 }
 
 TEST_F(BuildCacheTest, SourceTreeIsAPristineCheckoutOfTheBuild) {

@@ -1,0 +1,85 @@
+#include "engine/leftover_step.h"
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "base/atomic_file.h"
+
+namespace culprit {
+namespace fs = std::filesystem;
+
+std::optional<unsigned long long> ProcessStartTime(pid_t pid) {
+  std::ifstream in(fmt::format("/proc/{}/stat", pid));
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // The command name (field 2) is in parentheses and may hold spaces or ')':
+  // the fields after it start after the last ')'.
+  size_t close = stat.rfind(')');
+  if (close == std::string::npos) return std::nullopt;
+  std::istringstream fields(stat.substr(close + 1));
+  std::string field;
+  // Field 3 (state) is the first after ')'; start time is field 22.
+  for (int i = 3; i < 22; ++i) {
+    if (!(fields >> field)) return std::nullopt;
+  }
+  unsigned long long start = 0;
+  if (!(fields >> start)) return std::nullopt;
+  return start;
+}
+
+Status RecordStepGroup(const fs::path& path, pid_t group) {
+  std::optional<unsigned long long> start = ProcessStartTime(group);
+  return WriteFileAtomically(path, fmt::format("{} {}\n", group, start.value_or(0)));
+}
+
+void ClearStepGroup(const fs::path& path) {
+  std::error_code ec;
+  fs::remove(path, ec);
+}
+
+namespace {
+
+bool GroupExists(pid_t group) { return ::kill(-group, 0) == 0 || errno == EPERM; }
+
+/// Whether `group` is still the group the record describes. A pid is not
+/// reused while a process group of that id exists, so: if the leader is
+/// alive it must have the recorded start time; if the leader is gone but the
+/// group exists, the members are the step's own descendants.
+bool IsRecordedGroup(pid_t group, unsigned long long recorded_start) {
+  if (!GroupExists(group)) return false;
+  std::optional<unsigned long long> start = ProcessStartTime(group);
+  if (!start) return true;  // leader gone (or /proc unreadable), group alive
+  return recorded_start == 0 || *start == recorded_start;
+}
+
+}  // namespace
+
+std::optional<std::string> StopLeftoverStep(const fs::path& path) {
+  std::ifstream in(path);
+  long long group = 0;
+  unsigned long long start = 0;
+  bool parsed = static_cast<bool>(in >> group >> start);
+  in.close();
+  ClearStepGroup(path);
+  if (!parsed || group <= 1) return std::nullopt;
+  auto pgid = static_cast<pid_t>(group);
+  if (!IsRecordedGroup(pgid, start)) return std::nullopt;
+  ::kill(-pgid, SIGKILL);
+  // SIGKILL is delivered asynchronously; wait until the group is gone so the
+  // caller does not share the directory with it even for a moment. Members
+  // that stay as zombies (a container whose init does not reap) run no code,
+  // so the wait is bounded.
+  for (int i = 0; i < 200 && GroupExists(pgid); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return fmt::format(
+      "a build step left running by an earlier culprit (process group {}) was stopped",
+      pgid);
+}
+
+}  // namespace culprit
