@@ -2,16 +2,10 @@
 
 #include <fmt/format.h>
 
+#include "base/strings.h"
 #include "records/record_store.h"
 
 namespace culprit {
-namespace {
-
-// A build error's first line says which step failed and how; its last lines
-// are the tail of the compiler's output (often a caret line).
-std::string FirstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
-
-}  // namespace
 
 Result<JudgeResult> RunJudge(const MeasureContext& context, EngineBuilds& builds,
                              const JudgeRequest& request) {
@@ -26,7 +20,14 @@ Result<JudgeResult> RunJudge(const MeasureContext& context, EngineBuilds& builds
   if (!reference) return reference.error().WithContext("building the reference");
   Result<ResolvedBuild> candidate = builds.Resolve(request.candidate);
   if (!candidate) {
-    if (candidate.error().kind() == ErrorKind::kInterrupted) return candidate.error();
+    // Skip only a commit the cache knows does not build. A revision that does
+    // not exist (a usage error) or a build step that cannot start says nothing
+    // about the commit: skipping it would let `git bisect run` skip every
+    // commit, so those abort the bisect.
+    if (candidate.error().kind() != ErrorKind::kFailure ||
+        builds.cache().KnownBuildable(request.candidate) != std::optional<bool>(false)) {
+      return candidate.error().WithContext("building the candidate");
+    }
     result.reason =
         "skip: the checked-out commit does not build: " + FirstLine(candidate.error().message());
     return result;

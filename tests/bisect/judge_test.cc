@@ -136,6 +136,15 @@ TEST_F(JudgeCommand, UnbuildableCommitIsSkipped) {
       << DescribeRun(r);
 }
 
+TEST_F(JudgeCommand, ACandidateThatDoesNotExistAbortsTheBisect) {
+  // A typo, not a commit that fails to build: skipping it would let git
+  // bisect skip its way through the whole range.
+  ProcessResult r = Judge({"--candidate", "nosuch"});
+  EXPECT_EQ(r.exit_code, 128) << DescribeRun(r);
+  EXPECT_NE(r.stderr_text.find("unknown revision 'nosuch'"), std::string::npos) << DescribeRun(r);
+  EXPECT_EQ(r.stdout_text.find("skip"), std::string::npos) << DescribeRun(r);
+}
+
 TEST_F(JudgeCommand, HangIsSkippedNotBad) {
   ProcessResult r = Judge({"--candidate", hang_});
   ASSERT_EQ(r.outcome, ProcessOutcome::kExited) << DescribeRun(r);
