@@ -4,16 +4,17 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <iterator>
 
 #include "base/strings.h"
 #include "engine/artifact_paths.h"
+#include "engine/query_command.h"
 
 namespace culprit {
 namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::string_view kArtifactOpen = "{artifact:";
 
 // "~" or "~/..." from $HOME; nullopt when $HOME is needed but unset.
 std::optional<std::string> ExpandHome(const std::string& path) {
@@ -151,7 +152,7 @@ Status ReadQuery(const ConfigTable& table, std::string_view path, const EngineCo
   }
   auto argv = command->Command(ConfigKeyPath(path, "command"));
   if (!argv) return argv.error();
-  CULPRIT_TRY(CheckArtifactReferences(*command, ConfigKeyPath(path, "command"), engine));
+  CULPRIT_TRY(CheckCommandTemplate(*command, ConfigKeyPath(path, "command"), engine));
   query->command = std::move(*argv);
   if (std::optional<ConfigValue> metric = table.Get("metric")) {
     CULPRIT_TRY(ReadMetric(*metric, ConfigKeyPath(path, "metric"), &query->metric));
@@ -244,34 +245,37 @@ Status ReadQueriesSection(const ConfigTable& root, const EngineConfig& engine,
   return {};
 }
 
-Status CheckArtifactReferences(const ConfigValue& command, std::string_view path,
-                               const EngineConfig& engine) {
+Status CheckCommandTemplate(const ConfigValue& command, std::string_view path,
+                            const EngineConfig& engine) {
   std::vector<std::string> names;
   for (const std::string& artifact : engine.artifacts) names.push_back(ArtifactName(artifact));
   for (size_t i = 0; i < command.ArraySize(); ++i) {
     ConfigValue element = command.Element(i);
-    const std::string& arg = *element.AsString();
-    size_t open = arg.find(kArtifactOpen);
-    while (open != std::string::npos) {
-      size_t close = arg.find('}', open);
-      if (close == std::string::npos) {
-        return element.Expected(fmt::format("{}[{}]", path, i),
-                                "\"{artifact:NAME}\" closed by '}'");
+    std::optional<TemplateProblem> problem = FindTemplateProblem(*element.AsString(), names);
+    if (!problem) continue;
+    std::string where = fmt::format("{}[{}]", path, i);
+    switch (problem->kind) {
+      case TemplateProblem::Kind::kUnclosedBrace:
+        return element.Expected(where, "a placeholder closed by '}' (write '{{' for a literal brace)");
+      case TemplateProblem::Kind::kUnknownPlaceholder: {
+        std::vector<std::string> known(std::begin(kPlaceholderNames), std::end(kPlaceholderNames));
+        return element
+            .At(fmt::format("{}: expected a placeholder {{rev}}, {{commit}}, {{tree}} or "
+                            "{{artifact:NAME}}, found {{{}}}{}",
+                            where, problem->name, DidYouMean(problem->name, known)))
+            .WithHint("write '{{' and '}}' for literal braces");
       }
-      std::string name =
-          arg.substr(open + kArtifactOpen.size(), close - open - kArtifactOpen.size());
-      if (std::find(names.begin(), names.end(), name) == names.end()) {
+      case TemplateProblem::Kind::kUnknownArtifact: {
         std::string known = names.empty() ? std::string("engine.artifacts is empty")
                                           : fmt::format("known: {}", Join(names, ", "));
         return element
-            .At(fmt::format("{}[{}]: expected an artifact listed in engine.artifacts, found "
+            .At(fmt::format("{}: expected an artifact listed in engine.artifacts, found "
                             "{{artifact:{}}}{}",
-                            path, i, name, DidYouMean(name, names)))
+                            where, problem->name, DidYouMean(problem->name, names)))
             .WithHint(fmt::format("an artifact is referenced by its file name ({}); add its "
                                   "path to engine.artifacts",
                                   known));
       }
-      open = arg.find(kArtifactOpen, close);
     }
   }
   return {};

@@ -82,9 +82,11 @@ Status ReadQueriesSection(const ConfigTable& root, const EngineConfig& engine,
 /// Reads [cache]; without a dir, DefaultCacheDir().
 Status ReadCacheSection(const ConfigTable& root, CacheConfig* cache);
 
-/// Every "{artifact:NAME}" in `command` (an array of strings, as Command
-/// accepted) must name an entry of engine.artifacts; `path` names it in messages.
-Status CheckArtifactReferences(const ConfigValue& command, std::string_view path,
+/// Every placeholder in `command` (an array of strings, as Command accepted)
+/// must be one a build can fill: {rev}, {commit}, {tree}, or {artifact:NAME}
+/// naming an entry of engine.artifacts. `path` names the command in messages,
+/// which point at the offending element (FILE:LINE:COL).
+Status CheckCommandTemplate(const ConfigValue& command, std::string_view path,
                                const EngineConfig& engine);
 
 /// The build cache's directory when [cache] gives none: $XDG_CACHE_HOME/culprit

@@ -1,6 +1,7 @@
 #include "engine/query_command.h"
 
 #include <algorithm>
+#include <iterator>
 
 #include <fmt/format.h>
 
@@ -64,7 +65,8 @@ Result<std::string> ExpandPlaceholders(std::string_view word, const ArmContext& 
       return context.commit;
     }
     if (name == "tree") return context.tree.string();
-    std::vector<std::string> known = {"rev", "commit", "tree", "artifact:NAME"};
+    std::vector<std::string> known(std::begin(kPlaceholderNames), std::end(kPlaceholderNames));
+    known.push_back("artifact:NAME");
     return Error::Usage(fmt::format("unknown placeholder '{{{}}}' in '{}'{}", name, word,
                                     DidYouMean(name, known)));
   });
@@ -80,6 +82,28 @@ Result<std::vector<std::string>> ExpandCommand(const std::vector<std::string>& a
     out.push_back(std::move(*expanded));
   }
   return out;
+}
+
+std::optional<TemplateProblem> FindTemplateProblem(std::string_view word,
+                                                   const std::vector<std::string>& artifacts) {
+  std::optional<TemplateProblem> problem;
+  Result<std::string> walked = Substitute(word, [&](std::string_view name) -> Result<std::string> {
+    if (name.starts_with(kArtifactPrefix)) {
+      std::string artifact(name.substr(kArtifactPrefix.size()));
+      if (std::find(artifacts.begin(), artifacts.end(), artifact) != artifacts.end()) {
+        return std::string();
+      }
+      problem = TemplateProblem{TemplateProblem::Kind::kUnknownArtifact, artifact};
+    } else if (std::find(std::begin(kPlaceholderNames), std::end(kPlaceholderNames), name) !=
+               std::end(kPlaceholderNames)) {
+      return std::string();
+    } else {
+      problem = TemplateProblem{TemplateProblem::Kind::kUnknownPlaceholder, std::string(name)};
+    }
+    return Error("stop at the first problem");
+  });
+  if (!walked && !problem) problem = TemplateProblem{TemplateProblem::Kind::kUnclosedBrace, ""};
+  return problem;
 }
 
 std::vector<std::string> ReferencedArtifacts(const std::vector<std::string>& argv) {

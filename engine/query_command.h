@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +31,26 @@ Result<std::string> ExpandPlaceholders(std::string_view word, const ArmContext& 
 /// Expands each word of a command.
 Result<std::vector<std::string>> ExpandCommand(const std::vector<std::string>& argv,
                                                const ArmContext& context);
+
+/// What makes a command template word unable to expand for any build.
+struct TemplateProblem {
+  enum class Kind {
+    kUnclosedBrace,       ///< A '{' with no '}' after it.
+    kUnknownPlaceholder,  ///< {name} that is none of rev, commit, tree, artifact:NAME.
+    kUnknownArtifact,     ///< {artifact:name} whose name is not in the artifacts given.
+  };
+  Kind kind;
+  std::string name;  ///< The placeholder's name or artifact name; "" for kUnclosedBrace.
+};
+
+/// The placeholders a template may use besides {artifact:NAME}.
+inline constexpr std::string_view kPlaceholderNames[] = {"rev", "commit", "tree"};
+
+/// The first problem of `word` as a template, given the artifact names (file
+/// names) a build has; nullopt when it expands for every build. So that a
+/// configuration is refused at load time, not when the query first runs.
+std::optional<TemplateProblem> FindTemplateProblem(std::string_view word,
+                                                   const std::vector<std::string>& artifacts);
 
 /// The artifact names a command template refers to, in order of first use.
 std::vector<std::string> ReferencedArtifacts(const std::vector<std::string>& argv);

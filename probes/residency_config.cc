@@ -131,7 +131,7 @@ Status ReadHarnessSection(const ConfigTable& root, const EngineConfig& engine,
   }
   auto argv = command->Command("harness.command");
   if (!argv) return argv.error();
-  CULPRIT_TRY(CheckArtifactReferences(*command, "harness.command", engine));
+  CULPRIT_TRY(CheckCommandTemplate(*command, "harness.command", engine));
   harness->command = std::move(*argv);
   CULPRIT_TRY(table->ReadDuration("harness", "timeout", &harness->timeout));
   return {};

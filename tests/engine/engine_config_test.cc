@@ -153,6 +153,29 @@ TEST(QueriesSection, UnknownArtifactReference) {
             "engine.artifacts");
 }
 
+TEST(QueriesSection, UnknownPlaceholderIsRefusedAtLoadTime) {
+  // Not only the query being run: every query's command is checked when the
+  // file is read, where it can be pointed at.
+  auto error_of = [](const std::string& queries) {
+    Status status = ReadConfigText(WithTestEngine(queries), [](const ConfigTable& root) {
+      std::map<std::string, QueryConfig> queries;
+      return ReadQueries(root, &queries);
+    });
+    return status.ok() ? std::string("ok") : status.error().message();
+  };
+  EXPECT_EQ(error_of("[queries.q]\ncommand = [\"x\", \"--at={comit}\"]\n"),
+            "/proj/culprit.toml:5:17: queries.q.command[1]: expected a placeholder {rev}, "
+            "{commit}, {tree} or {artifact:NAME}, found {comit}, did you mean 'commit'?");
+  EXPECT_EQ(error_of("[queries.q]\ncommand = [\"x\", \"{bogus}\"]\n"),
+            "/proj/culprit.toml:5:17: queries.q.command[1]: expected a placeholder {rev}, "
+            "{commit}, {tree} or {artifact:NAME}, found {bogus}");
+  EXPECT_EQ(error_of("[queries.q]\ncommand = [\"x\", \"{rev\"]\n"),
+            "/proj/culprit.toml:5:17: queries.q.command[1]: expected a placeholder closed by "
+            "'}' (write '{{' for a literal brace), found \"{rev\"");
+  EXPECT_EQ(error_of("[queries.q]\ncommand = [\"x\", \"{{literal}}\", \"{rev}-{commit}-{tree}\"]\n"),
+            "ok");
+}
+
 TEST(QueriesSection, EnvironmentNames) {
   EXPECT_EQ(QueriesErrorOf("[queries.q]\ncommand = [\"x\"]\nenv = { \"1X\" = \"y\" }\n"),
             "/proj/culprit.toml:6:9: queries.q.env: expected an environment variable name "

@@ -50,6 +50,23 @@ TEST(ExpandPlaceholders, CommitNeedsARevision) {
   EXPECT_EQ(*ExpandPlaceholders("{rev}", worktree), "worktree");
 }
 
+TEST(FindTemplateProblem, NamesTheFirstPlaceholderNoBuildCanFill) {
+  using Kind = TemplateProblem::Kind;
+  const std::vector<std::string> artifacts = {"es", "tool"};
+  EXPECT_FALSE(FindTemplateProblem("{artifact:es} --at={rev}/{commit}/{tree} {{x}}", artifacts));
+  auto unknown = FindTemplateProblem("--x={bogus}-{rev}", artifacts);
+  ASSERT_TRUE(unknown);
+  EXPECT_EQ(unknown->kind, Kind::kUnknownPlaceholder);
+  EXPECT_EQ(unknown->name, "bogus");
+  auto artifact = FindTemplateProblem("{rev} {artifact:e}", artifacts);
+  ASSERT_TRUE(artifact);
+  EXPECT_EQ(artifact->kind, Kind::kUnknownArtifact);
+  EXPECT_EQ(artifact->name, "e");
+  auto unclosed = FindTemplateProblem("{rev", artifacts);
+  ASSERT_TRUE(unclosed);
+  EXPECT_EQ(unclosed->kind, Kind::kUnclosedBrace);
+}
+
 TEST(ReferencedArtifacts, InOrderOfFirstUse) {
   auto names = ReferencedArtifacts({"{artifact:b}", "{artifact:a}", "--x={artifact:b}"});
   EXPECT_EQ(names, (std::vector<std::string>{"b", "a"}));

@@ -51,6 +51,9 @@ TEST(HarnessSection, Errors) {
   EXPECT_EQ(IsolationErrorOf("[harness]\ncommand = [\"{artifact:server}\"]\n"),
             "/proj/culprit.toml:5:12: harness.command[0]: expected an artifact listed in "
             "engine.artifacts, found {artifact:server}");
+  EXPECT_EQ(IsolationErrorOf("[harness]\ncommand = [\"x\", \"--port={port}\"]\n"),
+            "/proj/culprit.toml:5:17: harness.command[1]: expected a placeholder {rev}, "
+            "{commit}, {tree} or {artifact:NAME}, found {port}");
   EXPECT_EQ(IsolationErrorOf("[harness]\ntimeout = \"1m\"\n"),
             "/proj/culprit.toml:4:1: [harness] is missing 'command': expected the argv that "
             "starts the engine's in-process harness");
