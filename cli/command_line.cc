@@ -142,6 +142,9 @@ int RunCommandLine(int argc, char** argv) {
   run_cmd->add_option("--samples,-n", run.request.samples, "samples (default: min_pairs)")
       ->check(CLI::Range(1, 100000));
   AddMeasureFlags(run_cmd, run.request.flags, run.json);
+  run_cmd->footer(
+      "culprit run [options] -- CMD ARGS measures a command by its wall time, with or "
+      "without a culprit.toml.");
   run_cmd->callback([&] { action = [&] { return CommandRun(global, run); }; });
 
   // culprit probe
@@ -157,7 +160,9 @@ int RunCommandLine(int argc, char** argv) {
   probe_cmd->add_option("--rev", probe.revision, "measure the cached build of this revision");
   probe_cmd->add_option("--hypothesis", probe.request.hypothesis, "the sentence being tested");
   AddMeasureFlags(probe_cmd, probe.request.flags, probe.json);
-  probe_cmd->footer("Exit status: 0 NULL or INCONCLUSIVE, 3 EFFECT, 1 error, 2 usage.");
+  probe_cmd->footer(
+      "culprit probe [options] -- CMD ARGS probes a command instead of a query, with or "
+      "without a culprit.toml.\nExit status: 0 NULL or INCONCLUSIVE, 3 EFFECT, 1 error, 2 usage.");
   probe_cmd->callback([&] { action = [&] { return CommandProbe(global, probe); }; });
 
   // culprit compare
@@ -219,6 +224,22 @@ int RunCommandLine(int argc, char** argv) {
   // Under `git bisect run`, exit codes mean good/bad/skip: judge mode comes
   // from the command word itself (not from "judge" anywhere on the line).
   const bool judge = words->command == "judge";
+  if (words->command == "run" || words->command == "probe") {
+    // `culprit run -- CMD ARGS`: the words after `--` are the command to
+    // measure, kept from CLI11, which would give the first to the QUERY
+    // positional.
+    for (int i = 1; i < argc; ++i) {
+      if (std::string_view(argv[i]) != "--") continue;
+      std::vector<std::string>& command = words->command == "run" ? run.command : probe.command;
+      command.assign(argv + i + 1, argv + argc);
+      if (command.empty()) {
+        PrintError(Error::Usage("nothing after `--`: expected a command to measure"));
+        return kExitUsage;
+      }
+      argc = i;
+      break;
+    }
+  }
   if (words->command.empty()) {
     // Like git: no command is a usage error that lists the commands.
     fmt::print(stderr, "{}", app.help());

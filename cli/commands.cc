@@ -105,6 +105,40 @@ Result<Config> LoadGlobalConfig(const GlobalOptions& global) {
   return LoadConfig(*path);
 }
 
+Result<Config> LoadMeasureConfig(const GlobalOptions& global,
+                                 const std::vector<std::string>& command, std::string* query) {
+  if (command.empty()) return LoadGlobalConfig(global);
+  if (!query->empty()) {
+    return Error::Usage(fmt::format("query '{}' and a command after `--`: give one of them", *query))
+        .WithHint("`culprit run -q QUERY` measures a configured query; `culprit run -- CMD ARGS` a command");
+  }
+  // Like hyperfine, a command needs no configuration; when there is one, its
+  // [measure], [records] and [overrides] apply.
+  std::error_code ec;
+  Result<Config> config = global.config || std::filesystem::exists("culprit.toml", ec)
+                              ? LoadGlobalConfig(global)
+                              : ParseConfig("", std::filesystem::current_path(ec) / "culprit.toml");
+  if (!config) return config.error();
+  QueryConfig adhoc;
+  adhoc.name = std::filesystem::path(command.front()).filename().string();
+  if (adhoc.name.empty() || config->queries.count(adhoc.name) != 0) adhoc.name = "command";
+  for (int i = 2; config->queries.count(adhoc.name) != 0; ++i) {
+    adhoc.name = fmt::format("command-{}", i);
+  }
+  // The words are the user's, not a template: braces in them are literal.
+  for (const std::string& word : command) {
+    std::string escaped;
+    for (char c : word) {
+      escaped += c;
+      if (c == '{' || c == '}') escaped += c;
+    }
+    adhoc.command.push_back(std::move(escaped));
+  }
+  *query = adhoc.name;
+  config->queries[adhoc.name] = std::move(adhoc);
+  return config;
+}
+
 Result<int> CommandInit(const InitOptions& options) {
   std::filesystem::path output = options.output;
   std::filesystem::path dir = std::filesystem::absolute(output).parent_path();
@@ -137,7 +171,7 @@ Result<int> CommandHost(bool json) {
 }
 
 Result<int> CommandRun(const GlobalOptions& global, RunCommandOptions& options) {
-  Result<Config> config = LoadGlobalConfig(global);
+  Result<Config> config = LoadMeasureConfig(global, options.command, &options.request.query);
   if (!config) return config.error();
   options.request.revision = options.revision;
   std::unique_ptr<HostProbe> host = MakeRealHostProbe();
@@ -164,7 +198,7 @@ Result<int> CommandRun(const GlobalOptions& global, RunCommandOptions& options) 
 }
 
 Result<int> CommandProbe(const GlobalOptions& global, ProbeCommandOptions& options) {
-  Result<Config> config = LoadGlobalConfig(global);
+  Result<Config> config = LoadMeasureConfig(global, options.command, &options.request.query);
   if (!config) return config.error();
   options.request.revision = options.revision;
   std::unique_ptr<HostProbe> host = MakeRealHostProbe();

@@ -35,12 +35,18 @@ struct RunCommandOptions {
   RunRequest request;
   std::optional<std::string> revision;
   bool json = false;
+  /// The words after `--`: an ad-hoc command measured instead of a configured
+  /// query, with or without a culprit.toml (see LoadMeasureConfig).
+  std::vector<std::string> command;
 };
 
 struct ProbeCommandOptions {
   ProbeRequest request;
   std::optional<std::string> revision;
   bool json = false;
+  /// The words after `--`: an ad-hoc command measured instead of a configured
+  /// query, with or without a culprit.toml (see LoadMeasureConfig).
+  std::vector<std::string> command;
 };
 
 struct CompareCommandOptions {
@@ -80,6 +86,15 @@ Result<int> CommandRecordsExport(const GlobalOptions& global,
 
 /// Loads the configuration named by --config, or ./culprit.toml.
 Result<Config> LoadGlobalConfig(const GlobalOptions& global);
+
+/// The configuration of `run` or `probe`: LoadGlobalConfig when `command` is
+/// empty. Otherwise `command` (the words after `--`) becomes a query of its
+/// own, named after its program, measured by wall time, and `*query` is set
+/// to that name (a query given as well is a usage error); a culprit.toml is
+/// then optional: without one, [measure] and [records] take their defaults
+/// in the current directory, and nothing can be built.
+Result<Config> LoadMeasureConfig(const GlobalOptions& global,
+                                 const std::vector<std::string>& command, std::string* query);
 
 /// Registers bisect, judge and demo (bisect_commands.cc). The returned object
 /// owns their options: keep it alive while `app` parses.

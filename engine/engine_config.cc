@@ -195,8 +195,11 @@ Status ReadQuery(const ConfigTable& table, std::string_view path, const EngineCo
 Status ReadEngineSection(const ConfigTable& root, EngineConfig* engine) {
   std::optional<ConfigValue> node = root.Get("engine");
   if (!node) {
-    return root.At("missing section [engine]: expected the engine's repo and build")
-        .WithHint("run `culprit init` for a starter file, or add [engine] with build = [[...]]");
+    // Like hyperfine, measuring needs no build: commands that build say so
+    // when they open the engine (EngineBuilds::Open).
+    engine->present = false;
+    engine->repo = root.source().Resolve(".");
+    return {};
   }
   auto table_or = node->Table("engine");
   if (!table_or) return table_or.error();

@@ -26,6 +26,9 @@ enum class BuildMode {
 
 /// [engine]
 struct EngineConfig {
+  /// False when the file has no [engine]: the working tree (the config's
+  /// directory) can be measured, but nothing can be built.
+  bool present = true;
   std::filesystem::path repo;  ///< Absolute.
   /// Commands run in order in the checkout; at least one, none empty.
   std::vector<std::vector<std::string>> build;
@@ -72,7 +75,8 @@ struct EngineSections {
   CacheConfig cache;
 };
 
-/// Reads [engine] from the document's root; it is required.
+/// Reads [engine] from the document's root. Without one, `present` is false
+/// and `repo` is the file's directory: only commands that build need it.
 Status ReadEngineSection(const ConfigTable& root, EngineConfig* engine);
 
 /// Reads every [queries."NAME"]; "{artifact:NAME}" must name one of `engine`'s artifacts.

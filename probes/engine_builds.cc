@@ -53,6 +53,13 @@ BuildSettings MakeBuildSettings(const EngineSections& config) {
 
 Result<std::unique_ptr<EngineBuilds>> EngineBuilds::Open(const EngineSections& config, bool rebuild,
                                                          BuildProgress* progress) {
+  if (!config.engine.present) {
+    return Error::Usage(fmt::format("{} has no [engine] section: culprit cannot build the engine",
+                                    config.file.string()))
+        .WithHint(
+            "add [engine] with repo and build = [[...]] (`culprit init` writes one) to measure "
+            "revisions; without it, culprit measures the working tree as it stands");
+  }
   Result<GitRepo> repo = GitRepo::Open(config.engine.repo);
   if (!repo) return repo.error().WithContext("opening the engine's repository ([engine] repo)");
   return std::unique_ptr<EngineBuilds>(

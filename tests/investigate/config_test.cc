@@ -331,10 +331,19 @@ TEST(FindConfig, ExplicitDirectoryAndCurrentDirectory) {
   EXPECT_NE(absent.error().hint().find("culprit init"), std::string::npos);
 }
 
-TEST(ParseConfigErrors, MissingEngineSection) {
-  EXPECT_EQ(ErrorOf("[measure]\nband = 0.1\n"),
-            "/proj/culprit.toml:1:1: missing section [engine]: expected the engine's repo and "
-            "build");
+TEST(ParseConfig, WithoutAnEngineSectionTheWorkingTreeIsMeasured) {
+  // Like hyperfine: [engine] is needed only to build. A file of queries alone
+  // loads; its directory is the working tree; artifacts cannot be referred to.
+  Result<Config> config =
+      ParseConfig("[queries.q]\ncommand = [\"./bench\", \"{tree}\"]\n", "/proj/culprit.toml");
+  ASSERT_TRUE(config.ok()) << config.error().message();
+  EXPECT_FALSE(config->engine.present);
+  EXPECT_EQ(config->engine.repo, fs::path("/proj"));
+  EXPECT_TRUE(config->engine.build.empty());
+  EXPECT_EQ(config->queries.at("q").command, (std::vector<std::string>{"./bench", "{tree}"}));
+  EXPECT_NE(ErrorOf("[queries.q]\ncommand = [\"{artifact:bench}\"]\n")
+                .find("expected an artifact listed in engine.artifacts"),
+            std::string::npos);
 }
 
 TEST(ParseConfigErrors, SectionsAreReadInOneOrder) {

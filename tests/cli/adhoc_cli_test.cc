@@ -1,0 +1,94 @@
+// Ad-hoc use, like hyperfine: `culprit run -- CMD ARGS` and `culprit probe
+// --override K=V -- CMD ARGS` measure a command with no culprit.toml, and
+// [engine] is needed only by the commands that build.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "records/record_store.h"
+#include "tests/support/culprit_cli.h"
+#include "tests/support/temp_dir.h"
+
+namespace culprit {
+namespace {
+namespace fs = std::filesystem;
+
+const std::string kFixture = CULPRIT_FIXTURE_DIR "/fixture_work";
+
+std::vector<Record> RecordsIn(const fs::path& dir) { return RecordStore(dir).List().records; }
+
+TEST(AdHocCli, RunMeasuresACommandWithoutAConfiguration) {
+  TempDir dir;
+  ProcessResult r = RunCulprit({"run", "-n", "3", "--", kFixture, "--scale", "0.1"}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << DescribeRun(r);
+  EXPECT_TRUE(Contains(r.stdout_text, "fixture_work")) << DescribeRun(r);
+  EXPECT_TRUE(Contains(r.stdout_text, "median")) << DescribeRun(r);
+  // Archived like any run, in the default records directory of the current one.
+  std::vector<Record> records = RecordsIn(dir.path() / "benchmarks/results-v1");
+  ASSERT_EQ(records.size(), 1u) << DescribeRun(r);
+  EXPECT_EQ(records[0].kind, "run");
+  EXPECT_EQ(records[0].query, "fixture_work");
+  int measured = 0;
+  for (const Sample& sample : records[0].samples) measured += sample.warmup ? 0 : 1;
+  EXPECT_EQ(measured, 3);
+}
+
+TEST(AdHocCli, ProbeFindsAnEffectOfAnOverrideOnACommand) {
+  TempDir dir;
+  // CULPRIT_FIXTURE_SLOW=1 makes the fixture do 2.5x the work.
+  ProcessResult r = RunCulprit({"probe", "--override", "CULPRIT_FIXTURE_SLOW=1", "--max-pairs",
+                                "60", "--", kFixture, "--scale", "0.5"},
+                               dir.path());
+  EXPECT_EQ(r.exit_code, 3) << DescribeRun(r);
+  EXPECT_TRUE(Contains(r.stdout_text, "EFFECT")) << DescribeRun(r);
+  std::vector<Record> records = RecordsIn(dir.path() / "benchmarks/results-v1");
+  ASSERT_EQ(records.size(), 1u) << DescribeRun(r);
+  EXPECT_EQ(records[0].kind, "probe");
+  EXPECT_EQ(records[0].verdict, "EFFECT");
+}
+
+TEST(AdHocCli, BracesInACommandAreTheUsersNotPlaceholders) {
+  TempDir dir;
+  ProcessResult r =
+      RunCulprit({"run", "-n", "1", "--", "/bin/sh", "-c", "echo '{rev} {x}' > said"}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << DescribeRun(r);
+  EXPECT_EQ(ReadAll(dir.path() / "said"), "{rev} {x}\n");
+}
+
+TEST(AdHocCli, AConfigurationWhenPresentStillApplies) {
+  TempDir dir;
+  WriteTextFile(dir.path() / "culprit.toml", "[records]\ndir = \"archive\"\n");
+  ProcessResult r = RunCulprit({"run", "-n", "2", "--", kFixture, "--scale", "0.1"}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << DescribeRun(r);
+  EXPECT_EQ(RecordsIn(dir.path() / "archive").size(), 1u) << DescribeRun(r);
+  EXPECT_FALSE(fs::exists(dir.path() / "benchmarks")) << DescribeRun(r);
+}
+
+TEST(AdHocCli, AQueryAndACommandTogetherOrNothingAfterTheDashesAreUsageErrors) {
+  TempDir dir;
+  ProcessResult both = RunCulprit({"run", "-q", "q", "--", "true"}, dir.path());
+  EXPECT_EQ(both.exit_code, 2) << DescribeRun(both);
+  EXPECT_TRUE(Contains(both.stderr_text, "give one of them")) << DescribeRun(both);
+  ProcessResult nothing = RunCulprit({"probe", "--override", "X=1", "--"}, dir.path());
+  EXPECT_EQ(nothing.exit_code, 2) << DescribeRun(nothing);
+  EXPECT_TRUE(Contains(nothing.stderr_text, "nothing after `--`")) << DescribeRun(nothing);
+}
+
+TEST(AdHocCli, WithoutAnEngineSectionOnlyBuildingIsRefused) {
+  TempDir dir;
+  WriteTextFile(dir.path() / "culprit.toml",
+                "[queries.work]\ncommand = [\"" + kFixture + "\", \"--scale\", \"0.1\"]\n");
+  ProcessResult run = RunCulprit({"run", "-n", "2", "work"}, dir.path());
+  EXPECT_EQ(run.exit_code, 0) << DescribeRun(run);
+  ProcessResult compare = RunCulprit({"compare", "HEAD~1", "HEAD", "-q", "work"}, dir.path());
+  EXPECT_EQ(compare.exit_code, 2) << DescribeRun(compare);
+  EXPECT_TRUE(Contains(compare.stderr_text, "has no [engine] section")) << DescribeRun(compare);
+  ProcessResult build = RunCulprit({"build", "HEAD"}, dir.path());
+  EXPECT_EQ(build.exit_code, 2) << DescribeRun(build);
+  EXPECT_TRUE(Contains(build.stderr_text, "has no [engine] section")) << DescribeRun(build);
+}
+
+}  // namespace
+}  // namespace culprit
