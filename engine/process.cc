@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <optional>
@@ -489,6 +490,22 @@ bool NeedsQuoting(std::string_view word) {
 }
 
 }  // namespace
+
+std::map<std::string, std::string> EffectiveEnvironment(const ProcessSpec& spec,
+                                                        const std::vector<std::string>& names) {
+  std::map<std::string, std::string> effective;
+  for (const std::string& name : names) {
+    if (std::find(spec.unset_env.begin(), spec.unset_env.end(), name) != spec.unset_env.end()) {
+      continue;
+    }
+    if (auto it = spec.set_env.find(name); it != spec.set_env.end()) {
+      effective[name] = it->second;
+    } else if (const char* inherited = std::getenv(name.c_str())) {
+      effective[name] = inherited;
+    }
+  }
+  return effective;
+}
 
 std::string ProcessResult::Describe(const ProcessSpec& spec) const {
   switch (outcome) {

@@ -74,6 +74,12 @@ struct ProcessResult {
 /// group still running.
 ProcessResult RunProcess(const ProcessSpec& spec);
 
+/// The value each of `names` has in the environment `spec` runs with (its
+/// set_env and unset_env on top of culprit's own); a name absent from the
+/// result is unset there.
+std::map<std::string, std::string> EffectiveEnvironment(const ProcessSpec& spec,
+                                                        const std::vector<std::string>& names);
+
 /// Renders argv for messages, quoting words that need it.
 std::string FormatCommand(const std::vector<std::string>& argv);
 

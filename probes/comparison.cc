@@ -1,5 +1,6 @@
 #include "probes/comparison.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -55,6 +56,17 @@ Record MakeComparisonRecord(const ComparisonPlan& plan, const SittingResult& sit
   record.band = plan.options.band;
   record.arms.push_back(ToRecordArm(plan.a, sitting, 0));
   record.arms.push_back(ToRecordArm(plan.b, sitting, 1));
+  // Both arms' view of every variable either one touches, inherited values
+  // included: a record must say exactly what ran.
+  std::vector<std::string> touched;
+  for (const ComparisonArm* arm : {&plan.a, &plan.b}) {
+    for (const auto& [name, value] : arm->process.process.set_env) touched.push_back(name);
+    for (const std::string& name : arm->process.process.unset_env) touched.push_back(name);
+  }
+  std::sort(touched.begin(), touched.end());
+  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+  record.arms[0].effective_env = EffectiveEnvironment(plan.a.process.process, touched);
+  record.arms[1].effective_env = EffectiveEnvironment(plan.b.process.process, touched);
   record.samples = sitting.samples;
   record.start = sitting.start;
   record.end = sitting.end;

@@ -44,6 +44,7 @@ Json ArmToJson(const Arm& arm) {
               {"revision", arm.revision},
               {"env", env},
               {"unset", arm.unset},
+              {"effective_env", arm.effective_env},
               {"condition", arm.condition},
               {"command", arm.command},
               {"median", Number(arm.median)},
@@ -346,6 +347,7 @@ Record FromJson(const Json& j) {
       arm.revision = GetString(a, "revision", path);
       arm.env = GetStringMap(a, "env", path);
       arm.unset = GetStrings(a, "unset", path);
+      arm.effective_env = GetStringMap(a, "effective_env", path);
       arm.condition = GetString(a, "condition", path);
       arm.command = GetStrings(a, "command", path);
       arm.median = GetNumber(a, "median", 0, path);

@@ -52,6 +52,12 @@ struct Arm {
   std::string commit, tree, revision;      ///< Build commit id, its tree id, the revision as given.
   std::map<std::string, std::string> env;  ///< Variables set for this arm.
   std::vector<std::string> unset;          ///< Variables removed for this arm.
+  /// What this arm's runs saw of every variable any arm of the sitting sets
+  /// or removes (the query's env and the overrides): the value, inherited
+  /// from culprit's environment where the arm did not set it; a variable
+  /// absent here was unset. So `SLOW=1 culprit probe --unset SLOW` records
+  /// SLOW=1 for the default arm, which ran with it.
+  std::map<std::string, std::string> effective_env;
   std::string condition;                   ///< Residency condition, if any.
   std::vector<std::string> command;        ///< The argv that was measured.
   double median = 0;                       ///< Of the samples the statistics used.

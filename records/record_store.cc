@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include "base/atomic_file.h"
+#include "base/invocation.h"
 #include "base/strings.h"
 #include "base/timestamp.h"
 
@@ -98,6 +99,8 @@ Result<std::filesystem::path> RecordStore::Write(Record& record) {
   if (record.time.empty()) record.time = NowIsoUtc();
   auto time = ParseIsoUtc(record.time);
   if (!time) return time.error().WithContext("cannot write record: its time");
+  // Every record says which command line produced it, wherever it was built.
+  if (record.invocation.empty()) record.invocation = Invocation();
 
   // A record whose writer was killed mid-write left a temp file; it is no
   // record, and nothing else would ever remove it.
@@ -150,6 +153,7 @@ Status RecordStore::CheckWritable() const {
 
 Result<std::filesystem::path> RecordStore::WriteFallback(Record& record) const {
   if (record.time.empty()) record.time = NowIsoUtc();
+  if (record.invocation.empty()) record.invocation = Invocation();
   if (record.id.empty()) {
     auto time = ParseIsoUtc(record.time);
     record.id = fmt::format("{}-{}-{}-{:04x}", time ? FormatCompactUtc(*time) : "unknown-time",

@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
+#include <map>
 #include <string>
 
 #include "records/record_store.h"
@@ -47,6 +49,30 @@ TEST(AdHocCli, ProbeFindsAnEffectOfAnOverrideOnACommand) {
   ASSERT_EQ(records.size(), 1u) << DescribeRun(r);
   EXPECT_EQ(records[0].kind, "probe");
   EXPECT_EQ(records[0].verdict, "EFFECT");
+}
+
+TEST(AdHocCli, TheRecordSaysWhatRanInheritedEnvironmentIncluded) {
+  // `SLOW=1 culprit probe --unset SLOW`: the default arm ran with SLOW=1,
+  // inherited, and the record must say so, with culprit's own command line.
+  TempDir dir;
+  ProcessSpec spec;
+  spec.argv = {CULPRIT_EXE, "probe",   "--unset", "CULPRIT_FIXTURE_SLOW", "--max-pairs",
+               "60",        "--",      kFixture,  "--scale",              "0.5"};
+  spec.cwd = dir.path();
+  spec.set_env = {{"CULPRIT_FIXTURE_SLOW", "1"}};
+  spec.timeout = std::chrono::minutes(5);
+  spec.output_limit = 1 << 22;
+  ProcessResult r = RunProcess(spec);
+  EXPECT_EQ(r.exit_code, 3) << DescribeRun(r);  // unsetting it makes B faster: an effect
+  std::vector<Record> records = RecordsIn(dir.path() / "benchmarks/results-v1");
+  ASSERT_EQ(records.size(), 1u) << DescribeRun(r);
+  const Record& record = records[0];
+  EXPECT_EQ(record.invocation, spec.argv);
+  ASSERT_EQ(record.arms.size(), 2u);
+  EXPECT_EQ(record.arms[0].effective_env,
+            (std::map<std::string, std::string>{{"CULPRIT_FIXTURE_SLOW", "1"}}));
+  EXPECT_TRUE(record.arms[1].effective_env.empty());
+  EXPECT_EQ(record.arms[1].unset, (std::vector<std::string>{"CULPRIT_FIXTURE_SLOW"}));
 }
 
 TEST(AdHocCli, BracesInACommandAreTheUsersNotPlaceholders) {

@@ -89,6 +89,24 @@ bool GoneWithin(pid_t pid, std::chrono::seconds limit) {
   return !IsRunning(pid);
 }
 
+TEST(EffectiveEnvironment, SetThenUnsetThenInherited) {
+  ::setenv("CULPRIT_TEST_INHERITED", "from culprit", 1);
+  ::unsetenv("CULPRIT_TEST_NEVER_SET");
+  ProcessSpec spec;
+  spec.set_env = {{"CULPRIT_TEST_SET", "1"}, {"CULPRIT_TEST_INHERITED", "replaced"}};
+  spec.unset_env = {"CULPRIT_TEST_GONE"};
+  ::setenv("CULPRIT_TEST_GONE", "x", 1);
+  EXPECT_EQ(EffectiveEnvironment(spec, {"CULPRIT_TEST_SET", "CULPRIT_TEST_INHERITED",
+                                        "CULPRIT_TEST_GONE", "CULPRIT_TEST_NEVER_SET"}),
+            (std::map<std::string, std::string>{{"CULPRIT_TEST_SET", "1"},
+                                                {"CULPRIT_TEST_INHERITED", "replaced"}}));
+  ProcessSpec plain;
+  EXPECT_EQ(EffectiveEnvironment(plain, {"CULPRIT_TEST_INHERITED"}),
+            (std::map<std::string, std::string>{{"CULPRIT_TEST_INHERITED", "from culprit"}}));
+  ::unsetenv("CULPRIT_TEST_INHERITED");
+  ::unsetenv("CULPRIT_TEST_GONE");
+}
+
 TEST(ProcessTest, SuccessfulRunCapturesStdout) {
   ProcessResult r = RunProcess(Spec({kWork, "--scale", "0.05"}));
   ASSERT_TRUE(r.ok()) << r.Describe({}) << r.stderr_text;

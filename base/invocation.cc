@@ -1,0 +1,17 @@
+#include "base/invocation.h"
+
+namespace culprit {
+namespace {
+
+std::vector<std::string>& Words() {
+  static auto* words = new std::vector<std::string>();
+  return *words;
+}
+
+}  // namespace
+
+void SetInvocation(int argc, char** argv) { Words().assign(argv, argv + argc); }
+
+const std::vector<std::string>& Invocation() { return Words(); }
+
+}  // namespace culprit
