@@ -142,13 +142,34 @@ Result<Config> LoadMeasureConfig(const GlobalOptions& global,
 Result<int> CommandInit(const InitOptions& options) {
   std::filesystem::path output = options.output;
   std::filesystem::path dir = std::filesystem::absolute(output).parent_path();
-  std::string hint = dir.filename().string();
-  Status written = WriteFileAtomically(
-      output, StarterConfig(hint), options.force ? ExistingFile::kReplace : ExistingFile::kRefuse);
+  BuildSystem build = DetectBuildSystem(dir);
+  Status written = WriteFileAtomically(output, StarterConfig(dir.filename().string(), build),
+                                       options.force ? ExistingFile::kReplace : ExistingFile::kRefuse);
   if (!written) {
     return Error::Usage(written.error().message()).WithHint("use --force to replace it");
   }
-  fmt::print("wrote {}: edit [engine] and [queries], then try `culprit run`\n", output.string());
+  if (build.name == "unknown") {
+    fmt::print("wrote {}: no build system recognised in {}; edit [engine] build and [queries], "
+               "then try `culprit run`\n",
+               output.string(), dir.string());
+  } else {
+    fmt::print("wrote {}: build steps for the {} project here; check [engine] and [queries], "
+               "then try `culprit run`\n",
+               output.string(), build.name);
+  }
+  // culprit builds commits from git: say so now, not at the first build.
+  bool in_git = false;
+  std::error_code ec;
+  for (std::filesystem::path at = dir; !in_git; at = at.parent_path()) {
+    in_git = std::filesystem::exists(at / ".git", ec);
+    if (at == at.parent_path()) break;
+  }
+  if (!in_git) {
+    fmt::print(stderr,
+               "culprit: warning: {} is not in a git repository: set [engine] repo to the "
+               "engine's repository to build commits (the working tree can be measured as it is)\n",
+               dir.string());
+  }
   return 0;
 }
 

@@ -3,33 +3,114 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <system_error>
+
 
 namespace culprit {
+namespace fs = std::filesystem;
+namespace {
+
+BuildSystem CMake() {
+  return {"CMake",
+          {{"cmake", "-S", ".", "-B", "build", "-DCMAKE_BUILD_TYPE=Release"},
+           {"cmake", "--build", "build", "-j2"}},
+          "build/{name}",
+          {}};
+}
+
+/// A TOML array of strings: ["a", "b"]. The words are culprit's own (no
+/// quotes or backslashes in them).
+std::string TomlArray(const std::vector<std::string>& words) {
+  std::string out = "[";
+  for (size_t i = 0; i < words.size(); ++i) out += (i ? ", \"" : "\"") + words[i] + "\"";
+  return out + "]";
+}
+
+std::string Substitute(std::string text, const std::string& name) {
+  for (size_t at = text.find("{name}"); at != std::string::npos; at = text.find("{name}", at)) {
+    text.replace(at, 6, name);
+  }
+  return text;
+}
+
+}  // namespace
+
+BuildSystem DetectBuildSystem(const fs::path& dir) {
+  std::error_code ec;
+  auto has = [&](const char* file) { return fs::exists(dir / file, ec); };
+  if (has("CMakeLists.txt")) return CMake();
+  if (has("meson.build")) {
+    // `meson setup` refuses a directory it configured already, and the
+    // incremental checkout keeps build/ between commits.
+    return {"Meson",
+            {{"sh", "-c", "test -d build || meson setup build --buildtype=release"},
+             {"meson", "compile", "-C", "build"}},
+            "build/{name}",
+            {}};
+  }
+  if (has("Cargo.toml")) return {"Cargo", {{"cargo", "build", "--release"}}, "target/release/{name}", {}};
+  if (has("go.mod")) return {"Go", {{"go", "build", "-o", "{name}", "."}}, "{name}", {}};
+  if (has("configure")) {
+    return {"Autotools", {{"sh", "-c", "test -f Makefile || ./configure"}, {"make", "-j2"}}, "{name}", {}};
+  }
+  if (has("Makefile") || has("makefile") || has("GNUmakefile")) {
+    return {"Make", {{"make", "-j2"}}, "{name}", {}};
+  }
+  if (has("package.json")) {
+    // No single program: the query runs a script of the package in the build's tree.
+    return {"npm", {{"npm", "ci"}}, "", {"npm", "--prefix", "{tree}", "run", "bench"}};
+  }
+  BuildSystem unknown = CMake();
+  unknown.name = "unknown";
+  return unknown;
+}
 
 std::string StarterConfig(std::string_view engine_name_hint) {
+  return StarterConfig(engine_name_hint, CMake());
+}
+
+
+std::string StarterConfig(std::string_view engine_name_hint, const BuildSystem& build) {
   std::string name;
   for (char c : engine_name_hint) {
     if (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-') name += c;
   }
   if (name.empty() || name == "." || name == "..") name = "engine";
+  std::string steps;
+  for (size_t i = 0; i < build.steps.size(); ++i) {
+    std::vector<std::string> step;
+    for (const std::string& word : build.steps[i]) step.push_back(Substitute(word, name));
+    steps += (i == 0 ? "[" : ",\n         ") + TomlArray(step);
+  }
+  steps += "]";
+  const bool has_artifact = !build.artifact.empty();
+  std::string artifacts =
+      has_artifact ? TomlArray({Substitute(build.artifact, name)}) : std::string("[]");
+  // fmt inserts argument values verbatim: the placeholders are single braces.
+  std::string command = has_artifact ? fmt::format("[\"{{artifact:{}}}\", \"--version\"]", name)
+                                     : TomlArray(build.command_without_artifact);
+  std::string recognised =
+      build.name == "unknown"
+          ? "# No build system was recognised here: edit the build commands below."
+          : fmt::format("# The build steps fit the {} project found here; check them.", build.name);
   return fmt::format(R"toml(# culprit.toml: how culprit builds and measures {name}.
 # Paths are relative to this file. Durations are written "500ms", "60s", "20m", "1h".
 # Edit the build commands, the artifact and the query, then try `culprit run example`.
+{recognised}
 
 [engine]
 repo = "."                   # the engine's git repository
 # Commands that build one commit, run in order in a checkout of it.
-build = [["cmake", "-S", ".", "-B", "build", "-DCMAKE_BUILD_TYPE=Release"],
-         ["cmake", "--build", "build", "-j2"]]
+build = {steps}
 # Files kept per commit in the build cache; commands refer to them by file
 # name as {{artifact:NAME}}.
-artifacts = ["build/{name}"]
+artifacts = {artifacts}
 build_timeout = "20m"
 mode = "incremental"         # or "clean": build every commit from scratch
 
 # One section per measured workload.
 [queries."example"]
-command = ["{{artifact:{name}}}", "--version"]
+command = {command}
 # "wall" is the process's wall time; or read the number from its output:
 #   metric = {{ regex = 'median_ms=([0-9.]+)' }}   (the first group is the number)
 #   metric = {{ json = "result.median_ms" }}        (a path into JSON on stdout)
@@ -79,7 +160,9 @@ dir = "benchmarks/results-v1"
 # [cache]
 # dir = "~/.cache/culprit"   # build cache; default $XDG_CACHE_HOME/culprit
 )toml",
-                     fmt::arg("name", name));
+                     fmt::arg("name", name), fmt::arg("recognised", recognised),
+                     fmt::arg("steps", steps), fmt::arg("artifacts", artifacts),
+                     fmt::arg("command", command));
 }
 
 }  // namespace culprit

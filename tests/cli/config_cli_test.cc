@@ -177,6 +177,17 @@ TEST(ConfigCliTest, InitWritesAFileThatRunAcceptsAndNeverOverwritesIt) {
   EXPECT_TRUE(fs::exists(dir.path() / "other.toml"));
 }
 
+TEST(ConfigCliTest, InitFitsTheBuildSystemItFindsAndSaysWhenThereIsNoGitRepository) {
+  TempDir dir;
+  WriteTextFile(dir.path() / "Cargo.toml", "[package]\nname = \"engine\"\n");
+  ProcessResult init = RunCulprit({"init"}, dir.path());
+  ASSERT_EQ(init.exit_code, 0) << DescribeRun(init);
+  EXPECT_TRUE(Contains(init.stdout_text, "build steps for the Cargo project")) << DescribeRun(init);
+  EXPECT_TRUE(Contains(ReadAll(dir.path() / "culprit.toml"), "[[\"cargo\", \"build\", \"--release\"]]"));
+  // The temporary directory is no git repository.
+  EXPECT_TRUE(Contains(init.stderr_text, "is not in a git repository")) << DescribeRun(init);
+}
+
 TEST(ConfigCliTest, HostReportsCalibrationAndFrequencyGovernor) {
   TempDir dir;
   ProcessResult host = RunCulprit({"host"}, dir.path());

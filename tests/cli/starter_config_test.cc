@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
+
+#include "tests/support/temp_dir.h"
 
 #include "investigate/config.h"
 
@@ -51,6 +54,56 @@ TEST(StarterConfig, CommentedSectionsAreValidWhenUncommented) {
   EXPECT_EQ(config->residency.size(), 1u);
   EXPECT_EQ(config->registry.order, std::vector<std::string>{"example"});
   EXPECT_FALSE(config->harness.command.empty());
+}
+
+TEST(DetectBuildSystem, RecognisesEachKindByItsFilesAndEachStarterLoads) {
+  struct Case {
+    const char* file;
+    const char* name;
+    std::vector<std::string> first_step;
+    std::vector<std::string> artifacts;
+  };
+  const std::vector<Case> cases = {
+      {"CMakeLists.txt", "CMake", {"cmake", "-S", ".", "-B", "build", "-DCMAKE_BUILD_TYPE=Release"},
+       {"build/es"}},
+      {"meson.build", "Meson", {"sh", "-c", "test -d build || meson setup build --buildtype=release"},
+       {"build/es"}},
+      {"Cargo.toml", "Cargo", {"cargo", "build", "--release"}, {"target/release/es"}},
+      {"go.mod", "Go", {"go", "build", "-o", "es", "."}, {"es"}},
+      {"configure", "Autotools", {"sh", "-c", "test -f Makefile || ./configure"}, {"es"}},
+      {"Makefile", "Make", {"make", "-j2"}, {"es"}},
+      {"package.json", "npm", {"npm", "ci"}, {}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.file);
+    TempDir dir;
+    WriteTextFile(dir.path() / c.file, "\n");
+    BuildSystem build = DetectBuildSystem(dir.path());
+    EXPECT_EQ(build.name, c.name);
+    std::string text = StarterConfig("es", build);
+    auto config = ParseConfig(text, kFile);
+    ASSERT_TRUE(config.ok()) << config.error().message() << "\n" << text;
+    ASSERT_FALSE(config->engine.build.empty());
+    EXPECT_EQ(config->engine.build.front(), c.first_step);
+    EXPECT_EQ(config->engine.artifacts, c.artifacts);
+    EXPECT_NE(text.find(std::string("fit the ") + c.name + " project"), std::string::npos);
+  }
+  // npm builds no program: the query runs a script in the build's tree.
+  TempDir npm;
+  WriteTextFile(npm.path() / "package.json", "{}\n");
+  auto config = ParseConfig(StarterConfig("es", DetectBuildSystem(npm.path())), kFile);
+  ASSERT_TRUE(config.ok());
+  EXPECT_EQ(config->queries.at("example").command,
+            (std::vector<std::string>{"npm", "--prefix", "{tree}", "run", "bench"}));
+}
+
+TEST(DetectBuildSystem, NothingRecognisedSaysSoWithStepsToEdit) {
+  TempDir dir;
+  BuildSystem build = DetectBuildSystem(dir.path());
+  EXPECT_EQ(build.name, "unknown");
+  std::string text = StarterConfig("es", build);
+  EXPECT_NE(text.find("No build system was recognised"), std::string::npos);
+  EXPECT_TRUE(ParseConfig(text, kFile).ok());
 }
 
 }  // namespace
