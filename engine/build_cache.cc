@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -295,6 +296,19 @@ class BuildAttempt {
     // leave the next one sharing the scratch checkout with it.
     fs::path group_file = StepGroupFile(checkout_);
     spec.on_start = [&](int group) { (void)RecordStepGroup(group_file, group); };
+    // The last complete line the step printed, for the progress heartbeat.
+    std::string partial, last_line;
+    spec.on_output = [&](std::string_view piece) {
+      if (progress_ == nullptr) return;
+      partial.append(piece);
+      if (size_t end = partial.rfind('\n'); end != std::string::npos) {
+        size_t begin = partial.rfind('\n', end == 0 ? 0 : end - 1);
+        begin = (begin == std::string::npos || begin == end) ? 0 : begin + 1;
+        if (end > begin) last_line = partial.substr(begin, end - begin);
+        partial.erase(0, end + 1);
+      }
+      progress_->OnOutput(commit_, index + 1, steps, last_line, Elapsed());
+    };
     ProcessResult result = RunProcess(spec);
     ClearStepGroup(group_file);
     ++steps_run_;
@@ -424,18 +438,30 @@ class BuildAttempt {
 
 }  // namespace
 
+StderrBuildProgress::StderrBuildProgress(std::optional<bool> terminal)
+    : terminal_(terminal.value_or(::isatty(STDERR_FILENO) == 1)) {}
+
+void StderrBuildProgress::ClearHeartbeat() {
+  if (!heartbeat_shown_) return;
+  fmt::print(stderr, "\r\x1b[2K");
+  heartbeat_shown_ = false;
+}
+
 void StderrBuildProgress::OnStart(const CommitInfo& commit) {
+  ClearHeartbeat();
   fmt::print(stderr, "culprit: building {} ({})\n", commit.short_id, commit.subject);
 }
 
 void StderrBuildProgress::OnStep(const CommitInfo& commit, int step, int steps,
                                  const std::string& command, std::chrono::milliseconds elapsed) {
+  ClearHeartbeat();
   fmt::print(stderr, "culprit: building {}: step {}/{} at {:.1f} s: {}\n", commit.short_id, step,
              steps, elapsed.count() / 1000.0, command);
 }
 
 void StderrBuildProgress::OnDone(const CommitInfo& commit, bool ok,
                                  std::chrono::milliseconds elapsed) {
+  ClearHeartbeat();
   if (ok) {
     fmt::print(stderr, "culprit: built {} in {:.1f} s\n", commit.short_id,
                elapsed.count() / 1000.0);
@@ -446,7 +472,27 @@ void StderrBuildProgress::OnDone(const CommitInfo& commit, bool ok,
 }
 
 void StderrBuildProgress::OnWaiting(const fs::path& scratch_dir) {
+  ClearHeartbeat();
   fmt::print(stderr, "culprit: waiting for another culprit building in {}\n", scratch_dir.string());
+}
+
+void StderrBuildProgress::OnOutput(const CommitInfo& commit, int step, int steps,
+                                   std::string_view last_line, std::chrono::milliseconds elapsed) {
+  if (!terminal_) return;
+  // A compiler prints many lines a second; four redraws a second are enough.
+  auto now = std::chrono::steady_clock::now();
+  if (heartbeat_shown_ && now - last_heartbeat_ < std::chrono::milliseconds(250)) return;
+  last_heartbeat_ = now;
+  std::string line = fmt::format("  building {}: step {}/{}  [{:.0f}s]  {}", commit.short_id, step,
+                                 steps, elapsed.count() / 1000.0, last_line);
+  // One terminal line: a wrapped one could not be rewritten in place.
+  if (line.size() > 110) line.resize(110);
+  for (char& c : line) {
+    if (static_cast<unsigned char>(c) < 0x20) c = ' ';
+  }
+  fmt::print(stderr, "\r\x1b[2K{}", line);
+  std::fflush(stderr);
+  heartbeat_shown_ = true;
 }
 
 BuildCache::BuildCache(const GitRepo& repo, BuildSettings settings)

@@ -110,16 +110,35 @@ class BuildProgress {
   virtual void OnDone(const CommitInfo& commit, bool ok, std::chrono::milliseconds elapsed) = 0;
   /// Another process holds the checkout lock; this one waits for it.
   virtual void OnWaiting(const std::filesystem::path& scratch_dir) {}
+  /// Step `step` is running: it printed something, or has been quiet for a
+  /// second. `last_line` is the last complete line it printed (stdout or
+  /// stderr), "" before the first.
+  virtual void OnOutput(const CommitInfo& commit, int step, int steps, std::string_view last_line,
+                        std::chrono::milliseconds elapsed) {}
 };
 
 /// Prints one line per event on stderr ("culprit: building 1a2b3c4d5e (subject): step 1/2 ...").
+/// On a terminal, a running step also shows a heartbeat, rewritten in place:
+/// the elapsed time and its last line of output. In a pipe, only the events.
 class StderrBuildProgress : public BuildProgress {
  public:
+  /// `terminal`: whether stderr is a terminal (the default asks isatty).
+  explicit StderrBuildProgress(std::optional<bool> terminal = std::nullopt);
   void OnStart(const CommitInfo& commit) override;
   void OnStep(const CommitInfo& commit, int step, int steps, const std::string& command,
               std::chrono::milliseconds elapsed) override;
   void OnDone(const CommitInfo& commit, bool ok, std::chrono::milliseconds elapsed) override;
   void OnWaiting(const std::filesystem::path& scratch_dir) override;
+  void OnOutput(const CommitInfo& commit, int step, int steps, std::string_view last_line,
+                std::chrono::milliseconds elapsed) override;
+
+ private:
+  /// Clears the heartbeat line before an event's line.
+  void ClearHeartbeat();
+
+  bool terminal_;
+  bool heartbeat_shown_ = false;
+  std::chrono::steady_clock::time_point last_heartbeat_{};
 };
 
 /// The build cache of one engine. Not thread-safe; separate processes are

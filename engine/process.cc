@@ -123,8 +123,8 @@ class OutputCapture {
   int fd() const { return read_.get(); }
 
   /// Reads what is there (into `buffer`, shared between captures) and keeps
-  /// it; closes the pipe at end-of-file or on an error.
-  void OnReadable(std::string& buffer) {
+  /// it; closes the pipe at end-of-file or on an error. Returns what was read.
+  std::string_view OnReadable(std::string& buffer) {
     ssize_t n = ::read(read_.get(), buffer.data(), buffer.size());
     if (n > 0) {
       *bytes_ += n;
@@ -139,6 +139,7 @@ class OutputCapture {
     } else if (n == 0 || errno != EINTR) {
       read_.Close();
     }
+    return n > 0 ? std::string_view(buffer.data(), n) : std::string_view();
   }
 
   /// Trims the kept tail to its limit, once nothing more comes.
@@ -152,6 +153,29 @@ class OutputCapture {
   size_t limit_;
   std::string* text_;
   size_t* bytes_;
+};
+
+/// Passes output to spec.on_output as it comes, and an empty piece after a
+/// second without any, so that a heartbeat keeps beating through silence.
+class OutputListener {
+ public:
+  OutputListener(const std::function<void(std::string_view)>& listener, Clock::time_point start)
+      : listener_(listener), last_(start) {}
+
+  void Tell(std::string_view piece, Clock::time_point now) {
+    if (!listener_ || piece.empty()) return;
+    listener_(piece);
+    last_ = now;
+  }
+  void Tick(Clock::time_point now) {
+    if (!listener_ || now - last_ < std::chrono::seconds(1)) return;
+    listener_(std::string_view());
+    last_ = now;
+  }
+
+ private:
+  const std::function<void(std::string_view)>& listener_;
+  Clock::time_point last_;
 };
 
 /// Writes spec.stdin_data to the child's stdin without blocking, then closes
@@ -389,6 +413,7 @@ Reaped Supervise(const ProcessSpec& spec, StartedChild& child, ExitWatcher& watc
   StdinFeed in(std::move(child.stdin_write), spec.stdin_data);
   std::optional<Clock::time_point> drain_until;  // The child has exited.
   std::string buffer(kReadChunk, '\0');
+  OutputListener output(spec.on_output, child.start);
 
   while (true) {
     if (drain_until && !out.open() && !err.open()) break;
@@ -406,8 +431,8 @@ Reaped Supervise(const ProcessSpec& spec, StartedChild& child, ExitWatcher& watc
     if (ready < 0 && errno != EINTR) break;         // Cannot happen with valid fds; do not spin.
 
     if (ready > 0) {
-      if (poll_set.Ready(out_index)) out.OnReadable(buffer);
-      if (poll_set.Ready(err_index)) err.OnReadable(buffer);
+      if (poll_set.Ready(out_index)) output.Tell(out.OnReadable(buffer), polled);
+      if (poll_set.Ready(err_index)) output.Tell(err.OnReadable(buffer), polled);
       if (poll_set.Ready(in_index)) in.OnWritable();
       if (poll_set.Ready(exit_index)) {
         watcher.OnExited(polled);
@@ -418,6 +443,7 @@ Reaped Supervise(const ProcessSpec& spec, StartedChild& child, ExitWatcher& watc
     }
 
     const Clock::time_point after = Clock::now();
+    output.Tick(after);
     if (drain_until) {
       if (after >= *drain_until) break;
       continue;

@@ -13,6 +13,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace culprit {
@@ -31,6 +32,11 @@ struct ProcessSpec {
   /// culprit waits on it: a place to write down a group that must not outlive
   /// culprit (a build step, see leftover_step.h).
   std::function<void(int group)> on_start;
+  /// Called with each piece of output as it arrives (stdout and stderr
+  /// alike, in pieces of any size), and with an empty piece about once a
+  /// second while the child is quiet: for a live heartbeat. Capture is
+  /// unaffected.
+  std::function<void(std::string_view piece)> on_output;
 };
 
 /// How a run ended.

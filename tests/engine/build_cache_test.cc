@@ -69,7 +69,14 @@ class RecordingProgress : public BuildProgress {
     events.push_back("waiting");
     if (on_waiting) on_waiting();
   }
+  void OnOutput(const CommitInfo& commit, int step, int steps, std::string_view last_line,
+                std::chrono::milliseconds) override {
+    // Apart from the events: how often it comes depends on the host's speed.
+    output.push_back(std::to_string(step) + "/" + std::to_string(steps) + " " +
+                     std::string(last_line));
+  }
   std::vector<std::string> events;
+  std::vector<std::string> output;
   std::function<void()> on_waiting;
 };
 
@@ -508,6 +515,39 @@ TEST_F(BuildCacheTest, AStepLeftRunningByAKilledCulpritIsStoppedBeforeTheNextBui
   size_t close = stat.rfind(')');
   EXPECT_TRUE(stat.empty() || (close != std::string::npos && stat.substr(close + 2, 1) == "Z"))
       << stat;
+}
+
+TEST_F(BuildCacheTest, ARunningStepReportsItsLastLineOfOutput) {
+  BuildSettings settings = Settings();
+  settings.steps = {{"sh", "-c", "echo configuring; echo 'compiling main.c' >&2; exec cc -O1 -o prog main.c"}};
+  BuildCache cache(*repo_, settings);
+  RecordingProgress progress;
+  auto build = cache.Ensure(base_, false, &progress);
+  ASSERT_TRUE(build) << build.error().message();
+  // Both streams count; the last complete line is what a heartbeat shows.
+  ASSERT_FALSE(progress.output.empty());
+  EXPECT_EQ(progress.output.back(), "1/1 compiling main.c");
+}
+
+TEST(StderrBuildProgress, AHeartbeatOnATerminalAndNothingExtraInAPipe) {
+  CommitInfo commit;
+  commit.id = std::string(40, 'a');
+  commit.short_id = "aaaaaaaaaa";
+  commit.subject = "subject";
+  using std::chrono::milliseconds;
+  StderrBuildProgress pipe(false);
+  ::testing::internal::CaptureStderr();
+  pipe.OnOutput(commit, 1, 2, "[ 50%] Building CXX object a.o", milliseconds(12000));
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+
+  StderrBuildProgress terminal(true);
+  ::testing::internal::CaptureStderr();
+  terminal.OnOutput(commit, 1, 2, "[ 50%] Building CXX object a.o\t", milliseconds(12000));
+  terminal.OnDone(commit, true, milliseconds(13000));
+  std::string shown = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(shown,
+            "\r\x1b[2K  building aaaaaaaaaa: step 1/2  [12s]  [ 50%] Building CXX object a.o "
+            "\r\x1b[2Kculprit: built aaaaaaaaaa in 13.0 s\n");
 }
 
 TEST_F(BuildCacheTest, SourceTreeIsAPristineCheckoutOfTheBuild) {

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <fstream>
@@ -87,6 +88,29 @@ bool GoneWithin(pid_t pid, std::chrono::seconds limit) {
     std::this_thread::sleep_for(10ms);
   }
   return !IsRunning(pid);
+}
+
+TEST(ProcessTest, OutputIsPassedOnAsItComesAndQuietTimeTicks) {
+  ProcessSpec spec;
+  spec.argv = {"/bin/sh", "-c", "echo one; echo two >&2; sleep 1.5; echo three"};
+  std::string seen;
+  int ticks = 0;
+  spec.on_output = [&](std::string_view piece) {
+    if (piece.empty()) ++ticks;
+    seen += piece;
+  };
+  ProcessResult result = RunProcess(spec);
+  ASSERT_TRUE(result.ok()) << result.Describe(spec);
+  // Both streams, in full; the order between them is the kernel's.
+  std::string sorted = seen;
+  std::sort(sorted.begin(), sorted.end());
+  std::string expected = "one\ntwo\nthree\n";
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(sorted, expected) << seen;
+  EXPECT_EQ(result.stdout_text, "one\nthree\n");
+  EXPECT_EQ(result.stderr_text, "two\n");
+  // A second and a half of silence is at least one tick, however slow the host.
+  EXPECT_GE(ticks, 1);
 }
 
 TEST(EffectiveEnvironment, SetThenUnsetThenInherited) {
