@@ -16,6 +16,7 @@
 
 #include "base/interrupt.h"
 #include "base/strings.h"
+#include "engine/orphans.h"
 #include "engine/posix_io.h"
 #include "engine/spawn.h"
 
@@ -72,6 +73,9 @@ struct LineProcess::State {
   /// Records how the child ended from a wait status.
   void Reaped(int status) {
     reaped = true;
+    ForgetChild(pid);
+    // What the engine started outside its process group goes with it.
+    KillOrphans();
     if (killed_by_us) {
       ended.outcome = ProcessOutcome::kTimedOut;
     } else if (WIFEXITED(status)) {

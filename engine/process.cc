@@ -22,6 +22,7 @@
 
 #include "base/interrupt.h"
 #include "base/result.h"
+#include "engine/orphans.h"
 #include "engine/posix_io.h"
 #include "engine/spawn.h"
 
@@ -292,6 +293,7 @@ class ExitWatcher {
     do {
       r = ::wait4(pid_, &status, 0, &usage);
     } while (r < 0 && errno == EINTR);
+    ForgetChild(pid_);
     reaped_.status = status;
     reaped_.usage = usage;
   }
@@ -436,6 +438,9 @@ Reaped Supervise(const ProcessSpec& spec, StartedChild& child, ExitWatcher& watc
       if (poll_set.Ready(in_index)) in.OnWritable();
       if (poll_set.Ready(exit_index)) {
         watcher.OnExited(polled);
+        // A daemon outside the group may hold our pipes open: it goes now,
+        // so that draining them does not wait for it.
+        KillOrphans();
         in.Close();
         drain_until = Clock::now() + kDrainAfterExit;
         schedule.Cancel();
@@ -504,6 +509,9 @@ ProcessResult RunImpl(const ProcessSpec& spec) {
   KillSchedule schedule(child->pid, child->start, spec.timeout);
   Reaped reaped = Supervise(spec, *child, watcher, schedule, result);
   RecordEnd(reaped, child->start, schedule, result);
+  // The group is gone; a process that left it (a daemon) was adopted by
+  // culprit when its parent exited, and goes now, before the next sample.
+  KillOrphans();
   return result;
 }
 

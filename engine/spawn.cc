@@ -21,6 +21,7 @@
 #include <cstring>
 #include <system_error>
 
+#include "engine/orphans.h"
 #include "engine/posix_io.h"
 
 namespace culprit {
@@ -184,6 +185,7 @@ Result<pid_t> Spawn(const ProcessSpec& spec, const std::string& program, int std
   // peak RSS), which boost's wait() would discard. Detached, boost's child
   // object neither waits for nor terminates the process when it is destroyed.
   child.detach();
+  NoteChild(pid);
   return pid;
 }
 
