@@ -106,20 +106,4 @@ std::optional<TemplateProblem> FindTemplateProblem(std::string_view word,
   return problem;
 }
 
-std::vector<std::string> ReferencedArtifacts(const std::vector<std::string>& argv) {
-  std::vector<std::string> names;
-  for (const std::string& word : argv) {
-    (void)Substitute(word, [&](std::string_view name) -> Result<std::string> {
-      if (name.starts_with(kArtifactPrefix)) {
-        std::string artifact(name.substr(kArtifactPrefix.size()));
-        if (std::find(names.begin(), names.end(), artifact) == names.end()) {
-          names.push_back(artifact);
-        }
-      }
-      return std::string();
-    });
-  }
-  return names;
-}
-
 }  // namespace culprit

@@ -52,7 +52,4 @@ inline constexpr std::string_view kPlaceholderNames[] = {"rev", "commit", "tree"
 std::optional<TemplateProblem> FindTemplateProblem(std::string_view word,
                                                    const std::vector<std::string>& artifacts);
 
-/// The artifact names a command template refers to, in order of first use.
-std::vector<std::string> ReferencedArtifacts(const std::vector<std::string>& argv);
-
 }  // namespace culprit

@@ -67,10 +67,5 @@ TEST(FindTemplateProblem, NamesTheFirstPlaceholderNoBuildCanFill) {
   EXPECT_EQ(unclosed->kind, Kind::kUnclosedBrace);
 }
 
-TEST(ReferencedArtifacts, InOrderOfFirstUse) {
-  auto names = ReferencedArtifacts({"{artifact:b}", "{artifact:a}", "--x={artifact:b}"});
-  EXPECT_EQ(names, (std::vector<std::string>{"b", "a"}));
-}
-
 }  // namespace
 }  // namespace culprit
