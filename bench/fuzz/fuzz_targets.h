@@ -1,0 +1,32 @@
+#pragma once
+
+// The fuzz targets' entry points: each takes arbitrary bytes and must return
+// without crashing, hanging, throwing or leaking, whatever they are. libFuzzer
+// drives them (bench/fuzz/run builds them with clang); the test suite replays
+// the seed corpus and every input that ever crashed one
+// (tests/fuzz/fuzz_corpus_test.cc), so that a fixed crash stays fixed.
+
+#include <span>
+#include <string_view>
+
+namespace culprit::fuzz {
+
+/// culprit.toml text through the whole configuration loader (every section).
+void Config(std::string_view data);
+/// One line from an engine's harness, as the reply to a hold, a release and a run.
+void HarnessReply(std::string_view data);
+/// A record file through the record reader, and what it reads written back.
+void RecordJson(std::string_view data);
+/// An engine's stdout through the metric extraction; the first byte picks the
+/// rule (a regex or a JSON path, as queries configure them).
+void Metric(std::string_view data);
+
+struct Target {
+  const char* name;  ///< Also the folder of its corpus: bench/fuzz/corpus/<name>/.
+  void (*run)(std::string_view data);
+};
+
+/// Every target, in a fixed order.
+std::span<const Target> Targets();
+
+}  // namespace culprit::fuzz
