@@ -95,6 +95,15 @@ Record MakeComparisonRecord(const ComparisonPlan& plan, const SittingResult& sit
   if (sitting.calibration) {
     record.details["calibration_change"] = fmt::format("{:+.4f}", sitting.calibration->change);
   }
+  if (!sitting.checkpoint_calibrations_ms.empty()) {
+    // The calibrations between looks ([measure] calibrate_between_looks), for
+    // the host plot of the report: start, these, end.
+    std::string list;
+    for (double ms : sitting.checkpoint_calibrations_ms) {
+      list += fmt::format("{}{:.4f}", list.empty() ? "" : ",", ms);
+    }
+    record.details["checkpoint_calibrations_ms"] = list;
+  }
   if (sitting.shift) {
     Estimate estimate;
     estimate.ratio = std::exp(sitting.shift->estimate);

@@ -7,6 +7,7 @@
 
 #include "base/atomic_file.h"
 #include "records/record.h"
+#include "records/report_payload.h"
 #include "tests/records/record_fixture.h"
 #include "tests/support/temp_dir.h"
 
@@ -45,6 +46,24 @@ TEST(MakeComparisonRecord, CarriesTheSittingsHostStates) {
   EXPECT_EQ(parsed->start.governor, "performance");
   // Swap page counters only mean something within a sitting: not archived.
   EXPECT_FALSE(parsed->start.swap_in_pages.has_value());
+}
+
+TEST(MakeComparisonRecord, KeepsTheCalibrationsBetweenLooksForTheHostPlot) {
+  SittingResult sitting;
+  sitting.start.calibration_ms = 30.0;
+  sitting.checkpoint_calibrations_ms = {30.5, 31.25};
+  sitting.end.calibration_ms = 32.0;
+  Record record = MakeComparisonRecord(ComparisonPlan{}, sitting, HostIdentityInfo{});
+  EXPECT_EQ(record.details["checkpoint_calibrations_ms"], "30.5000,31.2500");
+  CalibrationSeries series = ReadCalibrations(record);
+  ASSERT_EQ(series.values_ms.size(), 4u);
+  EXPECT_EQ(series.values_ms[1], std::optional<double>(30.5));
+  EXPECT_EQ(series.values_ms[2], std::optional<double>(31.25));
+  EXPECT_EQ(series.values_ms[3], std::optional<double>(32.0));
+  // Without checkpoints the record says nothing about them.
+  EXPECT_EQ(MakeComparisonRecord(ComparisonPlan{}, SittingResult{}, HostIdentityInfo{})
+                .details.count("checkpoint_calibrations_ms"),
+            0u);
 }
 
 TEST(MakeComparisonRecord, WhatWasNotReadStaysAbsent) {
