@@ -7,12 +7,15 @@
 #include <string>
 #include <vector>
 
+#include "probes/code_path.h"
+
 namespace culprit {
 
 struct Relevance {
-  std::vector<std::string> on_path;   ///< Changed files matching a code_path glob.
+  std::vector<std::string> on_path;   ///< Changed files on the query's code path.
   std::vector<std::string> off_path;  ///< The others.
-  bool known = false;                 ///< False when the query has no code_path globs.
+  bool known = false;                 ///< False when the code path is not known.
+  std::string how_known;              ///< CodePath::Describe(): globs, coverage at X, command.
   bool relevant() const { return !on_path.empty(); }
 };
 
@@ -22,5 +25,10 @@ bool MatchesCodePath(const std::string& path, const std::vector<std::string>& gl
 
 Relevance CheckRelevance(const std::vector<std::string>& changed_files,
                          const std::vector<std::string>& code_path_globs);
+
+/// The changed files against a code path however it was known
+/// (probes/code_path.h): an unknown path puts every file off the path, with
+/// `known` false, and says why in `how_known`.
+Relevance CheckRelevance(const std::vector<std::string>& changed_files, const CodePath& path);
 
 }  // namespace culprit

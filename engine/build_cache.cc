@@ -50,6 +50,10 @@ std::string ConfigKey(const BuildSettings& settings) {
   for (const std::string& artifact : settings.artifacts) {
     text += fmt::format("artifact {}:{}\n", artifact.size(), artifact);
   }
+  // Absent when empty, so that the keys of existing caches stay the same.
+  for (const auto& [name, value] : settings.env) {
+    text += fmt::format("env {}:{}={}:{}\n", name.size(), name, value.size(), value);
+  }
   return fmt::format("{:016x}", Fnv1a64(text)).substr(0, 12);
 }
 
@@ -286,6 +290,7 @@ class BuildAttempt {
     ProcessSpec spec;
     spec.argv = settings_.steps[index];
     spec.cwd = checkout_;
+    spec.set_env = settings_.env;
     spec.timeout = settings_.timeout;
     spec.output_limit = kStepOutputLimit;
     std::string command = FormatCommand(spec.argv);

@@ -56,6 +56,9 @@ struct BuildSettings {
   std::vector<std::string> artifacts;    ///< Paths relative to the checkout; kept per commit.
   std::chrono::milliseconds timeout{0};  ///< Per step; 0: none.
   bool clean = false;  ///< Build each commit from a fresh checkout instead of incrementally.
+  /// Set for every step (e.g. CFLAGS for a coverage build); part of the cache
+  /// key, so builds with other variables are other entries.
+  std::map<std::string, std::string> env;
   /// Where the cache lives; [cache] dir (see engine/engine_config.h for its default).
   std::filesystem::path cache_dir;
 };

@@ -126,10 +126,26 @@ Status ReadMetric(const ConfigValue& node, std::string_view path, MetricRule* me
   return {};
 }
 
-Status ReadCodePath(const ConfigValue& code_path, std::string_view path, QueryConfig* query) {
+Status ReadCodePath(const ConfigValue& code_path, std::string_view path,
+                    const EngineConfig& engine, QueryConfig* query) {
+  constexpr std::string_view kExpected =
+      "\"auto\", an array of globs, or { command = [...] }";
   if (const std::string* text = code_path.AsString()) {
-    if (*text != "auto") return code_path.Expected(path, "\"auto\" or an array of globs");
+    if (*text != "auto") return code_path.Expected(path, kExpected);
     query->code_path_auto = true;
+    return {};
+  }
+  if (code_path.IsTable()) {
+    auto table = code_path.Table(path);
+    if (!table) return table.error();
+    CULPRIT_TRY(table->CheckKeys(path, {"command"}));
+    std::optional<ConfigValue> command = table->Get("command");
+    if (!command) return code_path.Expected(path, kExpected);
+    std::string command_path = ConfigKeyPath(path, "command");
+    auto argv = command->Command(command_path);
+    if (!argv) return argv.error();
+    CULPRIT_TRY(CheckCommandTemplate(*command, command_path, engine));
+    query->code_path_command = std::move(*argv);
     return {};
   }
   auto globs = code_path.StringArray(path, "glob");
@@ -170,7 +186,7 @@ Status ReadQuery(const ConfigTable& table, std::string_view path, const EngineCo
   }
   CULPRIT_TRY(table.ReadDuration(path, "timeout", &query->timeout));
   if (std::optional<ConfigValue> code_path = table.Get("code_path")) {
-    CULPRIT_TRY(ReadCodePath(*code_path, ConfigKeyPath(path, "code_path"), query));
+    CULPRIT_TRY(ReadCodePath(*code_path, ConfigKeyPath(path, "code_path"), engine, query));
   }
   std::string cwd;
   CULPRIT_TRY(table.ReadString(path, "cwd", &cwd));

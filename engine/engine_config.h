@@ -51,6 +51,9 @@ struct QueryConfig {
   std::chrono::milliseconds timeout{60000};  ///< Per run; always > 0.
   bool code_path_auto = false;               ///< code_path = "auto".
   std::vector<std::string> code_path;        ///< Globs relative to the engine repository.
+  /// code_path = { command = [...] }: argv (placeholders as in `command`) run
+  /// in the build's source tree, printing one source path per line.
+  std::vector<std::string> code_path_command;
   /// Working directory: empty (the runner's default), an absolute path, or a
   /// string starting with "{tree}" kept verbatim for the runner to substitute.
   /// Other relative paths are resolved against the config file's directory.

@@ -66,10 +66,22 @@ Result<std::unique_ptr<EngineBuilds>> EngineBuilds::Open(const EngineSections& c
       new EngineBuilds(config, std::move(*repo), rebuild, progress));
 }
 
+Result<std::unique_ptr<EngineBuilds>> EngineBuilds::OpenAdjusted(
+    const EngineSections& config, BuildProgress* progress,
+    const std::function<void(BuildSettings&)>& adjust) {
+  Result<std::unique_ptr<EngineBuilds>> opened = Open(config, false, progress);
+  if (!opened) return opened.error();
+  return std::unique_ptr<EngineBuilds>(
+      new EngineBuilds(config, std::move((*opened)->repo_), false, progress, adjust));
+}
+
 EngineBuilds::EngineBuilds(const EngineSections& config, GitRepo repo, bool rebuild,
-                           BuildProgress* progress)
+                           BuildProgress* progress,
+                           const std::function<void(BuildSettings&)>& adjust)
     : config_(config), repo_(std::move(repo)), rebuild_(rebuild), progress_(progress) {
-  cache_ = std::make_unique<BuildCache>(repo_, MakeBuildSettings(config));
+  BuildSettings settings = MakeBuildSettings(config_);
+  if (adjust) adjust(settings);
+  cache_ = std::make_unique<BuildCache>(repo_, std::move(settings));
 }
 
 bool EngineBuilds::NeedsSourceTree() const {

@@ -3,6 +3,7 @@
 // The engine's builds for measuring: its git repository and build cache,
 // opened from the configuration, behind the BuildProvider interface.
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,6 +25,12 @@ class EngineBuilds : public BuildProvider {
   /// repository) and its build cache. `progress` may be null.
   static Result<std::unique_ptr<EngineBuilds>> Open(const EngineSections& config, bool rebuild,
                                                     BuildProgress* progress);
+  /// As Open, for builds made another way: `adjust` edits the build settings
+  /// (more steps, variables, artifacts) before the cache opens, so they are
+  /// entries of their own. `config.cache.dir` chooses the cache.
+  static Result<std::unique_ptr<EngineBuilds>> OpenAdjusted(
+      const EngineSections& config, BuildProgress* progress,
+      const std::function<void(BuildSettings&)>& adjust);
 
   Result<ResolvedBuild> Resolve(const std::optional<std::string>& revision) override;
 
@@ -35,10 +42,12 @@ class EngineBuilds : public BuildProvider {
   BuildCache& cache() { return *cache_; }
 
  private:
-  EngineBuilds(const EngineSections& config, GitRepo repo, bool rebuild, BuildProgress* progress);
+  EngineBuilds(const EngineSections& config, GitRepo repo, bool rebuild, BuildProgress* progress,
+               const std::function<void(BuildSettings&)>& adjust = {});
   bool NeedsSourceTree() const;
 
-  const EngineSections& config_;
+  /// A copy: OpenAdjusted's callers pass a configuration of their own making.
+  EngineSections config_;
   GitRepo repo_;
   std::unique_ptr<BuildCache> cache_;
   bool rebuild_;

@@ -23,7 +23,27 @@ TEST(Relevance, SplitsChangedFiles) {
   EXPECT_EQ(r.off_path.size(), 2u);
   Relevance none = CheckRelevance({"src/index/persist.cc"}, {"src/scan/**"});
   EXPECT_FALSE(none.relevant());
-  EXPECT_FALSE(CheckRelevance({"a"}, {}).known);
+  EXPECT_FALSE(CheckRelevance({"a"}, std::vector<std::string>{}).known);
+}
+
+TEST(Relevance, AgainstAMeasuredPathAndAnUnknownOne) {
+  CodePath measured;
+  measured.source = CodePath::Source::kCoverage;
+  measured.commit = std::string(40, 'c');
+  measured.files = {"src/scan/scan.cc", "src/store/store.cc"};
+  Relevance relevance =
+      CheckRelevance({"src/index/persist.cc", "src/scan/scan.cc"}, measured);
+  EXPECT_TRUE(relevance.known);
+  EXPECT_EQ(relevance.on_path, std::vector<std::string>{"src/scan/scan.cc"});
+  EXPECT_EQ(relevance.off_path, std::vector<std::string>{"src/index/persist.cc"});
+  EXPECT_EQ(relevance.how_known, "coverage at cccccccccc (2 files)");
+
+  CodePath unknown;
+  unknown.why_unknown = "gcov is not installed";
+  Relevance unsure = CheckRelevance({"src/scan/scan.cc"}, unknown);
+  EXPECT_FALSE(unsure.known);
+  EXPECT_FALSE(unsure.relevant());
+  EXPECT_EQ(unsure.how_known, "unknown: gcov is not installed");
 }
 
 }  // namespace
