@@ -592,10 +592,6 @@ Result<Build> BuildCache::BuildNow(const CommitInfo& commit, BuildProgress* prog
   return std::move(*build);
 }
 
-bool BuildCache::IsCached(std::string_view revision) const {
-  return KnownBuildable(revision) == std::optional<bool>(true);
-}
-
 std::optional<bool> BuildCache::KnownBuildable(std::string_view revision) const {
   Result<std::string> commit = repo_.Resolve(revision);
   if (!commit) return std::nullopt;

@@ -163,8 +163,6 @@ class BuildCache {
   Result<Build> Ensure(std::string_view revision, bool rebuild = false,
                        BuildProgress* progress = nullptr);
 
-  /// A buildable entry exists for the current steps.
-  bool IsCached(std::string_view revision) const;
   /// true / false when the commit was built / found unbuildable with the
   /// current steps; nullopt when never tried (or the revision is unknown), or
   /// when it timed out with a shorter timeout than the current one.

@@ -124,7 +124,7 @@ TEST_F(BuildCacheTest, BuildsThenReusesWithoutRunningAStep) {
     EXPECT_EQ(cache.build_steps_run(), 1);
     ASSERT_EQ(build->artifacts.count("prog"), 1u);
     EXPECT_EQ(RunProgram(build->artifacts.at("prog")), "version=base\n");
-    EXPECT_TRUE(cache.IsCached(base_));
+    EXPECT_EQ(cache.KnownBuildable(base_), std::optional<bool>(true));
     EXPECT_EQ(cache.KnownBuildable(base_.substr(0, 8)), std::optional<bool>(true));
   }
   EXPECT_EQ(progress.events, (std::vector<std::string>{
@@ -173,7 +173,7 @@ TEST_F(BuildCacheTest, UnbuildableCommitIsRememberedWithItsLog) {
   EXPECT_NE(failed.error().hint().find("--rebuild"), std::string::npos);
   EXPECT_EQ(progress.events.back(), "done failed");
   EXPECT_EQ(cache.KnownBuildable(broken_), std::optional<bool>(false));
-  EXPECT_FALSE(cache.IsCached(broken_));
+  EXPECT_NE(cache.KnownBuildable(broken_), std::optional<bool>(true));
   auto failure = cache.Failure(broken_);
   ASSERT_TRUE(failure.has_value());
   EXPECT_TRUE(fs::exists(failure->log));
@@ -207,7 +207,7 @@ TEST_F(BuildCacheTest, AnEntryWithAFieldOfTheWrongTypeIsTreatedAsAbsent) {
   BuildCache later(*repo_, Settings());
   EXPECT_EQ(later.KnownBuildable(broken_), std::nullopt);
   EXPECT_FALSE(later.Failure(broken_).has_value());
-  EXPECT_FALSE(later.IsCached(broken_));
+  EXPECT_NE(later.KnownBuildable(broken_), std::optional<bool>(true));
   // Absent means "build it": the attempt runs again and is remembered anew.
   ASSERT_FALSE(later.Ensure(broken_));
   EXPECT_EQ(later.build_steps_run(), 1);
@@ -221,7 +221,7 @@ TEST_F(BuildCacheTest, ChangingTheStepsInvalidatesOldBuilds) {
   changed.steps = {{"cc", "-O2", "-o", "prog", "main.c"}};
   BuildCache other(*repo_, changed);
   EXPECT_NE(other.config_key(), cache.config_key());
-  EXPECT_FALSE(other.IsCached(base_));
+  EXPECT_NE(other.KnownBuildable(base_), std::optional<bool>(true));
   auto build = other.Ensure(base_);
   ASSERT_TRUE(build) << build.error().message();
   EXPECT_FALSE(build->reused);
@@ -255,8 +255,8 @@ TEST_F(BuildCacheTest, ChangingTheStepsInvalidatesOldBuilds) {
   auto pruned = other.Prune(std::chrono::hours(24), /*stale_too=*/true);
   ASSERT_TRUE(pruned) << pruned.error().message();
   EXPECT_EQ(*pruned, 1);
-  EXPECT_TRUE(other.IsCached(base_));
-  EXPECT_FALSE(cache.IsCached(base_));
+  EXPECT_EQ(other.KnownBuildable(base_), std::optional<bool>(true));
+  EXPECT_NE(cache.KnownBuildable(base_), std::optional<bool>(true));
   auto all = other.Prune(std::chrono::hours(0));
   ASSERT_TRUE(all);
   EXPECT_EQ(*all, 1);
