@@ -102,169 +102,162 @@ Result<CommandWords> ReadCommandWords(CLI::App& app, int argc, char** argv) {
   return words;
 }
 
-}  // namespace
-
-int RunCommandLine(int argc, char** argv) {
-  CLI::App app{
-      "culprit: why did this benchmark number move?\n"
-      "Measures an engine's queries in honest same-sitting comparisons, tests "
-      "hypotheses with overrides, bisects regressions across builds, and archives "
-      "every result.",
-      "culprit"};
-  app.require_subcommand(1);
-  // --config may come before or after the command (`culprit run --config f q`).
-  app.fallthrough();
-  app.set_version_flag("--version", std::string("culprit ") + CULPRIT_VERSION);
-  GlobalOptions global;
-  app.add_option("--config", global.config, "culprit.toml to use (default: ./culprit.toml)");
-
-  std::function<Result<int>()> action;
-
-  // culprit init
+/// The options of the commands registered here; they must outlive parsing.
+struct CoreOptions {
   InitOptions init;
+  bool host_json = false;
+  RunCommandOptions run;
+  ProbeCommandOptions probe;
+  CompareCommandOptions compare;
+  BuildCommandOptions build;
+  RecordsCommandOptions records;
+};
+
+using Action = std::function<Result<int>()>;
+
+/// init, host, run, probe, compare and build.
+void AddMeasureCommands(CLI::App& app, GlobalOptions& global, Action& action, CoreOptions& o) {
+  // culprit init
   CLI::App* init_cmd = app.add_subcommand("init", "write a starter culprit.toml here");
-  init_cmd->add_option("--output", init.output, "where to write it (default ./culprit.toml)");
-  init_cmd->add_flag("--force", init.force, "replace an existing file");
-  init_cmd->callback([&] { action = [&] { return CommandInit(init); }; });
+  init_cmd->add_option("--output", o.init.output, "where to write it (default ./culprit.toml)");
+  init_cmd->add_flag("--force", o.init.force, "replace an existing file");
+  init_cmd->callback([&] { action = [&] { return CommandInit(o.init); }; });
 
   // culprit host
   CLI::App* host_cmd = app.add_subcommand("host", "host state: calibration, load, frequency");
-  bool host_json = false;
-  host_cmd->add_flag("--json", host_json, "machine-readable");
-  host_cmd->callback([&] { action = [&] { return CommandHost(host_json); }; });
+  host_cmd->add_flag("--json", o.host_json, "machine-readable");
+  host_cmd->callback([&] { action = [&] { return CommandHost(o.host_json); }; });
 
   // culprit run
-  RunCommandOptions run;
   CLI::App* run_cmd = app.add_subcommand("run", "measure one query (one arm)");
-  run_cmd->add_option("QUERY", run.request.query, "query name (optional with one query)");
-  run_cmd->add_option("--query,-q", run.request.query, "query name");
-  run_cmd->add_option("--rev", run.revision, "measure the cached build of this revision");
-  run_cmd->add_option("--samples,-n", run.request.samples, "samples (default: min_pairs)")
+  run_cmd->add_option("QUERY", o.run.request.query, "query name (optional with one query)");
+  run_cmd->add_option("--query,-q", o.run.request.query, "query name");
+  run_cmd->add_option("--rev", o.run.revision, "measure the cached build of this revision");
+  run_cmd->add_option("--samples,-n", o.run.request.samples, "samples (default: min_pairs)")
       ->check(CLI::Range(1, 100000));
-  AddMeasureFlags(run_cmd, run.request.flags, run.json);
+  AddMeasureFlags(run_cmd, o.run.request.flags, o.run.json);
   run_cmd->footer(
       "culprit run [options] -- CMD ARGS measures a command by its wall time, with or "
       "without a culprit.toml.");
-  run_cmd->callback([&] { action = [&] { return CommandRun(global, run); }; });
+  run_cmd->callback([&] { action = [&] { return CommandRun(global, o.run); }; });
 
   // culprit probe
-  ProbeCommandOptions probe;
   CLI::App* probe_cmd =
       app.add_subcommand("probe", "same build, default environment vs overridden, in one sitting");
   probe_cmd
-      ->add_option("--override,-o", probe.request.overrides,
+      ->add_option("--override,-o", o.probe.request.overrides,
                    "K=V to set in arm B, or the name of an [overrides] set")
       ->take_all();
-  probe_cmd->add_option("--unset", probe.request.unsets, "variable to remove in arm B");
-  probe_cmd->add_option("--query,-q", probe.request.query, "query name");
-  probe_cmd->add_option("--rev", probe.revision, "measure the cached build of this revision");
-  probe_cmd->add_option("--hypothesis", probe.request.hypothesis, "the sentence being tested");
-  AddMeasureFlags(probe_cmd, probe.request.flags, probe.json);
+  probe_cmd->add_option("--unset", o.probe.request.unsets, "variable to remove in arm B");
+  probe_cmd->add_option("--query,-q", o.probe.request.query, "query name");
+  probe_cmd->add_option("--rev", o.probe.revision, "measure the cached build of this revision");
+  probe_cmd->add_option("--hypothesis", o.probe.request.hypothesis, "the sentence being tested");
+  AddMeasureFlags(probe_cmd, o.probe.request.flags, o.probe.json);
   probe_cmd->footer(
       "culprit probe [options] -- CMD ARGS probes a command instead of a query, with or "
       "without a culprit.toml.\nExit status: 0 NULL or INCONCLUSIVE, 3 EFFECT, 1 error, 2 usage.");
-  probe_cmd->callback([&] { action = [&] { return CommandProbe(global, probe); }; });
+  probe_cmd->callback([&] { action = [&] { return CommandProbe(global, o.probe); }; });
 
   // culprit compare
-  CompareCommandOptions compare;
   CLI::App* compare_cmd =
       app.add_subcommand("compare", "two builds, interleaved in one sitting (ratio B/A)");
-  compare_cmd->add_option("REV_A", compare.request.revision_a, "baseline revision")->required();
-  compare_cmd->add_option("REV_B", compare.request.revision_b, "revision to compare")->required();
-  compare_cmd->add_option("--query,-q", compare.request.query, "query name");
-  compare_cmd->add_flag("--rebuild", compare.rebuild, "rebuild even if cached");
-  AddMeasureFlags(compare_cmd, compare.request.flags, compare.json);
+  compare_cmd->add_option("REV_A", o.compare.request.revision_a, "baseline revision")->required();
+  compare_cmd->add_option("REV_B", o.compare.request.revision_b, "revision to compare")->required();
+  compare_cmd->add_option("--query,-q", o.compare.request.query, "query name");
+  compare_cmd->add_flag("--rebuild", o.compare.rebuild, "rebuild even if cached");
+  AddMeasureFlags(compare_cmd, o.compare.request.flags, o.compare.json);
   compare_cmd->footer("Exit status: 0 NULL or INCONCLUSIVE, 3 EFFECT, 1 error, 2 usage.");
-  compare_cmd->callback([&] { action = [&] { return CommandCompare(global, compare); }; });
+  compare_cmd->callback([&] { action = [&] { return CommandCompare(global, o.compare); }; });
 
   // culprit build
-  BuildCommandOptions build;
   CLI::App* build_cmd = app.add_subcommand("build", "build commits into the build cache");
-  build_cmd->add_option("REV", build.revisions, "revisions to build");
-  build_cmd->add_flag("--rebuild", build.rebuild, "build again even if cached or unbuildable");
-  build_cmd->add_flag("--list", build.list, "list cached builds and their sizes");
-  build_cmd->add_option("--prune-days", build.prune_days, "remove builds older than N days");
-  build_cmd->callback([&] { action = [&] { return CommandBuild(global, build); }; });
+  build_cmd->add_option("REV", o.build.revisions, "revisions to build");
+  build_cmd->add_flag("--rebuild", o.build.rebuild, "build again even if cached or unbuildable");
+  build_cmd->add_flag("--list", o.build.list, "list cached builds and their sizes");
+  build_cmd->add_option("--prune-days", o.build.prune_days, "remove builds older than N days");
+  build_cmd->callback([&] { action = [&] { return CommandBuild(global, o.build); }; });
+}
 
+/// records list, show, report and export.
+void AddRecordsCommands(CLI::App& app, GlobalOptions& global, Action& action, CoreOptions& o) {
   // culprit records ...
-  RecordsCommandOptions records;
   CLI::App* records_cmd = app.add_subcommand("records", "the archive of results");
   records_cmd->require_subcommand(1);
-  records_cmd->add_option("--dir", records.dir, "records directory (default: from the config)");
+  records_cmd->add_option("--dir", o.records.dir, "records directory (default: from the config)");
   CLI::App* list_cmd = records_cmd->add_subcommand("list", "list records");
-  list_cmd->add_option("--kind", records.filter.kind, "probe, compare, run, bisect, ...");
-  list_cmd->add_option("--verdict", records.filter.verdict, "EFFECT, NULL, INCONCLUSIVE, ERROR");
-  list_cmd->add_option("--query", records.filter.query, "query name");
-  list_cmd->add_option("--commit", records.filter.commit, "commit id prefix of any arm");
-  list_cmd->callback([&] { action = [&] { return CommandRecordsList(global, records); }; });
+  list_cmd->add_option("--kind", o.records.filter.kind, "probe, compare, run, bisect, ...");
+  list_cmd->add_option("--verdict", o.records.filter.verdict, "EFFECT, NULL, INCONCLUSIVE, ERROR");
+  list_cmd->add_option("--query", o.records.filter.query, "query name");
+  list_cmd->add_option("--commit", o.records.filter.commit, "commit id prefix of any arm");
+  list_cmd->callback([&] { action = [&] { return CommandRecordsList(global, o.records); }; });
   CLI::App* show_cmd = records_cmd->add_subcommand("show", "show one record");
-  show_cmd->add_option("ID", records.id, "record id or unique prefix")->required();
-  show_cmd->add_flag("--json", records.json, "the record's JSON");
-  show_cmd->callback([&] { action = [&] { return CommandRecordsShow(global, records); }; });
+  show_cmd->add_option("ID", o.records.id, "record id or unique prefix")->required();
+  show_cmd->add_flag("--json", o.records.json, "the record's JSON");
+  show_cmd->callback([&] { action = [&] { return CommandRecordsShow(global, o.records); }; });
   CLI::App* report_cmd = records_cmd->add_subcommand("report", "render records as a report");
-  report_cmd->add_option("ID", records.id, "one record (default: all matching the filters)");
-  report_cmd->add_option("--format", records.format, "markdown or html")
+  report_cmd->add_option("ID", o.records.id, "one record (default: all matching the filters)");
+  report_cmd->add_option("--format", o.records.format, "markdown or html")
       ->check(CLI::IsMember({"markdown", "html"}));
-  report_cmd->add_option("--kind", records.filter.kind, "filter by kind");
-  report_cmd->add_option("--query", records.filter.query, "filter by query");
-  report_cmd->add_option("--output,-o", records.output, "write to a file instead of stdout");
-  report_cmd->callback([&] { action = [&] { return CommandRecordsReport(global, records); }; });
+  report_cmd->add_option("--kind", o.records.filter.kind, "filter by kind");
+  report_cmd->add_option("--query", o.records.filter.query, "filter by query");
+  report_cmd->add_option("--output,-o", o.records.output, "write to a file instead of stdout");
+  report_cmd->callback([&] { action = [&] { return CommandRecordsReport(global, o.records); }; });
   CLI::App* export_cmd = records_cmd->add_subcommand("export", "all records as one JSON array");
-  export_cmd->add_option("--kind", records.filter.kind, "filter by kind");
-  export_cmd->callback([&] { action = [&] { return CommandRecordsExport(global, records); }; });
+  export_cmd->add_option("--kind", o.records.filter.kind, "filter by kind");
+  export_cmd->callback([&] { action = [&] { return CommandRecordsExport(global, o.records); }; });
+}
 
-  std::shared_ptr<void> investigation = AddInvestigationCommands(app, global, action);
-  std::shared_ptr<void> isolation = AddIsolateCommands(app, global, action);
-
-  Result<CommandWords> words = ReadCommandWords(app, argc, argv);
-  if (!words) {
-    PrintError(words.error());
-    return words.error().ExitCode();
-  }
-  // Under `git bisect run`, exit codes mean good/bad/skip: judge mode comes
-  // from the command word itself (not from "judge" anywhere on the line).
-  const bool judge = words->command == "judge";
-  if (words->command == "run" || words->command == "probe") {
-    // `culprit run -- CMD ARGS`: the words after `--` are the command to
-    // measure, kept from CLI11, which would give the first to the QUERY
-    // positional.
-    for (int i = 1; i < argc; ++i) {
-      if (std::string_view(argv[i]) != "--") continue;
-      std::vector<std::string>& command = words->command == "run" ? run.command : probe.command;
-      command.assign(argv + i + 1, argv + argc);
-      if (command.empty()) {
-        PrintError(Error::Usage("nothing after `--`: expected a command to measure"));
-        return kExitUsage;
-      }
-      argc = i;
-      break;
-    }
-  }
-  if (words->command.empty()) {
+/// `culprit`, `culprit version` and `culprit help [COMMAND [SUBCOMMAND]]`,
+/// which CLI11 does not parse; nullopt for every other command.
+std::optional<int> RunBuiltin(CLI::App& app, const CommandWords& words, int argc, char** argv) {
+  if (words.command.empty()) {
     // Like git: no command is a usage error that lists the commands.
     fmt::print(stderr, "{}", app.help());
     return kExitUsage;
   }
-  if (words->command == "version") {
+  if (words.command == "version") {
     fmt::print("culprit {}\n", CULPRIT_VERSION);
     return 0;
   }
-  if (words->command == "help") {
-    // `culprit help [COMMAND [SUBCOMMAND]]` is `culprit [COMMAND...] --help`.
-    CLI::App* topic = &app;
-    std::string path;
-    for (int i = 2; i < argc && i < 4; ++i) {
-      CLI::App* sub = FindCommand(*topic, argv[i]);
-      if (sub == nullptr) {
-        PrintError(UnknownCommand(argv[i], *topic, path));
-        return kExitUsage;
-      }
-      path += std::string(argv[i]) + " ";
-      topic = sub;
+  if (words.command != "help") return std::nullopt;
+  // `culprit help [COMMAND [SUBCOMMAND]]` is `culprit [COMMAND...] --help`.
+  CLI::App* topic = &app;
+  std::string path;
+  for (int i = 2; i < argc && i < 4; ++i) {
+    CLI::App* sub = FindCommand(*topic, argv[i]);
+    if (sub == nullptr) {
+      PrintError(UnknownCommand(argv[i], *topic, path));
+      return kExitUsage;
     }
-    fmt::print("{}", topic->help());
-    return 0;
+    path += std::string(argv[i]) + " ";
+    topic = sub;
   }
+  fmt::print("{}", topic->help());
+  return 0;
+}
+
+/// `culprit run|probe ... -- CMD ARGS`: takes the words after `--` into
+/// global->adhoc_command and shortens argc to hide them from CLI11, which
+/// would give the first to the QUERY positional. Errors: nothing after `--`.
+Status TakeAdHocCommand(const CommandWords& words, int* argc, char** argv, GlobalOptions* global) {
+  if (words.command != "run" && words.command != "probe") return {};
+  for (int i = 1; i < *argc; ++i) {
+    if (std::string_view(argv[i]) != "--") continue;
+    global->adhoc_command.assign(argv + i + 1, argv + *argc);
+    if (global->adhoc_command.empty()) {
+      return Error::Usage("nothing after `--`: expected a command to measure");
+    }
+    *argc = i;
+    break;
+  }
+  return {};
+}
+
+/// Parses the command line and runs the command's action; the exit code.
+/// Every error is printed here, once. Under `git bisect run` (judge), exit
+/// codes mean good/bad/skip, so a failure that is not about the commit must
+/// abort the bisect (128), never read as "bad".
+int ParseAndRun(CLI::App& app, int argc, char** argv, bool judge, const Action& action) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -275,8 +268,6 @@ int RunCommandLine(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     PrintError(Error::Usage(e.what()).WithHint("see `culprit --help` or `culprit COMMAND --help`"));
-    // Under `git bisect run`, 2 would mean "bad": a mistyped judge command
-    // must abort the bisect instead.
     return judge ? kJudgeAbort : kExitUsage;
   }
   if (!action) return 0;
@@ -294,6 +285,44 @@ int RunCommandLine(int argc, char** argv) {
     return exit_code.error().ExitCode();
   }
   return *exit_code;
+}
+
+}  // namespace
+
+int RunCommandLine(int argc, char** argv) {
+  CLI::App app{
+      "culprit: why did this benchmark number move?\n"
+      "Measures an engine's queries in honest same-sitting comparisons, tests "
+      "hypotheses with overrides, bisects regressions across builds, and archives "
+      "every result.",
+      "culprit"};
+  app.require_subcommand(1);
+  // --config may come before or after the command (`culprit run --config f q`).
+  app.fallthrough();
+  app.set_version_flag("--version", std::string("culprit ") + CULPRIT_VERSION);
+  GlobalOptions global;
+  app.add_option("--config", global.config, "culprit.toml to use (default: ./culprit.toml)");
+
+  Action action;
+  CoreOptions core;
+  AddMeasureCommands(app, global, action, core);
+  AddRecordsCommands(app, global, action, core);
+  std::shared_ptr<void> investigation = AddInvestigationCommands(app, global, action);
+  std::shared_ptr<void> isolation = AddIsolateCommands(app, global, action);
+
+  Result<CommandWords> words = ReadCommandWords(app, argc, argv);
+  if (!words) {
+    PrintError(words.error());
+    return words.error().ExitCode();
+  }
+  if (std::optional<int> builtin = RunBuiltin(app, *words, argc, argv)) return *builtin;
+  if (Status taken = TakeAdHocCommand(*words, &argc, argv, &global); !taken) {
+    PrintError(taken.error());
+    return taken.error().ExitCode();
+  }
+  // Judge mode comes from the command word itself (not from "judge" anywhere
+  // on the line: a query may be called that).
+  return ParseAndRun(app, argc, argv, words->command == "judge", action);
 }
 
 }  // namespace culprit

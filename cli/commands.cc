@@ -192,7 +192,7 @@ Result<int> CommandHost(bool json) {
 }
 
 Result<int> CommandRun(const GlobalOptions& global, RunCommandOptions& options) {
-  Result<Config> config = LoadMeasureConfig(global, options.command, &options.request.query);
+  Result<Config> config = LoadMeasureConfig(global, global.adhoc_command, &options.request.query);
   if (!config) return config.error();
   options.request.revision = options.revision;
   std::unique_ptr<HostProbe> host = MakeRealHostProbe();
@@ -219,7 +219,7 @@ Result<int> CommandRun(const GlobalOptions& global, RunCommandOptions& options) 
 }
 
 Result<int> CommandProbe(const GlobalOptions& global, ProbeCommandOptions& options) {
-  Result<Config> config = LoadMeasureConfig(global, options.command, &options.request.query);
+  Result<Config> config = LoadMeasureConfig(global, global.adhoc_command, &options.request.query);
   if (!config) return config.error();
   options.request.revision = options.revision;
   std::unique_ptr<HostProbe> host = MakeRealHostProbe();

@@ -24,6 +24,10 @@ namespace culprit {
 
 struct GlobalOptions {
   std::optional<std::string> config;  ///< --config
+  /// The words after `--` of run and probe: an ad-hoc command measured
+  /// instead of a configured query, with or without a culprit.toml (see
+  /// LoadMeasureConfig).
+  std::vector<std::string> adhoc_command;
 };
 
 struct InitOptions {
@@ -35,18 +39,12 @@ struct RunCommandOptions {
   RunRequest request;
   std::optional<std::string> revision;
   bool json = false;
-  /// The words after `--`: an ad-hoc command measured instead of a configured
-  /// query, with or without a culprit.toml (see LoadMeasureConfig).
-  std::vector<std::string> command;
 };
 
 struct ProbeCommandOptions {
   ProbeRequest request;
   std::optional<std::string> revision;
   bool json = false;
-  /// The words after `--`: an ad-hoc command measured instead of a configured
-  /// query, with or without a culprit.toml (see LoadMeasureConfig).
-  std::vector<std::string> command;
 };
 
 struct CompareCommandOptions {
