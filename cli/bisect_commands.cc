@@ -97,31 +97,21 @@ Result<int> CommandBisectReset(const GlobalOptions& global) {
 }
 
 Result<int> CommandJudge(const GlobalOptions& global, const JudgeRequest& request) {
-  // git bisect run treats 1..127 (but 125) as "bad": every failure that is
-  // not about the checked-out commit must abort the bisect instead (>= 128).
-  constexpr int kAbortBisect = kJudgeAbort;
+  // Errors go to main, which turns them into 128 (abort) in judge mode: git
+  // bisect run treats 1..127 (but 125) as "bad", and a failure that is not
+  // about the checked-out commit must never read as that.
   Result<Config> config = LoadGlobalConfig(global);
-  if (!config) {
-    fmt::print(stderr, "culprit: error: {}\n", config.error().message());
-    return kAbortBisect;
-  }
+  if (!config) return config.error();
   StderrBuildProgress build_progress;
   Result<std::unique_ptr<EngineBuilds>> builds =
       EngineBuilds::Open(*config, false, &build_progress);
-  if (!builds) {
-    fmt::print(stderr, "culprit: error: {}\n", builds.error().message());
-    return kAbortBisect;
-  }
+  if (!builds) return builds.error();
   std::unique_ptr<HostProbe> host = MakeRealHostProbe();
   TerminalProgress progress("judge " + request.candidate);
   MeasureContext context{*config, **builds, host.get(), &progress};
   Result<JudgeResult> result = RunJudge(context, **builds, request);
   progress.Finish();
-  if (!result) {
-    fmt::print(stderr, "culprit: error: {}\n", result.error().message());
-    if (!result.error().hint().empty()) fmt::print(stderr, "hint: {}\n", result.error().hint());
-    return result.error().kind() == ErrorKind::kInterrupted ? 130 : kAbortBisect;
-  }
+  if (!result) return result.error();
   if (result->outcome) fmt::print("{}", FormatComparisonSummary(*result->outcome));
   fmt::print("judge: {} (exit {})\n", result->reason, result->exit_code);
   return result->exit_code;

@@ -282,6 +282,7 @@ int ParseAndRun(CLI::App& app, int argc, char** argv, bool judge, const Action& 
   }
   if (!exit_code) {
     PrintError(exit_code.error());
+    if (judge && exit_code.error().kind() != ErrorKind::kInterrupted) return kJudgeAbort;
     return exit_code.error().ExitCode();
   }
   return *exit_code;
