@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <iterator>
 #include <nlohmann/json.hpp>
@@ -557,7 +558,14 @@ Result<bool> Session::Bisect() {
         request.flags.band = r.flags.band;
         report = runner.Run(request);
       }
-      if (!report) return report.error();
+      if (!report) {
+        // What the bisect archived before it stopped is linked too.
+        Result<BisectState> saved = LoadBisectState(BisectStatePath(config_));
+        if (saved && saved->started >= state_.started) {
+          for (const std::string& id : saved->records) state_.partial_records.push_back(id);
+        }
+        return report.error();
+      }
       CULPRIT_TRY(AdoptBisect(report->state.result_record, report->state.records, report->text));
     }
   } else {
@@ -701,7 +709,9 @@ std::string Session::Conclusion() const {
   }
   out += fmt::format(" The bisect names {} \"{}\", verified against its parent.",
                      ShortCommit(state_.culprit), state_.culprit_subject);
-  out += " " + state_.relevance_detail + ".";
+  std::string relevance = state_.relevance_detail;
+  if (!relevance.empty()) relevance[0] = static_cast<char>(std::toupper(relevance[0]));
+  out += " " + relevance + ".";
   if (state_.outcome == "on path") {
     return out + " The commit changes code the query runs: read those files' diff.";
   }
@@ -793,7 +803,8 @@ Result<InvestigationReport> Session::Run() {
     Result<bool> go_on = Timed(stage.step, stage.body);
     if (!go_on) return go_on.error();
     if (!*go_on) break;
-    if (stop_after_ == stage.step) {
+    // Stopping after the last step is finishing.
+    if (stop_after_ == stage.step && stage.step != InvestigationStep::kIsolation) {
       state_.status = "stopped";
       CULPRIT_TRY(Save());
       reporter_.Result(fmt::format(
