@@ -310,6 +310,7 @@ int RunCommandLine(int argc, char** argv) {
   AddRecordsCommands(app, global, action, core);
   std::shared_ptr<void> investigation = AddInvestigationCommands(app, global, action);
   std::shared_ptr<void> isolation = AddIsolateCommands(app, global, action);
+  std::shared_ptr<void> investigate = AddInvestigateCommand(app, global, action, argc, argv);
 
   Result<CommandWords> words = ReadCommandWords(app, argc, argv);
   if (!words) {

@@ -99,6 +99,12 @@ Result<Config> LoadMeasureConfig(const GlobalOptions& global,
 std::shared_ptr<void> AddInvestigationCommands(CLI::App& app, GlobalOptions& global,
                               std::function<Result<int>()>& action);
 
+/// Registers investigate (investigate_commands.cc); as above. `argv` is kept
+/// for the investigation record.
+std::shared_ptr<void> AddInvestigateCommand(CLI::App& app, GlobalOptions& global,
+                                            std::function<Result<int>()>& action, int argc,
+                                            char** argv);
+
 /// Registers isolate and harness check (isolate_commands.cc); as above.
 std::shared_ptr<void> AddIsolateCommands(CLI::App& app, GlobalOptions& global,
                                          std::function<Result<int>()>& action);

@@ -2,10 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <chrono>
+
 #include "base/atomic_file.h"
 #include "base/strings.h"
 #include "bisect/bisect_runner.h"
-#include "bisect/relevance.h"
 #include "engine/process.h"
 #include "investigate/config.h"
 #include "probes/summary.h"
@@ -13,33 +15,57 @@
 namespace culprit {
 namespace {
 
-class LineBisectReporter : public BisectReporter {
+// Forwards to the terminal's build progress and adds up the builds' wall time.
+class TimedBuilds : public BuildProgress {
  public:
-  explicit LineBisectReporter(DemoReporter& reporter) : reporter_(reporter) {}
-  void Line(const std::string& text) override { reporter_.Line("  " + text); }
-
- private:
-  DemoReporter& reporter_;
-};
-
-// Progress of a long sitting as plain lines, one per look, so the demo shows
-// what it is doing even when its output goes to a file.
-class LookProgress : public SittingProgress {
- public:
-  explicit LookProgress(DemoReporter& reporter) : reporter_(reporter) {}
-  void OnProgress(int done, int target, std::optional<double> ratio) override {
-    // The target moves on exactly when a look was taken.
-    if (target != target_ && ratio) {
-      reporter_.Line(fmt::format("  look at {} pairs: ratio {:.3f}", done, *ratio));
-    }
-    target_ = target;
+  void OnStart(const CommitInfo& commit) override { inner_.OnStart(commit); }
+  void OnStep(const CommitInfo& commit, int step, int steps, const std::string& command,
+              std::chrono::milliseconds elapsed) override {
+    inner_.OnStep(commit, step, steps, command, elapsed);
   }
-  void OnPhase(const std::string& phase) override { reporter_.Line("  " + phase); }
+  void OnDone(const CommitInfo& commit, bool ok, std::chrono::milliseconds elapsed) override {
+    inner_.OnDone(commit, ok, elapsed);
+    total_ += elapsed;
+    ++builds_;
+  }
+  void OnWaiting(const std::filesystem::path& scratch_dir) override {
+    inner_.OnWaiting(scratch_dir);
+  }
+  std::chrono::milliseconds total() const { return total_; }
+  int builds() const { return builds_; }
 
  private:
-  DemoReporter& reporter_;
-  int target_ = 0;
+  StderrBuildProgress inner_;
+  std::chrono::milliseconds total_{0};
+  int builds_ = 0;
 };
+
+// Passes the ladder's lines on and splits each step's wall time into the
+// builds made during it and the rest (its measuring).
+class TimedReporter : public InvestigationReporter {
+ public:
+  TimedReporter(DemoReporter& inner, const TimedBuilds& builds) : inner_(inner), builds_(builds) {}
+  void Line(const std::string& text) override { inner_.Line(text); }
+  void Result(const std::string& text) override { inner_.Result(text); }
+  void StepTimed(InvestigationStep step, std::chrono::milliseconds wall) override {
+    std::chrono::milliseconds built = builds_.total() - builds_at_last_step_;
+    builds_at_last_step_ = builds_.total();
+    measuring_[static_cast<int>(step)] += wall - std::min(wall, built);
+  }
+  std::chrono::milliseconds measuring(InvestigationStep step) const {
+    return measuring_[static_cast<int>(step)];
+  }
+
+ private:
+  DemoReporter& inner_;
+  const TimedBuilds& builds_;
+  std::chrono::milliseconds builds_at_last_step_{0};
+  std::chrono::milliseconds measuring_[5] = {};
+};
+
+std::string Seconds(std::chrono::milliseconds ms) {
+  return fmt::format("{:.1f} s", ms.count() / 1000.0);
+}
 
 std::string ReplaceAll(std::string text, std::string_view from, std::string_view to) {
   for (size_t pos = text.find(from); pos != std::string::npos;
@@ -65,19 +91,48 @@ Status CreateHistory(const std::filesystem::path& examples, const std::filesyste
   spec.timeout = std::chrono::minutes(5);
   ProcessResult result = RunProcess(spec);
   if (!result.ok()) {
-    return Error(fmt::format("make-history {}: {}\n{}", result.Describe(spec),
-                             repo.string(), TailLines(result.stderr_text, 10)));
+    return Error(fmt::format("make-history {}: {}\n{}", result.Describe(spec), repo.string(),
+                             TailLines(result.stderr_text, 10)));
   }
   return {};
+}
+
+// The seed's three steps, as this run found them, from the saved state.
+std::string Story(const InvestigationState& s, const DemoOptions& options) {
+  std::string out = "\n== the story, as it happened ==\n";
+  std::string gate = "not probed";
+  for (const InvestigationStepRecord& p : s.probes) {
+    if (p.name == "parallel_gate") gate = p.verdict + ": " + p.sentence;
+  }
+  out += fmt::format("1. the plausible suspect, the parallelism gate (PARALLEL=1 at {}): {}\n",
+                     options.bad, gate);
+  if (!s.bisect_found) {
+    return out +
+           "2. the bisect named no verified culprit on this host: the story stops "
+           "there (see the bisect's record)\n";
+  }
+  out += fmt::format("2. the bisect's culprit: {} \"{}\"; relevance: {}\n", ShortCommit(s.culprit),
+                     s.culprit_subject, s.relevance);
+  if (s.isolations.empty()) {
+    return out + "3. not isolated: " +
+           (s.relevance == "on path" ? "the commit changes code the scan runs"
+                                     : "no residency plan ran") +
+           "\n";
+  }
+  for (const InvestigationStepRecord& i : s.isolations) {
+    out += fmt::format("3. residency isolation '{}': {} ({})\n", i.name, i.sentence, i.verdict);
+  }
+  return out;
 }
 
 }  // namespace
 
 Result<DemoReport> RunDemo(const DemoOptions& options, DemoReporter& reporter) {
+  const auto demo_start = std::chrono::steady_clock::now();
   DemoReport report;
-  std::filesystem::path examples =
-      options.examples_dir.empty() ? std::filesystem::path(CULPRIT_SOURCE_DIR) / "examples"
-                                   : options.examples_dir;
+  std::filesystem::path examples = options.examples_dir.empty()
+                                       ? std::filesystem::path(CULPRIT_SOURCE_DIR) / "examples"
+                                       : options.examples_dir;
   std::filesystem::path template_path = examples / "eventstore" / "culprit.toml.in";
   if (!std::filesystem::exists(template_path)) {
     return Error::Usage(fmt::format("the demo engine is not in {}", examples.string()))
@@ -89,8 +144,12 @@ Result<DemoReport> RunDemo(const DemoOptions& options, DemoReporter& reporter) {
   if (ec) return Error(fmt::format("cannot create {}: {}", work.string(), ec.message()));
   std::filesystem::path repo = work / "eventstore";
 
-  reporter.Line("== culprit demo: why did series.count get slower between v1.0 and v1.3? ==");
+  reporter.Line(fmt::format("== culprit demo: why did {} get slower between {} and {}? ==",
+                            options.query, options.good, options.bad));
+  const auto history_start = std::chrono::steady_clock::now();
   CULPRIT_TRY(CreateHistory(examples, repo, reporter));
+  const auto history = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - history_start);
 
   Result<std::string> config_text = ReadFile(template_path);
   if (!config_text) return config_text.error();
@@ -105,86 +164,71 @@ Result<DemoReport> RunDemo(const DemoOptions& options, DemoReporter& reporter) {
   Result<Config> config = LoadConfig(report.config_path);
   if (!config) return config.error().WithContext("the demo's configuration");
   reporter.Line(fmt::format("configuration: {}", report.config_path.string()));
-  // Each demo is a fresh investigation; earlier records stay in the archive.
-  std::filesystem::remove(BisectStatePath(*config), ec);
 
-  StderrBuildProgress build_progress;
+  TimedBuilds build_progress;
   Result<std::unique_ptr<EngineBuilds>> builds =
       EngineBuilds::Open(*config, false, &build_progress);
   if (!builds) return builds.error();
   std::unique_ptr<HostProbe> host = MakeRealHostProbe();
+  TimedReporter timed(reporter, build_progress);
 
-  // 1. The plausible hypothesis, tested by override rather than believed.
-  reporter.Line("");
-  reporter.Line(fmt::format(
-      "step 1: the recalibrated parallelism gate is the plausible suspect; force it at {} "
-      "(culprit probe --override parallel_gate --rev {} --query {})",
-      options.bad, options.bad, options.probe_query));
-  LookProgress look_progress(reporter);
-  MeasureContext context{*config, **builds, host.get(), &look_progress};
-  ProbeRequest probe;
-  probe.query = options.probe_query;
-  probe.revision = options.bad;
-  probe.overrides = {"parallel_gate"};
-  Result<ComparisonOutcome> probed = RunProbe(context, probe);
-  if (!probed) return probed.error().WithContext("probing the gate");
-  CULPRIT_TRY(OutcomeStatus(*probed));
-  report.probe_verdict = probed->record.verdict;
-  reporter.Result(FormatComparisonSummary(*probed));
-  if (report.probe_verdict == "NULL") {
-    reporter.Result(
-        "=> NULL: forcing the gate changes nothing measurable. Evidence against the gate "
-        "hypothesis, archived.\n\n");
-  } else {
-    reporter.Result(fmt::format("=> {}: the gate hypothesis is not cleared on this host.\n\n",
-                                report.probe_verdict));
-  }
-
-  // 2. Bisect, measuring the query the way the registry does.
-  reporter.Line(fmt::format(
-      "step 2: bisect {}..{} on {} (culprit bisect run --good {} --bad {} --query {})",
-      options.good, options.bad, options.query, options.good, options.bad, options.query));
-  LineBisectReporter bisect_reporter(reporter);
-  BisectRunner runner(*config, **builds, host.get(), bisect_reporter);
-  BisectRequest request;
+  InvestigateRequest request;
   request.good = options.good;
   request.bad = options.bad;
   request.query = options.query;
-  Result<BisectReport> bisected = runner.Run(request);
-  if (!bisected) return bisected.error().WithContext("bisecting");
-  reporter.Result(bisected->text);
-  if (!bisected->found) {
-    reporter.Result("=> the bisect named no culprit on this host; see the record above.\n");
-    return report;
-  }
-  const SearchOutcome& outcome = bisected->outcome;
-  report.culprit_commit = bisected->state.commits[outcome.last];
-  if (Result<CommitInfo> info = (*builds)->repo().Commit(report.culprit_commit)) {
-    report.culprit_subject = info->subject;
-  }
-  if (Result<std::vector<std::string>> changed =
-          (*builds)->repo().ChangedFiles(report.culprit_commit)) {
-    report.changed_files = *changed;
-  }
+  request.probe_query = options.probe_query;
+  request.plans = {options.plan};
+  request.invocation = {"culprit", "demo", "--dir", options.work_dir.string()};
+  reporter.Line(fmt::format(
+      "the ladder: culprit investigate --good {} --bad {} -q {} --probe-query {} --plan \"{}\"",
+      request.good, request.bad, request.query, request.probe_query, options.plan));
 
-  // 3. Is the culprit on the query's code path?
-  const QueryConfig& query = config->queries.at(options.query);
-  Relevance relevance = CheckRelevance(report.changed_files, query.code_path);
-  report.culprit_on_code_path = relevance.relevant();
-  std::string verdict;
-  if (!relevance.known) {
-    verdict = "the query has no code_path: relevance unknown";
-  } else if (relevance.relevant()) {
-    verdict = "it changes the query's code path: " + Join(relevance.on_path, ", ");
+  // A demo interrupted earlier (Ctrl-C, kill) continues where it stopped;
+  // otherwise each demo is a fresh investigation (earlier records stay).
+  Result<std::optional<InvestigationState>> saved = LoadInvestigationState(*config);
+  if (!saved) return saved.error();
+  Result<InvestigationReport> ladder = Error("not run");
+  if (*saved && (*saved)->status != "done" && (*saved)->request.good == request.good &&
+      (*saved)->request.bad == request.bad && (*saved)->request.query == request.query) {
+    reporter.Line(
+        "an earlier demo did not finish: resuming it (finished steps are not "
+        "measured again)");
+    ladder = ResumeInvestigation(*config, **builds, host.get(), timed, std::nullopt);
   } else {
-    verdict = fmt::format(
-        "it touches nothing on {}'s code path ({}): a commit that cannot slow a scan, unless "
-        "something it keeps alive does. Next: residency isolation (the `[residency]` plan in "
-        "{}) measures the query with the index held and released in one process.",
-        options.query, Join(query.code_path, ", "), report.config_path.string());
+    CULPRIT_TRY(DiscardInvestigationState(*config));
+    std::filesystem::remove(BisectStatePath(*config), ec);
+    ladder = RunInvestigation(*config, **builds, host.get(), timed, request);
   }
-  reporter.Result(fmt::format("\n=> culprit {} \"{}\"\n   {}\n", ShortCommit(report.culprit_commit),
-                              report.culprit_subject, verdict));
+  if (!ladder) return ladder.error();
+  const InvestigationState& s = ladder->state;
+  report.outcome = s.outcome;
+  for (const InvestigationStepRecord& p : s.probes) {
+    if (p.name == "parallel_gate") report.probe_verdict = p.verdict;
+  }
+  if (s.bisect_found) {
+    report.culprit_commit = s.culprit;
+    report.culprit_subject = s.culprit_subject;
+    report.changed_files = s.changed_files;
+    report.culprit_on_code_path = s.relevance == "on path";
+  }
+  if (!s.isolations.empty()) report.isolation_conclusion = s.isolations[0].sentence;
+  reporter.Result(Story(s, options));
+
+  // Where the time went, measured in this process: builds (each build's wall
+  // time), and each step's wall time less the builds made during it.
+  const auto total = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - demo_start);
+  std::chrono::milliseconds confirm = timed.measuring(InvestigationStep::kConfirm);
+  std::chrono::milliseconds probes = timed.measuring(InvestigationStep::kProbes);
+  std::chrono::milliseconds bisect = timed.measuring(InvestigationStep::kBisect);
+  std::chrono::milliseconds isolation = timed.measuring(InvestigationStep::kIsolation);
+  std::chrono::milliseconds other =
+      total - history - build_progress.total() - confirm - probes - bisect - isolation;
+  reporter.Result(fmt::format(
+      "\nwall time {} (this process): history {}, builds {} ({} builds), confirmation pairs {}, "
+      "probe pairs {}, bisect pairs {}, isolation rounds {}, the rest {}\n",
+      Seconds(total), Seconds(history), Seconds(build_progress.total()), build_progress.builds(),
+      Seconds(confirm), Seconds(probes), Seconds(bisect), Seconds(isolation), Seconds(other)));
   return report;
 }
 

@@ -1,17 +1,21 @@
 #pragma once
 
-// `culprit demo`: the whole story on the bundled demo engine. It creates the
-// engine's history (examples/eventstore/make-history), writes its culprit.toml,
-// tests the plausible hypothesis with an override probe at the bad end (the
-// recalibrated parallelism gate, on series.count: expected NULL), then bisects series.count as
-// the registry measures it (after path.traverse, index resident) and names the
-// culprit and its changed files, against the query's code path.
+// `culprit demo`: `culprit investigate` on the bundled demo engine. It creates
+// the engine's history (examples/eventstore/make-history), writes its
+// culprit.toml, and runs the ladder (investigate/investigation.h): the move of
+// series.count as the registry measures it (after path.traverse, index
+// resident) confirmed, the recalibrated parallelism gate probed at the bad end
+// (on series.count in a fresh process: expected NULL), the bisect, the
+// culprit's relevance to the scan's code path, and the "traversal index"
+// residency plan on the culprit and its parent. It ends with the three-step
+// story as it happened and how its wall time split (measured).
 
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "base/result.h"
+#include "investigate/investigation.h"
 
 namespace culprit {
 
@@ -27,14 +31,12 @@ struct DemoOptions {
   /// The gate's plan depends only on the row count, and without the resident
   /// index's background work the scan is less noisy, so a NULL settles sooner.
   std::string probe_query = "series.count";
+  /// The [residency] plan isolated when the culprit is off the scan's path.
+  std::string plan = "traversal index";
 };
 
-class DemoReporter {
- public:
-  virtual ~DemoReporter() = default;
-  virtual void Line(const std::string& text) = 0;    ///< Progress (stderr).
-  virtual void Result(const std::string& text) = 0;  ///< Findings (stdout).
-};
+/// Line: progress (stderr); Result: findings (stdout).
+using DemoReporter = InvestigationReporter;
 
 struct DemoReport {
   std::string probe_verdict;
@@ -42,6 +44,8 @@ struct DemoReport {
   std::string culprit_subject;
   std::vector<std::string> changed_files;
   bool culprit_on_code_path = false;
+  std::string isolation_conclusion;  ///< On the culprit build; empty when not isolated.
+  std::string outcome;               ///< InvestigationState::outcome.
   std::filesystem::path config_path;
 };
 

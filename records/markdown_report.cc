@@ -150,6 +150,23 @@ std::string IsolateTable(const Record& r) {
   return out;
 }
 
+// An investigation: its records in ladder order, each with its verdict and reading.
+std::string InvestigationTable(const Record& r, const RecordIndex& index) {
+  std::string out = "\n## Records of this investigation\n\n";
+  if (r.links.empty()) return out + "Records: none linked.\n";
+  out += "| record | kind | verdict | reading |\n|---|---|---|---|\n";
+  for (const std::string& link : r.links) {
+    const Record* m = index.Find(link);
+    std::string reading = "-";
+    if (m && m->estimate) {
+      reading = Reading(m->estimate->ratio, m->estimate->low, m->estimate->high, m->band);
+    }
+    out += fmt::format("| {} | {} | {} | {} |\n", Link(link, index), m ? Cell(m->kind) : "-",
+                       m ? Cell(VerdictText(*m)) : "-", reading);
+  }
+  return out;
+}
+
 std::string AuditTable(const Record& r, const RecordIndex& index) {
   AuditFacts facts = ReadAuditFacts(r);
   std::string out = "\n## Waterfall\n\n| step | ratio | interval | value after | verdict | reading | record |\n"
@@ -272,6 +289,7 @@ class MarkdownReporter : public RecordReporter {
     if (r.kind == "bisect") out += BisectTable(r, index);
     if (r.kind == "isolate") out += IsolateTable(r);
     if (r.kind == "audit") out += AuditTable(r, index);
+    if (r.kind == "investigation") out += InvestigationTable(r, index);
     out += HostTable(r);
     if (!r.arms.empty()) {
       out +=

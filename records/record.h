@@ -20,8 +20,8 @@ namespace culprit {
 inline constexpr std::string_view kRecordSchema = "culprit.record/v1";
 
 /// The kinds of record culprit writes.
-inline constexpr std::string_view kRecordKinds[] = {"probe",   "compare", "bisect", "bisect-step",
-                                                    "isolate", "audit",   "run"};
+inline constexpr std::string_view kRecordKinds[] = {
+    "probe", "compare", "bisect", "bisect-step", "isolate", "audit", "run", "investigation"};
 /// The verdicts a record can carry; "" means the kind has no verdict (e.g. run).
 inline constexpr std::string_view kRecordVerdicts[] = {"EFFECT", "NULL", "INCONCLUSIVE", "ERROR"};
 

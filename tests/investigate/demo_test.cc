@@ -1,9 +1,12 @@
 // End to end: `culprit demo` on the bundled demo engine, exactly as a user
-// runs it (1M events, about 5 minutes on 2 cores).
+// runs it (1M events; minutes on 2 cores): `culprit investigate` on its history.
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -40,6 +43,14 @@ std::vector<std::string> CommitsWithSubject(const std::filesystem::path& repo,
   return ids;
 }
 
+int RecordFiles(const std::filesystem::path& records) {
+  int n = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(records)) {
+    n += entry.path().extension() == ".json";
+  }
+  return n;
+}
+
 ProcessResult RunDemo(const TempDir& dir) {
   ProcessSpec spec;
   spec.argv = {CULPRIT_EXE, "demo", "--dir", (dir.path() / "demo").string()};
@@ -48,46 +59,85 @@ ProcessResult RunDemo(const TempDir& dir) {
   return RunProcess(spec);
 }
 
-// The whole story, as a user runs it: the gate hypothesis is tested and never
-// comes out an EFFECT (forcing PARALLEL=1 changes nothing), the bisect is
-// confirmed, names the index-persisting commit, verifies it against its
-// parent, says it touches nothing on the query's code path, and every step is
-// archived. The commit's effect is large (1.5-1.9x across it here), so a
-// bisect that names another commit or cannot settle is a real failure.
-TEST(Demo, NamesTheIndexPersistingCommit) {
+// The isolate record of `commit` in `records`, or an empty object.
+nlohmann::json IsolationOn(const std::filesystem::path& records, const std::string& commit) {
+  for (const auto& entry : std::filesystem::directory_iterator(records)) {
+    if (entry.path().extension() != ".json") continue;
+    std::ifstream in(entry.path());
+    nlohmann::json record = nlohmann::json::parse(in);
+    if (record["kind"] == "isolate" && !record["arms"].empty() &&
+        record["arms"][0]["commit"].get<std::string>().starts_with(commit)) {
+      return record;
+    }
+  }
+  return nlohmann::json::object();
+}
+
+// The whole story, as a user runs it: `culprit investigate` on the demo
+// history. The move is confirmed, the gate hypothesis is tested and never
+// comes out an EFFECT (forcing PARALLEL=1 changes nothing), the bisect names
+// the index-persisting commit, verifies it against its parent and finds it
+// touches nothing on the query's code path, and the residency isolation on
+// that commit names the traversal index as the cost (holding it is an
+// EFFECT). Every step is archived and linked by one investigation record.
+TEST(Demo, IsolatesTheIndexOfTheIndexPersistingCommit) {
   TempDir dir;
   ProcessResult result = RunDemo(dir);
   const std::string& out = result.stdout_text;
   ASSERT_TRUE(result.ok()) << result.Describe({}) << "\nstdout:\n"
                            << out << "\nstderr:\n"
                            << result.stderr_text;
-  size_t probe_line_end = out.find('\n');
-  ASSERT_NE(probe_line_end, std::string::npos) << out;
-  std::string probe_line = out.substr(0, probe_line_end);
-  EXPECT_NE(probe_line.find("PARALLEL=1"), std::string::npos) << out;
-  EXPECT_EQ(probe_line.find("EFFECT"), std::string::npos) << out;
+  std::cout << out;  // the story and the time split, for the log
+  size_t probe_line = out.find("PARALLEL=1");
+  ASSERT_NE(probe_line, std::string::npos) << out;
+  std::string probe = out.substr(probe_line, out.find('\n', probe_line) - probe_line);
+  EXPECT_EQ(probe.find("EFFECT"), std::string::npos) << out;
+  EXPECT_NE(out.find("=> confirmed: series.count.registry moved"), std::string::npos) << out;
   EXPECT_NE(result.stderr_text.find("confirming the move"), std::string::npos);
 
   const std::vector<std::string> persisting =
       CommitsWithSubject(dir.path() / "demo" / "eventstore", kIndexPersistingSubject);
-  ASSERT_EQ(persisting.size(), 1u) << "the demo history has no single commit \""
-                                   << kIndexPersistingSubject << "\"";
+  ASSERT_EQ(persisting.size(), 1u)
+      << "the demo history has no single commit \"" << kIndexPersistingSubject << "\"";
   const std::string& persisting_commit = persisting[0];
   EXPECT_NE(out.find("CULPRIT " + persisting_commit), std::string::npos) << out;
   EXPECT_NE(out.find("EFFECT, verified"), std::string::npos) << out;
   EXPECT_NE(out.find("changed  src/index/index_persistence.cc"), std::string::npos) << out;
-  EXPECT_NE(out.find("=> culprit " + persisting_commit), std::string::npos)
-      << out;
+  EXPECT_NE(out.find("=> culprit " + persisting_commit), std::string::npos) << out;
   EXPECT_NE(out.find("touches nothing on"), std::string::npos) << out;
 
-  // Every sitting is archived: the probe, the confirmation, each step, the
-  // verification and the bisect itself.
+  // The isolation on the culprit names the index: holding it is the cost.
   std::filesystem::path records = dir.path() / "demo" / "benchmarks" / "results-v1";
-  int files = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(records)) {
-    files += entry.path().extension() == ".json";
+  nlohmann::json isolation = IsolationOn(records, persisting_commit);
+  ASSERT_FALSE(isolation.empty()) << "no isolate record on " << persisting_commit;
+  for (const nlohmann::json& c : isolation["payload"]["conditions"]) {
+    if (c["name"] == "index held") {
+      EXPECT_EQ(c["verdict"], "EFFECT") << isolation["payload"].dump(1);
+    }
   }
-  EXPECT_GE(files, 5) << records;
+  EXPECT_NE(out.find("3. residency isolation 'traversal index on culprit': holding "
+                     "`traversal_index`"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("wall time"), std::string::npos) << out;
+
+  // Every sitting is archived: the confirmation, the probe, the bisect's
+  // confirmation, steps, verification and result, two isolations, and the
+  // investigation that links them all.
+  int files = 0, investigations = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(records)) {
+    if (entry.path().extension() != ".json") continue;
+    ++files;
+    std::ifstream in(entry.path());
+    nlohmann::json record = nlohmann::json::parse(in);
+    if (record["kind"] == "investigation") {
+      ++investigations;
+      EXPECT_EQ(record["details"]["outcome"], "isolated") << record.dump(1);
+      EXPECT_EQ(record["links"].size(), static_cast<size_t>(RecordFiles(records) - 1));
+    }
+  }
+  EXPECT_EQ(investigations, 1);
+  EXPECT_GE(files, 8) << records;
 }
 
 }  // namespace

@@ -1,0 +1,144 @@
+#pragma once
+
+// `culprit investigate`: the whole ladder of DESIGN.md, each step archived,
+// each step's outcome deciding the next:
+//   1. confirm the move: good vs bad in one sitting (`compare` record);
+//      NULL or INCONCLUSIVE stops the ladder here (not reproducible);
+//   2. probe every [overrides] hypothesis at the bad end (`probe` records);
+//   3. bisect, verified (bisect/bisect_runner.h, as it is);
+//   4. relevance: the culprit's changed files against the query's code_path;
+//   5. off the path: every residency plan of the query isolated on the
+//      culprit build and on its parent (`isolate` records); on the path: the
+//      files it changes that the query runs;
+//   6. one `investigation` record linking every record of the run, with the
+//      conclusion in a few sentences.
+// The state lives in <config dir>/.culprit/investigate.json, rewritten
+// atomically after every step, so `--resume` after Ctrl-C or kill -9
+// measures no finished step again (an interrupted bisect resumes inside
+// itself: bisect resume).
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "bisect/bisect_config.h"
+#include "probes/engine_builds.h"
+#include "probes/host.h"
+#include "probes/measure_commands.h"
+
+namespace culprit {
+
+inline constexpr std::string_view kInvestigationStateSchema = "culprit.investigate/v1";
+
+/// The steps, in ladder order; a request may stop after any of them.
+enum class InvestigationStep { kConfirm, kProbes, kBisect, kRelevance, kIsolation };
+inline constexpr std::string_view kInvestigationStepNames[] = {"confirm", "probes", "bisect",
+                                                               "relevance", "isolation"};
+std::string_view InvestigationStepName(InvestigationStep step);
+/// Usage error listing the names.
+Result<InvestigationStep> ParseInvestigationStep(std::string_view name);
+
+struct InvestigateRequest {
+  std::string good, bad, query;
+  /// Where the override hypotheses are probed; empty: `query`.
+  std::string probe_query;
+  /// [residency] plans to isolate; empty: every plan whose query is `query`.
+  std::vector<std::string> plans;
+  /// Stop (state saved, no investigation record) once this step is done.
+  std::optional<InvestigationStep> stop_after;
+  int runs_per_visit = 3;               ///< N of `run QUERY N` in the isolations.
+  MeasureFlags flags;                   ///< For the confirmation, the probes and the isolations.
+  std::vector<std::string> invocation;  ///< The command line, for the record.
+};
+
+/// One finished measuring step, as the state keeps it.
+struct InvestigationStepRecord {
+  std::string name;  ///< Override set, or "plan on culprit|parent", or "confirm".
+  std::string record_id;
+  std::string verdict;
+  std::optional<double> ratio, low, high;
+  std::string sentence;  ///< What it means, one line ("ruled out", a conclusion).
+};
+
+/// The saved state: what each finished step found.
+struct InvestigationState {
+  std::string schema = std::string(kInvestigationStateSchema);
+  std::string run_id;
+  std::string status;  ///< "running", "stopped", "interrupted", "done".
+  std::string started, updated;
+  InvestigateRequest request;  ///< As started (stop_after and invocation not kept).
+  std::string config_digest;
+
+  std::optional<InvestigationStepRecord> confirm;
+  bool probes_done = false;
+  std::vector<InvestigationStepRecord> probes;
+  bool bisect_done = false;
+  std::string bisect_record;
+  std::vector<std::string> bisect_records;  ///< The bisect's own records (confirm, steps).
+  bool bisect_found = false;
+  std::string bisect_text;  ///< The bisect's final report.
+  std::string culprit, culprit_subject, parent;
+  std::vector<std::string> changed_files;
+  bool relevance_done = false;
+  std::string relevance;  ///< "on path", "off path", "unknown".
+  std::string relevance_detail;
+  std::vector<std::string> on_path, off_path;
+  bool isolation_done = false;
+  std::vector<InvestigationStepRecord> isolations;
+  /// How the ladder ended: "not reproducible", "not confirmed", "no culprit",
+  /// "on path", "relevance unknown", "no plan", "isolated"; "" while it runs.
+  std::string outcome;
+  std::string conclusion;  ///< A few sentences.
+  std::string result_record;
+  /// Records of a step that did not finish (interrupted, broken): linked too.
+  std::vector<std::string> partial_records;
+  /// Measured wall time per step in milliseconds (across resumes: summed).
+  std::vector<std::pair<std::string, long long>> step_wall_ms;
+};
+
+std::string InvestigationStateToJson(const InvestigationState& state);
+Result<InvestigationState> InvestigationStateFromJson(std::string_view json,
+                                                      std::string_view source);
+
+/// <config dir>/.culprit/investigate.json
+std::filesystem::path InvestigationStatePath(const BisectSections& config);
+
+/// Progress (stderr) and findings (stdout), for the user.
+class InvestigationReporter {
+ public:
+  virtual ~InvestigationReporter() = default;
+  virtual void Line(const std::string& text) = 0;
+  virtual void Result(const std::string& text) = 0;
+  /// A step ended after `wall` of measured wall time in this process.
+  virtual void StepTimed(InvestigationStep step, std::chrono::milliseconds wall) {}
+};
+
+struct InvestigationReport {
+  InvestigationState state;
+  bool stopped = false;               ///< Stopped after request.stop_after; --resume continues.
+  std::filesystem::path record_path;  ///< The investigation record (when the ladder ended).
+};
+
+/// Starts a new investigation. An unfinished one is a usage error that says
+/// to --resume or --restart it.
+Result<InvestigationReport> RunInvestigation(const BisectSections& config, EngineBuilds& builds,
+                                             const HostProbe* host, InvestigationReporter& reporter,
+                                             const InvestigateRequest& request);
+
+/// Continues the saved investigation at its first unfinished step;
+/// `stop_after` as in the request. Usage error when there is none to resume.
+Result<InvestigationReport> ResumeInvestigation(const BisectSections& config, EngineBuilds& builds,
+                                                const HostProbe* host,
+                                                InvestigationReporter& reporter,
+                                                std::optional<InvestigationStep> stop_after);
+
+/// The saved state, or nullopt when there is none.
+Result<std::optional<InvestigationState>> LoadInvestigationState(const BisectSections& config);
+
+/// Removes the saved state (records stay).
+Status DiscardInvestigationState(const BisectSections& config);
+
+}  // namespace culprit

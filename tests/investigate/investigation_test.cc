@@ -1,0 +1,103 @@
+// The investigation's saved state (pure): every field survives a round trip,
+// and a damaged or foreign file is refused with a message naming it.
+
+#include "investigate/investigation.h"
+
+#include <gtest/gtest.h>
+
+namespace culprit {
+namespace {
+
+InvestigationState SampleState() {
+  InvestigationState s;
+  s.run_id = "20260101T000000Z-abcd";
+  s.status = "stopped";
+  s.started = "2026-01-01T00:00:00Z";
+  s.request.good = "v1";
+  s.request.bad = "v2";
+  s.request.query = "scan";
+  s.request.probe_query = "scan.fresh";
+  s.request.plans = {"rollup"};
+  s.request.runs_per_visit = 5;
+  s.request.flags.band = 0.1;
+  s.request.flags.seed = 7;
+  InvestigationStepRecord confirm;
+  confirm.name = "confirm";
+  confirm.record_id = "r1";
+  confirm.verdict = "EFFECT";
+  confirm.ratio = 3.0;
+  confirm.low = 2.5;
+  confirm.high = 3.5;
+  confirm.sentence = "confirmed";
+  s.confirm = confirm;
+  s.probes_done = true;
+  s.probes.push_back({"threads", "r2", "NULL", 1.0, 0.98, 1.02, "ruled out"});
+  s.bisect_done = true;
+  s.bisect_record = "r9";
+  s.bisect_records = {"r3", "r4"};
+  s.bisect_found = true;
+  s.culprit = "c0ffee";
+  s.parent = "beef";
+  s.changed_files = {"rollup.c"};
+  s.relevance_done = true;
+  s.relevance = "off path";
+  s.off_path = {"rollup.c"};
+  s.partial_records = {"r5"};
+  s.step_wall_ms = {{"confirm", 1200}, {"bisect", 3400}};
+  return s;
+}
+
+TEST(InvestigationStateJson, RoundTripsEveryField) {
+  InvestigationState s = SampleState();
+  Result<InvestigationState> back =
+      InvestigationStateFromJson(InvestigationStateToJson(s), "investigate.json");
+  ASSERT_TRUE(back) << back.error().message();
+  EXPECT_EQ(back->run_id, s.run_id);
+  EXPECT_EQ(back->status, "stopped");
+  EXPECT_EQ(back->request.probe_query, "scan.fresh");
+  EXPECT_EQ(back->request.plans, s.request.plans);
+  EXPECT_EQ(back->request.runs_per_visit, 5);
+  EXPECT_EQ(back->request.flags.band, 0.1);
+  EXPECT_EQ(back->request.flags.seed, 7u);
+  EXPECT_FALSE(back->request.flags.min_pairs);
+  ASSERT_TRUE(back->confirm);
+  EXPECT_EQ(back->confirm->verdict, "EFFECT");
+  EXPECT_EQ(back->confirm->low, 2.5);
+  ASSERT_EQ(back->probes.size(), 1u);
+  EXPECT_EQ(back->probes[0].sentence, "ruled out");
+  EXPECT_EQ(back->bisect_records, s.bisect_records);
+  EXPECT_EQ(back->culprit, "c0ffee");
+  EXPECT_EQ(back->off_path, s.off_path);
+  EXPECT_EQ(back->partial_records, s.partial_records);
+  EXPECT_EQ(back->step_wall_ms, s.step_wall_ms);
+  EXPECT_FALSE(back->isolation_done);
+}
+
+TEST(InvestigationStateJson, RefusesOtherSchemasAndDamagedFiles) {
+  Result<InvestigationState> other =
+      InvestigationStateFromJson(R"({"schema": "culprit.investigate/v9"})", "a.json");
+  ASSERT_FALSE(other);
+  EXPECT_NE(other.error().message().find("a.json: schema 'culprit.investigate/v9'"),
+            std::string::npos)
+      << other.error().message();
+  Result<InvestigationState> damaged = InvestigationStateFromJson("{\"schema\": ", "b.json");
+  ASSERT_FALSE(damaged);
+  EXPECT_NE(damaged.error().message().find("b.json: damaged investigation state"),
+            std::string::npos)
+      << damaged.error().message();
+}
+
+TEST(InvestigationSteps, ParseNamesAndSuggest) {
+  Result<InvestigationStep> bisect = ParseInvestigationStep("bisect");
+  ASSERT_TRUE(bisect);
+  EXPECT_EQ(*bisect, InvestigationStep::kBisect);
+  EXPECT_EQ(InvestigationStepName(InvestigationStep::kRelevance), "relevance");
+  Result<InvestigationStep> typo = ParseInvestigationStep("bisekt");
+  ASSERT_FALSE(typo);
+  EXPECT_EQ(typo.error().kind(), ErrorKind::kUsage);
+  EXPECT_NE(typo.error().message().find("did you mean 'bisect'"), std::string::npos)
+      << typo.error().message();
+}
+
+}  // namespace
+}  // namespace culprit
