@@ -90,4 +90,9 @@ std::shared_ptr<void> AddInvestigationCommands(CLI::App& app, GlobalOptions& glo
 std::shared_ptr<void> AddIsolateCommands(CLI::App& app, GlobalOptions& global,
                                          std::function<Result<int>()>& action);
 
+/// Registers audit (audit_commands.cc); as above. argv is recorded in the audit record.
+std::shared_ptr<void> AddAuditCommands(CLI::App& app, GlobalOptions& global,
+                                       std::function<Result<int>()>& action, int argc,
+                                       char** argv);
+
 }  // namespace culprit
