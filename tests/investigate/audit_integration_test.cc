@@ -227,6 +227,13 @@ TEST_F(AuditIntegrationTest, OrderIsTheEffectThroughTheRegistryCommand) {
       Culprit({"audit", "-q", "scan", "--published", "0.001", "--published-rev", "v1.0"});
   ExpectOrderEffectCodeNull(run);
   EXPECT_TRUE(Contains(run.stdout_text, "with [registry] command")) << DescribeRun(run);
+  // The audit record renders with the reports: the waterfall with each factor.
+  ProcessResult report =
+      Culprit({"records", "report", AuditRecord()["id"].get<std::string>()});
+  EXPECT_EQ(report.exit_code, 0) << DescribeRun(report);
+  EXPECT_TRUE(Contains(report.stdout_text, "## Waterfall")) << DescribeRun(report);
+  EXPECT_TRUE(Contains(report.stdout_text, "| × host drift (cross-sitting) |")) << DescribeRun(report);
+  EXPECT_TRUE(Contains(report.stdout_text, "| × order |")) << DescribeRun(report);
 }
 
 TEST_F(AuditIntegrationTest, OrderIsTheEffectThroughTheHarness) {
