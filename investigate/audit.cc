@@ -764,6 +764,15 @@ Result<std::vector<AuditOutcome>> RunAudits(const AuditContext& context,
   return outcomes;
 }
 
+Result<std::vector<AuditOutcome>> AuditWithEngine(const Config& config, const AuditRequest& request,
+                                                  SittingProgress* progress,
+                                                  BuildProgress* build_progress) {
+  std::unique_ptr<HostProbe> host = MakeRealHostProbe();
+  std::unique_ptr<BuildProvider> builds = MakeEngineBuildProvider(config, false, build_progress);
+  AuditContext context{config, *builds, host.get(), progress};
+  return RunAudits(context, request);
+}
+
 Result<std::vector<PublishedNumber>> RunPublish(const AuditContext& context,
                                                 const PublishRequest& request) {
   const Config& config = context.config;

@@ -136,6 +136,18 @@ Result<AuditOutcome> RunAudit(const AuditContext& context, const PublishedNumber
 Result<std::vector<AuditOutcome>> RunAudits(const AuditContext& context,
                                             const AuditRequest& request);
 
+/// The same with the real engine builds (MakeEngineBuildProvider, no rebuild)
+/// and the real host probe: the one call the demo ends with, e.g.
+///   AuditRequest request;
+///   request.query = "series.count";
+///   request.table = examples / "eventstore" / "published-v1.0.json";
+///   request.revision = "v1.3";
+///   Result<std::vector<AuditOutcome>> audit = AuditWithEngine(config, request, progress);
+/// then FormatAuditSummary(audit->back()). `progress` and `build_progress` may be null.
+Result<std::vector<AuditOutcome>> AuditWithEngine(const Config& config, const AuditRequest& request,
+                                                  SittingProgress* progress = nullptr,
+                                                  BuildProgress* build_progress = nullptr);
+
 /// What `culprit publish` measures: a published table made by culprit.
 struct PublishRequest {
   std::vector<std::string> queries;  ///< Empty: [registry] order, else every query.
