@@ -75,7 +75,10 @@ Result<int> CommandPublish(const GlobalOptions& global, PublishCommandOptions& o
   Result<std::vector<PublishedNumber>> rows = RunPublish(context, options.request);
   progress.Finish();
   if (!rows) return rows.error();
-  std::string produced_by = Join(invocation, " ");
+  // "culprit ..." rather than the binary's path, which says nothing on another machine.
+  std::vector<std::string> words = invocation;
+  if (!words.empty()) words[0] = "culprit";
+  std::string produced_by = Join(words, " ");
   Status written = WriteFileAtomically(options.output, PublishedTableToJson(*rows, produced_by));
   if (!written) return written.error();
   for (const PublishedNumber& row : *rows) {
