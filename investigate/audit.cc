@@ -122,12 +122,14 @@ std::vector<std::string> Predecessors(const RegistryConfig& registry, const std:
 
 Status CheckRegistry(const Config& config, const std::string& query) {
   if (config.registry.order.empty()) {
-    return Error::Usage(fmt::format(
-               "{} has no [registry] order: the order factor (the query alone against the "
-               "query after the queries the published table runs before it) cannot be measured",
-               config.file.string()))
-        .WithHint("add [registry] order = [...] listing the published table's queries in the "
-                  "order they run (docs/audit.md)");
+    return Error::Usage(
+               fmt::format(
+                   "{} has no [registry] order: the order factor (the query alone against the "
+                   "query after the queries the published table runs before it) cannot be measured",
+                   config.file.string()))
+        .WithHint(
+            "add [registry] order = [...] listing the published table's queries in the "
+            "order they run (docs/audit.md)");
   }
   if (std::find(config.registry.order.begin(), config.registry.order.end(), query) ==
       config.registry.order.end()) {
@@ -150,16 +152,15 @@ Status CheckPublished(const Config& config, const PublishedNumber& published,
   if (!published.query.empty() && published.query != query.name) {
     return Error::Usage(fmt::format("{} is a published number of query '{}', not '{}'",
                                     published.source, published.query, query.name))
-        .WithHint("audit it with -q " + published.query + ", or give the record of " +
-                  query.name);
+        .WithHint("audit it with -q " + published.query + ", or give the record of " + query.name);
   }
   if (!published.unit.empty() && published.unit != query.unit) {
     return Error::Usage(fmt::format("{} is in {}, but query '{}' measures {}", published.source,
                                     published.unit, query.name, query.unit));
   }
   if (!(published.value > 0) || !std::isfinite(published.value)) {
-    return Error::Usage(fmt::format("{}: the published value is not a positive number",
-                                    published.source));
+    return Error::Usage(
+        fmt::format("{}: the published value is not a positive number", published.source));
   }
   return {};
 }
@@ -179,8 +180,7 @@ Result<ComparisonOutcome> MeasureOrder(const AuditContext& context, const QueryC
   plan.config_digest = config.digest;
   plan.details["audit_factor"] = "order";
   plan.details["registry_before"] = Join(predecessors, ",");
-  const std::string before =
-      predecessors.empty() ? "no other query" : Join(predecessors, ", ");
+  const std::string before = predecessors.empty() ? "no other query" : Join(predecessors, ", ");
   plan.hypothesis = fmt::format(
       "order: {} measured after the queries the registry runs before it ({}), in one process, "
       "against {} alone in a fresh process",
@@ -208,9 +208,9 @@ Result<ComparisonOutcome> MeasureOrder(const AuditContext& context, const QueryC
   if (!spec) return spec.error();
   plan.details["order_way"] = "harness";
   plan.details["runs_per_sample"] = std::to_string(kHarnessRunsPerSample);
-  plan.notes.push_back(fmt::format(
-      "each sample is a fresh harness process; its value is the median of `run {} {}`",
-      query.name, kHarnessRunsPerSample));
+  plan.notes.push_back(
+      fmt::format("each sample is a fresh harness process; its value is the median of `run {} {}`",
+                  query.name, kHarnessRunsPerSample));
   ProcessArm harness_arm{*spec, query.metric};
   plan.a = MakeComparisonArm("alone", "alone (fresh harness)", harness_arm, today);
   plan.b = MakeComparisonArm("in registry order", "after " + before, harness_arm, today);
@@ -443,9 +443,10 @@ std::string FormatWaterfall(const AuditFigures& f) {
   if (f.decomposition) {
     const Decomposition& d = *f.decomposition;
     running *= std::exp(d.remainder.log_ratio);
-    const char* where = d.remainder_class == RemainderClass::kTie      ? "inside the band: fully explained"
-                        : d.remainder_class == RemainderClass::kBeyond ? "beyond the band: not accounted for"
-                                                                       : "undecided: the intervals are too wide";
+    const char* where =
+        d.remainder_class == RemainderClass::kTie      ? "inside the band: fully explained"
+        : d.remainder_class == RemainderClass::kBeyond ? "beyond the band: not accounted for"
+                                                       : "undecided: the intervals are too wide";
     out += fmt::format("  × {:<12} {:>10.2f}{}   {} {}  {}\n", "unexplained", running, unit,
                        FormatFactor(d.remainder), Signed(d.remainder.log_ratio), where);
   } else {
@@ -463,10 +464,9 @@ std::string AuditConclusion(const AuditFigures& f) {
   std::vector<std::string> effects, ties, undecided, missing;
   for (const AuditFactor& factor : f.factors) {
     const std::string text =
-        factor.measured
-            ? fmt::format("{} {}", factor.factor.name, Ratio(factor.factor.log_ratio)) +
-                  (factor.cross_sitting ? " (cross-sitting)" : "")
-            : factor.factor.name;
+        factor.measured ? fmt::format("{} {}", factor.factor.name, Ratio(factor.factor.log_ratio)) +
+                              (factor.cross_sitting ? " (cross-sitting)" : "")
+                        : factor.factor.name;
     if (!factor.measured) {
       missing.push_back(text);
     } else if (factor.verdict == "EFFECT") {
@@ -477,8 +477,8 @@ std::string AuditConclusion(const AuditFigures& f) {
       undecided.push_back(text);
     }
   }
-  std::string out = fmt::format("{}: published {:.4g} → today {:.4g} {}", f.query, f.published,
-                                f.today, f.unit);
+  std::string out =
+      fmt::format("{}: published {:.4g} → today {:.4g} {}", f.query, f.published, f.today, f.unit);
   if (f.total.measured) out += fmt::format(" ({})", Ratio(f.total.factor.log_ratio));
   out += ". ";
   auto list = [](const std::vector<std::string>& items) { return Join(items, ", "); };
@@ -491,19 +491,22 @@ std::string AuditConclusion(const AuditFigures& f) {
   if (f.decomposition) {
     switch (f.decomposition->remainder_class) {
       case RemainderClass::kTie:
-        out += fmt::format(" The remainder {} is inside the band: the factors fully explain "
-                           "the move.",
-                           FormatFactor(f.decomposition->remainder));
+        out += fmt::format(
+            " The remainder {} is inside the band: the factors fully explain "
+            "the move.",
+            FormatFactor(f.decomposition->remainder));
         break;
       case RemainderClass::kBeyond:
-        out += fmt::format(" The remainder {} is beyond the band: something else moved the "
-                           "number too.",
-                           FormatFactor(f.decomposition->remainder));
+        out += fmt::format(
+            " The remainder {} is beyond the band: something else moved the "
+            "number too.",
+            FormatFactor(f.decomposition->remainder));
         break;
       case RemainderClass::kUndecided:
-        out += fmt::format(" The remainder {} is undecided: the intervals are too wide to say "
-                           "whether the factors explain the whole move.",
-                           FormatFactor(f.decomposition->remainder));
+        out += fmt::format(
+            " The remainder {} is undecided: the intervals are too wide to say "
+            "whether the factors explain the whole move.",
+            FormatFactor(f.decomposition->remainder));
         break;
     }
   }
@@ -513,18 +516,20 @@ std::string AuditConclusion(const AuditFigures& f) {
       out += fmt::format(
           " Next for the code change: culprit investigate --good {} --bad {} --query {} (or "
           "culprit bisect run --good {} --bad {} --query {}).",
-          f.published_revision, f.today_revision, f.query, f.published_revision,
-          f.today_revision, f.query);
+          f.published_revision, f.today_revision, f.query, f.published_revision, f.today_revision,
+          f.query);
     } else if (factor.factor.name == "order") {
       out += fmt::format(
           " The order effect comes from what runs before {} in the registry: {}. Next: "
           "culprit isolate --rev {} with a [residency] plan for what they leave resident.",
-          f.query, f.predecessors.empty() ? "no query (the registry's own way of running it)"
-                                          : Join(f.predecessors, ", "),
+          f.query,
+          f.predecessors.empty() ? "no query (the registry's own way of running it)"
+                                 : Join(f.predecessors, ", "),
           f.today_revision);
     } else if (factor.factor.name == "host drift") {
-      out += " The host drift is this host now against the publisher's sitting: re-publish "
-             "from this host, or compare calibrations, before blaming the engine.";
+      out +=
+          " The host drift is this host now against the publisher's sitting: re-publish "
+          "from this host, or compare calibrations, before blaming the engine.";
     }
   }
   return out;
@@ -537,8 +542,9 @@ Result<std::vector<PublishedNumber>> ResolvePublished(const Config& config,
   if (sources != 1) {
     return Error::Usage(sources == 0 ? "an audit needs the published number"
                                      : "give one published source, not several")
-        .WithHint("--published VALUE --published-rev REV, --published-record ID|FILE, or "
-                  "--table FILE");
+        .WithHint(
+            "--published VALUE --published-rev REV, --published-record ID|FILE, or "
+            "--table FILE");
   }
   if (!request.published_value && (request.published_revision || request.published_calibration)) {
     return Error::Usage("--published-rev and --published-calibration go with --published VALUE");
@@ -611,7 +617,8 @@ Result<AuditOutcome> RunAudit(const AuditContext& context, const PublishedNumber
   f.published = published.value;
   f.band = options->band;
   f.predecessors = Predecessors(config.registry, f.query);
-  const std::string published_rev = published.commit.empty() ? published.revision : published.commit;
+  const std::string published_rev =
+      published.commit.empty() ? published.revision : published.commit;
   f.published_revision = published.revision;
   f.today_revision = request.revision;
 
@@ -653,7 +660,8 @@ Result<AuditOutcome> RunAudit(const AuditContext& context, const PublishedNumber
   compare.query = f.query;
   compare.flags = request.flags;
   MeasureContext measure{config, context.builds, context.host, context.progress};
-  if (context.progress) context.progress->OnPhase("code: " + published.revision + " vs " + request.revision);
+  if (context.progress)
+    context.progress->OnPhase("code: " + published.revision + " vs " + request.revision);
   Result<ComparisonOutcome> code = RunCompare(measure, compare);
   if (!code) return code.error();
   o.factor_record_paths.push_back(code->record_path);
@@ -681,9 +689,10 @@ Result<AuditOutcome> RunAudit(const AuditContext& context, const PublishedNumber
         "the drift that CPU speed explains",
         *o.calibration_now_ms, *published.calibration_ms, explained);
     if (drift.measured) {
-      line += fmt::format("; the rest of the drift is ×{:.3f} (memory, caches, load: what the "
-                          "loop does not exercise)",
-                          std::exp(drift.factor.log_ratio) / explained);
+      line += fmt::format(
+          "; the rest of the drift is ×{:.3f} (memory, caches, load: what the "
+          "loop does not exercise)",
+          std::exp(drift.factor.log_ratio) / explained);
     }
     o.notes.push_back(line);
   }
@@ -777,8 +786,9 @@ Result<std::vector<PublishedNumber>> RunPublish(const AuditContext& context,
                                                 const PublishRequest& request) {
   const Config& config = context.config;
   if (request.revision.empty()) {
-    return Error::Usage("publish needs --rev REV: a published number names the commit it "
-                        "was measured at");
+    return Error::Usage(
+        "publish needs --rev REV: a published number names the commit it "
+        "was measured at");
   }
   std::vector<std::string> queries = request.queries;
   if (queries.empty()) queries = config.registry.order;
@@ -804,8 +814,8 @@ Result<std::vector<PublishedNumber>> RunPublish(const AuditContext& context,
         PublishedFromRecord(outcome->record, "record " + outcome->record.id);
     if (!row) {
       return Error(row.error().message())
-          .WithContext(fmt::format("publishing {} (record {})", name,
-                                   outcome->record_path.string()));
+          .WithContext(
+              fmt::format("publishing {} (record {})", name, outcome->record_path.string()));
     }
     row->revision = request.revision;
     row->samples.clear();  // the table keeps the value; the record keeps the samples
@@ -816,14 +826,15 @@ Result<std::vector<PublishedNumber>> RunPublish(const AuditContext& context,
 
 std::string FormatAuditSummary(const AuditOutcome& o) {
   const AuditFigures& f = o.figures;
-  std::string out = fmt::format("audit {}: published {:.4g} {} at {} ({}) → today at {}\n\n",
-                                f.query, f.published, f.unit, f.published_revision,
-                                o.published.source, f.today_revision);
+  std::string out =
+      fmt::format("audit {}: published {:.4g} {} at {} ({}) → today at {}\n\n", f.query,
+                  f.published, f.unit, f.published_revision, o.published.source, f.today_revision);
   out += FormatWaterfall(f);
   out += "\n";
-  out += "host drift is the one CROSS-SITTING ratio: the published commit measured now against "
-         "a number from another sitting. It is still informative (same commit, same query: what "
-         "moved is the host), but its interval holds only this sitting's noise.\n";
+  out +=
+      "host drift is the one CROSS-SITTING ratio: the published commit measured now against "
+      "a number from another sitting. It is still informative (same commit, same query: what "
+      "moved is the host), but its interval holds only this sitting's noise.\n";
   out += fmt::format("order was measured {}.\n",
                      o.order_way == OrderWay::kCommand
                          ? "with [registry] command (the engine runs the order in one process)"

@@ -70,8 +70,8 @@ struct AuditFigures {
   std::string published_revision;
   double today = 0;  ///< Median of today's samples in registry order.
   std::string today_revision;
-  AuditFactor total;                 ///< today / published (cross-sitting).
-  std::vector<AuditFactor> factors;  ///< host drift, code, order.
+  AuditFactor total;                           ///< today / published (cross-sitting).
+  std::vector<AuditFactor> factors;            ///< host drift, code, order.
   std::optional<Decomposition> decomposition;  ///< When every factor was measured.
   std::vector<std::string> predecessors;       ///< Queries the registry runs before `query`.
   double band = 0.05;

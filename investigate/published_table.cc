@@ -68,8 +68,8 @@ Status CheckRows(const std::vector<PublishedNumber>& rows, std::string_view name
 // ---- CSV ----
 
 Result<std::vector<PublishedNumber>> ParseCsv(std::string_view text, std::string_view name) {
-  static const std::vector<std::string> kColumns = {"query", "value", "revision", "unit",
-                                                    "commit", "calibration_ms"};
+  static const std::vector<std::string> kColumns = {"query", "value",  "revision",
+                                                    "unit",  "commit", "calibration_ms"};
   std::vector<std::string> header;
   std::vector<PublishedNumber> rows;
   std::vector<std::string_view> lines = SplitLines(text);
@@ -87,7 +87,8 @@ Result<std::vector<PublishedNumber>> ParseCsv(std::string_view text, std::string
         if (std::find(kColumns.begin(), kColumns.end(), column) == kColumns.end()) {
           return Error::Usage(fmt::format("{}: unknown column '{}'{}", where, column,
                                           DidYouMean(column, kColumns)))
-              .WithHint("columns: " + Join(kColumns, ", ") + " (query, value and revision required)");
+              .WithHint("columns: " + Join(kColumns, ", ") +
+                        " (query, value and revision required)");
         }
         if (std::count(fields.begin(), fields.end(), column) > 1) {
           return Error::Usage(fmt::format("{}: column '{}' appears twice", where, column));
@@ -95,8 +96,7 @@ Result<std::vector<PublishedNumber>> ParseCsv(std::string_view text, std::string
       }
       for (const char* required : {"query", "value", "revision"}) {
         if (std::find(fields.begin(), fields.end(), required) == fields.end()) {
-          return Error::Usage(
-              fmt::format("{}: the header has no '{}' column", where, required))
+          return Error::Usage(fmt::format("{}: the header has no '{}' column", where, required))
               .WithHint("the first line names the columns, e.g. query,value,revision");
         }
       }
@@ -104,9 +104,10 @@ Result<std::vector<PublishedNumber>> ParseCsv(std::string_view text, std::string
       continue;
     }
     if (fields.size() != header.size()) {
-      return Error::Usage(fmt::format("{}: expected {} fields (as the header on its first line), "
-                                      "found {}",
-                                      where, header.size(), fields.size()));
+      return Error::Usage(
+          fmt::format("{}: expected {} fields (as the header on its first line), "
+                      "found {}",
+                      where, header.size(), fields.size()));
     }
     PublishedNumber row;
     row.source = where;
@@ -119,8 +120,8 @@ Result<std::vector<PublishedNumber>> ParseCsv(std::string_view text, std::string
       } else if (column == "value") {
         std::optional<double> value = PositiveNumber(field);
         if (!value) {
-          return Error::Usage(fmt::format(
-              "{}: value: expected a positive number, found '{}'", where, field));
+          return Error::Usage(
+              fmt::format("{}: value: expected a positive number, found '{}'", where, field));
         }
         row.value = *value;
       } else if (column == "revision") {
@@ -213,20 +214,21 @@ Result<std::vector<PublishedNumber>> ReadJsonTable(const json& doc, std::string_
   if (!doc.is_object()) {
     return Error::Usage(fmt::format("{}: expected a JSON object with \"rows\"", name));
   }
-  static const std::set<std::string> kKeys = {"format",  "revision", "commit", "unit",
-                                              "calibration_ms", "host", "produced_by", "rows"};
+  static const std::set<std::string> kKeys = {"format",         "revision", "commit",      "unit",
+                                              "calibration_ms", "host",     "produced_by", "rows"};
   for (const auto& [key, unused] : doc.items()) {
     if (!kKeys.count(key)) {
       std::vector<std::string> keys(kKeys.begin(), kKeys.end());
-      return Error::Usage(fmt::format("{}: unknown key \"{}\"{}", name, key, DidYouMean(key, keys)));
+      return Error::Usage(
+          fmt::format("{}: unknown key \"{}\"{}", name, key, DidYouMean(key, keys)));
     }
   }
   auto format = OptionalString(doc, "format", top);
   if (!format) return format.error();
   if (!format->empty() && *format != "culprit.published/v1") {
-    return Error::Usage(fmt::format(
-        "{}: format '{}' is not supported (this culprit reads culprit.published/v1)", name,
-        *format));
+    return Error::Usage(
+        fmt::format("{}: format '{}' is not supported (this culprit reads culprit.published/v1)",
+                    name, *format));
   }
   auto revision = OptionalString(doc, "revision", top);
   if (!revision) return revision.error();
@@ -248,8 +250,8 @@ Result<std::vector<PublishedNumber>> ReadJsonTable(const json& doc, std::string_
     host = id;
   }
   if (!doc.contains("rows") || !doc["rows"].is_array()) {
-    return Error::Usage(fmt::format("{}: expected \"rows\": an array of {{\"query\", \"value\"}}",
-                                    name));
+    return Error::Usage(
+        fmt::format("{}: expected \"rows\": an array of {{\"query\", \"value\"}}", name));
   }
   std::vector<PublishedNumber> rows;
   for (size_t i = 0; i < doc["rows"].size(); ++i) {
@@ -307,9 +309,10 @@ Result<double> ParsePublishedValue(std::string_view text, std::string_view what)
 
 Result<PublishedNumber> PublishedFromRecord(const Record& record, std::string_view source) {
   if (record.kind != "run") {
-    return Error::Usage(fmt::format(
-        "{}: a published record is a `culprit run` record (one arm); this one is a {}", source,
-        record.kind.empty() ? "record without a kind" : record.kind))
+    return Error::Usage(
+               fmt::format(
+                   "{}: a published record is a `culprit run` record (one arm); this one is a {}",
+                   source, record.kind.empty() ? "record without a kind" : record.kind))
         .WithHint("publish with `culprit run QUERY --rev REV` and audit against that record");
   }
   if (record.arms.empty()) {
@@ -323,8 +326,8 @@ Result<PublishedNumber> PublishedFromRecord(const Record& record, std::string_vi
   n.record_id = record.id;
   n.source = std::string(source);
   n.host = record.host;
-  n.calibration_ms = record.start.calibration_ms ? record.start.calibration_ms
-                                                 : record.end.calibration_ms;
+  n.calibration_ms =
+      record.start.calibration_ms ? record.start.calibration_ms : record.end.calibration_ms;
   for (const Sample& s : record.samples) {
     if (s.ok && !s.warmup && !s.dropped && s.arm == 0 && s.value > 0) n.samples.push_back(s.value);
   }
@@ -336,8 +339,10 @@ Result<PublishedNumber> PublishedFromRecord(const Record& record, std::string_vi
       median == record.details.end() ? std::nullopt : PositiveNumber(median->second);
   n.value = value ? *value : Median(n.samples);
   if (n.commit.empty()) {
-    return Error::Usage(fmt::format(
-        "{}: the record measured a working tree, not a commit: it cannot be re-measured", source))
+    return Error::Usage(
+               fmt::format(
+                   "{}: the record measured a working tree, not a commit: it cannot be re-measured",
+                   source))
         .WithHint("publish with `culprit run QUERY --rev REV`");
   }
   if (n.revision.empty() || n.revision == "worktree") n.revision = n.commit;
@@ -358,8 +363,8 @@ Result<std::vector<PublishedNumber>> ReadPublishedTable(const std::filesystem::p
   } else if (ext == ".csv") {
     format = TableFormat::kCsv;
   } else {
-    return Error::Usage(fmt::format("{}: a published table is a .json or a .csv file",
-                                    file.string()))
+    return Error::Usage(
+               fmt::format("{}: a published table is a .json or a .csv file", file.string()))
         .WithHint("docs/audit.md describes both formats");
   }
   Result<std::string> text = ReadFile(file);
@@ -410,8 +415,8 @@ Result<PublishedNumber> FindPublishedRow(const std::vector<PublishedNumber>& tab
     if (row.query == query) return row;
     queries.push_back(row.query);
   }
-  return Error::Usage(fmt::format("{} has no row for query '{}'{}", name, query,
-                                  DidYouMean(query, queries)))
+  return Error::Usage(
+             fmt::format("{} has no row for query '{}'{}", name, query, DidYouMean(query, queries)))
       .WithHint("its queries: " + Join(queries, ", "));
 }
 

@@ -21,11 +21,11 @@ namespace culprit {
 
 /// One published figure of one query.
 struct PublishedNumber {
-  std::string query;  ///< "" when the source does not say (a plain --published value).
-  double value = 0;   ///< > 0 and finite, in `unit`.
-  std::string unit;   ///< "" when the source does not say.
-  std::string revision;                  ///< The revision it was measured at, as published.
-  std::string commit;                    ///< Full id when the source has it, else "".
+  std::string query;     ///< "" when the source does not say (a plain --published value).
+  double value = 0;      ///< > 0 and finite, in `unit`.
+  std::string unit;      ///< "" when the source does not say.
+  std::string revision;  ///< The revision it was measured at, as published.
+  std::string commit;    ///< Full id when the source has it, else "".
   std::optional<double> calibration_ms;  ///< The publisher's calibration line, if printed.
   std::optional<HostIdentity> host;      ///< The publisher's host, when the source has it.
   std::vector<double> samples;           ///< Raw samples (from a record), else empty.
@@ -48,8 +48,7 @@ enum class TableFormat { kJson, kCsv };
 /// one row, each query at most once, each value positive, each row a revision
 /// (its own or the table's).
 Result<std::vector<PublishedNumber>> ParsePublishedTable(std::string_view text,
-                                                         std::string_view name,
-                                                         TableFormat format);
+                                                         std::string_view name, TableFormat format);
 
 /// Reads a table file; the format is JSON for a name ending in .json, CSV for
 /// .csv, an error otherwise.

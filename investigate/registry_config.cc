@@ -9,8 +9,8 @@
 namespace culprit {
 namespace {
 
-Status ReadOrder(const ConfigValue& order,
-                 const std::map<std::string, QueryConfig>& queries, RegistryConfig* registry) {
+Status ReadOrder(const ConfigValue& order, const std::map<std::string, QueryConfig>& queries,
+                 RegistryConfig* registry) {
   auto names = order.StringArray("registry.order", "query name");
   if (!names) return names.error();
   if (names->empty()) {

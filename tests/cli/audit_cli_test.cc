@@ -30,8 +30,9 @@ class AuditCliTest : public ::testing::Test {
         {{"main.c", LoopEngineSource("broken", 1000, LoopEngineVariant::kSyntaxError)}}, {},
         "does not compile");
     repo_->Commit({{"main.c", LoopEngineSource("fixed", 1000)}}, {}, "fix");
-    WriteConfig("[registry]\norder = [\"other\", \"loop\"]\n"
-                "command = [\"{artifact:prog}\", \"{query}\"]\n");
+    WriteConfig(
+        "[registry]\norder = [\"other\", \"loop\"]\n"
+        "command = [\"{artifact:prog}\", \"{query}\"]\n");
   }
 
   void WriteConfig(const std::string& registry) {
@@ -87,8 +88,8 @@ TEST_F(AuditCliTest, PublishedValueMustBeAPositiveNumber) {
   for (const char* bad : {"abc", "-5", "0", "59ms"}) {
     ProcessResult r = Audit({"-q", "loop", "--published", bad, "--published-rev", good_});
     EXPECT_EQ(r.exit_code, 2) << DescribeRun(r);
-    EXPECT_TRUE(Contains(r.stderr_text, std::string("--published '") + bad +
-                                            "' is not a positive number"))
+    EXPECT_TRUE(
+        Contains(r.stderr_text, std::string("--published '") + bad + "' is not a positive number"))
         << DescribeRun(r);
   }
   EXPECT_TRUE(NoRecords());
@@ -97,7 +98,8 @@ TEST_F(AuditCliTest, PublishedValueMustBeAPositiveNumber) {
 TEST_F(AuditCliTest, NeedsOnePublishedSource) {
   ProcessResult none = Audit({"-q", "loop"});
   EXPECT_EQ(none.exit_code, 2) << DescribeRun(none);
-  EXPECT_TRUE(Contains(none.stderr_text, "an audit needs the published number")) << DescribeRun(none);
+  EXPECT_TRUE(Contains(none.stderr_text, "an audit needs the published number"))
+      << DescribeRun(none);
   ProcessResult no_rev = Audit({"-q", "loop", "--published", "5"});
   EXPECT_EQ(no_rev.exit_code, 2) << DescribeRun(no_rev);
   EXPECT_TRUE(Contains(no_rev.stderr_text, "--published needs --published-rev REV"))
@@ -133,8 +135,8 @@ TEST_F(AuditCliTest, RegistryMustRunTheQuery) {
   WriteConfig("[registry]\norder = []\n");
   ProcessResult empty = Audit({"-q", "loop", "--published", "5", "--published-rev", good_});
   EXPECT_EQ(empty.exit_code, 2) << DescribeRun(empty);
-  EXPECT_TRUE(Contains(empty.stderr_text,
-                       "culprit.toml:25:9: registry.order: expected at least one query"))
+  EXPECT_TRUE(
+      Contains(empty.stderr_text, "culprit.toml:25:9: registry.order: expected at least one query"))
       << DescribeRun(empty);
   EXPECT_TRUE(NoRecords());
 }
@@ -142,9 +144,12 @@ TEST_F(AuditCliTest, RegistryMustRunTheQuery) {
 TEST_F(AuditCliTest, PublishedRecordOfAnotherQuery) {
   fs::create_directories(dir_.path() / "records");
   const fs::path file = dir_.path() / "published.json";
-  WriteTextFile(file, R"({"schema": "culprit.record/v1", "id": "r-other", "kind": "run", "time": "2026-12-01T10:00:00Z",
+  WriteTextFile(
+      file,
+      R"({"schema": "culprit.record/v1", "id": "r-other", "kind": "run", "time": "2026-12-01T10:00:00Z",
     "query": "other", "unit": "ms",
-    "arms": [{"name": "v1", "revision": "v1", "commit": ")" + good_ + R"("}],
+    "arms": [{"name": "v1", "revision": "v1", "commit": ")" +
+          good_ + R"("}],
     "samples": [{"sequence": 0, "arm": 0, "value": 4.0}]})");
   ProcessResult r = Audit({"-q", "loop", "--published-record", file.string()});
   EXPECT_EQ(r.exit_code, 2) << DescribeRun(r);

@@ -152,7 +152,8 @@ timeout = "30s"
 [registry]
 order = ["index", "scan"]
 )";
-    if (registry_command) text += "command = [\"{artifact:prog}\", \"registry\", \"--only\", \"{query}\"]\n";
+    if (registry_command)
+      text += "command = [\"{artifact:prog}\", \"registry\", \"--only\", \"{query}\"]\n";
     text += R"(
 [measure]
 band = 0.15
@@ -188,7 +189,8 @@ dir = 'cache'
   void ExpectOrderEffectCodeNull(const ProcessResult& run) {
     EXPECT_EQ(run.exit_code, 3) << DescribeRun(run);  // today / published moved
     EXPECT_TRUE(Contains(run.stdout_text, "CROSS-SITTING")) << DescribeRun(run);
-    EXPECT_TRUE(Contains(run.stdout_text, "before scan in the registry: index")) << DescribeRun(run);
+    EXPECT_TRUE(Contains(run.stdout_text, "before scan in the registry: index"))
+        << DescribeRun(run);
     EXPECT_TRUE(Contains(run.stdout_text, "culprit isolate --rev HEAD")) << DescribeRun(run);
     Json audit = AuditRecord();
     ASSERT_TRUE(audit.is_object()) << DescribeRun(run);
@@ -207,8 +209,8 @@ dir = 'cache'
     for (const Json& factor : payload["factors"]) {
       bool found = false;
       for (const auto& entry : fs::directory_iterator(dir_.path() / "records")) {
-        found = found || Contains(entry.path().filename().string(),
-                                  factor["record"].get<std::string>());
+        found = found ||
+                Contains(entry.path().filename().string(), factor["record"].get<std::string>());
       }
       EXPECT_TRUE(found) << factor.dump();
     }
@@ -228,11 +230,11 @@ TEST_F(AuditIntegrationTest, OrderIsTheEffectThroughTheRegistryCommand) {
   ExpectOrderEffectCodeNull(run);
   EXPECT_TRUE(Contains(run.stdout_text, "with [registry] command")) << DescribeRun(run);
   // The audit record renders with the reports: the waterfall with each factor.
-  ProcessResult report =
-      Culprit({"records", "report", AuditRecord()["id"].get<std::string>()});
+  ProcessResult report = Culprit({"records", "report", AuditRecord()["id"].get<std::string>()});
   EXPECT_EQ(report.exit_code, 0) << DescribeRun(report);
   EXPECT_TRUE(Contains(report.stdout_text, "## Waterfall")) << DescribeRun(report);
-  EXPECT_TRUE(Contains(report.stdout_text, "| × host drift (cross-sitting) |")) << DescribeRun(report);
+  EXPECT_TRUE(Contains(report.stdout_text, "| × host drift (cross-sitting) |"))
+      << DescribeRun(report);
   EXPECT_TRUE(Contains(report.stdout_text, "| × order |")) << DescribeRun(report);
 }
 

@@ -37,8 +37,8 @@ AuditFigures Story() {
   f.today_revision = "v1.3";
   f.band = 0.05;
   f.predecessors = {"path.traverse"};
-  f.total = Made("today / published", 84.0 / 59.0, 84.0 / 59.0 / 1.04, 84.0 / 59.0 * 1.04,
-                 "EFFECT", true);
+  f.total = Made("today / published", 84.0 / 59.0, 84.0 / 59.0 / 1.04, 84.0 / 59.0 * 1.04, "EFFECT",
+                 true);
   f.factors = {Made("host drift", 1.18, 1.16, 1.20, "EFFECT", true),
                Made("code", 1.0, 0.99, 1.01, "NULL"), Made("order", 1.19, 1.17, 1.21, "EFFECT")};
   std::vector<Factor> parts;
@@ -110,8 +110,9 @@ TEST(AuditDecomposition, KnownAnswer) {
 TEST(AuditWaterfall, RunningValuesAndVerdicts) {
   std::string text = FormatWaterfall(Story());
   EXPECT_TRUE(Has(text, "published           59.00 ms   (v1.0)")) << text;
-  EXPECT_TRUE(Has(text, "× host drift        69.62 ms   ×1.180 [1.160, 1.200] +18.0%  EFFECT  "
-                        "(cross-sitting)"))
+  EXPECT_TRUE(Has(text,
+                  "× host drift        69.62 ms   ×1.180 [1.160, 1.200] +18.0%  EFFECT  "
+                  "(cross-sitting)"))
       << text;
   EXPECT_TRUE(Has(text, "× code              69.62 ms   ×1.000 [0.990, 1.010] +0.0%  NULL (tie)"))
       << text;
@@ -165,7 +166,8 @@ TEST(AuditConclusion, FullyExplained) {
   f.total = Made("today / published", 1.18 * 1.19, 1.18 * 1.19 / 1.01, 1.18 * 1.19 * 1.01, "EFFECT",
                  true);
   f.factors = {Made("host drift", 1.18, 1.175, 1.185, "EFFECT", true),
-               Made("code", 1.0, 0.995, 1.005, "NULL"), Made("order", 1.19, 1.185, 1.195, "EFFECT")};
+               Made("code", 1.0, 0.995, 1.005, "NULL"),
+               Made("order", 1.19, 1.185, 1.195, "EFFECT")};
   std::vector<Factor> parts;
   for (const AuditFactor& x : f.factors) parts.push_back(x.factor);
   f.decomposition = Decompose(f.total.factor, parts, f.band);

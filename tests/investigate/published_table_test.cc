@@ -30,7 +30,8 @@ TEST(PublishedValue, PositiveNumbersOnly) {
   for (const char* bad : {"0", "-3", "abc", "", "59ms", "nan", "inf"}) {
     auto v = ParsePublishedValue(bad, "--published");
     ASSERT_FALSE(v) << bad;
-    EXPECT_EQ(v.error().message(), std::string("--published '") + bad + "' is not a positive number");
+    EXPECT_EQ(v.error().message(),
+              std::string("--published '") + bad + "' is not a positive number");
   }
 }
 
