@@ -348,6 +348,7 @@ Record MakeAuditRecord(const AuditOutcome& o, const ComparisonOutcome* code,
     e.high = std::exp(f.total.factor.high);
     e.confidence = config.measure.confidence;
     e.method = "today in registry order vs the published figure (cross-sitting)";
+    e.pairs = f.today_samples;  // unpaired: the samples of today behind the ratio
     r.estimate = e;
   }
   r.verdict = o.failure ? "ERROR" : f.total.verdict;
@@ -664,7 +665,7 @@ Result<AuditOutcome> RunAudit(const AuditContext& context, const PublishedNumber
     context.progress->OnPhase("code: " + published.revision + " vs " + request.revision);
   Result<ComparisonOutcome> code = RunCompare(measure, compare);
   if (!code) return code.error();
-  o.factor_record_paths.push_back(code->record_path);
+  o.factor_record_paths.emplace_back("code", code->record_path);
   AuditFactor code_factor = FactorFromRecord("code", code->record);
 
   // Drift: the code sitting's arm A is the published commit measured now.
@@ -700,7 +701,7 @@ Result<AuditOutcome> RunAudit(const AuditContext& context, const PublishedNumber
   RecordStore store(config.records.dir);
   RecordStore::Archived archived = store.WriteOrFallback(drift_record);
   drift.record_id = drift_record.id;
-  o.factor_record_paths.push_back(archived.path);
+  o.factor_record_paths.emplace_back("host drift", archived.path);
   f.factors = {drift, code_factor};
 
   Status code_status = OutcomeStatus(*code);
@@ -714,13 +715,14 @@ Result<AuditOutcome> RunAudit(const AuditContext& context, const PublishedNumber
       f.factors.push_back(Unmeasured("order", measured.error().message()));
     } else {
       order = std::move(*measured);
-      o.factor_record_paths.push_back(order->record_path);
+      o.factor_record_paths.emplace_back("order", order->record_path);
       f.factors.push_back(FactorFromRecord("order", order->record));
       Status order_status = OutcomeStatus(*order);
       if (!order_status) o.failure = order_status.error();
       std::vector<double> in_order = KeptSamples(order->sitting, 1);
       if (!in_order.empty()) {
         f.today = Median(in_order);
+        f.today_samples = static_cast<int>(in_order.size());
         Result<ShiftEstimate> total = CrossSittingShift(published, in_order, options->confidence);
         if (total) {
           f.total = MakeAuditFactor("today / published", *total, options->band);
@@ -842,7 +844,9 @@ std::string FormatAuditSummary(const AuditOutcome& o) {
                            "measured query)");
   for (const std::string& note : o.notes) out += "note: " + note + "\n";
   out += "\n" + o.conclusion + "\n\n";
-  for (const fs::path& path : o.factor_record_paths) out += "factor record " + path.string() + "\n";
+  for (const auto& [name, path] : o.factor_record_paths) {
+    out += fmt::format("{} record {}\n", name, path.string());
+  }
   out += "audit record " + o.record_path.string() + "\n";
   return out;
 }

@@ -71,6 +71,7 @@ struct AuditFigures {
   double today = 0;  ///< Median of today's samples in registry order.
   std::string today_revision;
   AuditFactor total;                           ///< today / published (cross-sitting).
+  int today_samples = 0;                       ///< Today's samples behind `today` and `total`.
   std::vector<AuditFactor> factors;            ///< host drift, code, order.
   std::optional<Decomposition> decomposition;  ///< When every factor was measured.
   std::vector<std::string> predecessors;       ///< Queries the registry runs before `query`.
@@ -87,7 +88,8 @@ struct AuditOutcome {
   std::string conclusion;
   Record record;
   std::filesystem::path record_path;
-  std::vector<std::filesystem::path> factor_record_paths;
+  /// (factor name, record file) in the order they were archived.
+  std::vector<std::pair<std::string, std::filesystem::path>> factor_record_paths;
   /// A sitting broke or was interrupted: the records so far were written (the
   /// audit record says which factors are missing) and this is the error to return.
   std::optional<Error> failure;
