@@ -311,6 +311,7 @@ int RunCommandLine(int argc, char** argv) {
   std::shared_ptr<void> investigation = AddInvestigationCommands(app, global, action);
   std::shared_ptr<void> isolation = AddIsolateCommands(app, global, action);
   std::shared_ptr<void> investigate = AddInvestigateCommand(app, global, action, argc, argv);
+  std::shared_ptr<void> audit = AddAuditCommands(app, global, action, argc, argv);
 
   Result<CommandWords> words = ReadCommandWords(app, argc, argv);
   if (!words) {

@@ -41,7 +41,7 @@ Result<Config> ParseConfig(std::string_view text, const fs::path& file) {
   CULPRIT_TRY(ReadOverridesSection(root, &config.overrides));
   CULPRIT_TRY(ReadHarnessSection(root, config.engine, &config.harness));
   CULPRIT_TRY(ReadResidencySection(root, config.queries, config.harness, &config.residency));
-  CULPRIT_TRY(ReadRegistrySection(root, config.queries, &config.registry));
+  CULPRIT_TRY(ReadRegistrySection(root, config.engine, config.queries, &config.registry));
   CULPRIT_TRY(ReadMeasureSection(root, &config.measure));
   CULPRIT_TRY(ReadBisectSection(root, &config.bisect));
   CULPRIT_TRY(ReadRecordsSection(root, &config.records));

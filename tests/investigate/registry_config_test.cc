@@ -17,7 +17,7 @@ Status ReadRegistry(const ConfigTable& root, RegistryConfig* registry) {
   std::map<std::string, QueryConfig> queries;
   CULPRIT_TRY(ReadEngineSection(root, &engine));
   CULPRIT_TRY(ReadQueriesSection(root, engine, &queries));
-  return ReadRegistrySection(root, queries, registry);
+  return ReadRegistrySection(root, engine, queries, registry);
 }
 
 std::string RegistryErrorOf(std::string_view rest) {
@@ -44,6 +44,37 @@ TEST(RegistrySection, Errors) {
   EXPECT_EQ(RegistryErrorOf("[registry]\norder = [\"a\", \"b\", \"a\"]\n"),
             "/proj/culprit.toml:9:20: registry.order[2]: expected each query once, found \"a\" "
             "again");
+}
+
+TEST(RegistrySection, ReadsTheCommand) {
+  RegistryConfig registry;
+  Status status = ReadConfigText(
+      WithTestEngine(std::string(kQueries) +
+                     "[registry]\norder = [\"b\", \"a\"]\n"
+                     "command = [\"{artifact:es}\", \"registry\", \"--only\", \"{query}\"]\n"),
+      [&](const ConfigTable& root) { return ReadRegistry(root, &registry); });
+  ASSERT_TRUE(status.ok()) << status.error().message();
+  EXPECT_EQ(RegistryCommandFor(registry.command, "a"),
+            (std::vector<std::string>{"{artifact:es}", "registry", "--only", "a"}));
+  EXPECT_EQ(RegistryCommandFor({"--q={query},{query}"}, "series.count"),
+            (std::vector<std::string>{"--q=series.count,series.count"}));
+}
+
+TEST(RegistrySection, CommandErrors) {
+  EXPECT_EQ(RegistryErrorOf("[registry]\norder = []\n"),
+            "/proj/culprit.toml:9:9: registry.order: expected at least one query, found an "
+            "empty list");
+  EXPECT_EQ(RegistryErrorOf("[registry]\norder = [\"a\"]\ncommand = [\"x\", \"all\"]\n"),
+            "/proj/culprit.toml:10:11: registry.command: expected \"{query}\" in some word: the "
+            "command runs the order up to the measured query, which it must be told");
+  EXPECT_EQ(RegistryErrorOf("[registry]\ncommand = [\"x\", \"{query}\"]\n"),
+            "/proj/culprit.toml:9:11: registry.command: expected registry.order beside it: the "
+            "command runs the order, which culprit needs to name the queries before the "
+            "measured one");
+  EXPECT_NE(RegistryErrorOf("[registry]\norder = [\"a\"]\ncommand = [\"{artifact:nope}\", "
+                            "\"{query}\"]\n")
+                .find("/proj/culprit.toml:10:"),
+            std::string::npos);
 }
 
 }  // namespace

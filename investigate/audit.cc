@@ -1,0 +1,854 @@
+#include "investigate/audit.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "base/atomic_file.h"
+#include "base/strings.h"
+#include "engine/harness_client.h"
+#include "probes/comparison.h"
+#include "probes/isolate_command.h"
+#include "probes/query_sample_source.h"
+#include "probes/verdict.h"
+#include "records/record_store.h"
+
+namespace culprit {
+namespace {
+
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+constexpr int kHarnessRunsPerSample = 3;
+
+// The samples a sitting kept for `arm`: the ones its statistics used.
+std::vector<double> KeptSamples(const SittingResult& sitting, int arm) {
+  std::vector<double> values;
+  for (const Sample& s : sitting.samples) {
+    if (s.arm == arm && s.ok && !s.warmup && !s.dropped && s.value > 0) values.push_back(s.value);
+  }
+  return values;
+}
+
+AuditFactor FactorFromRecord(std::string name, const Record& record) {
+  AuditFactor f;
+  f.factor.name = std::move(name);
+  f.record_id = record.id;
+  f.verdict = record.verdict;
+  if (!record.estimate || record.verdict == "ERROR" || record.interrupted) {
+    f.measured = false;
+    f.note = record.interrupted ? "interrupted" : "no estimate: " + record.verdict_detail;
+    return f;
+  }
+  f.factor.log_ratio = std::log(record.estimate->ratio);
+  f.factor.low = std::log(record.estimate->low);
+  f.factor.high = std::log(record.estimate->high);
+  return f;
+}
+
+AuditFactor Unmeasured(std::string name, std::string why) {
+  AuditFactor f;
+  f.factor.name = std::move(name);
+  f.verdict = "ERROR";
+  f.measured = false;
+  f.note = std::move(why);
+  return f;
+}
+
+std::string Ratio(double log_ratio) { return fmt::format("×{:.3f}", std::exp(log_ratio)); }
+
+std::string Signed(double log_ratio) {
+  return fmt::format("{:+.1f}%", (std::exp(log_ratio) - 1) * 100);
+}
+
+// ---- the order factor's engine processes ----
+
+// Each sample is a fresh harness process: arm 0 sends only `run QUERY n`,
+// arm 1 first sends `run P 1` for each query the registry runs before it.
+// The value is the median of the n values, as `culprit isolate` visits are.
+class HarnessOrderSource : public SampleSource {
+ public:
+  HarnessOrderSource(ProcessSpec spec, std::chrono::milliseconds timeout, std::string query,
+                     std::vector<std::string> predecessors)
+      : spec_(std::move(spec)),
+        timeout_(timeout),
+        query_(std::move(query)),
+        predecessors_(std::move(predecessors)) {}
+
+  SampleOutcome Run(int arm) override {
+    SampleOutcome outcome;
+    Result<std::unique_ptr<HarnessClient>> client = HarnessClient::Start(spec_, timeout_);
+    if (!client) {
+      outcome.failure = client.error().message();
+      return outcome;
+    }
+    if (arm == 1) {
+      for (const std::string& before : predecessors_) {
+        Result<std::vector<double>> ran = (*client)->Run(before, 1);
+        if (!ran) {
+          outcome.failure = ran.error().message();
+          return outcome;
+        }
+      }
+    }
+    Result<std::vector<double>> values = (*client)->Run(query_, kHarnessRunsPerSample);
+    Status quit = (*client)->Quit();
+    if (!values) {
+      outcome.failure = values.error().message();
+      return outcome;
+    }
+    if (!quit) {
+      outcome.failure = quit.error().message();
+      return outcome;
+    }
+    outcome.ok = true;
+    outcome.value = Median(*values);
+    return outcome;
+  }
+
+ private:
+  ProcessSpec spec_;
+  std::chrono::milliseconds timeout_;
+  std::string query_;
+  std::vector<std::string> predecessors_;
+};
+
+std::vector<std::string> Predecessors(const RegistryConfig& registry, const std::string& query) {
+  auto it = std::find(registry.order.begin(), registry.order.end(), query);
+  return std::vector<std::string>(registry.order.begin(), it);
+}
+
+Status CheckRegistry(const Config& config, const std::string& query) {
+  if (config.registry.order.empty()) {
+    return Error::Usage(
+               fmt::format(
+                   "{} has no [registry] order: the order factor (the query alone against the "
+                   "query after the queries the published table runs before it) cannot be measured",
+                   config.file.string()))
+        .WithHint(
+            "add [registry] order = [...] listing the published table's queries in the "
+            "order they run (docs/audit.md)");
+  }
+  if (std::find(config.registry.order.begin(), config.registry.order.end(), query) ==
+      config.registry.order.end()) {
+    return Error::Usage(fmt::format("[registry] order does not contain query '{}' ({}): the "
+                                    "published table does not run it, so it has no order",
+                                    query, Join(config.registry.order, ", ")))
+        .WithHint("add it to registry.order where the published table runs it");
+  }
+  if (config.registry.command.empty() && config.harness.command.empty()) {
+    return Error::Usage(
+               "the order factor needs a way to run the registry's order in one process: "
+               "[registry] command, or the engine's [harness]")
+        .WithHint("docs/audit.md describes both");
+  }
+  return {};
+}
+
+Status CheckPublished(const Config& config, const PublishedNumber& published,
+                      const QueryConfig& query) {
+  if (!published.query.empty() && published.query != query.name) {
+    return Error::Usage(fmt::format("{} is a published number of query '{}', not '{}'",
+                                    published.source, published.query, query.name))
+        .WithHint("audit it with -q " + published.query + ", or give the record of " + query.name);
+  }
+  if (!published.unit.empty() && published.unit != query.unit) {
+    return Error::Usage(fmt::format("{} is in {}, but query '{}' measures {}", published.source,
+                                    published.unit, query.name, query.unit));
+  }
+  if (!(published.value > 0) || !std::isfinite(published.value)) {
+    return Error::Usage(
+        fmt::format("{}: the published value is not a positive number", published.source));
+  }
+  return {};
+}
+
+Result<ComparisonOutcome> MeasureOrder(const AuditContext& context, const QueryConfig& query,
+                                       const ResolvedBuild& today, const SittingOptions& options,
+                                       const std::vector<std::string>& predecessors,
+                                       OrderWay* way) {
+  const Config& config = context.config;
+  Result<ProcessArm> alone = MakeQueryArm(config, query, today, {}, {});
+  if (!alone) return alone.error();
+  ComparisonPlan plan;
+  plan.kind = "compare";
+  plan.query = query.name;
+  plan.unit = query.unit;
+  plan.options = options;
+  plan.config_digest = config.digest;
+  plan.details["audit_factor"] = "order";
+  plan.details["registry_before"] = Join(predecessors, ",");
+  const std::string before = predecessors.empty() ? "no other query" : Join(predecessors, ", ");
+  plan.hypothesis = fmt::format(
+      "order: {} measured after the queries the registry runs before it ({}), in one process, "
+      "against {} alone in a fresh process",
+      query.name, before, query.name);
+  if (predecessors.empty()) {
+    plan.notes.push_back(query.name +
+                         " is first in [registry] order: no query runs before it, so this "
+                         "sitting measures only the registry's way of running it");
+  }
+  if (!config.registry.command.empty()) {
+    *way = OrderWay::kCommand;
+    QueryConfig registry_query = query;
+    registry_query.command = RegistryCommandFor(config.registry.command, query.name);
+    Result<ProcessArm> in_order = MakeQueryArm(config, registry_query, today, {}, {});
+    if (!in_order) return in_order.error().WithContext("[registry] command");
+    plan.details["order_way"] = "registry command";
+    plan.a = MakeComparisonArm("alone", "alone (fresh process)", *alone, today);
+    plan.b = MakeComparisonArm("in registry order", "in registry order", *in_order, today);
+    QuerySampleSource source({*alone, *in_order});
+    RecordStore store(config.records.dir);
+    return RunComparison(plan, source, context.host, store, context.progress);
+  }
+  *way = OrderWay::kHarness;
+  Result<ProcessSpec> spec = MakeHarnessSpec(config, today);
+  if (!spec) return spec.error();
+  plan.details["order_way"] = "harness";
+  plan.details["runs_per_sample"] = std::to_string(kHarnessRunsPerSample);
+  plan.notes.push_back(
+      fmt::format("each sample is a fresh harness process; its value is the median of `run {} {}`",
+                  query.name, kHarnessRunsPerSample));
+  ProcessArm harness_arm{*spec, query.metric};
+  plan.a = MakeComparisonArm("alone", "alone (fresh harness)", harness_arm, today);
+  plan.b = MakeComparisonArm("in registry order", "after " + before, harness_arm, today);
+  HarnessOrderSource source(*spec, config.harness.timeout, query.name, predecessors);
+  RecordStore store(config.records.dir);
+  return RunComparison(plan, source, context.host, store, context.progress);
+}
+
+// The drift record: the published figure as arm A (its samples when it came
+// from a record), the published commit re-measured now as arm B (the code
+// sitting's arm A samples, which it names), and the cross-sitting estimate.
+Record MakeDriftRecord(const PublishedNumber& published, const ComparisonOutcome& code,
+                       const std::optional<ShiftEstimate>& shift, const AuditFactor& factor,
+                       double band) {
+  Record r;
+  r.kind = "compare";
+  r.query = code.record.query;
+  r.unit = code.record.unit;
+  r.band = band;
+  r.hypothesis =
+      "host drift: the published commit re-measured now against the published value (a ratio "
+      "across sittings)";
+  r.start = code.record.start;
+  r.end = code.record.end;
+  r.host = code.record.host;
+  r.culprit_version = code.record.culprit_version;
+  r.config_digest = code.record.config_digest;
+  r.links = {code.record.id};
+  r.details["audit_factor"] = "host drift";
+  r.details["cross_sitting"] = "true";
+  r.details["published_value"] = fmt::format("{:.6g}", published.value);
+  r.details["published_source"] = published.source;
+  r.details["now_samples_from"] = code.record.id;
+  if (published.calibration_ms) {
+    r.details["published_calibration_ms"] = fmt::format("{:.4g}", *published.calibration_ms);
+  }
+  Arm then;
+  then.name = "published";
+  then.label = "published " + published.revision;
+  then.revision = published.revision;
+  then.commit = published.commit;
+  then.median = published.value;
+  then.ok_samples = static_cast<int>(published.samples.size());
+  Arm now;
+  if (!code.record.arms.empty()) now = code.record.arms[0];
+  now.name = "now";
+  now.label = "re-measured now";
+  int sequence = 0;
+  for (double v : published.samples) {
+    Sample s;
+    s.sequence = sequence++;
+    s.arm = 0;
+    s.value = v;
+    r.samples.push_back(s);
+  }
+  for (const Sample& s : code.record.samples) {
+    if (s.arm != 0) continue;
+    Sample copy = s;
+    copy.sequence = sequence++;
+    copy.arm = 1;
+    copy.pair = -1;
+    r.samples.push_back(copy);
+  }
+  r.arms = {then, now};
+  r.notes.push_back(
+      "CROSS-SITTING: the published figure was measured in another sitting (another day, "
+      "perhaps another host); this is the one ratio of the audit that is not paired. It is "
+      "still informative: the same commit, the same query, so what moved is the host and its "
+      "state, not the engine. Its interval covers only this sitting's noise" +
+      std::string(published.samples.empty() ? " (the published value is taken as exact)."
+                                            : " and the published samples'."));
+  r.notes.push_back("the re-measured samples are the code sitting's arm A (record " +
+                    code.record.id + ")");
+  if (shift) {
+    Estimate e;
+    e.ratio = std::exp(shift->estimate);
+    e.low = std::exp(shift->low);
+    e.high = std::exp(shift->high);
+    e.confidence = shift->confidence;
+    e.pairs = static_cast<int>(shift->n);
+    e.exact = shift->exact;
+    e.method = published.samples.empty() ? "one-sample Hodges-Lehmann vs the published value"
+                                         : "two-sample Hodges-Lehmann (Mann-Whitney)";
+    r.estimate = e;
+    r.verdict = factor.verdict;
+    r.verdict_detail = "cross-sitting: " + factor.note;
+  } else {
+    r.verdict = "ERROR";
+    r.verdict_detail = factor.note;
+  }
+  return r;
+}
+
+json FactorJson(const AuditFactor& f) {
+  json j;
+  j["name"] = f.factor.name;
+  if (f.measured) {
+    j["ratio"] = std::exp(f.factor.log_ratio);
+    j["low"] = std::exp(f.factor.low);
+    j["high"] = std::exp(f.factor.high);
+  }
+  j["verdict"] = f.verdict;
+  j["cross_sitting"] = f.cross_sitting;
+  if (!f.record_id.empty()) j["record"] = f.record_id;
+  if (!f.note.empty()) j["note"] = f.note;
+  return j;
+}
+
+Record MakeAuditRecord(const AuditOutcome& o, const ComparisonOutcome* code,
+                       const ComparisonOutcome* order, const AuditRequest& request,
+                       const Config& config) {
+  const AuditFigures& f = o.figures;
+  Record r;
+  r.kind = "audit";
+  r.query = f.query;
+  r.unit = f.unit;
+  r.band = f.band;
+  r.config_digest = config.digest;
+  r.invocation = request.invocation;
+  r.hypothesis = fmt::format("published {:.4g} {} at {} → today at {}: host drift × code × order",
+                             f.published, f.unit, f.published_revision, f.today_revision);
+  if (code) {
+    r.start = code->record.start;
+    r.host = code->record.host;
+    r.culprit_version = code->record.culprit_version;
+  }
+  if (order) r.end = order->record.end;
+  for (const AuditFactor& factor : f.factors) {
+    if (!factor.record_id.empty()) r.links.push_back(factor.record_id);
+  }
+  if (f.total.measured) {
+    Estimate e;
+    e.ratio = std::exp(f.total.factor.log_ratio);
+    e.low = std::exp(f.total.factor.low);
+    e.high = std::exp(f.total.factor.high);
+    e.confidence = config.measure.confidence;
+    e.method = "today in registry order vs the published figure (cross-sitting)";
+    e.pairs = f.today_samples;  // unpaired: the samples of today behind the ratio
+    r.estimate = e;
+  }
+  r.verdict = o.failure ? "ERROR" : f.total.verdict;
+  r.verdict_detail = o.failure ? o.failure->message() : o.conclusion;
+  r.interrupted = o.failure && o.failure->kind() == ErrorKind::kInterrupted;
+  r.notes = o.notes;
+  r.details["published_value"] = fmt::format("{:.6g}", f.published);
+  r.details["published_revision"] = f.published_revision;
+  r.details["published_commit"] = o.published.commit;
+  r.details["published_source"] = o.published.source;
+  if (!o.published.record_id.empty()) r.details["published_record"] = o.published.record_id;
+  r.details["today_revision"] = f.today_revision;
+  r.details["order_way"] = o.order_way == OrderWay::kCommand ? "registry command" : "harness";
+  r.details["registry_before"] = Join(f.predecessors, ",");
+  if (o.published.calibration_ms) {
+    r.details["published_calibration_ms"] = fmt::format("{:.4g}", *o.published.calibration_ms);
+  }
+  if (o.calibration_now_ms) {
+    r.details["calibration_now_ms"] = fmt::format("{:.4g}", *o.calibration_now_ms);
+  }
+  json doc;
+  doc["published"] = f.published;
+  if (f.today > 0) doc["today"] = f.today;
+  doc["factors"] = json::array();
+  for (const AuditFactor& factor : f.factors) doc["factors"].push_back(FactorJson(factor));
+  if (f.decomposition) {
+    const Factor& rem = f.decomposition->remainder;
+    doc["remainder"] = {{"ratio", std::exp(rem.log_ratio)},
+                        {"low", std::exp(rem.low)},
+                        {"high", std::exp(rem.high)}};
+  }
+  doc["conclusion"] = o.conclusion;
+  r.details_json = doc.dump();
+  return r;
+}
+
+std::string VerdictWord(const AuditFactor& f) {
+  if (!f.measured) return "not measured";
+  if (f.verdict == "NULL") return "NULL (tie)";
+  return f.verdict;
+}
+
+}  // namespace
+
+Result<ShiftEstimate> CrossSittingShift(const PublishedNumber& published,
+                                        std::span<const double> now, double confidence) {
+  std::vector<double> log_now;
+  for (double v : now) {
+    if (v > 0) log_now.push_back(std::log(v));
+  }
+  if (!published.samples.empty()) {
+    std::vector<double> log_then;
+    for (double v : published.samples) {
+      if (v > 0) log_then.push_back(std::log(v));
+    }
+    return RankSumEstimate(log_then, log_now, confidence);
+  }
+  if (!(published.value > 0)) return Error::Usage("the published value is not a positive number");
+  const double log_value = std::log(published.value);
+  for (double& v : log_now) v -= log_value;
+  return SignedRankEstimate(log_now, confidence);
+}
+
+AuditFactor MakeAuditFactor(std::string name, const ShiftEstimate& shift, double band) {
+  AuditFactor f;
+  f.factor.name = std::move(name);
+  f.factor.log_ratio = shift.estimate;
+  f.factor.low = shift.low;
+  f.factor.high = shift.high;
+  VerdictResult verdict = Decide(shift, band);
+  f.verdict = std::string(VerdictName(verdict.verdict));
+  f.note = verdict.explanation;
+  return f;
+}
+
+std::string FormatWaterfall(const AuditFigures& f) {
+  std::string out;
+  const std::string unit = f.unit.empty() ? "" : " " + f.unit;
+  out += fmt::format("  {:<14} {:>10.2f}{}   ({})\n", "published", f.published, unit,
+                     f.published_revision);
+  double running = f.published;
+  for (const AuditFactor& factor : f.factors) {
+    if (!factor.measured) {
+      out += fmt::format("  × {:<12} {:>10}      not measured: {}\n", factor.factor.name, "?",
+                         factor.note);
+      continue;
+    }
+    running *= std::exp(factor.factor.log_ratio);
+    out += fmt::format("  × {:<12} {:>10.2f}{}   {} {}  {}{}\n", factor.factor.name, running, unit,
+                       FormatFactor(factor.factor), Signed(factor.factor.log_ratio),
+                       VerdictWord(factor), factor.cross_sitting ? "  (cross-sitting)" : "");
+  }
+  if (f.decomposition) {
+    const Decomposition& d = *f.decomposition;
+    running *= std::exp(d.remainder.log_ratio);
+    const char* where =
+        d.remainder_class == RemainderClass::kTie      ? "inside the band: fully explained"
+        : d.remainder_class == RemainderClass::kBeyond ? "beyond the band: not accounted for"
+                                                       : "undecided: the intervals are too wide";
+    out += fmt::format("  × {:<12} {:>10.2f}{}   {} {}  {}\n", "unexplained", running, unit,
+                       FormatFactor(d.remainder), Signed(d.remainder.log_ratio), where);
+  } else {
+    out += "  × unexplained           ?      not computed: a factor was not measured\n";
+  }
+  if (f.today > 0) {
+    out += fmt::format("  {:<14} {:>10.2f}{}   ({} in registry order; today / published {})\n",
+                       "= today", f.today, unit, f.today_revision,
+                       f.total.measured ? FormatFactor(f.total.factor) : std::string("?"));
+  }
+  return out;
+}
+
+std::string AuditConclusion(const AuditFigures& f) {
+  std::vector<std::string> effects, ties, undecided, missing;
+  for (const AuditFactor& factor : f.factors) {
+    const std::string text =
+        factor.measured ? fmt::format("{} {}", factor.factor.name, Ratio(factor.factor.log_ratio)) +
+                              (factor.cross_sitting ? " (cross-sitting)" : "")
+                        : factor.factor.name;
+    if (!factor.measured) {
+      missing.push_back(text);
+    } else if (factor.verdict == "EFFECT") {
+      effects.push_back(text);
+    } else if (factor.verdict == "NULL") {
+      ties.push_back(text);
+    } else {
+      undecided.push_back(text);
+    }
+  }
+  std::string out =
+      fmt::format("{}: published {:.4g} → today {:.4g} {}", f.query, f.published, f.today, f.unit);
+  if (f.total.measured) out += fmt::format(" ({})", Ratio(f.total.factor.log_ratio));
+  out += ". ";
+  auto list = [](const std::vector<std::string>& items) { return Join(items, ", "); };
+  std::vector<std::string> parts;
+  if (!effects.empty()) parts.push_back("real (EFFECT): " + list(effects));
+  if (!ties.empty()) parts.push_back("ties (inside the band): " + list(ties));
+  if (!undecided.empty()) parts.push_back("undecided (INCONCLUSIVE): " + list(undecided));
+  if (!missing.empty()) parts.push_back("not measured: " + list(missing));
+  out += Join(parts, "; ") + ".";
+  if (f.decomposition) {
+    switch (f.decomposition->remainder_class) {
+      case RemainderClass::kTie:
+        out += fmt::format(
+            " The remainder {} is inside the band: the factors fully explain "
+            "the move.",
+            FormatFactor(f.decomposition->remainder));
+        break;
+      case RemainderClass::kBeyond:
+        out += fmt::format(
+            " The remainder {} is beyond the band: something else moved the "
+            "number too.",
+            FormatFactor(f.decomposition->remainder));
+        break;
+      case RemainderClass::kUndecided:
+        out += fmt::format(
+            " The remainder {} is undecided: the intervals are too wide to say "
+            "whether the factors explain the whole move.",
+            FormatFactor(f.decomposition->remainder));
+        break;
+    }
+  }
+  for (const AuditFactor& factor : f.factors) {
+    if (!factor.measured || factor.verdict != "EFFECT") continue;
+    if (factor.factor.name == "code") {
+      out += fmt::format(
+          " Next for the code change: culprit investigate --good {} --bad {} --query {} (or "
+          "culprit bisect run --good {} --bad {} --query {}).",
+          f.published_revision, f.today_revision, f.query, f.published_revision, f.today_revision,
+          f.query);
+    } else if (factor.factor.name == "order") {
+      out += fmt::format(
+          " The order effect comes from what runs before {} in the registry: {}. Next: "
+          "culprit isolate --rev {} with a [residency] plan for what they leave resident.",
+          f.query,
+          f.predecessors.empty() ? "no query (the registry's own way of running it)"
+                                 : Join(f.predecessors, ", "),
+          f.today_revision);
+    } else if (factor.factor.name == "host drift") {
+      out +=
+          " The host drift is this host now against the publisher's sitting: re-publish "
+          "from this host, or compare calibrations, before blaming the engine.";
+    }
+  }
+  return out;
+}
+
+Result<std::vector<PublishedNumber>> ResolvePublished(const Config& config,
+                                                      const AuditRequest& request) {
+  const int sources = (request.published_value ? 1 : 0) + (request.published_record ? 1 : 0) +
+                      (request.table ? 1 : 0);
+  if (sources != 1) {
+    return Error::Usage(sources == 0 ? "an audit needs the published number"
+                                     : "give one published source, not several")
+        .WithHint(
+            "--published VALUE --published-rev REV, --published-record ID|FILE, or "
+            "--table FILE");
+  }
+  if (!request.published_value && (request.published_revision || request.published_calibration)) {
+    return Error::Usage("--published-rev and --published-calibration go with --published VALUE");
+  }
+  if (request.published_value) {
+    PublishedNumber n;
+    Result<double> value = ParsePublishedValue(*request.published_value, "--published");
+    if (!value) return value.error();
+    n.value = *value;
+    if (!request.published_revision || request.published_revision->empty()) {
+      return Error::Usage("--published needs --published-rev REV: the commit it was measured at")
+          .WithHint("the host drift factor re-measures that commit now");
+    }
+    n.revision = *request.published_revision;
+    if (request.published_calibration) {
+      Result<double> calibration =
+          ParsePublishedValue(*request.published_calibration, "--published-calibration");
+      if (!calibration) return calibration.error();
+      n.calibration_ms = *calibration;
+    }
+    n.source = "--published";
+    return std::vector<PublishedNumber>{n};
+  }
+  if (request.published_record) {
+    const std::string& given = *request.published_record;
+    std::error_code ec;
+    Result<Record> record = Error("");
+    if (fs::is_regular_file(given, ec)) {
+      Result<std::string> text = ReadFile(given);
+      if (!text) return Error::Usage(text.error().message());
+      record = RecordFromJson(*text, given);
+    } else {
+      record = RecordStore(config.records.dir).Find(given);
+    }
+    if (!record) {
+      return Error::Usage(record.error().message())
+          .WithHint(record.error().hint().empty()
+                        ? "give a record id from `culprit records list --kind run`, or its file"
+                        : record.error().hint());
+    }
+    Result<PublishedNumber> n = PublishedFromRecord(*record, "record " + record->id);
+    if (!n) return n.error();
+    return std::vector<PublishedNumber>{*n};
+  }
+  Result<std::vector<PublishedNumber>> table = ReadPublishedTable(*request.table);
+  if (!table) return table.error();
+  if (request.query.empty()) return table;
+  Result<PublishedNumber> row = FindPublishedRow(*table, request.query, request.table->string());
+  if (!row) return row.error();
+  return std::vector<PublishedNumber>{*row};
+}
+
+Result<AuditOutcome> RunAudit(const AuditContext& context, const PublishedNumber& published,
+                              const std::string& query_name, const AuditRequest& request) {
+  const Config& config = context.config;
+  Result<const QueryConfig*> query =
+      SelectQuery(config, query_name.empty() ? published.query : query_name);
+  if (!query) return query.error();
+  CULPRIT_TRY(CheckPublished(config, published, **query));
+  CULPRIT_TRY(CheckRegistry(config, (*query)->name));
+  Result<SittingOptions> options = MakeSittingOptions(config.measure, **query, request.flags);
+  if (!options) return options.error();
+  CULPRIT_TRY(RecordStore(config.records.dir).CheckWritable());
+
+  AuditOutcome o;
+  o.published = published;
+  AuditFigures& f = o.figures;
+  f.query = (*query)->name;
+  f.unit = (*query)->unit;
+  f.published = published.value;
+  f.band = options->band;
+  f.predecessors = Predecessors(config.registry, f.query);
+  const std::string published_rev =
+      published.commit.empty() ? published.revision : published.commit;
+  f.published_revision = published.revision;
+  f.today_revision = request.revision;
+
+  // Both builds first: a commit that does not exist or does not build is an
+  // error before anything is measured, never a factor.
+  Result<ResolvedBuild> then = context.builds.Resolve(published_rev);
+  if (!then) {
+    return then.error().WithContext(
+        fmt::format("the published commit {} ({})", published.revision, published.source));
+  }
+  Result<ResolvedBuild> today = context.builds.Resolve(request.revision);
+  if (!today) return today.error().WithContext("today's commit " + request.revision);
+  if (!published.commit.empty() && then->commit != published.commit) {
+    return Error::Usage(fmt::format("{} names commit {}, but it resolves to {} here",
+                                    published.source, published.commit, then->commit));
+  }
+
+  HostIdentityInfo identity;
+  if (context.host) identity = context.host->Identity();
+  if (published.host && !published.host->hostname.empty() &&
+      (published.host->hostname != identity.hostname ||
+       published.host->cpu_model != identity.cpu_model)) {
+    o.notes.push_back(fmt::format(
+        "the published number comes from another host ({}, {}); this is {} ({}): the host "
+        "drift factor includes the change of machine",
+        published.host->hostname, published.host->cpu_model, identity.hostname,
+        identity.cpu_model));
+  }
+  if (!published.calibration_ms) {
+    o.notes.push_back(
+        "no published calibration: the host drift cannot be split into CPU speed and the rest "
+        "(give --published-calibration MS, or publish with culprit run)");
+  }
+
+  // Code: the published commit against today's, paired, one sitting.
+  CompareRequest compare;
+  compare.revision_a = published_rev;
+  compare.revision_b = request.revision;
+  compare.query = f.query;
+  compare.flags = request.flags;
+  MeasureContext measure{config, context.builds, context.host, context.progress};
+  if (context.progress)
+    context.progress->OnPhase("code: " + published.revision + " vs " + request.revision);
+  Result<ComparisonOutcome> code = RunCompare(measure, compare);
+  if (!code) return code.error();
+  o.factor_record_paths.emplace_back("code", code->record_path);
+  AuditFactor code_factor = FactorFromRecord("code", code->record);
+
+  // Drift: the code sitting's arm A is the published commit measured now.
+  std::vector<double> now = KeptSamples(code->sitting, 0);
+  o.calibration_now_ms = code->sitting.start.calibration_ms;
+  AuditFactor drift = Unmeasured("host drift", "no samples of the published commit");
+  std::optional<ShiftEstimate> drift_shift;
+  if (!now.empty()) {
+    Result<ShiftEstimate> shift = CrossSittingShift(published, now, options->confidence);
+    if (shift) {
+      drift_shift = *shift;
+      drift = MakeAuditFactor("host drift", *shift, options->band);
+    } else {
+      drift = Unmeasured("host drift", shift.error().message());
+    }
+  }
+  drift.cross_sitting = true;
+  if (published.calibration_ms && o.calibration_now_ms) {
+    const double explained = *o.calibration_now_ms / *published.calibration_ms;
+    std::string line = fmt::format(
+        "calibration now {:.1f} ms against {:.1f} ms published: the CPU-bound loop is ×{:.3f}, "
+        "the drift that CPU speed explains",
+        *o.calibration_now_ms, *published.calibration_ms, explained);
+    if (drift.measured) {
+      line += fmt::format(
+          "; the rest of the drift is ×{:.3f} (memory, caches, load: what the "
+          "loop does not exercise)",
+          std::exp(drift.factor.log_ratio) / explained);
+    }
+    o.notes.push_back(line);
+  }
+  Record drift_record = MakeDriftRecord(published, *code, drift_shift, drift, options->band);
+  RecordStore store(config.records.dir);
+  RecordStore::Archived archived = store.WriteOrFallback(drift_record);
+  drift.record_id = drift_record.id;
+  o.factor_record_paths.emplace_back("host drift", archived.path);
+  f.factors = {drift, code_factor};
+
+  Status code_status = OutcomeStatus(*code);
+  std::optional<ComparisonOutcome> order;
+  if (code_status) {
+    if (context.progress) context.progress->OnPhase("order: alone vs in registry order");
+    Result<ComparisonOutcome> measured =
+        MeasureOrder(context, **query, *today, *options, f.predecessors, &o.order_way);
+    if (!measured) {
+      o.failure = measured.error();
+      f.factors.push_back(Unmeasured("order", measured.error().message()));
+    } else {
+      order = std::move(*measured);
+      o.factor_record_paths.emplace_back("order", order->record_path);
+      f.factors.push_back(FactorFromRecord("order", order->record));
+      Status order_status = OutcomeStatus(*order);
+      if (!order_status) o.failure = order_status.error();
+      std::vector<double> in_order = KeptSamples(order->sitting, 1);
+      if (!in_order.empty()) {
+        f.today = Median(in_order);
+        f.today_samples = static_cast<int>(in_order.size());
+        Result<ShiftEstimate> total = CrossSittingShift(published, in_order, options->confidence);
+        if (total) {
+          f.total = MakeAuditFactor("today / published", *total, options->band);
+          f.total.cross_sitting = true;
+        } else {
+          f.total = Unmeasured("today / published", total.error().message());
+        }
+      }
+    }
+  } else {
+    o.failure = code_status.error();
+    f.factors.push_back(Unmeasured("order", "not measured: the code sitting did not finish"));
+  }
+  if (!f.today) f.total = Unmeasured("today / published", "no samples of today in registry order");
+  const bool all = f.total.measured && std::all_of(f.factors.begin(), f.factors.end(),
+                                                   [](const AuditFactor& x) { return x.measured; });
+  if (all) {
+    std::vector<Factor> parts;
+    for (const AuditFactor& x : f.factors) parts.push_back(x.factor);
+    f.decomposition = Decompose(f.total.factor, parts, f.band);
+  }
+  o.conclusion = AuditConclusion(f);
+  o.record = MakeAuditRecord(o, &*code, order ? &*order : nullptr, request, config);
+  RecordStore::Archived audit = store.WriteOrFallback(o.record);
+  o.record_path = audit.path;
+  if (audit.error && !o.failure) o.failure = *audit.error;
+  return o;
+}
+
+Result<std::vector<AuditOutcome>> RunAudits(const AuditContext& context,
+                                            const AuditRequest& request) {
+  Result<std::vector<PublishedNumber>> published = ResolvePublished(context.config, request);
+  if (!published) return published.error();
+  // Every row is checked before the first is measured: a table with a query
+  // culprit cannot run fails at once, not after an hour of measuring.
+  for (const PublishedNumber& row : *published) {
+    const std::string name = request.query.empty() ? row.query : request.query;
+    Result<const QueryConfig*> query = SelectQuery(context.config, name);
+    if (!query) return query.error().WithContext(row.source);
+    CULPRIT_TRY(CheckPublished(context.config, row, **query));
+    CULPRIT_TRY(CheckRegistry(context.config, (*query)->name));
+  }
+  std::vector<AuditOutcome> outcomes;
+  for (const PublishedNumber& row : *published) {
+    Result<AuditOutcome> outcome = RunAudit(context, row, request.query, request);
+    if (!outcome) return outcome.error();
+    outcomes.push_back(std::move(*outcome));
+    if (outcomes.back().failure) break;
+  }
+  return outcomes;
+}
+
+Result<std::vector<AuditOutcome>> AuditWithEngine(const Config& config, const AuditRequest& request,
+                                                  SittingProgress* progress,
+                                                  BuildProgress* build_progress) {
+  std::unique_ptr<HostProbe> host = MakeRealHostProbe();
+  std::unique_ptr<BuildProvider> builds = MakeEngineBuildProvider(config, false, build_progress);
+  AuditContext context{config, *builds, host.get(), progress};
+  return RunAudits(context, request);
+}
+
+Result<std::vector<PublishedNumber>> RunPublish(const AuditContext& context,
+                                                const PublishRequest& request) {
+  const Config& config = context.config;
+  if (request.revision.empty()) {
+    return Error::Usage(
+        "publish needs --rev REV: a published number names the commit it "
+        "was measured at");
+  }
+  std::vector<std::string> queries = request.queries;
+  if (queries.empty()) queries = config.registry.order;
+  if (queries.empty()) {
+    for (const auto& [name, unused] : config.queries) queries.push_back(name);
+  }
+  for (const std::string& name : queries) {
+    Result<const QueryConfig*> query = SelectQuery(config, name);
+    if (!query) return query.error();
+  }
+  MeasureContext measure{config, context.builds, context.host, context.progress};
+  std::vector<PublishedNumber> rows;
+  for (const std::string& name : queries) {
+    RunRequest run;
+    run.query = name;
+    run.revision = request.revision;
+    run.samples = request.samples;
+    run.flags = request.flags;
+    if (context.progress) context.progress->OnPhase("publish " + name);
+    Result<RunOutcome> outcome = RunQuery(measure, run);
+    if (!outcome) return outcome.error().WithContext("publishing " + name);
+    Result<PublishedNumber> row =
+        PublishedFromRecord(outcome->record, "record " + outcome->record.id);
+    if (!row) {
+      return Error(row.error().message())
+          .WithContext(
+              fmt::format("publishing {} (record {})", name, outcome->record_path.string()));
+    }
+    row->revision = request.revision;
+    row->samples.clear();  // the table keeps the value; the record keeps the samples
+    rows.push_back(std::move(*row));
+  }
+  return rows;
+}
+
+std::string FormatAuditSummary(const AuditOutcome& o) {
+  const AuditFigures& f = o.figures;
+  std::string out =
+      fmt::format("audit {}: published {:.4g} {} at {} ({}) → today at {}\n\n", f.query,
+                  f.published, f.unit, f.published_revision, o.published.source, f.today_revision);
+  out += FormatWaterfall(f);
+  out += "\n";
+  out +=
+      "host drift is the one CROSS-SITTING ratio: the published commit measured now against "
+      "a number from another sitting. It is still informative (same commit, same query: what "
+      "moved is the host), but its interval holds only this sitting's noise.\n";
+  out += fmt::format("order was measured {}.\n",
+                     o.order_way == OrderWay::kCommand
+                         ? "with [registry] command (the engine runs the order in one process)"
+                         : "through the harness (run each query before it once, then the "
+                           "measured query)");
+  for (const std::string& note : o.notes) out += "note: " + note + "\n";
+  out += "\n" + o.conclusion + "\n\n";
+  for (const auto& [name, path] : o.factor_record_paths) {
+    out += fmt::format("{} record {}\n", name, path.string());
+  }
+  out += "audit record " + o.record_path.string() + "\n";
+  return out;
+}
+
+}  // namespace culprit

@@ -1,0 +1,172 @@
+#pragma once
+
+// `culprit audit`: why a published number is not today's. The move from the
+// published figure to today's (the query measured in the registry's order at
+// today's commit) is taken apart into measured factors, each with its interval
+// and its own record, linked from one `audit` record (docs/audit.md):
+//   host drift  the published commit re-measured now / the published value:
+//               the one ratio across sittings (said so wherever it is shown);
+//   code        published commit vs today's commit, paired, one sitting;
+//   order       today's commit, the query alone in a fresh process vs after
+//               the queries [registry] order runs before it, in one process,
+//               paired, one sitting ([registry] command, else the harness);
+//   remainder   what the product leaves unexplained (probes/decomposition.h).
+
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "investigate/config.h"
+#include "investigate/published_table.h"
+#include "probes/build_provider.h"
+#include "probes/decomposition.h"
+#include "probes/host.h"
+#include "probes/measure_commands.h"
+#include "probes/statistics.h"
+
+namespace culprit {
+
+/// What to audit. Exactly one published source: a value (with its revision),
+/// a record (id, id prefix or file), or a table file.
+struct AuditRequest {
+  std::string query;  ///< With a table, "" audits every row; otherwise "" = the only query.
+  std::optional<std::string> published_value;        ///< --published, checked here.
+  std::optional<std::string> published_revision;     ///< --published-rev (with a value).
+  std::optional<std::string> published_calibration;  ///< --published-calibration MS.
+  std::optional<std::string> published_record;       ///< --published-record ID|FILE.
+  std::optional<std::filesystem::path> table;        ///< --table FILE (.json or .csv).
+  std::string revision = "HEAD";                     ///< Today's commit.
+  MeasureFlags flags;
+  std::vector<std::string> invocation;  ///< Recorded in the audit record.
+};
+
+struct AuditContext {
+  const Config& config;
+  BuildProvider& builds;
+  const HostProbe* host = nullptr;  ///< Null: no host state (tests).
+  SittingProgress* progress = nullptr;
+};
+
+/// How the order factor ran the registry's order in one process.
+enum class OrderWay { kCommand, kHarness };
+
+/// One measured factor of an audit.
+struct AuditFactor {
+  Factor factor;        ///< name ("host drift", "code", "order") and log-scale interval.
+  std::string verdict;  ///< EFFECT, NULL, INCONCLUSIVE (ERROR: not measured; no interval).
+  bool cross_sitting = false;
+  std::string record_id;
+  bool measured = true;  ///< false: `factor` holds no number (the reason is in `note`).
+  std::string note;
+};
+
+/// The figures of one audit, as the waterfall and the conclusion use them (pure data).
+struct AuditFigures {
+  std::string query, unit;
+  double published = 0;
+  std::string published_revision;
+  double today = 0;  ///< Median of today's samples in registry order.
+  std::string today_revision;
+  AuditFactor total;                           ///< today / published (cross-sitting).
+  int today_samples = 0;                       ///< Today's samples behind `today` and `total`.
+  std::vector<AuditFactor> factors;            ///< host drift, code, order.
+  std::optional<Decomposition> decomposition;  ///< When every factor was measured.
+  std::vector<std::string> predecessors;       ///< Queries the registry runs before `query`.
+  double band = 0.05;
+};
+
+/// A finished audit of one published number.
+struct AuditOutcome {
+  PublishedNumber published;
+  AuditFigures figures;
+  OrderWay order_way = OrderWay::kCommand;
+  std::optional<double> calibration_now_ms;
+  std::vector<std::string> notes;  ///< Stated limits (another host, no calibration ...).
+  std::string conclusion;
+  Record record;
+  std::filesystem::path record_path;
+  /// (factor name, record file) in the order they were archived.
+  std::vector<std::pair<std::string, std::filesystem::path>> factor_record_paths;
+  /// A sitting broke or was interrupted: the records so far were written (the
+  /// audit record says which factors are missing) and this is the error to return.
+  std::optional<Error> failure;
+};
+
+/// A cross-sitting ratio: `now` (samples measured in this sitting) against a
+/// published figure, on the log scale. With published samples, the two-sample
+/// Hodges-Lehmann shift with its Mann-Whitney interval; with a value alone, the
+/// Hodges-Lehmann pseudo-median of ln(now_i / value) with its Wilcoxon interval
+/// (the published value taken as exact: its own noise is not in the interval).
+Result<ShiftEstimate> CrossSittingShift(const PublishedNumber& published,
+                                        std::span<const double> now, double confidence);
+
+/// A factor from a log-scale shift, judged against band b (probes/verdict.h).
+AuditFactor MakeAuditFactor(std::string name, const ShiftEstimate& shift, double band);
+
+/// The waterfall: published -> x drift -> x code -> x order -> today, each
+/// factor with its interval, verdict and the running value; then the remainder.
+std::string FormatWaterfall(const AuditFigures& figures);
+
+/// One paragraph: which factors are EFFECT, which ties, which undecided, where
+/// the remainder stands; with the next step (investigate/bisect for code,
+/// the queries before and `culprit isolate` for order).
+std::string AuditConclusion(const AuditFigures& figures);
+
+/// The published numbers `request` names, checked (a value that is not a
+/// positive number, a record of another kind or without commit, a table with
+/// a bad row are usage errors). `table` rows are filtered to request.query
+/// when it is given.
+Result<std::vector<PublishedNumber>> ResolvePublished(const Config& config,
+                                                      const AuditRequest& request);
+
+/// Audits one published number of `query` against `revision`: checks the
+/// registry and the published number against the configuration, builds both
+/// commits (an error before anything is measured when one does not exist or
+/// does not build), measures code and order, derives drift, archives every
+/// factor and the audit. An error means nothing was measured, or the outcome
+/// could not be archived at all; a broken or interrupted sitting returns an
+/// outcome with `failure` set, after writing what was measured.
+Result<AuditOutcome> RunAudit(const AuditContext& context, const PublishedNumber& published,
+                              const std::string& query, const AuditRequest& request);
+
+/// The whole command as one call (the demo's ending uses it): resolves the
+/// published numbers of `request` and audits each in turn, stopping at the
+/// first failure (whose outcome is the last element, `failure` set).
+Result<std::vector<AuditOutcome>> RunAudits(const AuditContext& context,
+                                            const AuditRequest& request);
+
+/// The same with the real engine builds (MakeEngineBuildProvider, no rebuild)
+/// and the real host probe: the one call the demo ends with, e.g.
+///   AuditRequest request;
+///   request.query = "series.count";
+///   request.table = examples / "eventstore" / "published-v1.0.json";
+///   request.revision = "v1.3";
+///   Result<std::vector<AuditOutcome>> audit = AuditWithEngine(config, request, progress);
+/// then FormatAuditSummary(audit->back()). `progress` and `build_progress` may be null.
+Result<std::vector<AuditOutcome>> AuditWithEngine(const Config& config, const AuditRequest& request,
+                                                  SittingProgress* progress = nullptr,
+                                                  BuildProgress* build_progress = nullptr);
+
+/// What `culprit publish` measures: a published table made by culprit.
+struct PublishRequest {
+  std::vector<std::string> queries;  ///< Empty: [registry] order, else every query.
+  std::string revision;              ///< Required: a published number names its commit.
+  int samples = 0;                   ///< Per query; 0: [measure] min_pairs.
+  MeasureFlags flags;
+};
+
+/// Measures each query at `revision` as `culprit run` does (a `run` record
+/// each, archived) and returns the rows of the table: the median, the run's
+/// calibration (at its start), the host, the record id. Stops at the first
+/// query whose run fails (no successful sample): no row is made up.
+Result<std::vector<PublishedNumber>> RunPublish(const AuditContext& context,
+                                                const PublishRequest& request);
+
+/// The waterfall, the cross-sitting warning, the calibration, the notes, the
+/// conclusion and the records, as `culprit audit` prints it.
+std::string FormatAuditSummary(const AuditOutcome& outcome);
+
+}  // namespace culprit

@@ -1,0 +1,179 @@
+// `culprit audit` refuses bad input with a clear error and computes no factor
+// from it: a published value that is not a positive number, a published
+// commit that does not exist or does not build, a published record of another
+// query, a registry that does not run the query, no registry at all. The
+// engine is a small C program in a temporary git repository; no test here
+// measures more than a build.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "engine/process.h"
+#include "tests/support/culprit_cli.h"
+#include "tests/support/git_fixture.h"
+#include "tests/support/temp_dir.h"
+
+namespace culprit {
+namespace {
+
+namespace fs = std::filesystem;
+
+class AuditCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    repo_ = std::make_unique<GitFixture>(dir_.path() / "repo");
+    good_ = repo_->Commit({{"main.c", LoopEngineSource("good", 1000)}}, {}, "base");
+    broken_ = repo_->Commit(
+        {{"main.c", LoopEngineSource("broken", 1000, LoopEngineVariant::kSyntaxError)}}, {},
+        "does not compile");
+    repo_->Commit({{"main.c", LoopEngineSource("fixed", 1000)}}, {}, "fix");
+    WriteConfig(
+        "[registry]\norder = [\"other\", \"loop\"]\n"
+        "command = [\"{artifact:prog}\", \"{query}\"]\n");
+  }
+
+  void WriteConfig(const std::string& registry) {
+    WriteTextFile(dir_.path() / "culprit.toml", R"([engine]
+repo = ')" + (dir_.path() / "repo").string() + R"('
+build = [["cc", "-O1", "-o", "prog", "main.c"]]
+artifacts = ["prog"]
+
+[queries.loop]
+command = ["{artifact:prog}"]
+metric = { regex = 'min_ms=([0-9.]+)' }
+
+[queries.other]
+command = ["{artifact:prog}"]
+metric = { regex = 'min_ms=([0-9.]+)' }
+
+[queries.lonely]
+command = ["{artifact:prog}"]
+metric = { regex = 'min_ms=([0-9.]+)' }
+
+[records]
+dir = 'records'
+
+[cache]
+dir = 'cache'
+
+)" + registry);
+  }
+
+  ProcessResult Audit(std::vector<std::string> args) {
+    args.insert(args.begin(), "audit");
+    args.push_back("--config");
+    args.push_back((dir_.path() / "culprit.toml").string());
+    return RunCulprit(args, dir_.path());
+  }
+
+  // Nothing was measured: no record of any kind in the archive.
+  bool NoRecords() {
+    const fs::path records = dir_.path() / "records";
+    if (!fs::exists(records)) return true;
+    for (const auto& entry : fs::directory_iterator(records)) {
+      if (entry.path().extension() == ".json") return false;
+    }
+    return true;
+  }
+
+  TempDir dir_;
+  std::unique_ptr<GitFixture> repo_;
+  std::string good_, broken_;
+};
+
+TEST_F(AuditCliTest, PublishedValueMustBeAPositiveNumber) {
+  for (const char* bad : {"abc", "-5", "0", "59ms"}) {
+    ProcessResult r = Audit({"-q", "loop", "--published", bad, "--published-rev", good_});
+    EXPECT_EQ(r.exit_code, 2) << DescribeRun(r);
+    EXPECT_TRUE(
+        Contains(r.stderr_text, std::string("--published '") + bad + "' is not a positive number"))
+        << DescribeRun(r);
+  }
+  EXPECT_TRUE(NoRecords());
+}
+
+TEST_F(AuditCliTest, NeedsOnePublishedSource) {
+  ProcessResult none = Audit({"-q", "loop"});
+  EXPECT_EQ(none.exit_code, 2) << DescribeRun(none);
+  EXPECT_TRUE(Contains(none.stderr_text, "an audit needs the published number"))
+      << DescribeRun(none);
+  ProcessResult no_rev = Audit({"-q", "loop", "--published", "5"});
+  EXPECT_EQ(no_rev.exit_code, 2) << DescribeRun(no_rev);
+  EXPECT_TRUE(Contains(no_rev.stderr_text, "--published needs --published-rev REV"))
+      << DescribeRun(no_rev);
+  ProcessResult bad_cal = Audit({"-q", "loop", "--published", "5", "--published-rev", good_,
+                                 "--published-calibration", "slow"});
+  EXPECT_EQ(bad_cal.exit_code, 2) << DescribeRun(bad_cal);
+  EXPECT_TRUE(Contains(bad_cal.stderr_text, "--published-calibration 'slow' is not a positive"))
+      << DescribeRun(bad_cal);
+  EXPECT_TRUE(NoRecords());
+}
+
+TEST_F(AuditCliTest, PublishedCommitMustExistAndBuild) {
+  ProcessResult missing = Audit({"-q", "loop", "--published", "5", "--published-rev", "nope"});
+  EXPECT_NE(missing.exit_code, 0) << DescribeRun(missing);
+  EXPECT_TRUE(Contains(missing.stderr_text, "the published commit nope")) << DescribeRun(missing);
+  ProcessResult broken = Audit({"-q", "loop", "--published", "5", "--published-rev", broken_});
+  EXPECT_NE(broken.exit_code, 0) << DescribeRun(broken);
+  EXPECT_TRUE(Contains(broken.stderr_text, "the published commit " + broken_))
+      << DescribeRun(broken);
+  EXPECT_TRUE(NoRecords()) << "a factor was computed from a commit that does not build";
+}
+
+TEST_F(AuditCliTest, RegistryMustRunTheQuery) {
+  ProcessResult r = Audit({"-q", "lonely", "--published", "5", "--published-rev", good_});
+  EXPECT_EQ(r.exit_code, 2) << DescribeRun(r);
+  EXPECT_TRUE(Contains(r.stderr_text, "[registry] order does not contain query 'lonely'"))
+      << DescribeRun(r);
+  WriteConfig("");
+  ProcessResult none = Audit({"-q", "loop", "--published", "5", "--published-rev", good_});
+  EXPECT_EQ(none.exit_code, 2) << DescribeRun(none);
+  EXPECT_TRUE(Contains(none.stderr_text, "has no [registry] order")) << DescribeRun(none);
+  WriteConfig("[registry]\norder = []\n");
+  ProcessResult empty = Audit({"-q", "loop", "--published", "5", "--published-rev", good_});
+  EXPECT_EQ(empty.exit_code, 2) << DescribeRun(empty);
+  EXPECT_TRUE(
+      Contains(empty.stderr_text, "culprit.toml:25:9: registry.order: expected at least one query"))
+      << DescribeRun(empty);
+  EXPECT_TRUE(NoRecords());
+}
+
+TEST_F(AuditCliTest, PublishedRecordOfAnotherQuery) {
+  fs::create_directories(dir_.path() / "records");
+  const fs::path file = dir_.path() / "published.json";
+  WriteTextFile(
+      file,
+      R"({"schema": "culprit.record/v1", "id": "r-other", "kind": "run", "time": "2026-12-01T10:00:00Z",
+    "query": "other", "unit": "ms",
+    "arms": [{"name": "v1", "revision": "v1", "commit": ")" +
+          good_ + R"("}],
+    "samples": [{"sequence": 0, "arm": 0, "value": 4.0}]})");
+  ProcessResult r = Audit({"-q", "loop", "--published-record", file.string()});
+  EXPECT_EQ(r.exit_code, 2) << DescribeRun(r);
+  EXPECT_TRUE(Contains(r.stderr_text, "is a published number of query 'other', not 'loop'"))
+      << DescribeRun(r);
+  ProcessResult unknown = Audit({"-q", "loop", "--published-record", "no-such-record"});
+  EXPECT_EQ(unknown.exit_code, 2) << DescribeRun(unknown);
+  EXPECT_TRUE(NoRecords());
+}
+
+TEST_F(AuditCliTest, TableRowsAreCheckedBeforeMeasuring) {
+  const fs::path table = dir_.path() / "published.csv";
+  WriteTextFile(table, "query,value,revision\nloop,5,v1\nlonely,4,v1\n");
+  ProcessResult r = Audit({"--table", table.string()});
+  EXPECT_EQ(r.exit_code, 2) << DescribeRun(r);
+  EXPECT_TRUE(Contains(r.stderr_text, "[registry] order does not contain query 'lonely'"))
+      << DescribeRun(r);
+  WriteTextFile(table, "query,value,revision\nloop,fast,v1\n");
+  ProcessResult bad = Audit({"--table", table.string()});
+  EXPECT_EQ(bad.exit_code, 2) << DescribeRun(bad);
+  EXPECT_TRUE(Contains(bad.stderr_text, "published.csv:2: value: expected a positive number"))
+      << DescribeRun(bad);
+  EXPECT_TRUE(NoRecords());
+}
+
+}  // namespace
+}  // namespace culprit
