@@ -11,14 +11,14 @@
 
 #include "base/interrupt.h"
 #include "base/strings.h"
-#include "engine/file_lock.h"
-#include "probes/query_sample_source.h"
-#include "probes/statistics.h"
-#include "probes/summary.h"
 #include "base/timestamp.h"
 #include "bisect/claims.h"
 #include "bisect/range_split.h"
+#include "engine/file_lock.h"
 #include "probes/calibration.h"
+#include "probes/query_sample_source.h"
+#include "probes/statistics.h"
+#include "probes/summary.h"
 
 namespace culprit {
 namespace {
@@ -137,7 +137,7 @@ class BisectRunner::Session {
   HostState start_snapshot_;
   std::string confirm_verdict_;  // The endpoint confirmation's verdict, when it was not EFFECT.
   UnconfirmedMove unconfirmed_;  // What that confirmation measured.
-  int seg_lo_ = 0;  // The active segment's good end: its search's commit 0.
+  int seg_lo_ = 0;               // The active segment's good end: its search's commit 0.
 };
 
 std::string& BisectRunner::Session::ActiveSearchJson() {
@@ -316,8 +316,7 @@ Status BisectRunner::Session::FlushStep() {
         record.estimate ? fmt::format(" ratio {} over {} pairs", FormatRatio(*record.estimate),
                                       record.estimate->pairs)
                         : std::string(),
-        Short(plan.b.commit), log.mass_at_or_before, Short(log.best_commit),
-        log.best_probability);
+        Short(plan.b.commit), log.mass_at_or_before, Short(log.best_commit), log.best_probability);
   }
   Result<std::filesystem::path> path = store_.Write(record);
   if (!path) return path.error().WithContext("archiving a bisect step");
@@ -482,7 +481,8 @@ SearchOptions BisectRunner::Session::MakeSearchOptions() const {
 namespace {
 
 BisectStepLog SittingLog(int step, const std::string& kind, int a, int b,
-                         const std::vector<std::string>& commits, const ComparisonOutcome& outcome) {
+                         const std::vector<std::string>& commits,
+                         const ComparisonOutcome& outcome) {
   BisectStepLog log;
   log.step = step;
   log.kind = kind;
@@ -550,8 +550,8 @@ Result<BisectReport> BisectRunner::Session::Confirm() {
   if (outcome->sitting.interrupted) return Interrupted();
   CULPRIT_TRY(OutcomeStatus(*outcome));
 
-  BisectStepLog log =
-      SittingLog(static_cast<int>(state_.log.size()) + 1, "confirm", 0, n, state_.commits, *outcome);
+  BisectStepLog log = SittingLog(static_cast<int>(state_.log.size()) + 1, "confirm", 0, n,
+                                 state_.commits, *outcome);
   log.baseline = 0;
   if (outcome->record.verdict != "EFFECT") {
     confirm_verdict_ = outcome->record.verdict;
@@ -684,7 +684,8 @@ Result<BisectReport> BisectRunner::Session::Advance() {
         log.step, Short(log.commit), segment.hi, state_.commits.size() - 1, log.pairs, log.ratio,
         log.low, log.high, Short(state_.commits[segment.lo]), segment.lo, outcome->record.verdict,
         segment.check));
-    const bool search = ShouldSearch(segment, SearchesMade(state_.segments), config_.bisect.max_changes);
+    const bool search =
+        ShouldSearch(segment, SearchesMade(state_.segments), config_.bisect.max_changes);
     if (segment.check == kCheckSame && !search) {
       segment.outcome = "unsearched";
       segment.reason = fmt::format("the budget of [bisect] max_changes = {} searches is spent",
@@ -876,8 +877,8 @@ Result<BisectReport> BisectRunner::Session::Finish(const std::string& confirm_su
     nlohmann::json payload = {{"commits", state_.commits},
                               {"posterior", main->Posterior()},
                               {"unbuildable", main->unbuildable()}};
-    std::string builds_line = fmt::format("builds {} (⌈log2 {}⌉ = {}), pairs {}", builds, n,
-                                          CeilLog2(n), pairs);
+    std::string builds_line =
+        fmt::format("builds {} (⌈log2 {}⌉ = {}), pairs {}", builds, n, CeilLog2(n), pairs);
     std::vector<int> changes = VerifiedChanges(state_.segments);
     report.found = !changes.empty();
     if (!report.found) {
@@ -1000,7 +1001,8 @@ std::string BisectRunner::Session::ChangesText(Record& record, BisectReport& rep
   // The old single-culprit fields: the earliest verified change.
   const BisectSegment& earliest = segments[changes.front()];
   SearchOutcome& o = report.outcome;
-  o.kind = earliest.outcome == "range" ? SearchOutcome::Kind::kRange : SearchOutcome::Kind::kCulprit;
+  o.kind =
+      earliest.outcome == "range" ? SearchOutcome::Kind::kRange : SearchOutcome::Kind::kCulprit;
   o.first = earliest.first;
   o.last = earliest.change;
   o.probability = earliest.probability;
@@ -1034,10 +1036,10 @@ std::string BisectRunner::Session::ChangesText(Record& record, BisectReport& rep
                             {"probability", c.probability}});
   }
   if (!single && first_is_first) {
-    text += fmt::format("CULPRIT {}  the first of the {} changes: {} measured a tie\n",
-                        state_.commits[earliest.change], changes.size(),
-                        earliest.first - 1 == 0 ? std::string("nothing precedes it")
-                                                : span(0, earliest.first - 1));
+    text += fmt::format(
+        "CULPRIT {}  the first of the {} changes: {} measured a tie\n",
+        state_.commits[earliest.change], changes.size(),
+        earliest.first - 1 == 0 ? std::string("nothing precedes it") : span(0, earliest.first - 1));
   }
   if (!first_is_first) {
     // Say what is known about the commits before the earliest change.
@@ -1045,9 +1047,8 @@ std::string BisectRunner::Session::ChangesText(Record& record, BisectReport& rep
     for (const BisectSegment& s : segments) {
       if (s.lo == 0 && s.hi == earliest.first - 1 && !s.check.empty()) {
         before = fmt::format("{} against {} {} ({} at {} confidence, {} pairs)",
-                             Short(state_.commits[s.hi]), Short(state_.commits[0]),
-                             CheckMeaning(s), fmt::format("{:.3f} [{:.3f}, {:.3f}]", s.ratio,
-                                                          s.low, s.high),
+                             Short(state_.commits[s.hi]), Short(state_.commits[0]), CheckMeaning(s),
+                             fmt::format("{:.3f} [{:.3f}, {:.3f}]", s.ratio, s.low, s.high),
                              FormatProbability(s.confidence), s.pairs);
       }
     }
@@ -1077,10 +1078,11 @@ std::string BisectRunner::Session::ChangesText(Record& record, BisectReport& rep
                              {"outcome", s.outcome},
                              {"reason", s.reason}});
     if (k == 0) continue;
-    text += fmt::format("  checked {} ({} commits): {} {:.3f} [{:.3f}, {:.3f}] at {} confidence, "
-                        "{} pairs\n",
-                        span(s.lo, s.hi), s.hi - s.lo, CheckMeaning(s), s.ratio, s.low, s.high,
-                        FormatProbability(s.confidence), s.pairs);
+    text += fmt::format(
+        "  checked {} ({} commits): {} {:.3f} [{:.3f}, {:.3f}] at {} confidence, "
+        "{} pairs\n",
+        span(s.lo, s.hi), s.hi - s.lo, CheckMeaning(s), s.ratio, s.low, s.high,
+        FormatProbability(s.confidence), s.pairs);
   }
   for (int k : UnplacedSegments(segments)) {
     const BisectSegment& s = segments[k];
@@ -1094,10 +1096,9 @@ std::string BisectRunner::Session::ChangesText(Record& record, BisectReport& rep
     } else {
       why = "its check could not tell a tie from a change";
     }
-    const std::string line =
-        fmt::format("UNPLACED: {} ×{:.3f} [{:.3f}, {:.3f}] (commits after {} up to {}): {}",
-                    span(s.lo, s.hi), s.ratio, s.low, s.high, Short(state_.commits[s.lo]),
-                    Short(state_.commits[s.hi]), why);
+    const std::string line = fmt::format(
+        "UNPLACED: {} ×{:.3f} [{:.3f}, {:.3f}] (commits after {} up to {}): {}", span(s.lo, s.hi),
+        s.ratio, s.low, s.high, Short(state_.commits[s.lo]), Short(state_.commits[s.hi]), why);
     text += line + "\n";
     record.notes.push_back(line);
   }
@@ -1105,18 +1106,17 @@ std::string BisectRunner::Session::ChangesText(Record& record, BisectReport& rep
   record.details["changes"] = Join(ids, ",");
   record.details["culprit_is_first"] = first_is_first ? "yes" : "no";
   record.details["decomposition"] = decomposition;
-  record.verdict_detail =
-      single && first_is_first
-          ? earliest.reason
-          : fmt::format("{} verified change(s); {}", changes.size(), decomposition);
+  record.verdict_detail = single && first_is_first ? earliest.reason
+                                                   : fmt::format("{} verified change(s); {}",
+                                                                 changes.size(), decomposition);
   payload["changes"] = changes_json;
   payload["segments"] = segments_json;
   payload["decomposition"] = {
       {"total", {d.total.log_ratio, d.total.low, d.total.high}},
       {"remainder", {d.remainder.log_ratio, d.remainder.low, d.remainder.high}},
-      {"remainder_class", d.remainder_class == RemainderClass::kTie       ? "tie"
-                          : d.remainder_class == RemainderClass::kBeyond  ? "beyond"
-                                                                          : "undecided"}};
+      {"remainder_class", d.remainder_class == RemainderClass::kTie      ? "tie"
+                          : d.remainder_class == RemainderClass::kBeyond ? "beyond"
+                                                                         : "undecided"}};
   record.verdict = "EFFECT";
   return text;
 }

@@ -19,17 +19,17 @@ inline constexpr std::string_view kBisectStateSchema = "culprit.bisect/v1";
 /// One search step: a candidate measured against a baseline until decisive.
 struct BisectStepLog {
   int step = 0;
-  std::string kind;      ///< "confirm", "measure" or "verify".
-  int index = 0;         ///< Commit index in the range (0 = good).
+  std::string kind;  ///< "confirm", "measure" or "verify".
+  int index = 0;     ///< Commit index in the range (0 = good).
   int baseline = 0;
-  std::string commit;    ///< Full id.
+  std::string commit;  ///< Full id.
   int pairs = 0;
   double ratio = 1, low = 1, high = 1;  ///< Over this step's pairs, 95% interval.
   double mass_at_or_before = 0;         ///< P(first bad ≤ index) after the step.
   std::string best_commit;              ///< Most probable first-bad commit after the step.
   double best_probability = 0;
   std::string record_id;
-  std::string note;      ///< e.g. "unbuildable: skipped".
+  std::string note;  ///< e.g. "unbuildable: skipped".
   /// The calibration loop timed at the start and at the end of the step: whether both
   /// times were taken, and end / start - 1 (positive: the host got slower).
   bool calibrated = false;
@@ -66,14 +66,14 @@ struct BisectSegment {
 
 struct BisectState {
   std::string schema = std::string(kBisectStateSchema);
-  std::string run_id;        ///< Links this bisect's records together.
-  std::string status;        ///< "running", "interrupted", "done".
+  std::string run_id;  ///< Links this bisect's records together.
+  std::string status;  ///< "running", "interrupted", "done".
   std::string started, updated;
   std::string good_rev, bad_rev, query;
   bool first_parent = true;
-  bool speedup = false;      ///< The bad end is faster: d's sign is flipped for the search.
+  bool speedup = false;              ///< The bad end is faster: d's sign is flipped for the search.
   std::vector<std::string> commits;  ///< Index 0 = good, N = bad; full ids.
-  std::string search_json;   ///< BisectSearch::ToJson.
+  std::string search_json;           ///< BisectSearch::ToJson.
   std::vector<BisectStepLog> log;
   std::vector<std::string> records;  ///< Ids of the records written, in order.
   std::string result_record;         ///< Id of the final "bisect" record, when done.

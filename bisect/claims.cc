@@ -21,7 +21,8 @@ std::string DescribeUnconfirmedMove(const UnconfirmedMove& m) {
       "INCONCLUSIVE: the move between {} and {} was neither confirmed nor ruled out: {}", m.good,
       m.bad, measured);
   if (m.detectable_ratio > 0) {
-    text += fmt::format("; these pairs could have seen a move of ×{:.3f} or more", m.detectable_ratio);
+    text +=
+        fmt::format("; these pairs could have seen a move of ×{:.3f} or more", m.detectable_ratio);
   }
   if (!m.advice.empty()) text += "; " + m.advice;
   return text + "; nothing was bisected";

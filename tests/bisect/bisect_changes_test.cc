@@ -37,7 +37,8 @@ class BisectChanges : public ::testing::Test {
     GitFixture git(dir_.path() / "repo");
     for (size_t i = 0; i < work.size(); ++i) {
       std::string message = "revision " + std::to_string(i);
-      if (i > 0 && work[i] != work[i - 1]) message = "Lengthen the hash loop, step " + std::to_string(i);
+      if (i > 0 && work[i] != work[i - 1])
+        message = "Lengthen the hash loop, step " + std::to_string(i);
       commits_.push_back(git.Commit(
           {{"main.c", LoopEngineSource("revision " + std::to_string(i), work[i])}}, {}, message));
     }
@@ -100,7 +101,8 @@ class BisectChanges : public ::testing::Test {
     EXPECT_EQ(record.verdict, "EFFECT");
     EXPECT_EQ(record.details["changes"], commits_[first] + "," + commits_[second]);
     EXPECT_EQ(record.details["culprit_commit"], commits_[first]);  // the earliest change
-    EXPECT_TRUE(Contains(record.details["decomposition"], "the move ×")) << record.details["decomposition"];
+    EXPECT_TRUE(Contains(record.details["decomposition"], "the move ×"))
+        << record.details["decomposition"];
     EXPECT_EQ(record.links, state->records);
     nlohmann::json payload = nlohmann::json::parse(record.details_json);
     ASSERT_EQ(payload["changes"].size(), 2u);

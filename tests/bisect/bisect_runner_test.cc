@@ -214,7 +214,8 @@ TEST_F(BisectCommand, FindsAndVerifiesTheCulpritPastAnUnbuildableCommit) {
   for (const BisectStepLog& step : state->log) {
     if (step.pairs > 0) EXPECT_TRUE(step.calibrated) << step.step;
   }
-  ProcessResult effects = Culprit({"records", "list", "--kind", "bisect-step", "--verdict", "EFFECT"});
+  ProcessResult effects =
+      Culprit({"records", "list", "--kind", "bisect-step", "--verdict", "EFFECT"});
   ASSERT_TRUE(effects.ok()) << DescribeRun(effects);
   for (const BisectStepLog& step : state->log) {
     if (step.kind == "measure" || step.kind == "verify") {

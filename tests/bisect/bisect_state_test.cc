@@ -59,8 +59,7 @@ TEST(BisectStateJson, SegmentsRoundTrip) {
   s.segments[1].hi = 7;
   Result<BisectState> bad = BisectStateFromJson(BisectStateToJson(s), "state.json");
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.error().message().find("segment 0..7"), std::string::npos)
-      << bad.error().message();
+  EXPECT_NE(bad.error().message().find("segment 0..7"), std::string::npos) << bad.error().message();
 }
 
 TEST(BisectStateJson, Latin1TextIsReplacedNotThrownOn) {

@@ -1,5 +1,4 @@
 #include "bisect/search.h"
-#include "probes/sequential.h"
 
 #include <gtest/gtest.h>
 
@@ -9,6 +8,8 @@
 #include <cstdio>
 #include <map>
 #include <vector>
+
+#include "probes/sequential.h"
 
 namespace culprit {
 namespace {
