@@ -15,6 +15,11 @@ struct BisectConfig {
   int max_builds = 0;                ///< 0: automatic. All >= 0.
   int max_pairs = 0;                 ///< 0: automatic.
   int pairs_per_step = 0;            ///< 0: automatic.
+  /// Changes searched for in one range (>= 1). After a change is verified, the parts of the
+  /// range it does not explain are checked; a part that still moves the same way is searched
+  /// like the whole range, until this many searches were made. A part left over is reported
+  /// as unplaced, with its segment and its ratio, never silently dropped.
+  int max_changes = 3;
 };
 
 /// Reads [bisect].

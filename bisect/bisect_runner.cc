@@ -11,11 +11,14 @@
 
 #include "base/interrupt.h"
 #include "base/strings.h"
+#include "base/timestamp.h"
+#include "bisect/claims.h"
+#include "bisect/range_split.h"
 #include "engine/file_lock.h"
+#include "probes/calibration.h"
 #include "probes/query_sample_source.h"
 #include "probes/statistics.h"
 #include "probes/summary.h"
-#include "base/timestamp.h"
 
 namespace culprit {
 namespace {
@@ -48,6 +51,10 @@ struct StepSamples {
   std::vector<double> d;  // as measured (not sign-flipped)
   int pairs = 0;
   bool interrupted = false;
+  // The host at the step's first batch, with the calibration loop timed: the
+  // step's drift is its calibration at the end against this one.
+  HostState start;
+  bool started = false;
   bool empty() const { return samples.empty(); }
 };
 
@@ -90,7 +97,27 @@ class BisectRunner::Session {
   Status Save();
   Result<BisectReport> Confirm();
   Result<BisectReport> Search();
+  /// The active segment's search is done: its outcome is kept, and the parts of its
+  /// segment a verified change leaves unexplained are added, unchecked.
+  Result<BisectReport> SegmentDone();
+  /// Checks the unchecked segments one by one; searches one that moves the way the range
+  /// does (while the budget of changes lasts); finishes when nothing is left.
+  Result<BisectReport> Advance();
+  Result<BisectReport> StartSegmentSearch(int k, std::vector<double> d);
+  /// One sitting of commits[a] (arm A) against commits[b] (arm B) with the full sequential
+  /// design of [measure], archived as a bisect-step record of kind `kind`.
+  Result<ComparisonOutcome> Sitting(int a, int b, const std::string& kind);
+  SearchOptions MakeSearchOptions() const;
+  /// Where the active segment's search is saved.
+  std::string& ActiveSearchJson();
+  /// The whole range as segment 0, from the confirmation (states saved before segments).
+  BisectSegment WholeRange() const;
   Result<BisectReport> Finish(const std::string& confirm_summary);
+  /// The report of a bisect that verified at least one change.
+  std::string ChangesText(Record& record, BisectReport& report, nlohmann::json& payload);
+  /// "CULPRIT <id>"/"CHANGE <id>" and what follows: one verified change.
+  std::string ChangeText(const BisectSegment& change, const std::string& head, Record& record,
+                         bool first);
   Batch MeasureBatch(int index, int baseline, int pairs, bool warmup);
   Status FlushStep();
   void ReportStep(const BisectStepLog& step);
@@ -109,11 +136,18 @@ class BisectRunner::Session {
   StepSamples step_;
   HostState start_snapshot_;
   std::string confirm_verdict_;  // The endpoint confirmation's verdict, when it was not EFFECT.
+  UnconfirmedMove unconfirmed_;  // What that confirmation measured.
+  int seg_lo_ = 0;               // The active segment's good end: its search's commit 0.
 };
+
+std::string& BisectRunner::Session::ActiveSearchJson() {
+  if (state_.segments.empty() || state_.active_segment == 0) return state_.search_json;
+  return state_.segments[state_.active_segment].search_json;
+}
 
 Status BisectRunner::Session::Save() {
   state_.updated = NowIsoUtc();
-  if (search_) state_.search_json = search_->ToJson();
+  if (search_) ActiveSearchJson() = search_->ToJson();
   Status saved = SaveBisectState(BisectStatePath(config_), state_);
   if (!saved) return saved.error().WithContext("saving the bisect state");
   return {};
@@ -226,22 +260,20 @@ Status BisectRunner::Session::FlushStep() {
   sitting.log_ratios = step_.d;
   sitting.pairs_kept = static_cast<int>(step_.d.size());
   sitting.interrupted = step_.interrupted;
-  sitting.start = start_snapshot_;
-  if (host_) sitting.end = host_->Snapshot(/*calibrate=*/false);
+  sitting.start = step_.started ? step_.start : start_snapshot_;
+  // Calibrated at both ends of every step (not on Ctrl-C: the user is waiting).
+  if (host_) sitting.end = host_->Snapshot(/*calibrate=*/!step_.interrupted);
+  if (sitting.start.calibration_ms && sitting.end.calibration_ms) {
+    sitting.calibration =
+        CheckCalibration(*sitting.start.calibration_ms, *sitting.end.calibration_ms);
+  }
+  // A plain interval over the step's pairs, and no verdict: a step is evidence for the
+  // search, not a controlled test, and an EFFECT or NULL here would be listed by `records
+  // list --verdict` beside real sittings.
   if (Result<ShiftEstimate> shift = SignedRankEstimate(step_.d, options_.confidence)) {
     sitting.shift = *shift;
     sitting.nominal_confidence = options_.confidence;
-    sitting.verdict = Decide(*shift, options_.band);
   }
-  HostIdentityInfo identity;
-  if (host_) identity = host_->Identity();
-  Record record = MakeComparisonRecord(plan, sitting, identity);
-  record.notes.push_back(
-      "one step of a bisect: the search, not this record's own interval, decides; the "
-      "interval is a plain 95% one over this step's pairs");
-  Result<std::filesystem::path> path = store_.Write(record);
-  if (!path) return path.error().WithContext("archiving a bisect step");
-  state_.records.push_back(record.id);
 
   BisectStepLog log;
   log.step = static_cast<int>(state_.log.size()) + 1;
@@ -250,20 +282,50 @@ Status BisectRunner::Session::FlushStep() {
   log.baseline = step_.baseline;
   log.commit = state_.commits[step_.index];
   log.pairs = step_.pairs;
+  if (sitting.calibration && sitting.calibration->valid) {
+    log.calibrated = true;
+    log.drift = sitting.calibration->change;
+  }
+  std::vector<double> posterior = search_->Posterior();
+  double mass = 0;
+  for (int j = 1; j <= step_.index - seg_lo_ && j < static_cast<int>(posterior.size()); ++j) {
+    mass += posterior[j];
+  }
+  log.mass_at_or_before = mass;
+  auto best = std::max_element(posterior.begin(), posterior.end());
+  log.best_commit = state_.commits[seg_lo_ + (best - posterior.begin())];
+  log.best_probability = *best;
+
+  HostIdentityInfo identity;
+  if (host_) identity = host_->Identity();
+  Record record = MakeComparisonRecord(plan, sitting, identity);
+  record.notes.push_back(
+      "one step of a bisect: evidence for the search, not a controlled test; the search, not "
+      "this record's own interval, decides; the interval is a plain 95% one over this step's "
+      "pairs");
+  record.details["evidence"] = "bisect search";
+  record.details["alpha_spending"] = "none: a plain interval, not a sequential test";
+  record.details["posterior_at_or_before"] = fmt::format("{:.6f}", log.mass_at_or_before);
+  record.details["best_commit"] = log.best_commit;
+  record.details["best_probability"] = fmt::format("{:.6f}", log.best_probability);
+  if (record.verdict.empty()) {
+    record.verdict_detail = fmt::format(
+        "evidence for the search: {} vs {}{}; after it P(first bad ≤ {}) = {:.3f}, best guess "
+        "{} (p = {:.3f})",
+        Short(plan.b.commit), Short(plan.a.commit),
+        record.estimate ? fmt::format(" ratio {} over {} pairs", FormatRatio(*record.estimate),
+                                      record.estimate->pairs)
+                        : std::string(),
+        Short(plan.b.commit), log.mass_at_or_before, Short(log.best_commit), log.best_probability);
+  }
+  Result<std::filesystem::path> path = store_.Write(record);
+  if (!path) return path.error().WithContext("archiving a bisect step");
+  state_.records.push_back(record.id);
   if (record.estimate) {
     log.ratio = record.estimate->ratio;
     log.low = record.estimate->low;
     log.high = record.estimate->high;
   }
-  std::vector<double> posterior = search_->Posterior();
-  double mass = 0;
-  for (int j = 1; j <= step_.index && j < static_cast<int>(posterior.size()); ++j) {
-    mass += posterior[j];
-  }
-  log.mass_at_or_before = mass;
-  auto best = std::max_element(posterior.begin(), posterior.end());
-  log.best_commit = state_.commits[best - posterior.begin()];
-  log.best_probability = *best;
   log.record_id = record.id;
   if (step_.interrupted) log.note = "interrupted";
   state_.log.push_back(log);
@@ -331,83 +393,79 @@ Result<BisectReport> BisectRunner::Session::Continue(BisectState state) {
     reporter_.Line("resuming: the endpoints were not confirmed yet; confirming again");
     return Confirm();
   }
-  Result<BisectSearch> search = BisectSearch::FromJson(state_.search_json);
+  int lo = 0, hi = static_cast<int>(state_.commits.size()) - 1;
+  if (!state_.segments.empty()) {
+    lo = state_.segments[state_.active_segment].lo;
+    hi = state_.segments[state_.active_segment].hi;
+  }
+  Result<BisectSearch> search = BisectSearch::FromJson(ActiveSearchJson());
   if (!search) return search.error().WithContext(BisectStatePath(config_).string());
-  if (search->n_commits() != static_cast<int>(state_.commits.size()) - 1) {
-    return Error(fmt::format("{}: damaged bisect state: its search covers {} commits but it "
-                             "lists {}",
-                             BisectStatePath(config_).string(), search->n_commits(),
-                             state_.commits.size() - 1))
+  if (search->n_commits() != hi - lo) {
+    return Error(fmt::format("{}: damaged bisect state: its search covers {} commits but its "
+                             "segment holds {}",
+                             BisectStatePath(config_).string(), search->n_commits(), hi - lo))
         .WithHint("`culprit bisect reset` discards it");
   }
   search_ = std::move(*search);
+  seg_lo_ = lo;
   // The band the search was started with (a --band given to `bisect run`).
   options_.band = search_->options().band;
   reporter_.Line(fmt::format("resuming the bisect of {} commits on {}: {} steps done, {} pairs",
                              state_.commits.size() - 1, query_->name, state_.log.size(),
                              search_->pairs_used()));
   state_.status = "running";
+  if (!state_.segments.empty() && !state_.segments[state_.active_segment].outcome.empty()) {
+    return Advance();
+  }
   return Search();
 }
 
-Result<BisectReport> BisectRunner::Session::Confirm() {
-  // The endpoints in one sitting with the full sequential design: the move
-  // must be an EFFECT here before any commit is searched.
-  const int n = static_cast<int>(state_.commits.size()) - 1;
-  reporter_.Line("confirming the move: good vs bad in one sitting");
-  Result<ResolvedBuild> good = builds_.ResolveCommit(state_.commits[0]);
-  if (!good) return good.error().WithContext("building the good end");
-  Result<ResolvedBuild> bad = builds_.ResolveCommit(state_.commits[n]);
-  if (!bad) return bad.error().WithContext("building the bad end");
-  Result<ProcessArm> arm_a = MakeQueryArm(config_, *query_, *good, {}, {});
+Result<ComparisonOutcome> BisectRunner::Session::Sitting(int a, int b, const std::string& kind) {
+  const bool confirm = kind == "confirm";
+  Result<ResolvedBuild> build_a = builds_.ResolveCommit(state_.commits[a]);
+  if (!build_a) {
+    return build_a.error().WithContext(confirm ? "building the good end"
+                                               : "building " + Short(state_.commits[a]));
+  }
+  Result<ResolvedBuild> build_b = builds_.ResolveCommit(state_.commits[b]);
+  if (!build_b) {
+    return build_b.error().WithContext(confirm ? "building the bad end"
+                                               : "building " + Short(state_.commits[b]));
+  }
+  Result<ProcessArm> arm_a = MakeQueryArm(config_, *query_, *build_a, {}, {});
   if (!arm_a) return arm_a.error();
-  Result<ProcessArm> arm_b = MakeQueryArm(config_, *query_, *bad, {}, {});
+  Result<ProcessArm> arm_b = MakeQueryArm(config_, *query_, *build_b, {}, {});
   if (!arm_b) return arm_b.error();
 
   ComparisonPlan plan;
   plan.kind = "bisect-step";
   plan.query = query_->name;
   plan.unit = query_->unit;
-  plan.a = MakeComparisonArm("good", "good " + Short(state_.commits[0]), *arm_a, *good);
-  plan.a.revision = state_.good_rev;  // as the user gave it, not the resolved id
-  plan.b = MakeComparisonArm("bad", "bad " + Short(state_.commits[n]), *arm_b, *bad);
-  plan.b.revision = state_.bad_rev;
+  if (confirm) {
+    plan.a = MakeComparisonArm("good", "good " + Short(state_.commits[a]), *arm_a, *build_a);
+    plan.a.revision = state_.good_rev;  // as the user gave it, not the resolved id
+    plan.b = MakeComparisonArm("bad", "bad " + Short(state_.commits[b]), *arm_b, *build_b);
+    plan.b.revision = state_.bad_rev;
+  } else {
+    plan.a = MakeComparisonArm("baseline", Short(state_.commits[a]), *arm_a, *build_a);
+    plan.b = MakeComparisonArm("candidate", Short(state_.commits[b]), *arm_b, *build_b);
+    plan.details["candidate_commit"] = state_.commits[b];
+    plan.details["baseline_commit"] = state_.commits[a];
+    plan.details["candidate_index"] = std::to_string(b);
+    plan.details["baseline_index"] = std::to_string(a);
+  }
   plan.options = options_;
   plan.config_digest = config_.digest;
   plan.details["bisect_run"] = state_.run_id;
-  plan.details["step_kind"] = "confirm";
+  plan.details["step_kind"] = kind;
   QuerySampleSource source({*arm_a, *arm_b});
-  Result<ComparisonOutcome> outcome = RunComparison(plan, source, host_, store_, nullptr);
-  if (!outcome) return outcome.error();
-  state_.records.push_back(outcome->record.id);
-  std::string summary = FormatComparisonSummary(*outcome);
-  reporter_.Line(summary.substr(0, summary.find('\n')));
-  if (outcome->sitting.interrupted) return Interrupted();
-  CULPRIT_TRY(OutcomeStatus(*outcome));
+  return RunComparison(plan, source, host_, store_, nullptr);
+}
 
-  BisectStepLog log;
-  log.step = static_cast<int>(state_.log.size()) + 1;
-  log.kind = "confirm";
-  log.index = n;
-  log.commit = state_.commits[n];
-  log.pairs = outcome->sitting.pairs_kept;
-  if (outcome->record.estimate) {
-    log.ratio = outcome->record.estimate->ratio;
-    log.low = outcome->record.estimate->low;
-    log.high = outcome->record.estimate->high;
-  }
-  log.record_id = outcome->record.id;
-
-  if (outcome->record.verdict != "EFFECT") {
-    confirm_verdict_ = outcome->record.verdict;
-    log.note = "not reproducible";
-    state_.log.push_back(log);
-    return Finish(summary);
-  }
-  state_.speedup = outcome->record.estimate && outcome->record.estimate->ratio < 1;
+SearchOptions BisectRunner::Session::MakeSearchOptions() const {
   SearchOptions search_options;
-  // The confirmation above is this bisect's endpoint test; the search must not
-  // re-judge it on its own look schedule and ask for more pairs of the bad end.
+  // The confirmation (or a segment's check) is the search's endpoint test; the search must
+  // not re-judge it on its own look schedule and ask for more pairs of the bad end.
   search_options.confirm_endpoints = false;
   search_options.band = options_.band;
   search_options.confidence = options_.confidence;
@@ -417,7 +475,113 @@ Result<BisectReport> BisectRunner::Session::Confirm() {
   if (config_.bisect.pairs_per_step > 0) {
     search_options.max_pairs_per_step = config_.bisect.pairs_per_step;
   }
-  search_.emplace(n, search_options);
+  return search_options;
+}
+
+namespace {
+
+BisectStepLog SittingLog(int step, const std::string& kind, int a, int b,
+                         const std::vector<std::string>& commits,
+                         const ComparisonOutcome& outcome) {
+  BisectStepLog log;
+  log.step = step;
+  log.kind = kind;
+  log.index = b;
+  log.baseline = a;
+  log.commit = commits[b];
+  log.pairs = outcome.sitting.pairs_kept;
+  if (outcome.record.estimate) {
+    log.ratio = outcome.record.estimate->ratio;
+    log.low = outcome.record.estimate->low;
+    log.high = outcome.record.estimate->high;
+  }
+  log.record_id = outcome.record.id;
+  if (outcome.sitting.calibration && outcome.sitting.calibration->valid) {
+    log.calibrated = true;
+    log.drift = outcome.sitting.calibration->change;
+  }
+  return log;
+}
+
+// A sitting's check of a segment: its verdict, ratio and interval.
+void FillCheck(const ComparisonOutcome& outcome, bool speedup, BisectSegment& segment) {
+  Verdict verdict = ParseVerdict(outcome.record.verdict).value_or(Verdict::kInconclusive);
+  double ratio = outcome.record.estimate ? outcome.record.estimate->ratio : 1;
+  segment.check = std::string(ClassifyCheck(verdict, ratio, speedup));
+  if (outcome.record.estimate) {
+    segment.ratio = outcome.record.estimate->ratio;
+    segment.low = outcome.record.estimate->low;
+    segment.high = outcome.record.estimate->high;
+    segment.confidence = outcome.record.estimate->confidence;
+  }
+  segment.pairs = outcome.sitting.pairs_kept;
+  segment.check_record = outcome.record.id;
+}
+
+}  // namespace
+
+BisectSegment BisectRunner::Session::WholeRange() const {
+  BisectSegment whole;
+  whole.lo = 0;
+  whole.hi = static_cast<int>(state_.commits.size()) - 1;
+  whole.check = std::string(kCheckSame);
+  for (const BisectStepLog& l : state_.log) {
+    if (l.kind != "confirm") continue;
+    whole.ratio = l.ratio;
+    whole.low = l.low;
+    whole.high = l.high;
+    whole.pairs = l.pairs;
+    whole.check_record = l.record_id;
+    whole.confidence = options_.confidence;
+  }
+  return whole;
+}
+
+Result<BisectReport> BisectRunner::Session::Confirm() {
+  // The endpoints in one sitting with the full sequential design: the move
+  // must be an EFFECT here before any commit is searched.
+  const int n = static_cast<int>(state_.commits.size()) - 1;
+  reporter_.Line("confirming the move: good vs bad in one sitting");
+  Result<ComparisonOutcome> outcome = Sitting(0, n, "confirm");
+  if (!outcome) return outcome.error();
+  state_.records.push_back(outcome->record.id);
+  std::string summary = FormatComparisonSummary(*outcome);
+  reporter_.Line(summary.substr(0, summary.find('\n')));
+  if (outcome->sitting.interrupted) return Interrupted();
+  CULPRIT_TRY(OutcomeStatus(*outcome));
+
+  BisectStepLog log = SittingLog(static_cast<int>(state_.log.size()) + 1, "confirm", 0, n,
+                                 state_.commits, *outcome);
+  log.baseline = 0;
+  if (outcome->record.verdict != "EFFECT") {
+    confirm_verdict_ = outcome->record.verdict;
+    unconfirmed_.good = state_.good_rev;
+    unconfirmed_.bad = state_.bad_rev;
+    unconfirmed_.verdict = ParseVerdict(outcome->record.verdict).value_or(Verdict::kInconclusive);
+    if (outcome->record.estimate) {
+      unconfirmed_.ratio = outcome->record.estimate->ratio;
+      unconfirmed_.low = outcome->record.estimate->low;
+      unconfirmed_.high = outcome->record.estimate->high;
+      unconfirmed_.confidence = outcome->record.estimate->confidence;
+    }
+    unconfirmed_.pairs = outcome->sitting.pairs_kept;
+    if (outcome->sitting.verdict) {
+      unconfirmed_.detectable_ratio = outcome->sitting.verdict->detectable_ratio;
+      unconfirmed_.advice = outcome->sitting.verdict->explanation;
+    }
+    log.note = unconfirmed_.verdict == Verdict::kNull ? "not reproducible" : "not confirmed";
+    state_.log.push_back(log);
+    return Finish(summary);
+  }
+  state_.speedup = outcome->record.estimate && outcome->record.estimate->ratio < 1;
+  BisectSegment whole;
+  whole.lo = 0;
+  whole.hi = n;
+  FillCheck(*outcome, state_.speedup, whole);
+  state_.segments = {whole};
+  state_.active_segment = 0;
+  search_.emplace(n, MakeSearchOptions());
+  seg_lo_ = 0;
   std::vector<double> d = outcome->sitting.log_ratios;
   if (state_.speedup) {
     for (double& x : d) x = -x;
@@ -433,18 +597,124 @@ Result<BisectReport> BisectRunner::Session::Confirm() {
   return Search();
 }
 
+Result<BisectReport> BisectRunner::Session::StartSegmentSearch(int k, std::vector<double> d) {
+  const BisectSegment& segment = state_.segments[k];
+  const int n = segment.hi - segment.lo;
+  state_.active_segment = k;
+  seg_lo_ = segment.lo;
+  search_.emplace(n, MakeSearchOptions());
+  if (state_.speedup) {
+    for (double& x : d) x = -x;
+  }
+  // The check's pairs are this search's endpoint observation, as the confirmation's are
+  // the whole range's.
+  search_->AddObservation(n, d);
+  for (int i = 1; i < n; ++i) {
+    std::optional<bool> known = builds_.cache().KnownBuildable(state_.commits[seg_lo_ + i]);
+    if (known == true) search_->MarkCached(i);
+  }
+  reporter_.Line(fmt::format("searching {}..{} ({} commits): it moves the way the range does",
+                             Short(state_.commits[segment.lo]), Short(state_.commits[segment.hi]),
+                             n));
+  CULPRIT_TRY(Save());
+  return Search();
+}
+
+Result<BisectReport> BisectRunner::Session::SegmentDone() {
+  if (state_.segments.empty()) {
+    // A state saved before ranges were taken apart: its search is the whole range's.
+    state_.segments = {WholeRange()};
+    state_.active_segment = 0;
+  }
+  BisectSegment segment = state_.segments[state_.active_segment];
+  if (segment.outcome.empty()) {
+    const SearchOutcome o = search_->Result();
+    const bool named =
+        (o.kind == SearchOutcome::Kind::kCulprit || o.kind == SearchOutcome::Kind::kRange) &&
+        o.verified;
+    if (named) {
+      segment.outcome = o.kind == SearchOutcome::Kind::kRange ? "range" : "change";
+      segment.first = seg_lo_ + o.first;
+      segment.change = seg_lo_ + o.last;
+      // As measured: the search sees a speed-up's d with the sign flipped.
+      const double sign = state_.speedup ? -1 : 1;
+      segment.log_ratio = sign * o.log_ratio;
+      segment.log_low = state_.speedup ? -o.log_ratio_high : o.log_ratio_low;
+      segment.log_high = state_.speedup ? -o.log_ratio_low : o.log_ratio_high;
+      segment.verify_confidence = o.interval_confidence;
+      segment.verification_pairs = o.verification_pairs;
+    } else {
+      segment.outcome = "inconclusive";
+    }
+    segment.probability = o.probability;
+    // The search numbers commits from the segment's good end.
+    segment.reason = seg_lo_ == 0 ? o.reason
+                                  : fmt::format("{} (commits numbered from {} = 0)", o.reason,
+                                                Short(state_.commits[seg_lo_]));
+    state_.segments[state_.active_segment] = segment;
+    for (BisectSegment& part : UnexplainedParts(segment)) state_.segments.push_back(part);
+    CULPRIT_TRY(Save());
+  }
+  return Advance();
+}
+
+Result<BisectReport> BisectRunner::Session::Advance() {
+  while (true) {
+    if (InterruptRequested()) return Interrupted();
+    const int k = NextUnchecked(state_.segments);
+    if (k < 0) return Finish("");
+    BisectSegment segment = state_.segments[k];
+    reporter_.Line(fmt::format(
+        "checking what the changes found leave unexplained: {} against {} in one sitting",
+        Short(state_.commits[segment.hi]), Short(state_.commits[segment.lo])));
+    Result<ComparisonOutcome> outcome = Sitting(segment.lo, segment.hi, "check");
+    if (!outcome) return outcome.error();
+    state_.records.push_back(outcome->record.id);
+    if (outcome->sitting.interrupted) return Interrupted();
+    CULPRIT_TRY(OutcomeStatus(*outcome));
+    FillCheck(*outcome, state_.speedup, segment);
+    BisectStepLog log = SittingLog(static_cast<int>(state_.log.size()) + 1, "check", segment.lo,
+                                   segment.hi, state_.commits, *outcome);
+    log.note = segment.check;
+    state_.log.push_back(log);
+    // A step line, like the search's: what changes from run to run comes after the commit.
+    reporter_.Line(fmt::format(
+        "step {:>2} check   {} (#{} of {})  {:>3} pairs  ratio {:.3f} [{:.3f}, {:.3f}] against "
+        "{} (#{}): {} ({})",
+        log.step, Short(log.commit), segment.hi, state_.commits.size() - 1, log.pairs, log.ratio,
+        log.low, log.high, Short(state_.commits[segment.lo]), segment.lo, outcome->record.verdict,
+        segment.check));
+    const bool search =
+        ShouldSearch(segment, SearchesMade(state_.segments), config_.bisect.max_changes);
+    if (segment.check == kCheckSame && !search) {
+      segment.outcome = "unsearched";
+      segment.reason = fmt::format("the budget of [bisect] max_changes = {} searches is spent",
+                                   config_.bisect.max_changes);
+    }
+    state_.segments[k] = segment;
+    if (search) return StartSegmentSearch(k, outcome->sitting.log_ratios);
+    CULPRIT_TRY(Save());
+  }
+}
+
 Result<BisectReport> BisectRunner::Session::Search() {
   while (true) {
     if (InterruptRequested()) return Interrupted();
     Action action = search_->Next();
     if (action.kind == Action::Kind::kDone) break;
     std::string kind = action.kind == Action::Kind::kVerify ? "verify" : "measure";
+    // The search numbers commits from its segment's good end; the state from the range's.
+    const int commit = seg_lo_ + action.commit, baseline = seg_lo_ + action.baseline;
     if (!step_.empty() &&
-        (step_.index != action.commit || step_.baseline != action.baseline || step_.kind != kind)) {
+        (step_.index != commit || step_.baseline != baseline || step_.kind != kind)) {
       CULPRIT_TRY(FlushStep());
     }
     bool first_batch = step_.empty();
-    Batch batch = MeasureBatch(action.commit, action.baseline, action.pairs, first_batch);
+    if (first_batch && host_) {
+      step_.start = host_->Snapshot(/*calibrate=*/true);
+      step_.started = true;
+    }
+    Batch batch = MeasureBatch(commit, baseline, action.pairs, first_batch);
     switch (batch.kind) {
       case Batch::Kind::kInterrupted:
         step_.interrupted = true;
@@ -454,7 +724,7 @@ Result<BisectReport> BisectRunner::Session::Search() {
         state_.status = "interrupted";
         (void)Save();
         return Error(batch.reason)
-            .WithContext(fmt::format("measuring commit {}", Short(state_.commits[action.commit])))
+            .WithContext(fmt::format("measuring commit {}", Short(state_.commits[commit])))
             .WithHint("fix the cause, then `culprit bisect resume`");
       case Batch::Kind::kUnbuildable: {
         CULPRIT_TRY(FlushStep());
@@ -467,15 +737,15 @@ Result<BisectReport> BisectRunner::Session::Search() {
           (void)Save();
           return Error(fmt::format("commit {} cannot be measured ({}), and the search cannot do "
                                    "without it",
-                                   Short(state_.commits[action.commit]), FirstLine(batch.reason)))
+                                   Short(state_.commits[commit]), FirstLine(batch.reason)))
               .WithHint("fix the cause, then `culprit bisect resume`, or `culprit bisect reset`");
         }
         BisectStepLog log;
         log.step = static_cast<int>(state_.log.size()) + 1;
         log.kind = kind;
-        log.index = action.commit;
-        log.baseline = action.baseline;
-        log.commit = state_.commits[action.commit];
+        log.index = commit;
+        log.baseline = baseline;
+        log.commit = state_.commits[commit];
         log.note = "skipped: " + FirstLine(batch.reason);
         state_.log.push_back(log);
         reporter_.Line(fmt::format("step {:>2} {} is unbuildable or unmeasurable: skipped ({})",
@@ -498,8 +768,8 @@ Result<BisectReport> BisectRunner::Session::Search() {
       search_->MarkCached(action.commit);
     }
     step_.kind = kind;
-    step_.index = action.commit;
-    step_.baseline = action.baseline;
+    step_.index = commit;
+    step_.baseline = baseline;
     const int offset_pairs = step_.pairs;
     const int offset_sequence = static_cast<int>(step_.samples.size());
     for (Sample s : batch.samples) {
@@ -513,14 +783,14 @@ Result<BisectReport> BisectRunner::Session::Search() {
     // is saved: a process killed after the save has lost no step's record.
     Action next = search_->Next();
     std::string next_kind = next.kind == Action::Kind::kVerify ? "verify" : "measure";
-    if (next.kind == Action::Kind::kDone || next.commit != step_.index ||
-        next.baseline != step_.baseline || next_kind != step_.kind) {
+    if (next.kind == Action::Kind::kDone || seg_lo_ + next.commit != step_.index ||
+        seg_lo_ + next.baseline != step_.baseline || next_kind != step_.kind) {
       CULPRIT_TRY(FlushStep());
     }
     CULPRIT_TRY(Save());
   }
   CULPRIT_TRY(FlushStep());
-  return Finish("");
+  return SegmentDone();
 }
 
 Result<BisectReport> BisectRunner::Session::Finish(const std::string& confirm_summary) {
@@ -549,105 +819,97 @@ Result<BisectReport> BisectRunner::Session::Finish(const std::string& confirm_su
   if (!search_) {
     // The endpoints did not confirm the move.
     const BisectStepLog& confirm = state_.log.back();
-    report.outcome.kind = SearchOutcome::Kind::kNotReproducible;
-    // NULL only when the confirmation showed the endpoints the same; an
-    // INCONCLUSIVE confirmation must not be archived as a proof of no move.
-    record.verdict = confirm_verdict_ == "NULL" ? "NULL" : "INCONCLUSIVE";
-    record.verdict_detail = fmt::format(
-        "the move between {} and {} does not reproduce here as an EFFECT: ratio {:.3f} "
-        "[{:.3f}, {:.3f}]; nothing was bisected",
-        state_.good_rev, state_.bad_rev, confirm.ratio, confirm.low, confirm.high);
+    // NOT REPRODUCIBLE only when the confirmation showed the endpoints the same; an
+    // INCONCLUSIVE confirmation is not a proof of no move, and says what it could see.
+    const bool tie = confirm_verdict_ == "NULL";
+    report.outcome.kind =
+        tie ? SearchOutcome::Kind::kNotReproducible : SearchOutcome::Kind::kInconclusive;
+    record.verdict = tie ? "NULL" : "INCONCLUSIVE";
+    const std::string line = DescribeUnconfirmedMove(unconfirmed_);
+    record.verdict_detail = line.substr(line.find(": ") + 2);
+    report.outcome.reason = record.verdict_detail;
     Estimate e;
     e.ratio = confirm.ratio;
     e.low = confirm.low;
     e.high = confirm.high;
     e.pairs = confirm.pairs;
+    e.confidence = unconfirmed_.confidence;
     record.estimate = e;
-    text = fmt::format(
-        "NOT REPRODUCIBLE: {}\n{}"
-        "Either the host drifted since the number was taken, or the move was never what it was "
-        "said to be. The confirmation is archived as a record.\n",
-        record.verdict_detail, confirm_summary);
+    text = line + "\n" + confirm_summary;
+    text += tie ? "Either the host drifted since the number was taken, or the move was never what "
+                  "it was said to be. The confirmation is archived as a record.\n"
+                : "Nothing is concluded either way. The confirmation is archived as a record.\n";
   } else {
-    report.outcome = search_->Result();
-    const SearchOutcome& o = report.outcome;
-    record.details["builds_used"] = std::to_string(search_->builds_used());
-    record.details["pairs_used"] = std::to_string(search_->pairs_used());
-    record.details["probability"] = fmt::format("{:.4f}", o.probability);
+    // The whole range's search: its posterior is what the report plots.
+    Result<BisectSearch> main = BisectSearch::FromJson(state_.search_json);
+    if (!main) return main.error().WithContext(BisectStatePath(config_).string());
+    const SearchOutcome whole = main->Result();
+    // Builds and pairs across every search and every check; unbuildable commits of all.
+    int builds = 0, pairs = 0;
+    std::vector<int> unbuildable;
+    for (size_t k = 0; k < state_.segments.size(); ++k) {
+      const BisectSegment& g = state_.segments[k];
+      std::optional<BisectSearch> sub;
+      if (k == 0) {
+        sub = *main;
+      } else if (!g.search_json.empty()) {
+        if (Result<BisectSearch> restored = BisectSearch::FromJson(g.search_json)) sub = *restored;
+      }
+      if (!sub) {
+        pairs += g.pairs;  // a check that started no search
+        continue;
+      }
+      builds += sub->builds_used();
+      pairs += sub->pairs_used();
+      for (int j : sub->unbuildable()) unbuildable.push_back(g.lo + j);
+    }
+    record.details["builds_used"] = std::to_string(builds);
+    record.details["pairs_used"] = std::to_string(pairs);
+    record.details["probability"] = fmt::format("{:.4f}", whole.probability);
     std::vector<std::string> credible;
-    for (int j : o.credible_set) credible.push_back(Short(state_.commits[j]));
+    for (int j : whole.credible_set) credible.push_back(Short(state_.commits[j]));
     record.details["credible_set"] = Join(credible, ",");
-    for (int j : search_->unbuildable()) {
+    for (int j : unbuildable) {
       record.notes.push_back("unbuildable or unmeasurable: " + state_.commits[j]);
     }
     // What the report plots by commit index (docs/reports.md): the range, the
     // final posterior over "first bad commit is j" and the unbuildable indexes.
     nlohmann::json payload = {{"commits", state_.commits},
-                              {"posterior", search_->Posterior()},
-                              {"unbuildable", search_->unbuildable()}};
-    record.details_json = payload.dump();
-    if (o.verification_pairs > 0) {
-      double sign = state_.speedup ? -1 : 1;
-      Estimate e;
-      e.ratio = std::exp(sign * o.log_ratio);
-      e.low = std::exp(sign * (state_.speedup ? o.log_ratio_high : o.log_ratio_low));
-      e.high = std::exp(sign * (state_.speedup ? o.log_ratio_low : o.log_ratio_high));
-      e.pairs = o.verification_pairs;
-      e.confidence = options_.confidence;
-      record.estimate = e;
-    }
-    const bool named =
-        (o.kind == SearchOutcome::Kind::kCulprit || o.kind == SearchOutcome::Kind::kRange) &&
-        o.verified;
-    report.found = named;
-    record.verdict = named ? "EFFECT" : "INCONCLUSIVE";
-    record.verdict_detail = o.reason;
+                              {"posterior", main->Posterior()},
+                              {"unbuildable", main->unbuildable()}};
     std::string builds_line =
-        fmt::format("builds {} (⌈log2 {}⌉ = {}), pairs {}", search_->builds_used(), n, CeilLog2(n),
-                    search_->pairs_used());
-    if (named) {
-      const std::string& culprit_id = state_.commits[o.last];
-      record.details["culprit_commit"] = culprit_id;
-      record.details["first_commit"] = state_.commits[o.first];
-      Result<CommitInfo> info = builds_.repo().Commit(culprit_id);
-      Result<std::vector<std::string>> changed = builds_.repo().ChangedFiles(culprit_id);
-      if (o.kind == SearchOutcome::Kind::kCulprit) {
-        text += fmt::format("CULPRIT {}", culprit_id);
-      } else {
-        text += fmt::format("CULPRIT RANGE {}..{} (the commits before {} could not be built)",
-                            Short(state_.commits[o.first]), Short(culprit_id), Short(culprit_id));
+        fmt::format("builds {} (⌈log2 {}⌉ = {}), pairs {}", builds, n, CeilLog2(n), pairs);
+    std::vector<int> changes = VerifiedChanges(state_.segments);
+    report.found = !changes.empty();
+    if (!report.found) {
+      report.outcome = whole;
+      if (whole.verification_pairs > 0) {
+        double sign = state_.speedup ? -1 : 1;
+        Estimate e;
+        e.ratio = std::exp(sign * whole.log_ratio);
+        e.low = std::exp(state_.speedup ? -whole.log_ratio_high : whole.log_ratio_low);
+        e.high = std::exp(state_.speedup ? -whole.log_ratio_low : whole.log_ratio_high);
+        e.pairs = whole.verification_pairs;
+        e.confidence = whole.interval_confidence;
+        record.estimate = e;
       }
-      if (info) {
-        record.details["culprit_subject"] = info->subject;
-        text += fmt::format(
-            "  {}\n  author   {} <{}>, {}\n", info->subject, info->author, info->author_email,
-            FormatIsoUtc(std::chrono::system_clock::time_point(std::chrono::seconds(info->time))));
-      } else {
-        text += "\n";
-      }
-      if (changed) {
-        record.details["changed_files"] = Join(*changed, ",");
-        text += "  changed  " + Join(*changed, ", ") + "\n";
-      }
-      if (record.estimate) {
-        text +=
-            fmt::format("  ratio across it {} ({} fresh pairs against its parent): {}\n",
-                        FormatRatio(*record.estimate), o.verification_pairs, "EFFECT, verified");
-      }
-      text += fmt::format("  probability {:.3f}; {}\n", o.probability, builds_line);
-      Arm parent;
-      parent.name = "parent";
-      parent.commit = state_.commits[o.first - 1];
-      Arm culprit;
-      culprit.name = "culprit";
-      culprit.commit = culprit_id;
-      record.arms = {parent, culprit};
-    } else {
-      text += fmt::format("INCONCLUSIVE: {}\n  credible set ({:.0f}%): {}\n  {}\n", o.reason,
+      record.verdict = "INCONCLUSIVE";
+      record.verdict_detail = whole.reason;
+      text += fmt::format("INCONCLUSIVE: {}\n  credible set ({:.0f}%): {}\n  {}\n", whole.reason,
                           search_->options().target_probability * 100, Join(credible, " "),
                           builds_line);
+    } else {
+      text += ChangesText(record, report, payload);
+      text += "  " + builds_line + "\n";
     }
+    record.details_json = payload.dump();
     if (state_.speedup) text += "  (the bad end is faster: this bisect searched for a speed-up)\n";
+  }
+  if (int worst = StepWithLargestDrift(state_.log); worst >= 0) {
+    const std::string drift = DescribeDrift(state_.log[worst]);
+    text += drift + "\n";
+    record.notes.push_back(drift);
+    record.details["largest_step_drift"] = fmt::format("{:+.4f}", state_.log[worst].drift);
   }
   Result<std::filesystem::path> path = store_.Write(record);
   if (!path) return path.error().WithContext("archiving the bisect");
@@ -659,6 +921,204 @@ Result<BisectReport> BisectRunner::Session::Finish(const std::string& confirm_su
   report.state = state_;
   report.text = text;
   return report;
+}
+
+std::string BisectRunner::Session::ChangeText(const BisectSegment& change, const std::string& head,
+                                              Record& record, bool first) {
+  const std::string& id = state_.commits[change.change];
+  const int parent = change.first - 1;
+  std::string text;
+  if (change.outcome == "range") {
+    text += fmt::format("{} RANGE {}..{} (the commits before {} could not be built)", head,
+                        Short(state_.commits[change.first]), Short(id), Short(id));
+    if (head == "CHANGE") text += fmt::format("\nCHANGE {}", id);
+  } else {
+    text += fmt::format("{} {}", head, id);
+  }
+  Result<CommitInfo> info = builds_.repo().Commit(id);
+  Result<std::vector<std::string>> changed = builds_.repo().ChangedFiles(id);
+  if (info) {
+    text += fmt::format(
+        "  {}\n  author   {} <{}>, {}\n", info->subject, info->author, info->author_email,
+        FormatIsoUtc(std::chrono::system_clock::time_point(std::chrono::seconds(info->time))));
+  } else {
+    text += "\n";
+  }
+  if (changed) text += "  changed  " + Join(*changed, ", ") + "\n";
+  Estimate e;
+  e.ratio = std::exp(change.log_ratio);
+  e.low = std::exp(change.log_low);
+  e.high = std::exp(change.log_high);
+  e.pairs = change.verification_pairs;
+  e.confidence = change.verify_confidence;
+  // The verification is a sequential test: its interval is at the confidence of the look
+  // it stopped at, not at the test's overall 95%.
+  text += fmt::format(
+      "  ratio across it {} at {} confidence ({} fresh pairs against its parent {}): {}\n",
+      FormatRatio(e), FormatProbability(e.confidence), e.pairs, Short(state_.commits[parent]),
+      "EFFECT, verified");
+  text += fmt::format("  probability {} (one change in {}..{})\n",
+                      FormatProbability(change.probability), Short(state_.commits[change.lo]),
+                      Short(state_.commits[change.hi]));
+  if (first) {
+    record.estimate = e;
+    record.details["culprit_commit"] = id;
+    record.details["first_commit"] = state_.commits[change.first];
+    if (info) record.details["culprit_subject"] = info->subject;
+    if (changed) record.details["changed_files"] = Join(*changed, ",");
+    Arm parent_arm;
+    parent_arm.name = "parent";
+    parent_arm.commit = state_.commits[parent];
+    Arm culprit;
+    culprit.name = "culprit";
+    culprit.commit = id;
+    record.arms = {parent_arm, culprit};
+  }
+  return text;
+}
+
+namespace {
+
+const char* CheckMeaning(const BisectSegment& s) {
+  if (s.check == kCheckTie) return "a tie";
+  if (s.check == kCheckSame) return "moves the way the range does";
+  if (s.check == kCheckOpposite) return "moves the other way";
+  return "neither a tie nor a move beyond the band (undecided)";
+}
+
+}  // namespace
+
+std::string BisectRunner::Session::ChangesText(Record& record, BisectReport& report,
+                                               nlohmann::json& payload) {
+  const std::vector<BisectSegment>& segments = state_.segments;
+  const std::vector<int> changes = VerifiedChanges(segments);
+  const bool first_is_first = FirstChangeIsFirst(segments);
+  const bool single = changes.size() == 1;
+  auto span = [&](int lo, int hi) {
+    return fmt::format("{}..{}", Short(state_.commits[lo]), Short(state_.commits[hi]));
+  };
+
+  // The old single-culprit fields: the earliest verified change.
+  const BisectSegment& earliest = segments[changes.front()];
+  SearchOutcome& o = report.outcome;
+  o.kind =
+      earliest.outcome == "range" ? SearchOutcome::Kind::kRange : SearchOutcome::Kind::kCulprit;
+  o.first = earliest.first;
+  o.last = earliest.change;
+  o.probability = earliest.probability;
+  o.verified = true;
+  const double sign = state_.speedup ? -1 : 1;
+  o.log_ratio = sign * earliest.log_ratio;
+  o.log_ratio_low = state_.speedup ? -earliest.log_high : earliest.log_low;
+  o.log_ratio_high = state_.speedup ? -earliest.log_low : earliest.log_high;
+  o.verification_pairs = earliest.verification_pairs;
+  o.interval_confidence = earliest.verify_confidence;
+  o.reason = earliest.reason;
+
+  std::string text;
+  std::vector<std::string> names, ids;
+  nlohmann::json changes_json = nlohmann::json::array();
+  for (size_t i = 0; i < changes.size(); ++i) {
+    const BisectSegment& c = segments[changes[i]];
+    // CULPRIT (the first bad commit) only when nothing before it moves, checked.
+    const std::string head = single && first_is_first ? "CULPRIT" : "CHANGE";
+    text += ChangeText(c, head, record, i == 0);
+    names.push_back("commit " + Short(state_.commits[c.change]));
+    ids.push_back(state_.commits[c.change]);
+    changes_json.push_back({{"commit", state_.commits[c.change]},
+                            {"first_commit", state_.commits[c.first]},
+                            {"parent_commit", state_.commits[c.first - 1]},
+                            {"ratio", std::exp(c.log_ratio)},
+                            {"low", std::exp(c.log_low)},
+                            {"high", std::exp(c.log_high)},
+                            {"confidence", c.verify_confidence},
+                            {"pairs", c.verification_pairs},
+                            {"probability", c.probability}});
+  }
+  if (!single && first_is_first) {
+    text += fmt::format(
+        "CULPRIT {}  the first of the {} changes: {} measured a tie\n",
+        state_.commits[earliest.change], changes.size(),
+        earliest.first - 1 == 0 ? std::string("nothing precedes it") : span(0, earliest.first - 1));
+  }
+  if (!first_is_first) {
+    // Say what is known about the commits before the earliest change.
+    std::string before = fmt::format("{} was not checked", span(0, earliest.first - 1));
+    for (const BisectSegment& s : segments) {
+      if (s.lo == 0 && s.hi == earliest.first - 1 && !s.check.empty()) {
+        before = fmt::format("{} against {} {} ({} at {} confidence, {} pairs)",
+                             Short(state_.commits[s.hi]), Short(state_.commits[0]), CheckMeaning(s),
+                             fmt::format("{:.3f} [{:.3f}, {:.3f}]", s.ratio, s.low, s.high),
+                             FormatProbability(s.confidence), s.pairs);
+      }
+    }
+    text += fmt::format(
+        "NOT SHOWN TO BE THE FIRST BAD COMMIT: {}: {}; a change before it is not ruled out\n",
+        Short(state_.commits[earliest.change]), before);
+  }
+
+  Decomposition d = DecomposeMove(segments, names, options_.band);
+  const std::string decomposition = FormatDecomposition(d);
+  text += decomposition + "\n";
+
+  nlohmann::json segments_json = nlohmann::json::array();
+  for (size_t k = 0; k < segments.size(); ++k) {
+    const BisectSegment& s = segments[k];
+    segments_json.push_back({{"good_commit", state_.commits[s.lo]},
+                             {"bad_commit", state_.commits[s.hi]},
+                             {"lo", s.lo},
+                             {"hi", s.hi},
+                             {"check", s.check},
+                             {"ratio", s.ratio},
+                             {"low", s.low},
+                             {"high", s.high},
+                             {"confidence", s.confidence},
+                             {"pairs", s.pairs},
+                             {"check_record", s.check_record},
+                             {"outcome", s.outcome},
+                             {"reason", s.reason}});
+    if (k == 0) continue;
+    text += fmt::format(
+        "  checked {} ({} commits): {} {:.3f} [{:.3f}, {:.3f}] at {} confidence, "
+        "{} pairs\n",
+        span(s.lo, s.hi), s.hi - s.lo, CheckMeaning(s), s.ratio, s.low, s.high,
+        FormatProbability(s.confidence), s.pairs);
+  }
+  for (int k : UnplacedSegments(segments)) {
+    const BisectSegment& s = segments[k];
+    std::string why;
+    if (s.check == kCheckSame && s.outcome == "unsearched") {
+      why = s.reason;
+    } else if (s.check == kCheckSame) {
+      why = "its search verified no change: " + s.reason;
+    } else if (s.check == kCheckOpposite) {
+      why = "it moves the other way, and only changes the way the range moved are searched";
+    } else {
+      why = "its check could not tell a tie from a change";
+    }
+    const std::string line = fmt::format(
+        "UNPLACED: {} ×{:.3f} [{:.3f}, {:.3f}] (commits after {} up to {}): {}", span(s.lo, s.hi),
+        s.ratio, s.low, s.high, Short(state_.commits[s.lo]), Short(state_.commits[s.hi]), why);
+    text += line + "\n";
+    record.notes.push_back(line);
+  }
+
+  record.details["changes"] = Join(ids, ",");
+  record.details["culprit_is_first"] = first_is_first ? "yes" : "no";
+  record.details["decomposition"] = decomposition;
+  record.verdict_detail = single && first_is_first ? earliest.reason
+                                                   : fmt::format("{} verified change(s); {}",
+                                                                 changes.size(), decomposition);
+  payload["changes"] = changes_json;
+  payload["segments"] = segments_json;
+  payload["decomposition"] = {
+      {"total", {d.total.log_ratio, d.total.low, d.total.high}},
+      {"remainder", {d.remainder.log_ratio, d.remainder.low, d.remainder.high}},
+      {"remainder_class", d.remainder_class == RemainderClass::kTie      ? "tie"
+                          : d.remainder_class == RemainderClass::kBeyond ? "beyond"
+                                                                         : "undecided"}};
+  record.verdict = "EFFECT";
+  return text;
 }
 
 BisectRunner::BisectRunner(const BisectSections& config, EngineBuilds& builds,

@@ -27,7 +27,32 @@ std::string BisectStateToJson(const BisectState& s) {
                    {"best_commit", step.best_commit},
                    {"best_probability", step.best_probability},
                    {"record_id", step.record_id},
-                   {"note", step.note}});
+                   {"note", step.note},
+                   {"calibrated", step.calibrated},
+                   {"drift", step.drift}});
+  }
+  json segments = json::array();
+  for (const BisectSegment& g : s.segments) {
+    segments.push_back({{"lo", g.lo},
+                        {"hi", g.hi},
+                        {"check", g.check},
+                        {"ratio", g.ratio},
+                        {"low", g.low},
+                        {"high", g.high},
+                        {"confidence", g.confidence},
+                        {"pairs", g.pairs},
+                        {"check_record", g.check_record},
+                        {"search", g.search_json.empty() ? json() : json::parse(g.search_json)},
+                        {"outcome", g.outcome},
+                        {"first", g.first},
+                        {"change", g.change},
+                        {"log_ratio", g.log_ratio},
+                        {"log_low", g.log_low},
+                        {"log_high", g.log_high},
+                        {"verify_confidence", g.verify_confidence},
+                        {"verification_pairs", g.verification_pairs},
+                        {"probability", g.probability},
+                        {"reason", g.reason}});
   }
   json j = {{"schema", s.schema},
             {"run_id", s.run_id},
@@ -44,7 +69,9 @@ std::string BisectStateToJson(const BisectState& s) {
             {"log", log},
             {"records", s.records},
             {"result_record", s.result_record},
-            {"config_digest", s.config_digest}};
+            {"config_digest", s.config_digest},
+            {"segments", segments},
+            {"active_segment", s.active_segment}};
   // A note or a revision may carry a Latin-1 commit subject: replaced, not thrown on.
   return ToJsonText(j, 2) + "\n";
 }
@@ -95,11 +122,55 @@ Result<BisectState> BisectStateFromJson(std::string_view text, std::string_view 
       l.best_probability = step.at("best_probability").get<double>();
       l.record_id = step.at("record_id").get<std::string>();
       l.note = step.at("note").get<std::string>();
+      // Absent in states written before steps were calibrated.
+      l.calibrated = step.value("calibrated", false);
+      l.drift = step.value("drift", 0.0);
       s.log.push_back(std::move(l));
     }
     s.records = j.at("records").get<std::vector<std::string>>();
     s.result_record = j.at("result_record").get<std::string>();
     s.config_digest = j.at("config_digest").get<std::string>();
+    // Absent in states written before a range was taken apart into segments.
+    if (j.contains("segments")) {
+      for (const json& g : j.at("segments")) {
+        BisectSegment seg;
+        seg.lo = g.at("lo").get<int>();
+        seg.hi = g.at("hi").get<int>();
+        const int n = static_cast<int>(s.commits.size()) - 1;
+        if (seg.lo < 0 || seg.hi > n || seg.lo >= seg.hi) {
+          return Error(fmt::format("{}: damaged bisect state: a segment {}..{} outside the "
+                                   "range 0..{}",
+                                   source, seg.lo, seg.hi, n))
+              .WithHint("`culprit bisect reset` discards it");
+        }
+        seg.check = g.at("check").get<std::string>();
+        seg.ratio = g.at("ratio").get<double>();
+        seg.low = g.at("low").get<double>();
+        seg.high = g.at("high").get<double>();
+        seg.confidence = g.at("confidence").get<double>();
+        seg.pairs = g.at("pairs").get<int>();
+        seg.check_record = g.at("check_record").get<std::string>();
+        if (!g.at("search").is_null()) seg.search_json = g.at("search").dump();
+        seg.outcome = g.at("outcome").get<std::string>();
+        seg.first = g.at("first").get<int>();
+        seg.change = g.at("change").get<int>();
+        seg.log_ratio = g.at("log_ratio").get<double>();
+        seg.log_low = g.at("log_low").get<double>();
+        seg.log_high = g.at("log_high").get<double>();
+        seg.verify_confidence = g.at("verify_confidence").get<double>();
+        seg.verification_pairs = g.at("verification_pairs").get<int>();
+        seg.probability = g.at("probability").get<double>();
+        seg.reason = g.at("reason").get<std::string>();
+        s.segments.push_back(std::move(seg));
+      }
+      s.active_segment = j.at("active_segment").get<int>();
+      if (!s.segments.empty() &&
+          (s.active_segment < 0 || s.active_segment >= static_cast<int>(s.segments.size()))) {
+        return Error(fmt::format("{}: damaged bisect state: active segment {} of {}", source,
+                                 s.active_segment, s.segments.size()))
+            .WithHint("`culprit bisect reset` discards it");
+      }
+    }
     return s;
   } catch (const json::exception& e) {
     return Error(fmt::format("{}: damaged bisect state: {}", source, e.what()))

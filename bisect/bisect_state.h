@@ -19,33 +19,69 @@ inline constexpr std::string_view kBisectStateSchema = "culprit.bisect/v1";
 /// One search step: a candidate measured against a baseline until decisive.
 struct BisectStepLog {
   int step = 0;
-  std::string kind;      ///< "confirm", "measure" or "verify".
-  int index = 0;         ///< Commit index in the range (0 = good).
+  std::string kind;  ///< "confirm", "measure" or "verify".
+  int index = 0;     ///< Commit index in the range (0 = good).
   int baseline = 0;
-  std::string commit;    ///< Full id.
+  std::string commit;  ///< Full id.
   int pairs = 0;
   double ratio = 1, low = 1, high = 1;  ///< Over this step's pairs, 95% interval.
   double mass_at_or_before = 0;         ///< P(first bad ≤ index) after the step.
   std::string best_commit;              ///< Most probable first-bad commit after the step.
   double best_probability = 0;
   std::string record_id;
-  std::string note;      ///< e.g. "unbuildable: skipped".
+  std::string note;  ///< e.g. "unbuildable: skipped".
+  /// The calibration loop timed at the start and at the end of the step: whether both
+  /// times were taken, and end / start - 1 (positive: the host got slower).
+  bool calibrated = false;
+  double drift = 0;
+};
+
+/// One part of the range, [lo, hi] by commit index (lo its good end, hi its bad end),
+/// checked (hi against lo in one sitting) and, when it moves the way the whole range does,
+/// searched like the whole range. Segment 0 is the whole range, checked by the endpoint
+/// confirmation; the others are the parts a verified change leaves unexplained.
+struct BisectSegment {
+  int lo = 0, hi = 0;
+  /// The check: "" (not measured yet), "same" (an EFFECT the way the range moved), "tie"
+  /// (NULL), "opposite" (an EFFECT the other way), "undecided" (INCONCLUSIVE).
+  std::string check;
+  double ratio = 1, low = 1, high = 1;  ///< The check's ratio and interval, as measured.
+  double confidence = 0;                ///< The check interval's confidence.
+  int pairs = 0;
+  std::string check_record;
+  /// The segment's search while and after it runs (commit indexes relative to lo). Segment
+  /// 0's is BisectState::search_json, where it always was.
+  std::string search_json;
+  /// "" (not searched, or searching), "change" (first == last verified), "range" (verified,
+  /// first..last-1 unbuildable), "inconclusive" (searched, nothing verified), "unsearched"
+  /// (it moves, but the budget of changes was spent).
+  std::string outcome;
+  int first = -1, change = -1;  ///< Global indexes of the verified change (first..change).
+  double log_ratio = 0, log_low = 0, log_high = 0;  ///< Verification, as measured (log).
+  double verify_confidence = 0;
+  int verification_pairs = 0;
+  double probability = 0;
+  std::string reason;
 };
 
 struct BisectState {
   std::string schema = std::string(kBisectStateSchema);
-  std::string run_id;        ///< Links this bisect's records together.
-  std::string status;        ///< "running", "interrupted", "done".
+  std::string run_id;  ///< Links this bisect's records together.
+  std::string status;  ///< "running", "interrupted", "done".
   std::string started, updated;
   std::string good_rev, bad_rev, query;
   bool first_parent = true;
-  bool speedup = false;      ///< The bad end is faster: d's sign is flipped for the search.
+  bool speedup = false;              ///< The bad end is faster: d's sign is flipped for the search.
   std::vector<std::string> commits;  ///< Index 0 = good, N = bad; full ids.
-  std::string search_json;   ///< BisectSearch::ToJson.
+  std::string search_json;           ///< BisectSearch::ToJson.
   std::vector<BisectStepLog> log;
   std::vector<std::string> records;  ///< Ids of the records written, in order.
   std::string result_record;         ///< Id of the final "bisect" record, when done.
   std::string config_digest;
+  /// The range's segments in the order they were found; empty until the endpoints are
+  /// confirmed (and in states written before segments existed: then the whole range).
+  std::vector<BisectSegment> segments;
+  int active_segment = 0;  ///< The segment whose search runs now.
 };
 
 std::string BisectStateToJson(const BisectState& state);

@@ -129,6 +129,7 @@ const BisectSearch::VerdictMemo& BisectSearch::LookVerdict(VerdictMemo& memo, in
   memo.estimate = shift->estimate;
   memo.low = shift->low;
   memo.high = shift->high;
+  memo.confidence = 1 - alphas[look];
   const double tau = BandEdge(options_.band);
   if (shift->low > tau) {
     memo.verdict = kEffect;
@@ -159,6 +160,7 @@ BisectSearch::Decision BisectSearch::Decide() const {
       out.log_ratio = v.estimate;
       out.log_ratio_low = v.low;
       out.log_ratio_high = v.high;
+      out.interval_confidence = v.confidence;
     }
     if (v.verdict == kNull || v.verdict == kOpposite ||
         (v.verdict == kUndecided && have >= options_.verify_pairs_max)) {
@@ -234,6 +236,7 @@ BisectSearch::Decision BisectSearch::Decide() const {
         out.log_ratio_low = v.low;
         out.log_ratio_high = v.high;
         out.verification_pairs = have;
+        out.interval_confidence = v.confidence;
       }
       if (v.verdict == kEffect) {
         out.verified = true;

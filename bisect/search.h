@@ -91,6 +91,10 @@ struct SearchOutcome {
   /// verification_pairs > 0.
   double log_ratio = 0, log_ratio_low = 0, log_ratio_high = 0;
   int verification_pairs = 0;
+  /// The confidence of that interval: the sequential test's level at the look it stopped
+  /// at (O'Brien–Fleming spends little alpha early: 1 - 3e-8 at the first look of a 95%
+  /// test), not the test's overall confidence. 0 when there is no interval.
+  double interval_confidence = 0;
   /// One or two sentences for the user: why this outcome.
   std::string reason;
 };
@@ -154,6 +158,7 @@ class BisectSearch {
     int verdict = 0;
     bool has_shift = false;
     double estimate = 0, low = 0, high = 0;
+    double confidence = 0;  ///< Of [low, high]: 1 - the look's alpha.
   };
   ModelFit Fit() const;
   Decision Decide() const;

@@ -1,11 +1,13 @@
 #include "records/record_store.h"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <random>
 #include <system_error>
 
@@ -135,9 +137,32 @@ Result<std::filesystem::path> RecordStore::Write(Record& record) {
       .WithHint("something is writing records in a loop; check the records directory");
 }
 
+namespace {
+
+// A process killed (SIGKILL) between writing its write-check probe and removing it leaves
+// the probe behind: remove the probes of processes that no longer exist. A live process's
+// probe is another culprit checking right now, and is left alone.
+void RemoveStaleWriteChecks(const std::filesystem::path& dir) {
+  constexpr std::string_view kPrefix = ".culprit-write-check-";
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(kPrefix, 0) != 0) continue;
+    const std::string pid = name.substr(kPrefix.size());
+    if (pid.empty() || !std::all_of(pid.begin(), pid.end(), ::isdigit)) continue;
+    if (::kill(static_cast<pid_t>(std::stol(pid)), 0) != 0 && errno == ESRCH) {
+      std::error_code ignored;
+      std::filesystem::remove(entry.path(), ignored);
+    }
+  }
+}
+
+}  // namespace
+
 Status RecordStore::CheckWritable() const {
   std::error_code ec;
   std::filesystem::create_directories(dir_, ec);
+  RemoveStaleWriteChecks(dir_);
   const std::filesystem::path probe =
       dir_ / fmt::format(".culprit-write-check-{}", static_cast<long>(getpid()));
   Status written = ec ? Status(Error(ec.message())) : WriteFileAtomically(probe, "");

@@ -19,13 +19,22 @@ std::string BisectErrorOf(std::string_view rest) {
 TEST(BisectSection, ReadsEveryKey) {
   BisectConfig bisect;
   Status status = ReadConfigText(
-      "[bisect]\ntarget_probability = 0.95\nmax_builds = 12\nmax_pairs = 400\npairs_per_step = 8\n",
+      "[bisect]\ntarget_probability = 0.95\nmax_builds = 12\nmax_pairs = 400\npairs_per_step = 8\n"
+      "max_changes = 5\n",
       [&](const ConfigTable& root) { return ReadBisectSection(root, &bisect); });
   ASSERT_TRUE(status.ok()) << status.error().message();
   EXPECT_DOUBLE_EQ(bisect.target_probability, 0.95);
   EXPECT_EQ(bisect.max_builds, 12);
   EXPECT_EQ(bisect.max_pairs, 400);
   EXPECT_EQ(bisect.pairs_per_step, 8);
+  EXPECT_EQ(bisect.max_changes, 5);
+}
+
+TEST(BisectSection, SearchesThreeChangesByDefault) {
+  BisectConfig bisect;
+  EXPECT_EQ(bisect.max_changes, 3);
+  EXPECT_EQ(BisectErrorOf("[bisect]\nmax_changes = 0\n"),
+            "/proj/culprit.toml:5:15: bisect.max_changes: expected an integer >= 1, found 0");
 }
 
 TEST(BisectSection, Errors) {

@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/strings.h"
 #include "bisect/bisect_state.h"
 #include "bisect/search.h"
 #include "engine/process.h"
@@ -138,9 +139,29 @@ TEST_F(BisectCommand, FindsAndVerifiesTheCulpritPastAnUnbuildableCommit) {
   }
   EXPECT_TRUE(skipped) << "the bisect never tried the unbuildable commit at the first split";
   EXPECT_EQ(state->log.front().kind, "confirm");
-  EXPECT_EQ(state->log.back().kind, "verify");
-  EXPECT_EQ(state->log.back().commit, commits_[kCulprit]);
-  EXPECT_EQ(state->log.back().baseline, kCulprit - 1);
+  // The search ends with the verification; then what the culprit does not explain is
+  // checked: its parent against the good end and the bad end against it, both ties.
+  std::vector<BisectStepLog> verifies, checks;
+  for (const BisectStepLog& step : state->log) {
+    if (step.kind == "verify") verifies.push_back(step);
+    if (step.kind == "check") checks.push_back(step);
+  }
+  ASSERT_FALSE(verifies.empty());
+  EXPECT_EQ(verifies.back().commit, commits_[kCulprit]);
+  EXPECT_EQ(verifies.back().baseline, kCulprit - 1);
+  ASSERT_EQ(checks.size(), 2u);
+  EXPECT_EQ(checks[0].baseline, 0);
+  EXPECT_EQ(checks[0].index, kCulprit - 1);
+  EXPECT_EQ(checks[0].note, "tie");
+  EXPECT_EQ(checks[1].baseline, kCulprit);
+  EXPECT_EQ(checks[1].index, kLast);
+  EXPECT_EQ(checks[1].note, "tie");
+  ASSERT_EQ(state->segments.size(), 3u);
+  EXPECT_EQ(state->segments[0].change, kCulprit);
+  // One change: the decomposition says it explains the move, and no CHANGE line is needed.
+  EXPECT_NE(out.find("the move ×"), std::string::npos) << DescribeRun(run);
+  EXPECT_EQ(out.find("CHANGE "), std::string::npos) << DescribeRun(run);
+  EXPECT_EQ(out.find("UNPLACED"), std::string::npos) << DescribeRun(run);
 
   // The result is archived as a "bisect" record naming the culprit.
   std::vector<Record> bisects = RecordsOfKind("bisect");
@@ -161,6 +182,48 @@ TEST_F(BisectCommand, FindsAndVerifiesTheCulpritPastAnUnbuildableCommit) {
   // Every step's record is linked from it and exists.
   EXPECT_EQ(record.links, state->records);
   EXPECT_EQ(RecordsOfKind("bisect-step").size(), state->records.size());
+
+  // The verified ratio is labelled with the confidence its sequential look used (far
+  // above 95% under O'Brien–Fleming), in the output and in the record.
+  EXPECT_GT(record.estimate->confidence, 0.95);
+  EXPECT_LT(record.estimate->confidence, 1);
+  EXPECT_NE(out.find("at " + FormatProbability(record.estimate->confidence) + " confidence ("),
+            std::string::npos)
+      << DescribeRun(run);
+
+  // Search steps are evidence, not tests: no verdict that `records list --verdict` would
+  // mix with real sittings; the posterior after the step and a plain summary instead. Each
+  // is calibrated at its start and its end, and the drift is in the log.
+  int search_steps = 0;
+  for (const Record& step : RecordsOfKind("bisect-step")) {
+    const std::string kind = step.details.at("step_kind");
+    if (kind == "confirm" || kind == "check") {
+      EXPECT_FALSE(step.verdict.empty()) << step.id;
+      continue;
+    }
+    ++search_steps;
+    EXPECT_EQ(step.verdict, "") << step.id;
+    EXPECT_EQ(step.details.count("posterior_at_or_before"), 1u) << step.id;
+    EXPECT_NE(step.verdict_detail.find("evidence for the search"), std::string::npos)
+        << step.verdict_detail;
+    EXPECT_TRUE(step.start.calibration_ms.has_value()) << step.id;
+    EXPECT_TRUE(step.end.calibration_ms.has_value()) << step.id;
+    EXPECT_EQ(step.details.count("calibration_change"), 1u) << step.id;
+  }
+  EXPECT_GT(search_steps, 0);
+  for (const BisectStepLog& step : state->log) {
+    if (step.pairs > 0) EXPECT_TRUE(step.calibrated) << step.step;
+  }
+  ProcessResult effects =
+      Culprit({"records", "list", "--kind", "bisect-step", "--verdict", "EFFECT"});
+  ASSERT_TRUE(effects.ok()) << DescribeRun(effects);
+  for (const BisectStepLog& step : state->log) {
+    if (step.kind == "measure" || step.kind == "verify") {
+      if (!step.record_id.empty()) {
+        EXPECT_EQ(effects.stdout_text.find(step.record_id), std::string::npos) << step.record_id;
+      }
+    }
+  }
 
   ProcessResult list = Culprit({"records", "list", "--kind", "bisect"});
   ASSERT_TRUE(list.ok()) << DescribeRun(list);
@@ -305,7 +368,6 @@ TEST_F(BisectCommand, EndpointsWithoutASlowdownAreNotReproducible) {
   MakeHistory(/*last=*/4, /*slow_from=*/-1, /*broken=*/-1);
   ProcessResult run = Culprit(RunArgs());
   ASSERT_TRUE(run.ok()) << DescribeRun(run);
-  EXPECT_NE(run.stdout_text.find("NOT REPRODUCIBLE"), std::string::npos) << DescribeRun(run);
   EXPECT_EQ(run.stdout_text.find("CULPRIT"), std::string::npos) << DescribeRun(run);
 
   Result<BisectState> state = LoadBisectState(state_path());
@@ -321,6 +383,15 @@ TEST_F(BisectCommand, EndpointsWithoutASlowdownAreNotReproducible) {
   Result<Record> confirm = store.Find(state->log[0].record_id);
   ASSERT_TRUE(confirm) << confirm.error().message();
   EXPECT_NE(confirm->verdict, "EFFECT");
+  // NOT REPRODUCIBLE only when the confirmation is a NULL; an underpowered one says
+  // INCONCLUSIVE and what the pairs could have seen.
+  if (confirm->verdict == "NULL") {
+    EXPECT_EQ(run.stdout_text.rfind("NOT REPRODUCIBLE: ", 0), 0u) << DescribeRun(run);
+  } else {
+    EXPECT_EQ(run.stdout_text.rfind("INCONCLUSIVE: the move between", 0), 0u) << DescribeRun(run);
+    EXPECT_NE(run.stdout_text.find("could have seen"), std::string::npos) << DescribeRun(run);
+    EXPECT_EQ(run.stdout_text.find("NOT REPRODUCIBLE"), std::string::npos) << DescribeRun(run);
+  }
   std::vector<Record> bisects = RecordsOfKind("bisect");
   ASSERT_EQ(bisects.size(), 1u);
   EXPECT_EQ(bisects[0].verdict, confirm->verdict);

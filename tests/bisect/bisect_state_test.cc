@@ -26,6 +26,42 @@ TEST(BisectStateJson, RoundTrips) {
   EXPECT_EQ(back->good_rev, "v1");
 }
 
+TEST(BisectStateJson, SegmentsRoundTrip) {
+  BisectState s = TwoCommits();
+  s.commits.push_back(std::string(40, 'c'));
+  BisectSegment whole;
+  whole.lo = 0;
+  whole.hi = 2;
+  whole.check = "same";
+  whole.outcome = "change";
+  whole.first = whole.change = 2;
+  whole.log_ratio = 0.25;
+  whole.verify_confidence = 0.99;
+  BisectSegment before;
+  before.lo = 0;
+  before.hi = 1;
+  before.check = "same";
+  before.search_json = R"({"schema":"x"})";
+  s.segments = {whole, before};
+  s.active_segment = 1;
+  Result<BisectState> back = BisectStateFromJson(BisectStateToJson(s), "state.json");
+  ASSERT_TRUE(back.ok()) << back.error().message();
+  ASSERT_EQ(back->segments.size(), 2u);
+  EXPECT_EQ(back->active_segment, 1);
+  EXPECT_EQ(back->segments[0].outcome, "change");
+  EXPECT_EQ(back->segments[0].change, 2);
+  EXPECT_DOUBLE_EQ(back->segments[0].log_ratio, 0.25);
+  EXPECT_DOUBLE_EQ(back->segments[0].verify_confidence, 0.99);
+  EXPECT_EQ(back->segments[1].hi, 1);
+  EXPECT_EQ(back->segments[1].search_json, R"({"schema":"x"})");
+
+  // A segment outside the range is damage, not an index to trust.
+  s.segments[1].hi = 7;
+  Result<BisectState> bad = BisectStateFromJson(BisectStateToJson(s), "state.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message().find("segment 0..7"), std::string::npos) << bad.error().message();
+}
+
 TEST(BisectStateJson, Latin1TextIsReplacedNotThrownOn) {
   // A skip note quotes a commit subject, which real histories write in
   // Latin-1 (0xE9: é) as often as in UTF-8.

@@ -9,6 +9,8 @@
 #include <map>
 #include <vector>
 
+#include "probes/sequential.h"
+
 namespace culprit {
 namespace {
 
@@ -93,6 +95,26 @@ TEST(BisectSearchTest, FindsAndVerifiesTheCulprit) {
   EXPECT_LE(search.builds_used(), 5 + 2);
   // The effect is re-estimated from all pairs: close to the scripted 0.20.
   EXPECT_NEAR(search.EffectEstimate(), 0.20, 0.02);
+}
+
+// The verification is a sequential test: its interval is at the confidence of the look it
+// stopped at (O'Brien–Fleming: far above 95% at the first looks), and the outcome says so.
+TEST(BisectSearchTest, TheVerifiedIntervalCarriesTheConfidenceOfItsLook) {
+  ScriptedWorld world(13, 0.20);
+  BisectSearch search(20);
+  RunToEnd(search, world);
+  const SearchOutcome out = search.Result();
+  ASSERT_TRUE(out.verified) << out.reason;
+  const std::vector<int> looks = LookSchedule(10, 320);
+  const std::vector<double> alphas = SpendAlpha(0.05, looks);
+  int look = -1;
+  for (size_t k = 0; k < looks.size(); ++k) {
+    if (looks[k] <= out.verification_pairs) look = static_cast<int>(k);
+  }
+  ASSERT_GE(look, 0);
+  EXPECT_DOUBLE_EQ(out.interval_confidence, 1 - alphas[look]);
+  EXPECT_GT(out.interval_confidence, 0.95);
+  EXPECT_LT(out.interval_confidence, 1);
 }
 
 TEST(BisectSearchTest, FirstActionConfirmsTheEndpoints) {

@@ -1,0 +1,53 @@
+#include "bisect/claims.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "base/strings.h"
+
+namespace culprit {
+
+std::string DescribeUnconfirmedMove(const UnconfirmedMove& m) {
+  const std::string measured =
+      fmt::format("ratio {:.3f} [{:.3f}, {:.3f}] at {} confidence over {} pairs", m.ratio, m.low,
+                  m.high, FormatProbability(m.confidence), m.pairs);
+  if (m.verdict == Verdict::kNull) {
+    return fmt::format(
+        "NOT REPRODUCIBLE: the move between {} and {} is a tie here: {}; nothing was bisected",
+        m.good, m.bad, measured);
+  }
+  std::string text = fmt::format(
+      "INCONCLUSIVE: the move between {} and {} was neither confirmed nor ruled out: {}", m.good,
+      m.bad, measured);
+  if (m.detectable_ratio > 0) {
+    text +=
+        fmt::format("; these pairs could have seen a move of ×{:.3f} or more", m.detectable_ratio);
+  }
+  if (!m.advice.empty()) text += "; " + m.advice;
+  return text + "; nothing was bisected";
+}
+
+int StepWithLargestDrift(const std::vector<BisectStepLog>& log, double limit) {
+  int worst = -1;
+  double largest = limit;
+  for (size_t i = 0; i < log.size(); ++i) {
+    if (!log[i].calibrated) continue;
+    const double drift = std::fabs(log[i].drift);
+    if (drift > largest) {
+      largest = drift;
+      worst = static_cast<int>(i);
+    }
+  }
+  return worst;
+}
+
+std::string DescribeDrift(const BisectStepLog& step) {
+  return fmt::format(
+      "HOST DRIFT: the calibration loop ran {:+.1f}% {} during step {} ({} of {}): the host "
+      "changed speed while it was measured, so its ratios are suspect; re-run on a quiet host",
+      step.drift * 100, step.drift > 0 ? "slower" : "faster", step.step, step.kind,
+      step.commit.substr(0, 10));
+}
+
+}  // namespace culprit

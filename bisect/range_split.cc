@@ -1,0 +1,121 @@
+#include "bisect/range_split.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace culprit {
+namespace {
+
+bool Verified(const BisectSegment& s) { return s.outcome == "change" || s.outcome == "range"; }
+
+}  // namespace
+
+std::string_view ClassifyCheck(Verdict verdict, double ratio, bool speedup) {
+  switch (verdict) {
+    case Verdict::kNull:
+      return kCheckTie;
+    case Verdict::kInconclusive:
+      return kCheckUndecided;
+    case Verdict::kEffect:
+      return (ratio < 1) == speedup ? kCheckSame : kCheckOpposite;
+  }
+  return kCheckUndecided;
+}
+
+std::vector<BisectSegment> UnexplainedParts(const BisectSegment& searched) {
+  std::vector<BisectSegment> parts;
+  if (!Verified(searched)) return parts;
+  const int parent = searched.first - 1;
+  if (parent > searched.lo) {
+    BisectSegment before;
+    before.lo = searched.lo;
+    before.hi = parent;
+    parts.push_back(before);
+  }
+  if (searched.hi > searched.change) {
+    BisectSegment after;
+    after.lo = searched.change;
+    after.hi = searched.hi;
+    parts.push_back(after);
+  }
+  return parts;
+}
+
+int SearchesMade(const std::vector<BisectSegment>& segments) {
+  int made = 0;
+  for (const BisectSegment& s : segments) {
+    // Segment 0's search lives in BisectState::search_json; it is always made.
+    if (&s == &segments.front() || !s.search_json.empty()) ++made;
+  }
+  return made;
+}
+
+bool ShouldSearch(const BisectSegment& segment, int searches_made, int max_changes) {
+  return segment.check == kCheckSame && searches_made < max_changes;
+}
+
+int NextUnchecked(const std::vector<BisectSegment>& segments) {
+  for (size_t k = 0; k < segments.size(); ++k) {
+    if (segments[k].check.empty()) return static_cast<int>(k);
+  }
+  return -1;
+}
+
+std::vector<int> VerifiedChanges(const std::vector<BisectSegment>& segments) {
+  std::vector<int> out;
+  for (size_t k = 0; k < segments.size(); ++k) {
+    if (Verified(segments[k])) out.push_back(static_cast<int>(k));
+  }
+  std::sort(out.begin(), out.end(),
+            [&](int a, int b) { return segments[a].change < segments[b].change; });
+  return out;
+}
+
+bool FirstChangeIsFirst(const std::vector<BisectSegment>& segments) {
+  std::vector<int> changes = VerifiedChanges(segments);
+  if (changes.empty()) return false;
+  const int parent = segments[changes.front()].first - 1;
+  if (parent == 0) return true;
+  return std::any_of(segments.begin(), segments.end(), [&](const BisectSegment& s) {
+    return s.lo == 0 && s.hi == parent && s.check == kCheckTie;
+  });
+}
+
+std::vector<int> UnplacedSegments(const std::vector<BisectSegment>& segments) {
+  std::vector<int> out;
+  for (size_t k = 0; k < segments.size(); ++k) {
+    const BisectSegment& s = segments[k];
+    if (s.check == kCheckTie || s.check.empty() || Verified(s)) continue;
+    // A segment still being searched has no outcome yet; it is not a leftover.
+    if (s.check == kCheckSame && s.outcome.empty()) continue;
+    out.push_back(static_cast<int>(k));
+  }
+  std::sort(out.begin(), out.end(), [&](int a, int b) { return segments[a].lo < segments[b].lo; });
+  return out;
+}
+
+Decomposition DecomposeMove(const std::vector<BisectSegment>& segments,
+                            const std::vector<std::string>& names, double band) {
+  Factor total;
+  total.name = "the move";
+  if (!segments.empty()) {
+    const BisectSegment& whole = segments.front();
+    total.log_ratio = std::log(whole.ratio);
+    total.low = std::log(whole.low);
+    total.high = std::log(whole.high);
+  }
+  std::vector<Factor> parts;
+  std::vector<int> changes = VerifiedChanges(segments);
+  for (size_t i = 0; i < changes.size(); ++i) {
+    const BisectSegment& s = segments[changes[i]];
+    Factor f;
+    f.name = i < names.size() ? names[i] : "change " + std::to_string(s.change);
+    f.log_ratio = s.log_ratio;
+    f.low = s.log_low;
+    f.high = s.log_high;
+    parts.push_back(f);
+  }
+  return Decompose(total, parts, band);
+}
+
+}  // namespace culprit

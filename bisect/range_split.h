@@ -1,0 +1,61 @@
+#pragma once
+
+// A range with more than one change, taken apart (Pinpoint-style segment
+// recursion). The search names one change C and verifies it against its parent
+// P; what C does not explain is then checked: P against the range's good end
+// (a tie, or an earlier change in (G, P]) and the bad end against C (a tie, or a
+// later change in (C, B]). A part that moves the way the range moved is searched
+// like the whole range, within [bisect] max_changes searches; every other
+// outcome is said as it is. Pure decisions over the saved segments: no I/O.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bisect/bisect_state.h"
+#include "probes/decomposition.h"
+#include "probes/verdict.h"
+
+namespace culprit {
+
+/// BisectSegment::check values.
+inline constexpr std::string_view kCheckSame = "same";
+inline constexpr std::string_view kCheckTie = "tie";
+inline constexpr std::string_view kCheckOpposite = "opposite";
+inline constexpr std::string_view kCheckUndecided = "undecided";
+
+/// A check's verdict and ratio, as measured, against the range's direction (`speedup`:
+/// the bad end was faster).
+std::string_view ClassifyCheck(Verdict verdict, double ratio, bool speedup);
+
+/// The parts of [lo, hi] that a change first..change (verified against first - 1) does
+/// not explain, as new unchecked segments: [lo, first - 1] and [change, hi], each only
+/// when it holds at least one commit.
+std::vector<BisectSegment> UnexplainedParts(const BisectSegment& searched);
+
+/// Whether a checked segment is to be searched: it moves the way the range moved and
+/// fewer than `max_changes` searches were made.
+bool ShouldSearch(const BisectSegment& segment, int searches_made, int max_changes);
+/// Searches made (segments whose search started), the whole range included.
+int SearchesMade(const std::vector<BisectSegment>& segments);
+/// The first segment whose check is not measured yet, or -1.
+int NextUnchecked(const std::vector<BisectSegment>& segments);
+
+/// Indexes of the segments holding a verified change, ordered by the change's commit.
+std::vector<int> VerifiedChanges(const std::vector<BisectSegment>& segments);
+
+/// Whether the earliest verified change may be called the first bad commit (the CULPRIT
+/// line): it is the first commit of the range, or (G, its parent] was checked in one
+/// sitting and came out a tie. Undecided or moving prefixes never allow it.
+bool FirstChangeIsFirst(const std::vector<BisectSegment>& segments);
+
+/// Segments that hold a move nothing placed: checked "same" but unsearched or searched
+/// without a verified change, "opposite", or "undecided". Ordered by lo.
+std::vector<int> UnplacedSegments(const std::vector<BisectSegment>& segments);
+
+/// The endpoint move (segment 0's check) taken apart into the verified changes (named by
+/// `names`, one per VerifiedChanges entry), judged against `band`.
+Decomposition DecomposeMove(const std::vector<BisectSegment>& segments,
+                            const std::vector<std::string>& names, double band);
+
+}  // namespace culprit

@@ -1,0 +1,162 @@
+// Known answers for taking a range with several changes apart: scripted check
+// verdicts and verification ratios, no measurement.
+
+#include "bisect/range_split.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace culprit {
+namespace {
+
+BisectSegment Checked(int lo, int hi, std::string_view check, double ratio = 1) {
+  BisectSegment s;
+  s.lo = lo;
+  s.hi = hi;
+  s.check = std::string(check);
+  s.ratio = ratio;
+  s.low = ratio * 0.99;
+  s.high = ratio * 1.01;
+  return s;
+}
+
+// A searched segment whose search verified commit `change` against change - 1.
+BisectSegment Found(BisectSegment s, int change, double ratio, double half_width = 0.01) {
+  s.outcome = "change";
+  s.first = s.change = change;
+  s.log_ratio = std::log(ratio);
+  s.log_low = s.log_ratio - half_width;
+  s.log_high = s.log_ratio + half_width;
+  s.search_json = s.lo == 0 && s.hi == 12 ? "" : "{}";
+  return s;
+}
+
+TEST(RangeSplit, ChecksAreJudgedAgainstTheRangesDirection) {
+  EXPECT_EQ(ClassifyCheck(Verdict::kEffect, 1.2, /*speedup=*/false), kCheckSame);
+  EXPECT_EQ(ClassifyCheck(Verdict::kEffect, 0.8, false), kCheckOpposite);
+  EXPECT_EQ(ClassifyCheck(Verdict::kEffect, 0.8, /*speedup=*/true), kCheckSame);
+  EXPECT_EQ(ClassifyCheck(Verdict::kEffect, 1.2, true), kCheckOpposite);
+  EXPECT_EQ(ClassifyCheck(Verdict::kNull, 1.01, false), kCheckTie);
+  EXPECT_EQ(ClassifyCheck(Verdict::kInconclusive, 1.2, false), kCheckUndecided);
+}
+
+TEST(RangeSplit, AChangeLeavesTheCommitsBeforeItsParentAndAfterItUnexplained) {
+  std::vector<BisectSegment> parts = UnexplainedParts(Found(Checked(0, 12, kCheckSame), 9, 1.157));
+  ASSERT_EQ(parts.size(), 2u);
+  EXPECT_EQ(parts[0].lo, 0);
+  EXPECT_EQ(parts[0].hi, 8);  // the parent against the good end
+  EXPECT_EQ(parts[1].lo, 9);
+  EXPECT_EQ(parts[1].hi, 12);  // the bad end against the change
+  EXPECT_TRUE(parts[0].check.empty() && parts[1].check.empty());
+
+  // At the ends of its segment there is nothing on that side to check.
+  EXPECT_EQ(UnexplainedParts(Found(Checked(0, 12, kCheckSame), 1, 2)).size(), 1u);
+  EXPECT_EQ(UnexplainedParts(Found(Checked(0, 12, kCheckSame), 1, 2))[0].lo, 1);
+  EXPECT_EQ(UnexplainedParts(Found(Checked(0, 12, kCheckSame), 12, 2)).size(), 1u);
+  EXPECT_EQ(UnexplainedParts(Found(Checked(0, 12, kCheckSame), 12, 2))[0].hi, 11);
+  EXPECT_TRUE(UnexplainedParts(Found(Checked(4, 5, kCheckSame), 5, 2)).empty());
+
+  // A range (first..change, the commits before change unbuildable) is verified against
+  // first - 1: that is the parent the earlier part ends at.
+  BisectSegment range = Found(Checked(0, 12, kCheckSame), 7, 2);
+  range.outcome = "range";
+  range.first = 5;
+  parts = UnexplainedParts(range);
+  ASSERT_EQ(parts.size(), 2u);
+  EXPECT_EQ(parts[0].hi, 4);
+  EXPECT_EQ(parts[1].lo, 7);
+
+  // A search that verified nothing explains nothing.
+  BisectSegment inconclusive = Checked(0, 12, kCheckSame);
+  inconclusive.outcome = "inconclusive";
+  EXPECT_TRUE(UnexplainedParts(inconclusive).empty());
+}
+
+// The range: commit 5 is x1.080, commit 9 a further x1.157, the endpoints x1.265.
+// The search names 9 first; the parent-vs-good check finds the earlier move.
+TEST(RangeSplit, TwoStepsAreBothFoundAndTheMoveIsDecomposed) {
+  std::vector<BisectSegment> segments = {Found(Checked(0, 12, kCheckSame, 1.265), 9, 1.157)};
+  for (BisectSegment& part : UnexplainedParts(segments[0])) segments.push_back(part);
+  ASSERT_EQ(NextUnchecked(segments), 1);
+  // Before anything earlier is known, 9 must not be called the first bad commit.
+  EXPECT_FALSE(FirstChangeIsFirst(segments));
+
+  segments[1] = Checked(0, 8, kCheckSame, 1.08);  // 8 vs good: an EFFECT
+  EXPECT_TRUE(ShouldSearch(segments[1], SearchesMade(segments), /*max_changes=*/3));
+  segments[1] = Found(segments[1], 5, 1.080);
+  for (BisectSegment& part : UnexplainedParts(segments[1])) segments.push_back(part);
+  segments[2] = Checked(9, 12, kCheckTie);
+  ASSERT_EQ(NextUnchecked(segments), 3);
+  segments[3] = Checked(0, 4, kCheckTie);
+  segments[4] = Checked(5, 8, kCheckTie);
+  EXPECT_EQ(NextUnchecked(segments), -1);
+  EXPECT_EQ(SearchesMade(segments), 2);
+
+  std::vector<int> changes = VerifiedChanges(segments);
+  ASSERT_EQ(changes.size(), 2u);
+  EXPECT_EQ(segments[changes[0]].change, 5);  // ordered by commit, not by discovery
+  EXPECT_EQ(segments[changes[1]].change, 9);
+  EXPECT_TRUE(FirstChangeIsFirst(segments));  // (good, 4] measured a tie
+  EXPECT_TRUE(UnplacedSegments(segments).empty());
+
+  Decomposition d = DecomposeMove(segments, {"commit a", "commit b"}, 0.05);
+  ASSERT_EQ(d.parts.size(), 2u);
+  EXPECT_EQ(d.parts[0].name, "commit a");
+  EXPECT_NEAR(std::exp(d.parts[0].log_ratio), 1.080, 1e-12);
+  EXPECT_NEAR(std::exp(d.remainder.log_ratio), 1.265 / (1.080 * 1.157), 1e-12);
+  EXPECT_EQ(d.remainder_class, RemainderClass::kTie);
+  EXPECT_NE(FormatDecomposition(d).find("the move ×1.265"), std::string::npos)
+      << FormatDecomposition(d);
+}
+
+TEST(RangeSplit, AnEarlierMoveTheBudgetCouldNotSearchIsSaidNotDropped) {
+  std::vector<BisectSegment> segments = {Found(Checked(0, 12, kCheckSame, 1.265), 9, 1.157)};
+  for (BisectSegment& part : UnexplainedParts(segments[0])) segments.push_back(part);
+  segments[1] = Checked(0, 8, kCheckSame, 1.08);
+  EXPECT_FALSE(ShouldSearch(segments[1], SearchesMade(segments), /*max_changes=*/1));
+  segments[1].outcome = "unsearched";
+  segments[2] = Checked(9, 12, kCheckTie);
+  EXPECT_FALSE(FirstChangeIsFirst(segments));
+  EXPECT_EQ(UnplacedSegments(segments), std::vector<int>{1});
+  // The one change found leaves a remainder beyond the band.
+  Decomposition d = DecomposeMove(segments, {"commit b"}, 0.05);
+  EXPECT_EQ(d.remainder_class, RemainderClass::kBeyond);
+}
+
+TEST(RangeSplit, OnlyATieBeforeTheChangeMakesItTheFirstBadCommit) {
+  std::vector<BisectSegment> segments = {Found(Checked(0, 12, kCheckSame, 2), 9, 2)};
+  for (BisectSegment& part : UnexplainedParts(segments[0])) segments.push_back(part);
+  segments[2] = Checked(9, 12, kCheckTie);
+  for (std::string_view before : {kCheckUndecided, kCheckOpposite, kCheckSame}) {
+    segments[1] = Checked(0, 8, before);
+    if (before == kCheckSame) segments[1].outcome = "inconclusive";
+    EXPECT_FALSE(FirstChangeIsFirst(segments)) << before;
+    EXPECT_EQ(UnplacedSegments(segments), std::vector<int>{1}) << before;
+  }
+  segments[1] = Checked(0, 8, kCheckTie);
+  EXPECT_TRUE(FirstChangeIsFirst(segments));
+  // A move the other way after the change does not make it any less the first; it is
+  // still reported.
+  segments[2] = Checked(9, 12, kCheckOpposite, 0.8);
+  EXPECT_TRUE(FirstChangeIsFirst(segments));
+  EXPECT_EQ(UnplacedSegments(segments), std::vector<int>{2});
+  // The first commit of the range has nothing before it to check.
+  std::vector<BisectSegment> first = {Found(Checked(0, 12, kCheckSame, 2), 1, 2)};
+  EXPECT_TRUE(FirstChangeIsFirst(first));
+  // Nothing verified: no first bad commit at all.
+  BisectSegment none = Checked(0, 12, kCheckSame, 2);
+  none.outcome = "inconclusive";
+  EXPECT_FALSE(FirstChangeIsFirst({none}));
+}
+
+TEST(RangeSplit, ASegmentStillBeingSearchedIsNotALeftover) {
+  std::vector<BisectSegment> segments = {Found(Checked(0, 12, kCheckSame, 1.265), 9, 1.157),
+                                         Checked(0, 8, kCheckSame, 1.08)};
+  segments[1].search_json = "{}";
+  EXPECT_TRUE(UnplacedSegments(segments).empty());
+  EXPECT_EQ(SearchesMade(segments), 2);
+}
+
+}  // namespace
+}  // namespace culprit
