@@ -265,12 +265,14 @@ Status ReadQueriesSection(const ConfigTable& root, const EngineConfig& engine,
 }
 
 Status CheckCommandTemplate(const ConfigValue& command, std::string_view path,
-                            const EngineConfig& engine) {
+                            const EngineConfig& engine,
+                            const std::vector<std::string>& extra_placeholders) {
   std::vector<std::string> names;
   for (const std::string& artifact : engine.artifacts) names.push_back(ArtifactName(artifact));
   for (size_t i = 0; i < command.ArraySize(); ++i) {
     ConfigValue element = command.Element(i);
-    std::optional<TemplateProblem> problem = FindTemplateProblem(*element.AsString(), names);
+    std::optional<TemplateProblem> problem =
+        FindTemplateProblem(*element.AsString(), names, extra_placeholders);
     if (!problem) continue;
     std::string where = fmt::format("{}[{}]", path, i);
     switch (problem->kind) {
@@ -278,10 +280,13 @@ Status CheckCommandTemplate(const ConfigValue& command, std::string_view path,
         return element.Expected(where, "a placeholder closed by '}' (write '{{' for a literal brace)");
       case TemplateProblem::Kind::kUnknownPlaceholder: {
         std::vector<std::string> known(std::begin(kPlaceholderNames), std::end(kPlaceholderNames));
+        known.insert(known.end(), extra_placeholders.begin(), extra_placeholders.end());
+        std::string listed;
+        for (const std::string& name : known) listed += "{" + name + "}, ";
         return element
-            .At(fmt::format("{}: expected a placeholder {{rev}}, {{commit}}, {{tree}} or "
-                            "{{artifact:NAME}}, found {{{}}}{}",
-                            where, problem->name, DidYouMean(problem->name, known)))
+            .At(fmt::format("{}: expected a placeholder {}or {{artifact:NAME}}, found {{{}}}{}",
+                            where, listed.substr(0, listed.size() - 2) + " ", problem->name,
+                            DidYouMean(problem->name, known)))
             .WithHint("write '{{' and '}}' for literal braces");
       }
       case TemplateProblem::Kind::kUnknownArtifact: {

@@ -94,7 +94,8 @@ Status ReadCacheSection(const ConfigTable& root, CacheConfig* cache);
 /// naming an entry of engine.artifacts. `path` names the command in messages,
 /// which point at the offending element (FILE:LINE:COL).
 Status CheckCommandTemplate(const ConfigValue& command, std::string_view path,
-                               const EngineConfig& engine);
+                            const EngineConfig& engine,
+                            const std::vector<std::string>& extra_placeholders = {});
 
 /// The build cache's directory when [cache] gives none: $XDG_CACHE_HOME/culprit
 /// when that is absolute (the XDG spec says a relative value is ignored), else

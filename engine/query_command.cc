@@ -85,7 +85,8 @@ Result<std::vector<std::string>> ExpandCommand(const std::vector<std::string>& a
 }
 
 std::optional<TemplateProblem> FindTemplateProblem(std::string_view word,
-                                                   const std::vector<std::string>& artifacts) {
+                                                   const std::vector<std::string>& artifacts,
+                                                   const std::vector<std::string>& extra) {
   std::optional<TemplateProblem> problem;
   Result<std::string> walked = Substitute(word, [&](std::string_view name) -> Result<std::string> {
     if (name.starts_with(kArtifactPrefix)) {
@@ -95,7 +96,8 @@ std::optional<TemplateProblem> FindTemplateProblem(std::string_view word,
       }
       problem = TemplateProblem{TemplateProblem::Kind::kUnknownArtifact, artifact};
     } else if (std::find(std::begin(kPlaceholderNames), std::end(kPlaceholderNames), name) !=
-               std::end(kPlaceholderNames)) {
+                   std::end(kPlaceholderNames) ||
+               std::find(extra.begin(), extra.end(), name) != extra.end()) {
       return std::string();
     } else {
       problem = TemplateProblem{TemplateProblem::Kind::kUnknownPlaceholder, std::string(name)};

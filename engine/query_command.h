@@ -47,9 +47,12 @@ struct TemplateProblem {
 inline constexpr std::string_view kPlaceholderNames[] = {"rev", "commit", "tree"};
 
 /// The first problem of `word` as a template, given the artifact names (file
-/// names) a build has; nullopt when it expands for every build. So that a
-/// configuration is refused at load time, not when the query first runs.
+/// names) a build has and the placeholders its user fills besides the usual
+/// ones (e.g. "query" in [registry] command); nullopt when it expands for every
+/// build. So that a configuration is refused at load time, not when the query
+/// first runs.
 std::optional<TemplateProblem> FindTemplateProblem(std::string_view word,
-                                                   const std::vector<std::string>& artifacts);
+                                                   const std::vector<std::string>& artifacts,
+                                                   const std::vector<std::string>& extra = {});
 
 }  // namespace culprit

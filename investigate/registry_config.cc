@@ -44,7 +44,7 @@ Status ReadCommand(const ConfigValue& command, const EngineConfig& engine,
                    RegistryConfig* registry) {
   auto argv = command.Command("registry.command");
   if (!argv) return argv.error();
-  CULPRIT_TRY(CheckArtifactReferences(command, "registry.command", engine));
+  CULPRIT_TRY(CheckCommandTemplate(command, "registry.command", engine, {"query"}));
   const bool names_query = std::any_of(argv->begin(), argv->end(), [](const std::string& word) {
     return word.find(kRegistryQueryPlaceholder) != std::string::npos;
   });

@@ -75,6 +75,11 @@ TEST(RegistrySection, CommandErrors) {
                             "\"{query}\"]\n")
                 .find("/proj/culprit.toml:10:"),
             std::string::npos);
+  // {query} is this command's own placeholder, beside the usual ones.
+  EXPECT_EQ(RegistryErrorOf("[registry]\norder = [\"a\"]\ncommand = [\"x\", \"{query}\", "
+                            "\"{qeury}\"]\n"),
+            "/proj/culprit.toml:10:28: registry.command[2]: expected a placeholder {rev}, "
+            "{commit}, {tree}, {query} or {artifact:NAME}, found {qeury}, did you mean 'query'?");
 }
 
 }  // namespace
