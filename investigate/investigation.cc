@@ -15,6 +15,7 @@
 #include "base/timestamp.h"
 #include "bisect/bisect_runner.h"
 #include "bisect/relevance.h"
+#include "probes/code_path.h"
 #include "probes/comparison.h"
 #include "probes/isolate_command.h"
 #include "probes/summary.h"
@@ -584,32 +585,31 @@ Result<bool> Session::Bisect() {
 Result<bool> Session::Relevance() {
   const QueryConfig& query = config_.queries.at(state_.request.query);
   if (!state_.relevance_done) {
-    if (query.code_path_auto) {
+    // Globs as written, or measured at the culprit (coverage, or the
+    // code_path command): never guessed (probes/code_path.h).
+    StderrBuildProgress build_progress;
+    Result<CodePath> path = FindCodePath(config_, query, state_.culprit, &build_progress);
+    if (!path) return path.error();
+    culprit::Relevance relevance = CheckRelevance(state_.changed_files, *path);
+    state_.on_path = relevance.on_path;
+    state_.off_path = relevance.off_path;
+    if (!relevance.known) {
       state_.relevance = "unknown";
+      state_.relevance_detail = fmt::format(
+          "the code path of {} is {}, so whether the culprit changes code it runs is unknown; "
+          "give code_path globs, \"auto\" (coverage) or a command to decide",
+          query.name, relevance.how_known);
+    } else if (relevance.relevant()) {
+      state_.relevance = "on path";
       state_.relevance_detail =
-          "code_path = \"auto\" is not measured by this culprit yet, so whether the culprit "
-          "changes code the query runs is unknown; give code_path globs to decide";
+          fmt::format("it changes code {} runs: {} (code path: {})", query.name,
+                      Join(relevance.on_path, ", "), relevance.how_known);
     } else {
-      culprit::Relevance relevance = CheckRelevance(state_.changed_files, query.code_path);
-      state_.on_path = relevance.on_path;
-      state_.off_path = relevance.off_path;
-      if (!relevance.known) {
-        state_.relevance = "unknown";
-        state_.relevance_detail = fmt::format(
-            "{} has no code_path, so whether the culprit changes code it runs is unknown; "
-            "give code_path globs to decide",
-            query.name);
-      } else if (relevance.relevant()) {
-        state_.relevance = "on path";
-        state_.relevance_detail =
-            fmt::format("it changes code {} runs: {}", query.name, Join(relevance.on_path, ", "));
-      } else {
-        state_.relevance = "off path";
-        state_.relevance_detail = fmt::format(
-            "it touches nothing on {}'s code path ({}): changed {}. A commit that cannot slow "
-            "the query, unless something it keeps alive does",
-            query.name, Join(query.code_path, ", "), Join(state_.changed_files, ", "));
-      }
+      state_.relevance = "off path";
+      state_.relevance_detail = fmt::format(
+          "it touches nothing on {}'s code path ({}): changed {}. A commit that cannot slow "
+          "the query, unless something it keeps alive does",
+          query.name, relevance.how_known, Join(state_.changed_files, ", "));
     }
     state_.relevance_done = true;
   }
