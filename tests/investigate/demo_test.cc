@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/process.h"
+#include "tests/support/culprit_cli.h"
 #include "tests/support/temp_dir.h"
 
 namespace culprit {
@@ -100,7 +101,7 @@ TEST(Demo, IsolatesTheIndexOfTheIndexPersistingCommit) {
   ASSERT_EQ(persisting.size(), 1u)
       << "the demo history has no single commit \"" << kIndexPersistingSubject << "\"";
   const std::string& persisting_commit = persisting[0];
-  EXPECT_NE(out.find("CULPRIT " + persisting_commit), std::string::npos) << out;
+  EXPECT_TRUE(NamesVerifiedChange(out, persisting_commit)) << out;
   EXPECT_NE(out.find("EFFECT, verified"), std::string::npos) << out;
   EXPECT_NE(out.find("changed  src/index/index_persistence.cc"), std::string::npos) << out;
   EXPECT_NE(out.find("=> culprit " + persisting_commit), std::string::npos) << out;

@@ -45,4 +45,13 @@ inline bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
+/// Whether a bisect's output names `commit` (a full id) as a verified change:
+/// as the culprit (`CULPRIT`, printed only when the commits before it were
+/// checked a tie) or as a change (`CHANGE`, when that check did not settle).
+/// Which one depends on whether a real sitting reached a tie, which a loaded
+/// host does not promise; naming the commit verified is what tests require.
+inline bool NamesVerifiedChange(const std::string& out, const std::string& commit) {
+  return Contains(out, "CULPRIT " + commit) || Contains(out, "CHANGE " + commit);
+}
+
 }  // namespace culprit
