@@ -14,6 +14,10 @@ inline constexpr int kExitUsage = 2;
 /// The command's question was "is there an effect?" and the answer is yes
 /// (probe, compare, isolate: an EFFECT).
 inline constexpr int kExitEffectFound = 3;
+/// `culprit bisect run|resume` named no verified change: the move was not
+/// reproduced, or not confirmed, or the search could not place it. A script
+/// tells "no regression here" (4) from "culprit found" (0).
+inline constexpr int kExitBisectNothingFound = 4;
 /// The user (or CI) interrupted; what was measured is archived.
 inline constexpr int kExitInterrupted = 130;
 

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <functional>
 
+#include "base/exit_codes.h"
 #include "bisect/bisect_runner.h"
 #include "bisect/judge.h"
 #include "cli/commands.h"
@@ -33,7 +34,7 @@ struct BisectCommandOptions {
 Result<int> PrintBisectReport(const Result<BisectReport>& report) {
   if (!report) return report.error();
   fmt::print("{}", report->text);
-  return 0;
+  return report->found ? kExitOk : kExitBisectNothingFound;
 }
 
 // Opens what a bisect needs and hands a runner to `use`.
@@ -158,6 +159,9 @@ std::shared_ptr<void> AddInvestigationCommands(CLI::App& app, GlobalOptions& glo
   run_cmd->add_option("--band", bisect.request.flags.band, "reproducibility band");
   run_cmd->add_flag("--all-parents", bisect.all_parents,
                     "search merged side branches too (default: first parents only)");
+  run_cmd->footer(
+      "Exit status: 0 a change named and verified, 4 none (not reproduced, not confirmed or "
+      "not placed), 1 error, 2 usage, 130 interrupted.");
   run_cmd->callback([&] { action = [&] { return CommandBisectRun(global, bisect); }; });
   bisect_cmd->add_subcommand("resume", "continue an interrupted bisect")->callback([&] {
     action = [&] { return CommandBisectResume(global); };
