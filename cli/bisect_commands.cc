@@ -11,6 +11,7 @@
 #include "bisect/bisect_runner.h"
 #include "bisect/judge.h"
 #include "cli/commands.h"
+#include "cli/stream_reporter.h"
 #include "cli/terminal_progress.h"
 #include "investigate/demo.h"
 #include "probes/summary.h"
@@ -118,21 +119,6 @@ Result<int> CommandJudge(const GlobalOptions& global, const JudgeRequest& reques
   return result->exit_code;
 }
 
-class StderrDemoReporter : public DemoReporter {
- public:
-  void Line(const std::string& text) override {
-    fmt::print(stderr, "{}\n", text);
-    std::fflush(stderr);
-  }
-  void Result(const std::string& text) override {
-    fmt::print("{}", text);
-    std::fflush(stdout);
-  }
-};
-
-}  // namespace
-
-namespace {
 
 // The options these commands parse into; owned by the caller for as long as
 // the CLI::App that writes them.
@@ -197,7 +183,7 @@ std::shared_ptr<void> AddInvestigationCommands(CLI::App& app, GlobalOptions& glo
   demo_cmd->add_option("--examples", demo.examples_dir, "culprit's examples/ directory");
   demo_cmd->callback([&] {
     action = [&]() -> Result<int> {
-      StderrDemoReporter reporter;
+      StreamReporter reporter;
       Result<DemoReport> report = RunDemo(demo, reporter);
       if (!report) return report.error();
       return 0;

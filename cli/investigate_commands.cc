@@ -8,22 +8,11 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/stream_reporter.h"
 #include "investigate/investigation.h"
 
 namespace culprit {
 namespace {
-
-class StderrInvestigationReporter : public InvestigationReporter {
- public:
-  void Line(const std::string& text) override {
-    fmt::print(stderr, "{}\n", text);
-    std::fflush(stderr);
-  }
-  void Result(const std::string& text) override {
-    fmt::print("{}", text);
-    std::fflush(stdout);
-  }
-};
 
 struct InvestigateCommandOptions {
   InvestigateRequest request;
@@ -53,7 +42,7 @@ Result<int> CommandInvestigate(const GlobalOptions& global, InvestigateCommandOp
       EngineBuilds::Open(*config, false, &build_progress);
   if (!builds) return builds.error();
   std::unique_ptr<HostProbe> host = MakeRealHostProbe();
-  StderrInvestigationReporter reporter;
+  StreamReporter reporter;
   if (options.restart) {
     CULPRIT_TRY(DiscardInvestigationState(*config));
   }
