@@ -186,6 +186,17 @@ dir = 'cache'
     return Json();
   }
 
+  // The code factor compares two builds of the same program: never an
+  // EFFECT. A tie (NULL) is what a quiet host gives; a loaded 2-core host may
+  // leave it INCONCLUSIVE (seen once: 1.002 [0.970, 1.247]), so a tie is not
+  // required, only no claimed effect and an estimate near 1.
+  static void ExpectCodeIsNoEffect(const Json& code, const Json& audit) {
+    EXPECT_NE(code["verdict"], "EFFECT") << audit.dump(2);
+    EXPECT_TRUE(code["verdict"] == "NULL" || code["verdict"] == "INCONCLUSIVE") << audit.dump(2);
+    EXPECT_LT(code["ratio"].get<double>(), 1.25) << audit.dump(2);
+    EXPECT_GT(code["ratio"].get<double>(), 0.8) << audit.dump(2);
+  }
+
   void ExpectOrderEffectCodeNull(const ProcessResult& run) {
     EXPECT_EQ(run.exit_code, 3) << DescribeRun(run);  // today / published moved
     EXPECT_TRUE(Contains(run.stdout_text, "CROSS-SITTING")) << DescribeRun(run);
@@ -199,7 +210,7 @@ dir = 'cache'
     EXPECT_EQ(payload["factors"][0]["name"], "host drift");
     EXPECT_EQ(payload["factors"][0]["cross_sitting"], true);
     EXPECT_EQ(payload["factors"][1]["name"], "code");
-    EXPECT_EQ(payload["factors"][1]["verdict"], "NULL") << audit.dump(2);
+    ExpectCodeIsNoEffect(payload["factors"][1], audit);
     EXPECT_EQ(payload["factors"][2]["name"], "order");
     EXPECT_EQ(payload["factors"][2]["verdict"], "EFFECT") << audit.dump(2);
     EXPECT_GT(payload["factors"][2]["low"].get<double>(), 1.5) << audit.dump(2);
@@ -260,7 +271,7 @@ TEST_F(AuditIntegrationTest, OrderIsTheEffectThroughTheHarness) {
   ASSERT_TRUE(audit.is_object()) << DescribeRun(run);
   Json payload = audit["payload"];  // details_json, as the record file names it
   ASSERT_EQ(payload["factors"].size(), 3u) << audit.dump(2);
-  EXPECT_EQ(payload["factors"][1]["verdict"], "NULL") << audit.dump(2);
+  ExpectCodeIsNoEffect(payload["factors"][1], audit);
   EXPECT_EQ(payload["factors"][2]["verdict"], "EFFECT") << audit.dump(2);
   EXPECT_EQ(audit["details"]["published_record"], record["id"]);
   EXPECT_TRUE(audit["details"].contains("published_calibration_ms")) << audit.dump(2);
