@@ -5,7 +5,6 @@
 // repository: not the working tree, not the index, not refs. Commits are
 // written out only into directories culprit owns (Materialize).
 
-#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -13,23 +12,12 @@
 #include <vector>
 
 #include "base/result.h"
+#include "engine/history.h"
 
 namespace culprit {
 
-/// One commit, as culprit reports and records it.
-struct CommitInfo {
-  std::string id;                    ///< Full 40-hex commit id.
-  std::string short_id;              ///< First 10 hex digits.
-  std::string tree_id;               ///< Full id of the commit's root tree.
-  std::vector<std::string> parents;  ///< Full ids, first parent first.
-  std::string subject;               ///< First line of the message.
-  std::string author;
-  std::string author_email;
-  int64_t time = 0;  ///< Author time, seconds since the Unix epoch.
-};
-
 /// An open repository. Movable, not copyable, not thread-safe (one per thread).
-class GitRepo {
+class GitRepo : public History {
  public:
   /// Opens the repository containing `path` (searching upwards, like git).
   /// Errors name the path and say how to fix the configuration.
@@ -48,10 +36,10 @@ class GitRepo {
   /// `HEAD~3`, `A^2`, ...) to a full commit id. Tags are peeled to their
   /// commit. An unknown revision is an error "unknown revision 'X' in REPO"
   /// with a hint (and a did-you-mean among branch and tag names).
-  Result<std::string> Resolve(std::string_view revision) const;
+  Result<std::string> Resolve(std::string_view revision) const override;
 
   /// The commit a revision names.
-  Result<CommitInfo> Commit(std::string_view revision) const;
+  Result<CommitInfo> Commit(std::string_view revision) const override;
 
   /// Commits reachable from `bad` and not from `good`, oldest first: every
   /// parent before its children, otherwise by commit time, like
@@ -59,16 +47,16 @@ class GitRepo {
   /// `--first-parent` when `first_parent`: only the chain of first parents
   /// from `bad`, which keeps merged side branches out of a bisect).
   Result<std::vector<CommitInfo>> Range(std::string_view good, std::string_view bad,
-                                        bool first_parent = false) const;
+                                        bool first_parent) const override;
 
   /// Whether `ancestor` is reachable from `descendant` (true when they are the
   /// same commit, like `git merge-base --is-ancestor`).
-  Result<bool> IsAncestor(std::string_view ancestor, std::string_view descendant) const;
+  Result<bool> IsAncestor(std::string_view ancestor, std::string_view descendant) const override;
 
   /// Paths the commit changes against its first parent (against the empty
   /// tree for a root commit), sorted, each once. For a merge this is what the
   /// merge brought into the first-parent line.
-  Result<std::vector<std::string>> ChangedFiles(std::string_view revision) const;
+  Result<std::vector<std::string>> ChangedFiles(std::string_view revision) const override;
 
   /// Makes `dir` hold exactly the commit's tree: files added, changed and
   /// removed, executable bits and symlinks as recorded. `dir` must be a

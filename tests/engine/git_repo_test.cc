@@ -129,7 +129,7 @@ TEST_F(GitRepoTest, CommitInfo) {
 }
 
 TEST_F(GitRepoTest, RangeIsOldestFirstWithParentsBeforeChildren) {
-  auto range = repo_->Range(c0_, "main");
+  auto range = repo_->Range(c0_, "main", /*first_parent=*/false);
   ASSERT_TRUE(range) << range.error().message();
   EXPECT_EQ(Ids(*range), (std::vector<std::string>{c1_, s1_, c2_, c3_, m_}));
 
@@ -138,12 +138,12 @@ TEST_F(GitRepoTest, RangeIsOldestFirstWithParentsBeforeChildren) {
   EXPECT_EQ(Ids(*first_parent), (std::vector<std::string>{c1_, c2_, c3_, m_}));
 
   // Excludes everything reachable from good, including across the merge.
-  auto from_side = repo_->Range("side", "main");
+  auto from_side = repo_->Range("side", "main", /*first_parent=*/false);
   ASSERT_TRUE(from_side);
   EXPECT_EQ(Ids(*from_side), (std::vector<std::string>{c2_, c3_, m_}));
 
-  EXPECT_TRUE(repo_->Range("main", "main")->empty());
-  auto bad = repo_->Range(c0_, "nope");
+  EXPECT_TRUE(repo_->Range("main", "main", false)->empty());
+  auto bad = repo_->Range(c0_, "nope", false);
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.error().message().find("'nope'"), std::string::npos);
 }
