@@ -79,10 +79,10 @@ std::filesystem::path BisectStatePath(const BisectSections& config) {
 // the search while it runs.
 class BisectRunner::Session {
  public:
-  Session(const BisectSections& config, EngineBuilds& builds, const HostProbe* host,
+  Session(const BisectSections& config, BisectEngine engine, const HostProbe* host,
           BisectReporter& reporter, FileLock lock)
       : config_(config),
-        builds_(builds),
+        engine_(engine),
         host_(host),
         reporter_(reporter),
         lock_(std::move(lock)),
@@ -124,7 +124,7 @@ class BisectRunner::Session {
   Error Interrupted();
 
   const BisectSections& config_;
-  EngineBuilds& builds_;
+  BisectEngine engine_;
   const HostProbe* host_;
   BisectReporter& reporter_;
   FileLock lock_;
@@ -177,11 +177,11 @@ Error BisectRunner::Session::Interrupted() {
 
 Batch BisectRunner::Session::MeasureBatch(int index, int baseline, int pairs, bool warmup) {
   Batch batch;
-  Result<ResolvedBuild> candidate = builds_.ResolveCommit(state_.commits[index]);
+  Result<ResolvedBuild> candidate = engine_.builds.Resolve(state_.commits[index]);
   if (!candidate) {
     if (candidate.error().kind() == ErrorKind::kInterrupted) {
       batch.kind = Batch::Kind::kInterrupted;
-    } else if (builds_.cache().KnownBuildable(state_.commits[index]) == false) {
+    } else if (engine_.builds.KnownBuildable(state_.commits[index]) == false) {
       batch.kind = Batch::Kind::kUnbuildable;
     } else {
       batch.kind = Batch::Kind::kBroken;
@@ -189,28 +189,26 @@ Batch BisectRunner::Session::MeasureBatch(int index, int baseline, int pairs, bo
     batch.reason = candidate.error().message();
     return batch;
   }
-  Result<ResolvedBuild> base = builds_.ResolveCommit(state_.commits[baseline]);
+  Result<ResolvedBuild> base = engine_.builds.Resolve(state_.commits[baseline]);
   if (!base) {
     batch.kind = base.error().kind() == ErrorKind::kInterrupted ? Batch::Kind::kInterrupted
                                                                 : Batch::Kind::kBroken;
     batch.reason = base.error().message();
     return batch;
   }
-  Result<ProcessArm> arm_a = MakeQueryArm(config_, *query_, *base, {}, {});
-  Result<ProcessArm> arm_b = MakeQueryArm(config_, *query_, *candidate, {}, {});
-  if (!arm_a || !arm_b) {
+  Result<PairedRuns> runs = engine_.measurer.Pair(*query_, *base, *candidate);
+  if (!runs) {
     batch.kind = Batch::Kind::kBroken;
-    batch.reason = (!arm_a ? arm_a.error() : arm_b.error()).message();
+    batch.reason = runs.error().message();
     return batch;
   }
-  QuerySampleSource source({*arm_a, *arm_b});
   SittingOptions options = options_;
   options.min_pairs = options.max_pairs = pairs;
   options.warmup = warmup ? options_.warmup : 0;
   options.seed = 0;
   // A batch is a fixed number of pairs: the search, not the sitting, decides
   // when there is enough evidence. Its looks are therefore ignored.
-  SittingResult sitting = RunPairedSitting(source, nullptr, options, nullptr);
+  SittingResult sitting = RunPairedSitting(*runs->source, nullptr, options, nullptr);
   batch.samples = std::move(sitting.samples);
   if (sitting.interrupted) {
     batch.kind = Batch::Kind::kInterrupted;
@@ -354,17 +352,17 @@ void BisectRunner::Session::ReportStep(const BisectStepLog& s) {
 }
 
 Result<BisectReport> BisectRunner::Session::Start(const BisectRequest& request) {
-  Result<std::string> good = builds_.repo().Resolve(request.good);
+  Result<std::string> good = engine_.history.Resolve(request.good);
   if (!good) return good.error().WithContext("--good");
-  Result<std::string> bad = builds_.repo().Resolve(request.bad);
+  Result<std::string> bad = engine_.history.Resolve(request.bad);
   if (!bad) return bad.error().WithContext("--bad");
-  Result<bool> ancestor = builds_.repo().IsAncestor(*good, *bad);
+  Result<bool> ancestor = engine_.history.IsAncestor(*good, *bad);
   if (!ancestor) return ancestor.error();
   if (!*ancestor || *good == *bad) {
     return Error::Usage(fmt::format("--good {} is not an ancestor of --bad {}: nothing to bisect",
                                     request.good, request.bad));
   }
-  Result<std::vector<CommitInfo>> range = builds_.repo().Range(*good, *bad, request.first_parent);
+  Result<std::vector<CommitInfo>> range = engine_.history.Range(*good, *bad, request.first_parent);
   if (!range) return range.error();
 
   state_ = BisectState{};
@@ -422,33 +420,31 @@ Result<BisectReport> BisectRunner::Session::Continue(BisectState state) {
 
 Result<ComparisonOutcome> BisectRunner::Session::Sitting(int a, int b, const std::string& kind) {
   const bool confirm = kind == "confirm";
-  Result<ResolvedBuild> build_a = builds_.ResolveCommit(state_.commits[a]);
+  Result<ResolvedBuild> build_a = engine_.builds.Resolve(state_.commits[a]);
   if (!build_a) {
     return build_a.error().WithContext(confirm ? "building the good end"
                                                : "building " + Short(state_.commits[a]));
   }
-  Result<ResolvedBuild> build_b = builds_.ResolveCommit(state_.commits[b]);
+  Result<ResolvedBuild> build_b = engine_.builds.Resolve(state_.commits[b]);
   if (!build_b) {
     return build_b.error().WithContext(confirm ? "building the bad end"
                                                : "building " + Short(state_.commits[b]));
   }
-  Result<ProcessArm> arm_a = MakeQueryArm(config_, *query_, *build_a, {}, {});
-  if (!arm_a) return arm_a.error();
-  Result<ProcessArm> arm_b = MakeQueryArm(config_, *query_, *build_b, {}, {});
-  if (!arm_b) return arm_b.error();
+  Result<PairedRuns> runs = engine_.measurer.Pair(*query_, *build_a, *build_b);
+  if (!runs) return runs.error();
 
   ComparisonPlan plan;
   plan.kind = "bisect-step";
   plan.query = query_->name;
   plan.unit = query_->unit;
   if (confirm) {
-    plan.a = MakeComparisonArm("good", "good " + Short(state_.commits[a]), *arm_a, *build_a);
+    plan.a = MakeComparisonArm("good", "good " + Short(state_.commits[a]), runs->a, *build_a);
     plan.a.revision = state_.good_rev;  // as the user gave it, not the resolved id
-    plan.b = MakeComparisonArm("bad", "bad " + Short(state_.commits[b]), *arm_b, *build_b);
+    plan.b = MakeComparisonArm("bad", "bad " + Short(state_.commits[b]), runs->b, *build_b);
     plan.b.revision = state_.bad_rev;
   } else {
-    plan.a = MakeComparisonArm("baseline", Short(state_.commits[a]), *arm_a, *build_a);
-    plan.b = MakeComparisonArm("candidate", Short(state_.commits[b]), *arm_b, *build_b);
+    plan.a = MakeComparisonArm("baseline", Short(state_.commits[a]), runs->a, *build_a);
+    plan.b = MakeComparisonArm("candidate", Short(state_.commits[b]), runs->b, *build_b);
     plan.details["candidate_commit"] = state_.commits[b];
     plan.details["baseline_commit"] = state_.commits[a];
     plan.details["candidate_index"] = std::to_string(b);
@@ -458,8 +454,7 @@ Result<ComparisonOutcome> BisectRunner::Session::Sitting(int a, int b, const std
   plan.config_digest = config_.digest;
   plan.details["bisect_run"] = state_.run_id;
   plan.details["step_kind"] = kind;
-  QuerySampleSource source({*arm_a, *arm_b});
-  return RunComparison(plan, source, host_, store_, nullptr);
+  return RunComparison(plan, *runs->source, host_, store_, nullptr);
 }
 
 SearchOptions BisectRunner::Session::MakeSearchOptions() const {
@@ -588,7 +583,7 @@ Result<BisectReport> BisectRunner::Session::Confirm() {
   }
   search_->AddObservation(n, d);
   for (int i = 1; i < n; ++i) {
-    std::optional<bool> known = builds_.cache().KnownBuildable(state_.commits[i]);
+    std::optional<bool> known = engine_.builds.KnownBuildable(state_.commits[i]);
     if (known == true) search_->MarkCached(i);
   }
   log.mass_at_or_before = 1;
@@ -610,7 +605,7 @@ Result<BisectReport> BisectRunner::Session::StartSegmentSearch(int k, std::vecto
   // the whole range's.
   search_->AddObservation(n, d);
   for (int i = 1; i < n; ++i) {
-    std::optional<bool> known = builds_.cache().KnownBuildable(state_.commits[seg_lo_ + i]);
+    std::optional<bool> known = engine_.builds.KnownBuildable(state_.commits[seg_lo_ + i]);
     if (known == true) search_->MarkCached(i);
   }
   reporter_.Line(fmt::format("searching {}..{} ({} commits): it moves the way the range does",
@@ -935,8 +930,8 @@ std::string BisectRunner::Session::ChangeText(const BisectSegment& change, const
   } else {
     text += fmt::format("{} {}", head, id);
   }
-  Result<CommitInfo> info = builds_.repo().Commit(id);
-  Result<std::vector<std::string>> changed = builds_.repo().ChangedFiles(id);
+  Result<CommitInfo> info = engine_.history.Commit(id);
+  Result<std::vector<std::string>> changed = engine_.history.ChangedFiles(id);
   if (info) {
     text += fmt::format(
         "  {}\n  author   {} <{}>, {}\n", info->subject, info->author, info->author_email,
@@ -1121,9 +1116,9 @@ std::string BisectRunner::Session::ChangesText(Record& record, BisectReport& rep
   return text;
 }
 
-BisectRunner::BisectRunner(const BisectSections& config, EngineBuilds& builds,
+BisectRunner::BisectRunner(const BisectSections& config, BisectEngine engine,
                            const HostProbe* host, BisectReporter& reporter)
-    : config_(config), builds_(builds), host_(host), reporter_(reporter) {}
+    : config_(config), engine_(engine), host_(host), reporter_(reporter) {}
 
 Result<FileLock> LockBisect(const BisectSections& config) {
   std::error_code ec;
@@ -1151,7 +1146,7 @@ Result<BisectReport> BisectRunner::Run(const BisectRequest& request) {
           .WithHint("`culprit bisect resume` continues it; `culprit bisect reset` discards it");
     }
   }
-  Session session(config_, builds_, host_, reporter_, std::move(*lock));
+  Session session(config_, engine_, host_, reporter_, std::move(*lock));
   return session.Start(request);
 }
 
@@ -1168,7 +1163,7 @@ Result<BisectReport> BisectRunner::Resume() {
                                     state->bad_rev, state->result_record))
         .WithHint("`culprit records show " + state->result_record + "` shows its result");
   }
-  Session session(config_, builds_, host_, reporter_, std::move(*lock));
+  Session session(config_, engine_, host_, reporter_, std::move(*lock));
   return session.Continue(std::move(*state));
 }
 

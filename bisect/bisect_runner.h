@@ -17,9 +17,11 @@
 #include "bisect/bisect_state.h"
 #include "bisect/search.h"
 #include "engine/file_lock.h"
-#include "probes/engine_builds.h"
+#include "engine/history.h"
+#include "probes/build_provider.h"
 #include "probes/host.h"
 #include "probes/measure_commands.h"
+#include "probes/measurer.h"
 #include "records/record_store.h"
 
 namespace culprit {
@@ -55,9 +57,20 @@ struct BisectReport {
   bool found = false;  ///< A culprit (or range) was named and verified.
 };
 
+/// What a bisect works on: the engine's history, its builds and runs of two
+/// builds. The command line passes the real ones (the git repository, the build
+/// cache, the query's processes); the simulator and the tests script all three.
+struct BisectEngine {
+  const History& history;
+  BuildProvider& builds;
+  Measurer& measurer;
+};
+
 class BisectRunner {
  public:
-  BisectRunner(const BisectSections& config, EngineBuilds& builds, const HostProbe* host,
+  /// `engine`'s parts, `host` (may be null: no calibration) and `reporter`
+  /// must outlive the runner.
+  BisectRunner(const BisectSections& config, BisectEngine engine, const HostProbe* host,
                BisectReporter& reporter);
 
   /// Starts a new bisect; an existing unfinished one is an error that says to
@@ -69,7 +82,7 @@ class BisectRunner {
  private:
   class Session;
   const BisectSections& config_;
-  EngineBuilds& builds_;
+  BisectEngine engine_;
   const HostProbe* host_;
   BisectReporter& reporter_;
 };

@@ -7,8 +7,9 @@
 
 namespace culprit {
 
-Result<JudgeResult> RunJudge(const MeasureContext& context, EngineBuilds& builds,
+Result<JudgeResult> RunJudge(const MeasureContext& context, Measurer& measurer,
                              const JudgeRequest& request) {
+  BuildProvider& builds = context.builds;
   JudgeResult result;
   Result<const QueryConfig*> query = SelectQuery(context.config, request.query);
   if (!query) return query.error();
@@ -25,31 +26,28 @@ Result<JudgeResult> RunJudge(const MeasureContext& context, EngineBuilds& builds
     // about the commit: skipping it would let `git bisect run` skip every
     // commit, so those abort the bisect.
     if (candidate.error().kind() != ErrorKind::kFailure ||
-        builds.cache().KnownBuildable(request.candidate) != std::optional<bool>(false)) {
+        builds.KnownBuildable(request.candidate) != std::optional<bool>(false)) {
       return candidate.error().WithContext("building the candidate");
     }
     result.reason =
         "skip: the checked-out commit does not build: " + FirstLine(candidate.error().message());
     return result;
   }
-  Result<ProcessArm> arm_a = MakeQueryArm(context.config, **query, *reference, {}, {});
-  if (!arm_a) return arm_a.error();
-  Result<ProcessArm> arm_b = MakeQueryArm(context.config, **query, *candidate, {}, {});
-  if (!arm_b) return arm_b.error();
+  Result<PairedRuns> runs = measurer.Pair(**query, *reference, *candidate);
+  if (!runs) return runs.error();
 
   ComparisonPlan plan;
   plan.kind = "compare";
   plan.query = (*query)->name;
   plan.unit = (*query)->unit;
-  plan.a = MakeComparisonArm("reference", request.reference, *arm_a, *reference);
-  plan.b = MakeComparisonArm("candidate", request.candidate, *arm_b, *candidate);
+  plan.a = MakeComparisonArm("reference", request.reference, runs->a, *reference);
+  plan.b = MakeComparisonArm("candidate", request.candidate, runs->b, *candidate);
   plan.options = *options;
   plan.config_digest = context.config.digest;
   plan.details["judge"] = "git bisect run";
-  QuerySampleSource source({*arm_a, *arm_b});
   RecordStore store(context.config.records.dir);
   Result<ComparisonOutcome> outcome =
-      RunComparison(plan, source, context.host, store, context.progress);
+      RunComparison(plan, *runs->source, context.host, store, context.progress);
   if (!outcome) return outcome.error();
   result.outcome = *outcome;
   const Record& record = outcome->record;

@@ -11,9 +11,9 @@
 #include <string>
 
 #include "base/result.h"
-#include "probes/engine_builds.h"
 #include "base/exit_codes.h"  // kJudge*
 #include "probes/measure_commands.h"
+#include "probes/measurer.h"
 
 namespace culprit {
 
@@ -30,9 +30,10 @@ struct JudgeResult {
   std::optional<ComparisonOutcome> outcome;
 };
 
-/// Builds both, measures, decides. Errors are only for what git bisect should
-/// not continue past (bad configuration, an unbuildable reference, Ctrl-C).
-Result<JudgeResult> RunJudge(const MeasureContext& context, EngineBuilds& builds,
+/// Builds both (through context.builds), measures them with `measurer`,
+/// decides. Errors are only for what git bisect should not continue past (bad
+/// configuration, an unbuildable reference, Ctrl-C).
+Result<JudgeResult> RunJudge(const MeasureContext& context, Measurer& measurer,
                              const JudgeRequest& request);
 
 }  // namespace culprit

@@ -49,7 +49,8 @@ Result<int> WithBisectRunner(const GlobalOptions& global,
   if (!builds) return builds.error();
   std::unique_ptr<HostProbe> host = MakeRealHostProbe();
   StderrBisectReporter reporter;
-  BisectRunner runner(*config, **builds, host.get(), reporter);
+  QueryMeasurer measurer(*config);
+  BisectRunner runner(*config, {(*builds)->repo(), **builds, measurer}, host.get(), reporter);
   return PrintBisectReport(use(runner));
 }
 
@@ -111,7 +112,8 @@ Result<int> CommandJudge(const GlobalOptions& global, const JudgeRequest& reques
   std::unique_ptr<HostProbe> host = MakeRealHostProbe();
   TerminalProgress progress("judge " + request.candidate);
   MeasureContext context{*config, **builds, host.get(), &progress};
-  Result<JudgeResult> result = RunJudge(context, **builds, request);
+  QueryMeasurer measurer(*config);
+  Result<JudgeResult> result = RunJudge(context, measurer, request);
   progress.Finish();
   if (!result) return result.error();
   if (result->outcome) fmt::print("{}", FormatComparisonSummary(*result->outcome));

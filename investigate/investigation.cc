@@ -529,7 +529,8 @@ Result<bool> Session::Bisect() {
   const InvestigateRequest& r = state_.request;
   if (!state_.bisect_done) {
     BisectLines lines(reporter_);
-    BisectRunner runner(config_, builds_, host_, lines);
+    QueryMeasurer measurer(config_);
+    BisectRunner runner(config_, {builds_.repo(), builds_, measurer}, host_, lines);
     Result<BisectReport> report = Error("not run");
     std::optional<BisectState> ours;
     if (std::filesystem::exists(BisectStatePath(config_))) {

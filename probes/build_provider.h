@@ -30,6 +30,11 @@ class BuildProvider {
   virtual ~BuildProvider() = default;
   /// The build for `revision`, or the working tree when it is nullopt.
   virtual Result<ResolvedBuild> Resolve(const std::optional<std::string>& revision) = 0;
+  /// Whether `revision` is known to build (false: it failed with the current
+  /// steps and is remembered as unbuildable); nullopt when never tried. A
+  /// failed Resolve of a commit whose KnownBuildable is not false says nothing
+  /// about the commit (a step that cannot start, Ctrl-C).
+  virtual std::optional<bool> KnownBuildable(const std::string& revision) const = 0;
 };
 
 /// The real provider: the working tree of config.engine.repo, or builds made

@@ -32,6 +32,7 @@ class WorktreeOnlyProvider : public BuildProvider {
     }
     return WorktreeBuild(config_);
   }
+  std::optional<bool> KnownBuildable(const std::string&) const override { return std::nullopt; }
 
  private:
   const EngineSections& config_;

@@ -33,6 +33,9 @@ class EngineBuilds : public BuildProvider {
       const std::function<void(BuildSettings&)>& adjust);
 
   Result<ResolvedBuild> Resolve(const std::optional<std::string>& revision) override;
+  std::optional<bool> KnownBuildable(const std::string& revision) const override {
+    return cache_->KnownBuildable(revision);
+  }
 
   /// Builds (or reuses) one commit; the error of an unbuildable commit is the
   /// cache's, and KnownBuildable(commit) is then false.
