@@ -205,7 +205,10 @@ Batch BisectRunner::Session::MeasureBatch(int index, int baseline, int pairs, bo
   SittingOptions options = options_;
   options.min_pairs = options.max_pairs = pairs;
   options.warmup = warmup ? options_.warmup : 0;
-  options.seed = 0;
+  // With --seed every batch's order is reproducible (each batch its own); without, random.
+  options.seed = options_.seed == 0
+                     ? 0
+                     : options_.seed + 1 + static_cast<uint64_t>(search_->pairs_used());
   // A batch is a fixed number of pairs: the search, not the sitting, decides
   // when there is enough evidence. Its looks are therefore ignored.
   SittingResult sitting = RunPairedSitting(*runs->source, nullptr, options, nullptr);
