@@ -186,7 +186,9 @@ class PairedSitting {
  private:
   // Warm-up: each arm runs alternately. A failed warm-up is retried a few
   // times (one flaky start is noise); an arm none of whose warm-ups succeeds
-  // is broken, and no amount of pairs will fix that.
+  // is broken, and no amount of pairs will fix that. A warm-up that timed
+  // out counts as failed: an arm whose every try hangs is almost surely always
+  // hanging, and saying so after a few timeouts beats 40 more of them.
   void WarmUp() {
     if (options_.warmup <= 0) return;
     if (progress_) progress_->OnPhase("warming up");
@@ -234,6 +236,7 @@ class PairedSitting {
       return true;
     }
     ++r_.failures.failed[arm];
+    ++lost_samples_;
     return false;
   }
 
@@ -261,16 +264,24 @@ class PairedSitting {
           break;
         }
       }
-      if (block_ok && pair.censored[0] && pair.censored[1]) block_ok = false;
+      if (block_ok && pair.censored[0] && pair.censored[1]) {
+        block_ok = false;
+        lost_samples_ += 2;
+      }
       if (block_ok) block.push_back(pair);
       ++pair_number_;
     }
     if (!block_ok) {
       for (size_t index : block_samples) r_.samples[index].dropped = true;
       r_.pairs_dropped += static_cast<int>(block.size()) + 1;
-      if (!r_.interrupted && r_.failed_samples >= max_failed_) {
-        r_.failure = Error(fmt::format("{} samples failed, the limit for this sitting; first: {}",
-                                       r_.failed_samples, run_.first_failure()));
+      // The limit counts the runs that gave nothing to rank. A timeout kept as a censored
+      // side of a pair is evidence (the run was slower than the timeout), so two arms that
+      // each time out a quarter of the time are measured, not declared broken.
+      if (!r_.interrupted && lost_samples_ >= max_failed_) {
+        r_.failure = Error(fmt::format(
+            "{} samples failed or lost their pair (both sides timed out), the limit for this "
+            "sitting; first: {}",
+            lost_samples_, run_.first_failure()));
       }
       return false;
     }
@@ -369,6 +380,7 @@ class PairedSitting {
   SittingRun run_;
   std::mt19937_64 rng_;
   int max_failed_ = 0;
+  int lost_samples_ = 0;  // Measured runs that failed or lost their pair (see TakeBlock).
   std::vector<double> alphas_;
   std::vector<KeptPair> kept_;
   size_t look_ = 0;

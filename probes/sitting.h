@@ -61,7 +61,10 @@ struct SittingOptions {
   double confidence = 0.95;  ///< Overall confidence, spent across looks.
   bool calibrate_between_looks = false;
   uint64_t seed = 0;         ///< Order randomization; 0 picks one (recorded either way).
-  int max_failed_samples = 0;  ///< Stop as broken after this many; 0: max(5, max_pairs / 4).
+  /// Stop as broken after this many measured runs gave nothing to rank (they failed, or both
+  /// sides of their pair timed out; a timeout kept as a censored side is not counted);
+  /// 0: max(5, max_pairs / 4).
+  int max_failed_samples = 0;
   /// A failed warm-up run is retried up to this many times per arm before the
   /// arm is declared broken: one flaky start is infrastructure noise.
   int warmup_retries = 3;

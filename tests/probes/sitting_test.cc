@@ -191,6 +191,22 @@ TEST(RunPairedSitting, FailuresAfterWarmupStopAtTheLimit) {
   EXPECT_NE(r.failure->message().find("4 samples failed"), std::string::npos);
 }
 
+// Both arms time out a quarter of the time (found by bench/bisect-sim: the check of a
+// segment whose two ends both hang sometimes). A timeout kept as the censored side of a pair
+// is evidence, not a lost run: the sitting reaches a verdict instead of stopping as broken
+// at max(5, 160 / 4) = 40 timeouts.
+TEST(RunPairedSitting, TimeoutsOnBothArmsKeptAsCensoredDoNotBreakTheSitting) {
+  ScriptedSource source(1.0, 0.01, 9);
+  std::mt19937_64 draw(10);
+  source.time_out = [&](int call, int) { return call >= 2 && draw() % 4 == 0; };
+  SittingOptions o = Options();
+  o.min_pairs = o.max_pairs = 160;  // one look, after about 80 timeouts
+  SittingResult r = RunPairedSitting(source, nullptr, o, nullptr);
+  EXPECT_FALSE(r.failure) << r.failure->message();
+  EXPECT_GT(r.failures.timed_out[0] + r.failures.timed_out[1], 40);
+  EXPECT_TRUE(r.verdict);
+}
+
 TEST(RunPairedSitting, InterruptKeepsSamplesAndGivesNoVerdictClaim) {
   ScriptedSource source(2.0, 0.03, 4);
   source.on_call = [](int call) {
