@@ -669,8 +669,14 @@ Result<BisectReport> BisectRunner::Session::Advance() {
     if (!outcome) return outcome.error();
     state_.records.push_back(outcome->record.id);
     if (outcome->sitting.interrupted) return Interrupted();
-    CULPRIT_TRY(OutcomeStatus(*outcome));
+    if (outcome->archive_error) return *outcome->archive_error;
+    // A check whose runs kept failing is undecided, with the reason: the changes already
+    // verified stand, and the report says what this part could not tell.
     FillCheck(*outcome, state_.speedup, segment);
+    if (outcome->sitting.failure) {
+      segment.check = std::string(kCheckUndecided);
+      segment.reason = "its runs kept failing: " + outcome->sitting.failure->message();
+    }
     BisectStepLog log = SittingLog(static_cast<int>(state_.log.size()) + 1, "check", segment.lo,
                                    segment.hi, state_.commits, *outcome);
     log.note = segment.check;
@@ -1091,6 +1097,8 @@ std::string BisectRunner::Session::ChangesText(Record& record, BisectReport& rep
       why = "its search verified no change: " + s.reason;
     } else if (s.check == kCheckOpposite) {
       why = "it moves the other way, and only changes the way the range moved are searched";
+    } else if (!s.reason.empty()) {
+      why = "its check could not tell a tie from a change: " + s.reason;
     } else {
       why = "its check could not tell a tie from a change";
     }
