@@ -97,18 +97,47 @@ int SimRandom::UniformInt(int lo, int hi) {
 
 SimWorld::SimWorld(const WorldOptions& options, uint64_t seed)
     : options_(options), random_(seed), unbuildable_(options.n_commits + 1, false) {
-  first_bad_ = random_.UniformInt(1, options_.n_commits);
+  std::vector<SimChange> changes = options_.changes;
+  if (changes.empty()) changes.push_back({options_.effect, 0});
+  // The room each change needs after it: one commit per later change placed anywhere, its
+  // gap per later change placed at a fixed distance.
+  std::vector<int> room(changes.size() + 1, 0);
+  for (size_t k = changes.size(); k-- > 1;) {
+    room[k - 1] = room[k] + std::max(changes[k].after, 1);
+  }
+  int previous = 0;
+  for (size_t k = 0; k < changes.size(); ++k) {
+    const int at = changes[k].after > 0
+                       ? previous + changes[k].after
+                       : random_.UniformInt(previous + 1, options_.n_commits - room[k]);
+    change_commits_.push_back(std::min(at, options_.n_commits));
+    change_log_effects_.push_back(std::log1p(changes[k].effect));
+    previous = change_commits_.back();
+  }
+  first_bad_ = change_commits_.front();
   for (int c = 1; c < options_.n_commits; ++c) {
     unbuildable_[c] = random_.Uniform() < options_.unbuildable_fraction;
   }
 }
 
-double SimWorld::Sample(int commit) {
+double SimWorld::Sample(int commit, bool* timed_out) {
+  ++runs_;
   drift_ += options_.drift_step * random_.Normal();
   double x = drift_ + options_.sigma * random_.Normal();
-  if (commit >= first_bad_) x += std::log1p(options_.effect);
+  for (size_t k = 0; k < change_commits_.size(); ++k) {
+    if (commit >= change_commits_[k]) x += change_log_effects_[k];
+  }
   if (options_.outlier_rate > 0 && random_.Uniform() < options_.outlier_rate) {
     x += std::log(1.5 + 1.5 * random_.Uniform());
+  }
+  if (options_.host_jump_at > 0 && runs_ > options_.host_jump_at) {
+    x += std::log1p(options_.host_jump);
+  }
+  if (timed_out) *timed_out = false;
+  if (options_.timeout_rate > 0 && commit >= first_bad_ &&
+      random_.Uniform() < options_.timeout_rate) {
+    if (timed_out) *timed_out = true;
+    return std::log(options_.timeout);
   }
   return x;
 }
@@ -199,12 +228,16 @@ TrialResult RunNaiveTrial(SimWorld& world, int runs_per_step, double threshold) 
   return r;
 }
 
+uint64_t TrialSeed(uint64_t seed, int trial) {
+  uint64_t s = seed * 0x100000001b3ULL + static_cast<uint64_t>(trial);
+  return SplitMix64(s);
+}
+
 CellResult RunCell(const WorldOptions& world, const SearchOptions& search, int trials,
                    uint64_t seed) {
   std::vector<TrialResult> culprit, single, median5;
   for (int t = 0; t < trials; ++t) {
-    uint64_t s = seed * 0x100000001b3ULL + static_cast<uint64_t>(t);
-    const uint64_t trial_seed = SplitMix64(s);
+    const uint64_t trial_seed = TrialSeed(seed, t);
     // The same trial seed gives the same world (first bad commit and unbuildable set are
     // drawn first); each strategy then meets its own noise.
     SimWorld w1(world, trial_seed);

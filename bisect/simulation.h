@@ -21,6 +21,14 @@
 
 namespace culprit {
 
+/// One change of the world's history: from its commit on, runs take (1 + effect) times as long.
+struct SimChange {
+  double effect = 0.18;  ///< Ratio minus 1: 0.18 is 18% slower, -0.10 is 10% faster.
+  /// 0: anywhere after the previous change (uniformly, leaving room for the changes after it);
+  /// k > 0: exactly k commits after the previous change (1: adjacent commits).
+  int after = 0;
+};
+
 struct WorldOptions {
   int n_commits = 100;
   double effect = 0.18;             ///< The regression as a ratio minus 1 (0.18 = 18% slower).
@@ -28,6 +36,14 @@ struct WorldOptions {
   double drift_step = 0.002;        ///< Standard deviation of the drift's step per sample (log).
   double outlier_rate = 0.02;       ///< Fraction of samples multiplied by U(1.5, 3).
   double unbuildable_fraction = 0;  ///< Fraction of commits 1..N-1 that fail to build.
+  /// The history's changes in commit order; empty: one change of `effect`, uniform in 1..N.
+  std::vector<SimChange> changes;
+  /// From the first change on, this fraction of runs time out (a change that sometimes hangs).
+  double timeout_rate = 0;
+  double timeout = 3.0;  ///< A timed-out run's value: the timeout, as a ratio to the good commit.
+  /// The host gets (1 + host_jump) times slower after `host_jump_at` runs (0: never).
+  double host_jump = 0;
+  int host_jump_at = 0;
 };
 
 /// A small, portable generator (splitmix64 seeding a xoshiro256**), so that figures do not
@@ -50,11 +66,19 @@ class SimWorld {
   SimWorld(const WorldOptions& options, uint64_t seed);
 
   int n_commits() const { return options_.n_commits; }
+  const WorldOptions& options() const { return options_; }
   int first_bad() const { return first_bad_; }
+  /// The commits of options().changes (or of the one change), in order.
+  const std::vector<int>& change_commits() const { return change_commits_; }
+  /// Their effects (log of the ratio), in the same order.
+  const std::vector<double>& change_log_effects() const { return change_log_effects_; }
   bool Unbuildable(int commit) const { return unbuildable_[commit]; }
+  int runs() const { return runs_; }
 
-  /// One run of `commit` now (log-time); advances time.
-  double Sample(int commit);
+  /// One run of `commit` now (log-time, 0 = the good commit on the host as it started);
+  /// advances time. A run that timed out sets `*timed_out` (when given) and returns the
+  /// timeout's log-time.
+  double Sample(int commit, bool* timed_out = nullptr);
   /// `count` pairs: d = ln(commit) - ln(baseline), each pair back to back in random order.
   std::vector<double> Pairs(int commit, int baseline, int count);
 
@@ -62,8 +86,11 @@ class SimWorld {
   WorldOptions options_;
   SimRandom random_;
   int first_bad_;
+  std::vector<int> change_commits_;
+  std::vector<double> change_log_effects_;
   std::vector<bool> unbuildable_;
   double drift_ = 0;
+  int runs_ = 0;
 };
 
 /// How one bisect of one world ended, scored against the truth.
@@ -99,6 +126,10 @@ struct CellSummary {
 struct CellResult {
   CellSummary culprit, naive_single, naive_median5;
 };
+
+/// The seed of trial `trial` of a cell seeded `seed`: the same trial sees the same world in
+/// every strategy (RunCell, RunRunnerCell).
+uint64_t TrialSeed(uint64_t seed, int trial);
 
 /// Runs `trials` worlds (seeded from `seed`; the same trial index sees the same world, first
 /// bad commit and unbuildable set for every strategy) and summarises each strategy.

@@ -1,39 +1,97 @@
-// bisect-sim: runs culprit's bisect search and the naive threshold script over a grid of
-// synthetic worlds and prints, per cell, how often each lands on the first bad commit.
+// bisect-sim: runs `culprit bisect run` itself — BisectRunner's orchestration, with the
+// tool's default [measure] and [bisect] — on synthetic worlds (SimulatedEngine scripts the
+// history, the builds and the runs), beside the naive `git bisect run` threshold script,
+// and prints per cell how often each names the right commit.
 //
-//   bisect-sim [--trials 200] [--seed 1] [--quick] [--no-outliers] [--no-drift]
-//              [--cell N,EFFECT,SIGMA,UNBUILDABLE]
+//   bisect-sim [--trials 200] [--seed 1] [--quick] [--scenarios] [--no-outliers]
+//              [--no-drift] [--cell N,EFFECT,SIGMA,UNBUILDABLE] [--search-only]
 //
-// --quick runs only N = 100 without unbuildable commits; --cell runs one cell
-// (e.g. --cell 100,0.18,0.24,0). Deterministic: the same flags
-// print the same table.
+// The default grid is one change (N = 100 and 1000; 5/10/18% effects; 5/10/24% noise; with
+// and without 10% unbuildable commits); --quick keeps N = 100 without unbuildable commits;
+// --scenarios runs the worlds of several changes, timeouts and host jumps instead; --cell
+// one cell (e.g. --cell 100,0.18,0.24,0). --search-only drives BisectSearch alone (no
+// runner: the search model's own figures, for tuning the search). Deterministic: the same
+// flags print the same table.
 
 #include <fmt/format.h>
 
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include <unistd.h>
+
+#include "bisect/simulated_bisect.h"
 #include "bisect/simulation.h"
 
 namespace {
 
-int Usage(const char* message) {
+int Usage(const std::string& message) {
   std::fprintf(stderr,
                "bisect-sim: error: %s\n"
-               "usage: bisect-sim [--trials N] [--seed S] [--quick] [--no-outliers] "
-               "[--no-drift]\n",
-               message);
+               "usage: bisect-sim [--trials N] [--seed S] [--quick] [--scenarios] "
+               "[--no-outliers] [--no-drift] [--cell N,EFFECT,SIGMA,UNBUILDABLE] "
+               "[--search-only]\n",
+               message.c_str());
   return 2;
 }
 
-std::string Row(std::string_view label, const culprit::CellSummary& s) {
-  return fmt::format("{:<9} {:6.1f}% {:6.1f}% {:6.1f}% {:6.1f}% {:7.1f} {:4d} {:8.1f}", label,
-                     100 * s.exact, 100 * s.range, 100 * s.wrong, 100 * s.inconclusive,
-                     s.mean_builds, s.p95_builds, s.mean_pairs);
+struct Cell {
+  std::string name;  ///< A scenario's name; empty for the one-change grid.
+  culprit::WorldOptions world;
+};
+
+std::string NaiveRow(std::string_view label, const culprit::CellSummary& s) {
+  return fmt::format("{:<9} {:6.1f}% {:6.1f}% {:>7} {:6.1f}% {:6.1f}% {:>6} {:7.1f} {:4d} {:8.1f}",
+                     label, 100 * s.exact, 100 * s.range, "", 100 * s.wrong, 100 * s.inconclusive,
+                     "", s.mean_builds, s.p95_builds, s.mean_pairs);
+}
+
+std::string RunnerRow(const culprit::RunnerCellSummary& s) {
+  return fmt::format(
+      "{:<9} {:6.1f}% {:6.1f}% {:6.1f}% {:6.1f}% {:6.1f}% {:5.1f}% {:7.1f} {:4d} {:8.1f} {:5d}",
+      "culprit", 100 * s.exact, 100 * s.range, 100 * s.partial, 100 * s.wrong,
+      100 * s.inconclusive, 100 * s.not_reproducible, s.mean_builds, s.p95_builds, s.mean_pairs,
+      s.max_pairs);
+}
+
+std::vector<Cell> Scenarios() {
+  using culprit::SimChange;
+  auto world = [](double sigma, std::vector<SimChange> changes) {
+    culprit::WorldOptions w;
+    w.sigma = sigma;
+    w.changes = std::move(changes);
+    return w;
+  };
+  std::vector<Cell> cells;
+  for (double sigma : {0.05, 0.10}) {
+    cells.push_back({"+7% then +15%", world(sigma, {{0.07}, {0.15}})});
+    cells.push_back({"+9%, +9% adjacent", world(sigma, {{0.09}, {0.09, 1}})});
+    cells.push_back({"+10% then +10%", world(sigma, {{0.10}, {0.10}})});
+    cells.push_back({"+20%, -8% undo", world(sigma, {{0.20}, {-0.08}})});
+    cells.push_back({"-10% then +25%", world(sigma, {{-0.10}, {0.25}})});
+  }
+  culprit::WorldOptions flaky = world(0.10, {{0.18}});
+  flaky.timeout_rate = 0.25;
+  cells.push_back({"+18%, 25% timeouts", flaky});
+  culprit::WorldOptions jump = world(0.10, {{0.18}});
+  jump.host_jump = 0.30;
+  jump.host_jump_at = 600;
+  cells.push_back({"+18%, host +30%", jump});
+  for (double sigma : {0.03, 0.10}) {
+    culprit::WorldOptions aa = world(sigma, {{0.0}});
+    cells.push_back({"A/A", aa});
+    culprit::WorldOptions edge = world(sigma, {{0.05}});
+    cells.push_back({"+5% (band edge)", edge});
+  }
+  culprit::WorldOptions quiet = world(0.03, {{0.30}});
+  quiet.n_commits = 150;
+  cells.push_back({"+30% quiet N=150", quiet});
+  return cells;
 }
 
 }  // namespace
@@ -41,8 +99,8 @@ std::string Row(std::string_view label, const culprit::CellSummary& s) {
 int main(int argc, char** argv) {
   int trials = 200;
   unsigned long long seed = 1;
-  bool quick = false;
-  std::vector<culprit::WorldOptions> cells;
+  bool quick = false, scenarios = false, search_only = false;
+  std::vector<Cell> cells;
   culprit::WorldOptions base;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
@@ -62,25 +120,23 @@ int main(int argc, char** argv) {
           w.n_commits < 1) {
         return Usage("--cell takes N,EFFECT,SIGMA,UNBUILDABLE, e.g. 100,0.18,0.24,0");
       }
-      cells.push_back(w);
+      cells.push_back({"", w});
     } else if (arg == "--quick") {
       quick = true;
+    } else if (arg == "--scenarios") {
+      scenarios = true;
+    } else if (arg == "--search-only") {
+      search_only = true;
     } else if (arg == "--no-outliers") {
       base.outlier_rate = 0;
     } else if (arg == "--no-drift") {
       base.drift_step = 0;
     } else {
-      return Usage(fmt::format("unknown argument '{}'", arg).c_str());
+      return Usage(fmt::format("unknown argument '{}'", arg));
     }
   }
-
-  fmt::print("bisect-sim: {} trials per cell, seed {}, drift step {}, outliers {}%\n", trials, seed,
-             base.drift_step, 100 * base.outlier_rate);
-  fmt::print(
-      "builds: build attempts between the endpoints; pairs: culprit's paired runs, "
-      "naive's candidate runs\n\n");
-  fmt::print("{:>5} {:>4} {:>4} {:>4}  {:<9} {:>7} {:>7} {:>7} {:>7} {:>7} {:>4} {:>8}\n", "N", "d",
-             "sd", "unb", "strategy", "exact", "range", "wrong", "incon", "builds", "p95", "pairs");
+  if (scenarios && search_only) return Usage("--scenarios runs the runner; not with --search-only");
+  if (scenarios && cells.empty()) cells = Scenarios();
   if (cells.empty()) {
     for (int n : {100, 1000}) {
       if (quick && n != 100) continue;
@@ -93,23 +149,61 @@ int main(int argc, char** argv) {
             w.effect = effect;
             w.sigma = sigma;
             w.unbuildable_fraction = unbuildable;
-            cells.push_back(w);
+            cells.push_back({"", w});
           }
         }
       }
     }
   }
+
+  // The runner keeps its state and records on disk as `bisect run` does; in memory where
+  // the machine has a tmpfs, so the table measures the bisect, not fsync.
+  std::filesystem::path dir = std::filesystem::exists("/dev/shm")
+                                  ? std::filesystem::path("/dev/shm")
+                                  : std::filesystem::temp_directory_path();
+  dir /= fmt::format("bisect-sim-{}", static_cast<long>(getpid()));
+
+  fmt::print("bisect-sim: {} trials per cell, seed {}, drift step {}, outliers {}%, {}\n", trials,
+             seed, base.drift_step, 100 * base.outlier_rate,
+             search_only ? "BisectSearch alone (not the runner)"
+                         : "culprit = `bisect run` (BisectRunner, default [measure] and [bisect])");
+  fmt::print(
+      "builds: build attempts between the endpoints; pairs: every paired run culprit measured "
+      "(max: the most in one trial); naive: candidate runs; NR: NOT REPRODUCIBLE\n\n");
+  fmt::print("{:<19} {:>5} {:>4} {:>4} {:>4}  {:<9} {:>7} {:>7} {:>7} {:>7} {:>7} {:>6} {:>7} "
+             "{:>4} {:>8} {:>5}\n",
+             "world", "N", "d", "sd", "unb", "strategy", "exact", "range", "part", "wrong",
+             "incon", "NR", "builds", "p95", "pairs", "max");
   const culprit::SearchOptions search;
-  for (culprit::WorldOptions world : cells) {
+  for (Cell& cell : cells) {
+    culprit::WorldOptions& world = cell.world;
     world.drift_step = base.drift_step;
     world.outlier_rate = base.outlier_rate;
-    const culprit::CellResult cell = culprit::RunCell(world, search, trials, seed);
+    std::string effect = cell.world.changes.empty()
+                             ? fmt::format("{:>3.0f}%", 100 * world.effect)
+                             : std::string("   -");
     const std::string head =
-        fmt::format("{:>5} {:>3.0f}% {:>3.0f}% {:>3.0f}% ", world.n_commits, 100 * world.effect,
+        fmt::format("{:<19} {:>5} {} {:>3.0f}% {:>3.0f}% ", cell.name, world.n_commits, effect,
                     100 * world.sigma, 100 * world.unbuildable_fraction);
-    fmt::print("{} {}\n", head, Row("culprit", cell.culprit));
-    fmt::print("{:{}} {}\n", "", head.size(), Row("naive-1", cell.naive_single));
-    fmt::print("{:{}} {}\n", "", head.size(), Row("naive-5", cell.naive_median5));
+    const culprit::CellResult naive = culprit::RunCell(world, search, trials, seed);
+    if (search_only) {
+      fmt::print("{} {}\n", head, NaiveRow("search", naive.culprit));
+    } else {
+      culprit::Result<culprit::RunnerCellSummary> runner =
+          culprit::RunRunnerCell(world, trials, seed, dir);
+      if (!runner) {
+        std::fprintf(stderr, "bisect-sim: error: %s\n", runner.error().message().c_str());
+        return 1;
+      }
+      fmt::print("{} {}\n", head, RunnerRow(*runner));
+      for (const std::string& example : runner->wrong_examples) {
+        fmt::print("{:{}}   wrong: {}\n", "", head.size(), example);
+      }
+    }
+    if (cell.world.changes.size() <= 1 && cell.world.timeout_rate == 0) {
+      fmt::print("{:{}} {}\n", "", head.size(), NaiveRow("naive-1", naive.naive_single));
+      fmt::print("{:{}} {}\n", "", head.size(), NaiveRow("naive-5", naive.naive_median5));
+    }
     std::fflush(stdout);
   }
   return 0;

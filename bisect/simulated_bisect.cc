@@ -1,0 +1,311 @@
+#include "bisect/simulated_bisect.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <system_error>
+
+#include "bisect/bisect_runner.h"
+#include "bisect/range_split.h"
+
+namespace culprit {
+namespace {
+
+uint64_t Mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+// Each sample is one run the world draws, in the order the sitting asks for them, so the
+// world's drift and host jump fall between runs exactly as a real host's would.
+class SimulatedRuns : public SampleSource {
+ public:
+  SimulatedRuns(SimWorld& world, int a, int b, double base_ms)
+      : world_(world), commits_{a, b}, base_ms_(base_ms) {}
+
+  SampleOutcome Run(int arm) override {
+    bool timed_out = false;
+    const double ms = base_ms_ * std::exp(world_.Sample(commits_[arm], &timed_out));
+    SampleOutcome outcome;
+    outcome.wall_ms = ms;
+    if (timed_out) {
+      outcome.timed_out = true;
+      outcome.censor_value = ms;
+      outcome.failure = fmt::format("timed out after {:.0f} ms (simulated)", ms);
+      return outcome;
+    }
+    outcome.ok = true;
+    outcome.value = ms;
+    return outcome;
+  }
+
+ private:
+  SimWorld& world_;
+  int commits_[2];
+  double base_ms_;
+};
+
+class SilentReporter : public BisectReporter {
+ public:
+  void Line(const std::string&) override {}
+};
+
+Error UnknownRevision(std::string_view revision) {
+  return Error::Usage(fmt::format("unknown revision '{}' in the simulated engine", revision));
+}
+
+// Whether some commit of `commits` lies in [first, last].
+bool Holds(const std::vector<int>& commits, int first, int last) {
+  return std::any_of(commits.begin(), commits.end(),
+                     [&](int c) { return first <= c && c <= last; });
+}
+
+}  // namespace
+
+SimulatedEngine::SimulatedEngine(SimWorld& world, double base_ms)
+    : world_(world), base_ms_(base_ms), attempted_(world.n_commits() + 1, false) {}
+
+std::string SimulatedEngine::Id(int index) {
+  // The first 10 digits (what reports print) hold the index, so short ids never collide.
+  const uint64_t h = Mix(static_cast<uint64_t>(index));
+  return fmt::format("{:06x}{:04x}{:016x}{:014x}", h >> 40, index, Mix(h),
+                     Mix(h + 1) >> 8);
+}
+
+std::optional<int> SimulatedEngine::IndexOf(std::string_view revision) const {
+  const int n = world_.n_commits();
+  if (revision == "good") return 0;
+  if (revision == "bad") return n;
+  int index = -1;
+  if (revision.size() == 40) {
+    std::from_chars(revision.data() + 6, revision.data() + 10, index, 16);
+    if (index >= 0 && index <= n && Id(index) != revision) index = -1;
+  } else if (revision.size() > 1 && revision[0] == 'c') {
+    std::from_chars(revision.data() + 1, revision.data() + revision.size(), index);
+  }
+  if (index < 0 || index > n) return std::nullopt;
+  return index;
+}
+
+int SimulatedEngine::builds_attempted() const {
+  return static_cast<int>(std::count(attempted_.begin() + 1, attempted_.end() - 1, true));
+}
+
+Result<std::string> SimulatedEngine::Resolve(std::string_view revision) const {
+  std::optional<int> index = IndexOf(revision);
+  if (!index) return UnknownRevision(revision);
+  return Id(*index);
+}
+
+Result<CommitInfo> SimulatedEngine::Commit(std::string_view revision) const {
+  std::optional<int> index = IndexOf(revision);
+  if (!index) return UnknownRevision(revision);
+  CommitInfo info;
+  info.id = Id(*index);
+  info.short_id = info.id.substr(0, 10);
+  info.tree_id = Id(*index + world_.n_commits() + 1);
+  if (*index > 0) info.parents.push_back(Id(*index - 1));
+  info.subject = fmt::format("simulated commit c{}", *index);
+  info.author = "bisect-sim";
+  info.author_email = "bisect-sim@localhost";
+  info.time = 1'700'000'000 + 600 * static_cast<int64_t>(*index);
+  return info;
+}
+
+Result<std::vector<CommitInfo>> SimulatedEngine::Range(std::string_view good, std::string_view bad,
+                                                       bool) const {
+  std::optional<int> lo = IndexOf(good), hi = IndexOf(bad);
+  if (!lo) return UnknownRevision(good);
+  if (!hi) return UnknownRevision(bad);
+  std::vector<CommitInfo> range;
+  for (int i = *lo + 1; i <= *hi; ++i) range.push_back(*Commit(Id(i)));
+  return range;
+}
+
+Result<bool> SimulatedEngine::IsAncestor(std::string_view ancestor,
+                                         std::string_view descendant) const {
+  std::optional<int> a = IndexOf(ancestor), d = IndexOf(descendant);
+  if (!a) return UnknownRevision(ancestor);
+  if (!d) return UnknownRevision(descendant);
+  return *a <= *d;
+}
+
+Result<std::vector<std::string>> SimulatedEngine::ChangedFiles(std::string_view revision) const {
+  std::optional<int> index = IndexOf(revision);
+  if (!index) return UnknownRevision(revision);
+  return std::vector<std::string>{fmt::format("src/module{}.cc", *index % 7)};
+}
+
+Result<ResolvedBuild> SimulatedEngine::Resolve(const std::optional<std::string>& revision) {
+  if (!revision) return Error::Usage("the simulated engine has no working tree");
+  std::optional<int> index = IndexOf(*revision);
+  if (!index) return UnknownRevision(*revision);
+  attempted_[*index] = true;
+  if (world_.Unbuildable(*index)) {
+    return Error(fmt::format("commit c{} does not build (simulated)", *index));
+  }
+  ResolvedBuild build;
+  build.revision = *revision;
+  build.commit = Id(*index);
+  build.tree = Id(*index + world_.n_commits() + 1);
+  build.context.rev = *revision;
+  build.context.commit = build.commit;
+  return build;
+}
+
+std::optional<bool> SimulatedEngine::KnownBuildable(const std::string& revision) const {
+  std::optional<int> index = IndexOf(revision);
+  if (!index || !attempted_[*index]) return std::nullopt;
+  return !world_.Unbuildable(*index);
+}
+
+Result<PairedRuns> SimulatedEngine::Pair(const QueryConfig& query, const ResolvedBuild& a,
+                                         const ResolvedBuild& b) {
+  std::optional<int> ia = IndexOf(a.commit), ib = IndexOf(b.commit);
+  if (!ia) return UnknownRevision(a.commit);
+  if (!ib) return UnknownRevision(b.commit);
+  PairedRuns runs;
+  runs.a.process.argv = {"simulated-engine", fmt::format("c{}", *ia)};
+  runs.b.process.argv = {"simulated-engine", fmt::format("c{}", *ib)};
+  runs.a.process.timeout = runs.b.process.timeout = query.timeout;
+  runs.a.metric = runs.b.metric = query.metric;
+  runs.source = std::make_unique<SimulatedRuns>(world_, *ia, *ib, base_ms_);
+  return runs;
+}
+
+BisectSections SimulatedBisectConfig(const std::filesystem::path& dir) {
+  BisectSections config;
+  config.file = dir / "culprit.toml";
+  config.base_dir = dir;
+  config.digest = "simulated";
+  config.records.dir = dir / "records";
+  config.cache.dir = dir / "cache";
+  QueryConfig query;
+  query.name = "q";
+  query.command = {"simulated-engine"};
+  config.queries[query.name] = query;
+  return config;
+}
+
+Result<RunnerTrialResult> RunRunnerTrial(SimWorld& world, const std::filesystem::path& dir,
+                                         uint64_t seed) {
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Error(fmt::format("cannot create {}: {}", dir.string(), ec.message()));
+  const BisectSections config = SimulatedBisectConfig(dir);
+  SimulatedEngine engine(world);
+  SilentReporter reporter;
+  BisectRunner runner(config, {engine, engine, engine}, /*host=*/nullptr, reporter);
+  BisectRequest request;
+  request.good = "good";
+  request.bad = "bad";
+  request.query = "q";
+  request.flags.seed = seed;
+  Result<BisectReport> report = runner.Run(request);
+  std::filesystem::remove_all(dir, ec);
+  if (!report) return report.error();
+
+  RunnerTrialResult r;
+  r.report = report->text;
+  // The runner keeps the confirmation's verdict only in its report (DescribeUnconfirmedMove).
+  r.not_reproducible = r.report.find("NOT REPRODUCIBLE") != std::string::npos;
+  r.builds = engine.builds_attempted();
+  for (const BisectStepLog& step : report->state.log) r.pairs += step.pairs;
+
+  // The truth the answer is held to: the changes that move the way the range does.
+  double total = 0;
+  for (double e : world.change_log_effects()) total += e;
+  std::vector<int> truth;
+  for (size_t k = 0; k < world.change_commits().size(); ++k) {
+    if (world.change_log_effects()[k] * total > 0) truth.push_back(world.change_commits()[k]);
+  }
+  const std::vector<BisectSegment>& segments = report->state.segments;
+  const std::vector<int> changes = VerifiedChanges(segments);
+  r.changes_named = static_cast<int>(changes.size());
+  r.claimed_first = !changes.empty() && FirstChangeIsFirst(segments);
+  bool all_single = true;
+  for (int k : changes) {
+    const BisectSegment& s = segments[k];
+    if (!Holds(truth, s.first, s.change)) {
+      r.wrong = fmt::format("named c{}..c{}, which holds no change the way the range moved",
+                            s.first, s.change);
+    }
+    all_single = all_single && s.first == s.change;
+  }
+  if (r.wrong.empty() && r.claimed_first && !truth.empty()) {
+    const BisectSegment& first = segments[changes.front()];
+    if (first.first > truth.front()) {
+      r.wrong = fmt::format("called c{} the first bad commit; c{} moves before it", first.change,
+                            truth.front());
+    }
+  }
+  const bool all_named = std::all_of(truth.begin(), truth.end(), [&](int t) {
+    return std::any_of(changes.begin(), changes.end(), [&](int k) {
+      return segments[k].first <= t && t <= segments[k].change;
+    });
+  });
+  if (!r.wrong.empty()) {
+    r.score = TrialResult::Score::kWrong;
+  } else if (changes.empty()) {
+    r.score = TrialResult::Score::kInconclusive;
+  } else if (!all_named) {
+    r.score = TrialResult::Score::kInconclusive;
+    r.partial = true;
+  } else {
+    r.score = all_single ? TrialResult::Score::kExact : TrialResult::Score::kRange;
+  }
+  return r;
+}
+
+Result<RunnerCellSummary> RunRunnerCell(const WorldOptions& world, int trials, uint64_t seed,
+                                        const std::filesystem::path& dir) {
+  RunnerCellSummary s;
+  s.trials = trials;
+  std::vector<int> builds;
+  for (int t = 0; t < trials; ++t) {
+    const uint64_t trial_seed = TrialSeed(seed, t);
+    SimWorld w(world, trial_seed);
+    Result<RunnerTrialResult> r = RunRunnerTrial(w, dir, trial_seed | 1);
+    if (!r) return r.error().WithContext(fmt::format("trial {}", t));
+    switch (r->score) {
+      case TrialResult::Score::kExact: s.exact += 1; break;
+      case TrialResult::Score::kRange: s.range += 1; break;
+      case TrialResult::Score::kWrong:
+        s.wrong += 1;
+        if (s.wrong_examples.size() < 3) {
+          s.wrong_examples.push_back(fmt::format("trial {}: {}", t, r->wrong));
+        }
+        break;
+      case TrialResult::Score::kInconclusive:
+        (r->partial ? s.partial : s.inconclusive) += 1;
+        break;
+    }
+    s.not_reproducible += r->not_reproducible;
+    s.claimed_first += r->claimed_first;
+    s.mean_builds += r->builds;
+    s.mean_pairs += r->pairs;
+    s.max_pairs = std::max(s.max_pairs, r->pairs);
+    builds.push_back(r->builds);
+  }
+  if (trials == 0) return s;
+  const double n = trials;
+  s.exact /= n;
+  s.range /= n;
+  s.partial /= n;
+  s.wrong /= n;
+  s.inconclusive /= n;
+  s.not_reproducible /= n;
+  s.claimed_first /= n;
+  s.mean_builds /= n;
+  s.mean_pairs /= n;
+  std::sort(builds.begin(), builds.end());
+  s.p95_builds = builds[static_cast<size_t>(std::ceil(0.95 * n)) - 1];
+  return s;
+}
+
+}  // namespace culprit

@@ -1,0 +1,105 @@
+#pragma once
+
+// The real bisect on a synthetic world. SimulatedEngine puts a SimWorld behind
+// the three interfaces BisectRunner works on (History, BuildProvider,
+// Measurer): commits with made-up ids, builds that fail where the world says,
+// and runs whose times the world draws, timeouts included. RunRunnerTrial runs
+// `culprit bisect run`'s orchestration on it from start to end (the endpoint
+// confirmation, the search, verification, the checks of what a change leaves
+// unexplained, records and state on disk) and scores what it printed against
+// the world's truth. bench/bisect-sim's table and its tests come from here, so
+// the figures are the tool's, not a model of it.
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bisect/bisect_config.h"
+#include "bisect/simulation.h"
+#include "engine/history.h"
+#include "probes/build_provider.h"
+#include "probes/measurer.h"
+
+namespace culprit {
+
+class SimulatedEngine : public History, public BuildProvider, public Measurer {
+ public:
+  /// `world` must outlive the engine. A run's value is `base_ms` times exp(the world's
+  /// log-time); a timed-out run is censored at the world's timeout.
+  explicit SimulatedEngine(SimWorld& world, double base_ms = 100);
+
+  /// The id of commit `index` (0 = good, N = bad): 40 hex digits, distinct in the first 10.
+  static std::string Id(int index);
+  /// The index of a commit id, a "cN" name or "good"/"bad"; nullopt otherwise.
+  std::optional<int> IndexOf(std::string_view revision) const;
+  /// Commits strictly between the endpoints whose build was asked for (each once).
+  int builds_attempted() const;
+
+  Result<std::string> Resolve(std::string_view revision) const override;
+  Result<CommitInfo> Commit(std::string_view revision) const override;
+  Result<std::vector<CommitInfo>> Range(std::string_view good, std::string_view bad,
+                                        bool first_parent) const override;
+  Result<bool> IsAncestor(std::string_view ancestor, std::string_view descendant) const override;
+  Result<std::vector<std::string>> ChangedFiles(std::string_view revision) const override;
+
+  Result<ResolvedBuild> Resolve(const std::optional<std::string>& revision) override;
+  std::optional<bool> KnownBuildable(const std::string& revision) const override;
+
+  Result<PairedRuns> Pair(const QueryConfig& query, const ResolvedBuild& a,
+                          const ResolvedBuild& b) override;
+
+ private:
+  SimWorld& world_;
+  double base_ms_;
+  std::vector<bool> attempted_;
+};
+
+/// The configuration a simulated bisect runs with: the tool's defaults ([measure] and
+/// [bisect] as an empty culprit.toml leaves them), one query "q", files under `dir`.
+BisectSections SimulatedBisectConfig(const std::filesystem::path& dir);
+
+/// How a bisect through the runner ended, against the world's truth. The changes that count
+/// are those that move the way the whole range moves (a partial undo or an earlier
+/// improvement is not a culprit of a regression).
+struct RunnerTrialResult {
+  TrialResult::Score score = TrialResult::Score::kInconclusive;
+  /// Some of several changes named and verified, none wrongly; not all of them.
+  bool partial = false;
+  /// Why the answer is wrong: a named change that holds no change the way the range moved,
+  /// or a change called the first bad commit (CULPRIT) with an earlier one unnamed.
+  std::string wrong;
+  int changes_named = 0;
+  bool claimed_first = false;  ///< The report's first change was called CULPRIT.
+  /// The endpoint confirmation was a NULL: the report said NOT REPRODUCIBLE.
+  bool not_reproducible = false;
+  int builds = 0;              ///< Commits between the endpoints whose build was asked for.
+  int pairs = 0;               ///< Every pair measured: confirmation, search, checks, verification.
+  std::string report;          ///< What `bisect run` printed at the end.
+};
+
+/// One bisect of `world` through BisectRunner, files under `dir` (made and removed). `seed`
+/// orders the pairs (`--seed`). Errors are the runner's (a bisect that failed to run).
+Result<RunnerTrialResult> RunRunnerTrial(SimWorld& world, const std::filesystem::path& dir,
+                                         uint64_t seed);
+
+/// Aggregate over runner trials.
+struct RunnerCellSummary {
+  int trials = 0;
+  double exact = 0, range = 0, partial = 0, wrong = 0, inconclusive = 0;  ///< Fractions.
+  double not_reproducible = 0;  ///< Fraction whose confirmation was a NULL.
+  double claimed_first = 0;     ///< Fraction whose first change was called CULPRIT.
+  double mean_builds = 0;
+  int p95_builds = 0;
+  double mean_pairs = 0;
+  int max_pairs = 0;
+  std::vector<std::string> wrong_examples;  ///< The first few `wrong` reasons.
+};
+
+/// `trials` worlds seeded from `seed` (the same trial index sees the same world as RunCell's),
+/// each bisected through the runner under `dir`.
+Result<RunnerCellSummary> RunRunnerCell(const WorldOptions& world, int trials, uint64_t seed,
+                                        const std::filesystem::path& dir);
+
+}  // namespace culprit

@@ -1,0 +1,243 @@
+// The real bisect (BisectRunner, the tool's default [measure] and [bisect]) on scripted
+// worlds: SimulatedEngine behind the history, build and measurement interfaces. Seeds are
+// fixed, so every figure here is the same on every run; the effects are large (>= 1.5x on a
+// quiet host) where a test asserts an exact answer, and the cell tests assert only what the
+// benchmark's full grid (docs/bisect.md) leaves a margin for.
+
+#include "bisect/simulated_bisect.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+
+namespace culprit {
+namespace {
+
+std::filesystem::path TrialDir(const std::string& name) {
+  return std::filesystem::temp_directory_path() /
+         ("culprit-simulated-" + name + "-" + std::to_string(::getpid()));
+}
+
+WorldOptions Quiet(std::vector<SimChange> changes, int n = 64) {
+  WorldOptions w;
+  w.n_commits = n;
+  w.sigma = 0.03;
+  w.outlier_rate = 0;
+  w.changes = std::move(changes);
+  return w;
+}
+
+RunnerTrialResult Trial(const WorldOptions& options, uint64_t seed, const std::string& name,
+                        SimWorld** world_out = nullptr) {
+  static std::unique_ptr<SimWorld> world;
+  world = std::make_unique<SimWorld>(options, seed);
+  if (world_out) *world_out = world.get();
+  Result<RunnerTrialResult> r = RunRunnerTrial(*world, TrialDir(name), seed);
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message());
+  return r.ok() ? *r : RunnerTrialResult{};
+}
+
+TEST(SimulatedEngine, IdsResolveAndRangesRunOldestFirst) {
+  SimWorld world(Quiet({{0.5}}, 20), 1);
+  SimulatedEngine engine(world);
+  const History& history = engine;
+  EXPECT_EQ(*history.Resolve("good"), SimulatedEngine::Id(0));
+  EXPECT_EQ(*history.Resolve("c7"), SimulatedEngine::Id(7));
+  EXPECT_EQ(*history.Resolve(SimulatedEngine::Id(20)), SimulatedEngine::Id(20));
+  EXPECT_FALSE(history.Resolve("c21").ok());
+  EXPECT_FALSE(history.Resolve(std::string(40, 'f')).ok());
+  for (int i = 0; i < 20; ++i) {
+    EXPECT_NE(SimulatedEngine::Id(i).substr(0, 10), SimulatedEngine::Id(i + 1).substr(0, 10));
+  }
+  Result<std::vector<CommitInfo>> range = history.Range("good", "bad", true);
+  ASSERT_TRUE(range.ok());
+  ASSERT_EQ(range->size(), 20u);
+  EXPECT_EQ(range->front().id, SimulatedEngine::Id(1));
+  EXPECT_EQ(range->back().parents.at(0), SimulatedEngine::Id(19));
+  EXPECT_TRUE(*history.IsAncestor("c3", "c9"));
+  EXPECT_FALSE(*history.IsAncestor("c9", "c3"));
+}
+
+TEST(SimulatedEngine, UnbuildableCommitsFailAndAreRemembered) {
+  WorldOptions options = Quiet({{0.5}}, 40);
+  options.unbuildable_fraction = 0.5;
+  SimWorld world(options, 3);
+  SimulatedEngine engine(world);
+  BuildProvider& builds = engine;
+  int unbuildable = 0;
+  for (int i = 1; i < 40; ++i) {
+    const std::string id = SimulatedEngine::Id(i);
+    EXPECT_EQ(builds.KnownBuildable(id), std::nullopt);
+    EXPECT_EQ(builds.Resolve(id).ok(), !world.Unbuildable(i));
+    EXPECT_EQ(builds.KnownBuildable(id), !world.Unbuildable(i));
+    unbuildable += world.Unbuildable(i);
+  }
+  EXPECT_GT(unbuildable, 5);
+  EXPECT_EQ(engine.builds_attempted(), 39);
+}
+
+TEST(SimulatedEngine, RunsCarryTheChangesAndTheTimeouts) {
+  WorldOptions options = Quiet({{1.0}}, 10);
+  options.timeout_rate = 0.5;
+  SimWorld world(options, 5);
+  SimulatedEngine engine(world);
+  Result<ResolvedBuild> good = static_cast<BuildProvider&>(engine).Resolve("good");
+  Result<ResolvedBuild> bad = static_cast<BuildProvider&>(engine).Resolve("bad");
+  Result<PairedRuns> runs = engine.Pair(QueryConfig{}, *good, *bad);
+  ASSERT_TRUE(runs.ok());
+  int timed_out[2] = {0, 0};
+  double sum[2] = {0, 0};
+  int ok[2] = {0, 0};
+  for (int i = 0; i < 400; ++i) {
+    for (int arm : {0, 1}) {
+      SampleOutcome s = runs->source->Run(arm);
+      timed_out[arm] += s.timed_out;
+      if (s.ok) sum[arm] += std::log(s.value), ++ok[arm];
+    }
+  }
+  EXPECT_EQ(timed_out[0], 0);
+  EXPECT_GT(timed_out[1], 150);
+  EXPECT_LT(timed_out[1], 250);
+  EXPECT_NEAR(std::exp(sum[1] / ok[1] - sum[0] / ok[0]), 2.0, 0.1);
+}
+
+TEST(BisectRunnerOnScriptedWorld, OneLargeChangeIsTheCulpritInAboutLog2NBuilds) {
+  SimWorld* world = nullptr;
+  RunnerTrialResult r = Trial(Quiet({{1.0}}), 11, "one", &world);
+  EXPECT_EQ(r.score, TrialResult::Score::kExact) << r.report;
+  EXPECT_TRUE(r.claimed_first) << r.report;
+  EXPECT_NE(r.report.find("CULPRIT " + SimulatedEngine::Id(world->first_bad())),
+            std::string::npos)
+      << r.report;
+  EXPECT_LE(r.builds, 6 + 2);
+}
+
+TEST(BisectRunnerOnScriptedWorld, TwoChangesAreBothNamedAndVerified) {
+  SimWorld* world = nullptr;
+  RunnerTrialResult r = Trial(Quiet({{0.5}, {0.5}}), 12, "two", &world);
+  EXPECT_EQ(r.score, TrialResult::Score::kExact) << r.report;
+  EXPECT_EQ(r.changes_named, 2) << r.report;
+  for (int c : world->change_commits()) {
+    EXPECT_NE(r.report.find(SimulatedEngine::Id(c)), std::string::npos) << r.report;
+  }
+}
+
+TEST(BisectRunnerOnScriptedWorld, APartialUndoIsNotNamedAsTheRegression) {
+  SimWorld* world = nullptr;
+  RunnerTrialResult r = Trial(Quiet({{1.0}, {-0.3}}), 13, "undo", &world);
+  EXPECT_EQ(r.score, TrialResult::Score::kExact) << r.report;
+  EXPECT_EQ(r.report.find(SimulatedEngine::Id(world->change_commits()[1])), std::string::npos)
+      << r.report;
+}
+
+TEST(BisectRunnerOnScriptedWorld, AnEarlierImprovementIsNotTheCulprit) {
+  RunnerTrialResult r = Trial(Quiet({{-0.4}, {1.5}}), 14, "improve");
+  EXPECT_NE(r.score, TrialResult::Score::kWrong) << r.wrong << "\n" << r.report;
+  EXPECT_EQ(r.score, TrialResult::Score::kExact) << r.report;
+  // The commits before the regression are faster than the good end: not a tie, so the
+  // regression is a change, not shown to be the first bad commit.
+  EXPECT_FALSE(r.claimed_first) << r.report;
+}
+
+TEST(BisectRunnerOnScriptedWorld, RunsThatTimeOutFromTheChangeOnPointAtTheChange) {
+  // The change makes a third of its runs hang and nothing else slower: only the censored
+  // timeouts tell it from its parent.
+  WorldOptions options = Quiet({{0.0}});
+  options.timeout_rate = 0.34;
+  RunnerTrialResult r = Trial(options, 15, "timeouts");
+  EXPECT_NE(r.score, TrialResult::Score::kWrong) << r.wrong << "\n" << r.report;
+  EXPECT_FALSE(r.not_reproducible) << r.report;
+}
+
+TEST(BisectRunnerOnScriptedWorld, ASlowChangeThatAlsoHangsIsNeverPassedAsGood) {
+  WorldOptions options = Quiet({{0.5}});
+  options.timeout_rate = 0.25;
+  RunnerTrialResult r = Trial(options, 16, "flaky");
+  EXPECT_EQ(r.score, TrialResult::Score::kExact) << r.wrong << "\n" << r.report;
+}
+
+TEST(BisectRunnerOnScriptedWorld, ACheckWhoseRunsKeepFailingLeavesTheVerifiedChangeStanding) {
+  // Most runs from the change on hang: the verification against the parent is an EFFECT (the
+  // timeouts are censored), but the check of the change against the bad end loses most of
+  // its pairs (both sides timed out) and breaks. The change stands; the part is undecided.
+  // (A commit whose warm-up tries all hang, 0.6^4 = 13% of the time, cannot be measured and
+  // is skipped like an unbuildable one: then the answer is a range holding the change.)
+  WorldOptions options = Quiet({{0.5}});
+  options.timeout_rate = 0.6;
+  RunnerTrialResult r = Trial(options, 20, "failing-check");
+  EXPECT_TRUE(r.score == TrialResult::Score::kExact || r.score == TrialResult::Score::kRange)
+      << r.wrong << "\n"
+      << r.report;
+  EXPECT_NE(r.report.find("its runs kept failing"), std::string::npos) << r.report;
+}
+
+TEST(BisectRunnerOnScriptedWorld, AHostThatJumpsMidBisectDoesNotMoveTheAnswer) {
+  WorldOptions options = Quiet({{1.0}});
+  options.host_jump = 0.5;
+  options.host_jump_at = 300;
+  RunnerTrialResult r = Trial(options, 17, "jump");
+  EXPECT_EQ(r.score, TrialResult::Score::kExact) << r.report;
+}
+
+TEST(BisectRunnerOnScriptedWorld, EqualEndpointsAreNotReproducibleAndNothingIsNamed) {
+  RunnerTrialResult r = Trial(Quiet({{0.0}}), 18, "aa");
+  EXPECT_EQ(r.changes_named, 0) << r.report;
+  EXPECT_TRUE(r.not_reproducible) << r.report;
+  EXPECT_EQ(r.builds, 0);
+}
+
+TEST(BisectRunnerOnScriptedWorld, UnbuildableNeighboursGiveARangeNeverAWrongCommit) {
+  for (uint64_t seed : {21, 22, 23, 24}) {
+    WorldOptions options = Quiet({{1.0}});
+    options.unbuildable_fraction = 0.3;
+    RunnerTrialResult r = Trial(options, seed, "unbuildable");
+    EXPECT_TRUE(r.score == TrialResult::Score::kExact || r.score == TrialResult::Score::kRange)
+        << "seed " << seed << ": " << r.wrong << "\n"
+        << r.report;
+  }
+}
+
+TEST(BisectRunnerOnScriptedWorld, TheSameSeedGivesTheSameBisect) {
+  WorldOptions options = Quiet({{0.3}});
+  options.sigma = 0.10;
+  RunnerTrialResult a = Trial(options, 19, "seed");
+  RunnerTrialResult b = Trial(options, 19, "seed");
+  EXPECT_EQ(a.pairs, b.pairs);
+  EXPECT_EQ(a.builds, b.builds);
+  EXPECT_EQ(a.score, b.score);
+}
+
+// Cells of bench/bisect-sim at a trial count that runs in seconds: no confident wrong
+// answer, and what the full grid's figures leave a margin for.
+TEST(BisectRunnerCells, NoisyHostModerateEffectIsFoundOrInconclusiveNeverWrong) {
+  WorldOptions world;
+  world.effect = 0.18;
+  world.sigma = 0.24;
+  Result<RunnerCellSummary> cell = RunRunnerCell(world, 20, 7, TrialDir("cell-18-24"));
+  ASSERT_TRUE(cell.ok()) << cell.error().message();
+  EXPECT_EQ(cell->wrong, 0);
+  EXPECT_GE(cell->exact, 0.75);
+  EXPECT_LE(cell->mean_builds, std::ceil(std::log2(100.0)) + 3);
+}
+
+TEST(BisectRunnerCells, TwoChangesOnAQuietHostAreNeverMisreported) {
+  WorldOptions world;
+  world.sigma = 0.05;
+  world.changes = {{0.07}, {0.15}};
+  Result<RunnerCellSummary> cell = RunRunnerCell(world, 20, 8, TrialDir("cell-two"));
+  ASSERT_TRUE(cell.ok()) << cell.error().message();
+  EXPECT_EQ(cell->wrong, 0) << (cell->wrong_examples.empty() ? "" : cell->wrong_examples[0]);
+}
+
+TEST(BisectRunnerCells, AnAaHistoryIsRarelyAnEffect) {
+  WorldOptions world;
+  world.sigma = 0.10;
+  world.changes = {{0.0}};
+  Result<RunnerCellSummary> cell = RunRunnerCell(world, 40, 9, TrialDir("cell-aa"));
+  ASSERT_TRUE(cell.ok()) << cell.error().message();
+  EXPECT_LE(cell->wrong, 0.05);
+}
+
+}  // namespace
+}  // namespace culprit
