@@ -208,14 +208,23 @@ Result<RunnerTrialResult> RunRunnerTrial(SimWorld& world, const std::filesystem:
   request.flags.seed = seed;
   Result<BisectReport> report = runner.Run(request);
   std::filesystem::remove_all(dir, ec);
-  if (!report) return report.error();
-
   RunnerTrialResult r;
+  r.builds = engine.builds_attempted();
+  if (!report) {
+    r.error = report.error().message();
+    return r;
+  }
   r.report = report->text;
   // The runner keeps the confirmation's verdict only in its report (DescribeUnconfirmedMove).
   r.not_reproducible = r.report.find("NOT REPRODUCIBLE") != std::string::npos;
   r.builds = engine.builds_attempted();
-  for (const BisectStepLog& step : report->state.log) r.pairs += step.pairs;
+  for (const BisectStepLog& step : report->state.log) {
+    r.pairs += step.pairs;
+    (step.kind == "confirm"  ? r.confirm_pairs
+     : step.kind == "verify" ? r.verify_pairs
+     : step.kind == "check"  ? r.check_pairs
+                             : r.search_pairs) += step.pairs;
+  }
 
   // The truth the answer is held to: the changes that move the way the range does.
   double total = 0;
@@ -272,6 +281,11 @@ Result<RunnerCellSummary> RunRunnerCell(const WorldOptions& world, int trials, u
     SimWorld w(world, trial_seed);
     Result<RunnerTrialResult> r = RunRunnerTrial(w, dir, trial_seed | 1);
     if (!r) return r.error().WithContext(fmt::format("trial {}", t));
+    if (!r->error.empty()) {
+      s.errors += 1;
+      if (s.error_example.empty()) s.error_example = fmt::format("trial {}: {}", t, r->error);
+      continue;
+    }
     switch (r->score) {
       case TrialResult::Score::kExact: s.exact += 1; break;
       case TrialResult::Score::kRange: s.range += 1; break;
@@ -283,12 +297,17 @@ Result<RunnerCellSummary> RunRunnerCell(const WorldOptions& world, int trials, u
         break;
       case TrialResult::Score::kInconclusive:
         (r->partial ? s.partial : s.inconclusive) += 1;
+        if (s.inconclusive_example.empty()) s.inconclusive_example = r->report;
         break;
     }
     s.not_reproducible += r->not_reproducible;
     s.claimed_first += r->claimed_first;
     s.mean_builds += r->builds;
     s.mean_pairs += r->pairs;
+    s.mean_confirm_pairs += r->confirm_pairs;
+    s.mean_search_pairs += r->search_pairs;
+    s.mean_verify_pairs += r->verify_pairs;
+    s.mean_check_pairs += r->check_pairs;
     s.max_pairs = std::max(s.max_pairs, r->pairs);
     builds.push_back(r->builds);
   }
@@ -300,11 +319,18 @@ Result<RunnerCellSummary> RunRunnerCell(const WorldOptions& world, int trials, u
   s.wrong /= n;
   s.inconclusive /= n;
   s.not_reproducible /= n;
+  s.errors /= n;
   s.claimed_first /= n;
   s.mean_builds /= n;
   s.mean_pairs /= n;
+  s.mean_confirm_pairs /= n;
+  s.mean_search_pairs /= n;
+  s.mean_verify_pairs /= n;
+  s.mean_check_pairs /= n;
   std::sort(builds.begin(), builds.end());
-  s.p95_builds = builds[static_cast<size_t>(std::ceil(0.95 * n)) - 1];
+  if (!builds.empty()) {
+    s.p95_builds = builds[static_cast<size_t>(std::ceil(0.95 * builds.size())) - 1];
+  }
   return s;
 }
 

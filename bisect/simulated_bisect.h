@@ -76,11 +76,18 @@ struct RunnerTrialResult {
   bool not_reproducible = false;
   int builds = 0;              ///< Commits between the endpoints whose build was asked for.
   int pairs = 0;               ///< Every pair measured: confirmation, search, checks, verification.
+  /// The same by the step's kind: the endpoint confirmation, the search's measurements, the
+  /// verifications, the checks of what a change leaves unexplained.
+  int confirm_pairs = 0, search_pairs = 0, verify_pairs = 0, check_pairs = 0;
   std::string report;          ///< What `bisect run` printed at the end.
+  /// The bisect ended with this error (what `bisect run` prints before exiting 1; no
+  /// verdict, so never a wrong answer); empty when it finished.
+  std::string error;
 };
 
 /// One bisect of `world` through BisectRunner, files under `dir` (made and removed). `seed`
-/// orders the pairs (`--seed`). Errors are the runner's (a bisect that failed to run).
+/// orders the pairs (`--seed`). The error is a directory that cannot be made; the bisect's
+/// own error is the result's `error`.
 Result<RunnerTrialResult> RunRunnerTrial(SimWorld& world, const std::filesystem::path& dir,
                                          uint64_t seed);
 
@@ -89,16 +96,24 @@ struct RunnerCellSummary {
   int trials = 0;
   double exact = 0, range = 0, partial = 0, wrong = 0, inconclusive = 0;  ///< Fractions.
   double not_reproducible = 0;  ///< Fraction whose confirmation was a NULL.
+  /// Fraction that ended with an error, as `bisect run` would (exit 1, no verdict): e.g. the
+  /// bad end's every warm-up try hung. Never a wrong answer; counted apart from the others.
+  double errors = 0;
+  std::string error_example;    ///< The first error's message.
   double claimed_first = 0;     ///< Fraction whose first change was called CULPRIT.
   double mean_builds = 0;
   int p95_builds = 0;
   double mean_pairs = 0;
+  double mean_confirm_pairs = 0, mean_search_pairs = 0, mean_verify_pairs = 0,
+         mean_check_pairs = 0;
   int max_pairs = 0;
   std::vector<std::string> wrong_examples;  ///< The first few `wrong` reasons.
+  std::string inconclusive_example;         ///< The report of the first inconclusive trial.
 };
 
 /// `trials` worlds seeded from `seed` (the same trial index sees the same world as RunCell's),
-/// each bisected through the runner under `dir`.
+/// each bisected through the runner under `dir`. A trial whose bisect ended with an error is
+/// counted in `errors`; only a directory that cannot be made is an error here.
 Result<RunnerCellSummary> RunRunnerCell(const WorldOptions& world, int trials, uint64_t seed,
                                         const std::filesystem::path& dir);
 

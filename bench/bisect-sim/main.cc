@@ -4,14 +4,14 @@
 // and prints per cell how often each names the right commit.
 //
 //   bisect-sim [--trials 200] [--seed 1] [--quick] [--scenarios] [--no-outliers]
-//              [--no-drift] [--cell N,EFFECT,SIGMA,UNBUILDABLE] [--search-only]
+//              [--no-drift] [--cell N,EFFECT,SIGMA,UNBUILDABLE] [--search-only] [--verbose]
 //
 // The default grid is one change (N = 100 and 1000; 5/10/18% effects; 5/10/24% noise; with
 // and without 10% unbuildable commits); --quick keeps N = 100 without unbuildable commits;
 // --scenarios runs the worlds of several changes, timeouts and host jumps instead; --cell
 // one cell (e.g. --cell 100,0.18,0.24,0). --search-only drives BisectSearch alone (no
 // runner: the search model's own figures, for tuning the search). Deterministic: the same
-// flags print the same table.
+// flags print the same table. --verbose prints each cell's first inconclusive report.
 
 #include <fmt/format.h>
 
@@ -35,7 +35,7 @@ int Usage(const std::string& message) {
                "bisect-sim: error: %s\n"
                "usage: bisect-sim [--trials N] [--seed S] [--quick] [--scenarios] "
                "[--no-outliers] [--no-drift] [--cell N,EFFECT,SIGMA,UNBUILDABLE] "
-               "[--search-only]\n",
+               "[--search-only] [--verbose]\n",
                message.c_str());
   return 2;
 }
@@ -99,7 +99,7 @@ std::vector<Cell> Scenarios() {
 int main(int argc, char** argv) {
   int trials = 200;
   unsigned long long seed = 1;
-  bool quick = false, scenarios = false, search_only = false;
+  bool quick = false, scenarios = false, search_only = false, verbose = false;
   std::vector<Cell> cells;
   culprit::WorldOptions base;
   for (int i = 1; i < argc; ++i) {
@@ -125,6 +125,8 @@ int main(int argc, char** argv) {
       quick = true;
     } else if (arg == "--scenarios") {
       scenarios = true;
+    } else if (arg == "--verbose") {
+      verbose = true;
     } else if (arg == "--search-only") {
       search_only = true;
     } else if (arg == "--no-outliers") {
@@ -196,6 +198,18 @@ int main(int argc, char** argv) {
         return 1;
       }
       fmt::print("{} {}\n", head, RunnerRow(*runner));
+      fmt::print("{:{}}   pairs by step: confirm {:.1f}, search {:.1f}, verify {:.1f}, check "
+                 "{:.1f}; CULPRIT (first bad commit shown) {:.1f}%\n",
+                 "", head.size(), runner->mean_confirm_pairs, runner->mean_search_pairs,
+                 runner->mean_verify_pairs, runner->mean_check_pairs,
+                 100 * runner->claimed_first);
+      if (verbose && !runner->inconclusive_example.empty()) {
+        fmt::print("first inconclusive report:\n{}\n", runner->inconclusive_example);
+      }
+      if (runner->errors > 0) {
+        fmt::print("{:{}}   ended with an error (no verdict): {:.1f}%, e.g. {}\n", "",
+                   head.size(), 100 * runner->errors, runner->error_example);
+      }
       for (const std::string& example : runner->wrong_examples) {
         fmt::print("{:{}}   wrong: {}\n", "", head.size(), example);
       }

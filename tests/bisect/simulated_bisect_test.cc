@@ -35,7 +35,9 @@ RunnerTrialResult Trial(const WorldOptions& options, uint64_t seed, const std::s
   if (world_out) *world_out = world.get();
   Result<RunnerTrialResult> r = RunRunnerTrial(*world, TrialDir(name), seed);
   EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message());
-  return r.ok() ? *r : RunnerTrialResult{};
+  if (!r.ok()) return RunnerTrialResult{};
+  EXPECT_EQ(r->error, "");
+  return *r;
 }
 
 TEST(SimulatedEngine, IdsResolveAndRangesRunOldestFirst) {
@@ -185,6 +187,17 @@ TEST(BisectRunnerOnScriptedWorld, EqualEndpointsAreNotReproducibleAndNothingIsNa
   EXPECT_EQ(r.changes_named, 0) << r.report;
   EXPECT_TRUE(r.not_reproducible) << r.report;
   EXPECT_EQ(r.builds, 0);
+}
+
+TEST(BisectRunnerOnScriptedWorld, ABadEndThatAlwaysHangsEndsWithAnErrorNotAVerdict) {
+  WorldOptions options = Quiet({{0.0}});
+  options.timeout_rate = 1.0;
+  SimWorld world(options, 25);
+  Result<RunnerTrialResult> r = RunRunnerTrial(world, TrialDir("hangs"), 25);
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  EXPECT_NE(r->error.find("every warm-up run of arm B failed"), std::string::npos) << r->error;
+  EXPECT_EQ(r->changes_named, 0);
+  EXPECT_EQ(r->builds, 0);
 }
 
 TEST(BisectRunnerOnScriptedWorld, UnbuildableNeighboursGiveARangeNeverAWrongCommit) {
