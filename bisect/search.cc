@@ -103,7 +103,7 @@ int BisectSearch::max_pairs() const {
 ModelFit BisectSearch::Fit() const { return FitSearchModel(n_, observations_); }
 
 // The project's verdict rule at one look of a sequential test, with the alpha that the
-// project's O'Brien–Fleming spending gives that look (the last look whose count has been
+// options' spending gives that look (the last look whose count has been
 // reached, if a driver fed pairs off the schedule), so the stated confidence holds over
 // all looks whatever look the test stops at.
 const BisectSearch::VerdictMemo& BisectSearch::LookVerdict(VerdictMemo& memo, int culprit,
@@ -117,7 +117,7 @@ const BisectSearch::VerdictMemo& BisectSearch::LookVerdict(VerdictMemo& memo, in
   if (memo.culprit == culprit && memo.parent == parent && memo.pairs == have) return memo;
   memo = VerdictMemo{culprit, parent, have};
   const std::vector<int> looks = LookSchedule(options_.verify_pairs_min, options_.verify_pairs_max);
-  const std::vector<double> alphas = SpendAlpha(1 - options_.confidence, looks);
+  const std::vector<double> alphas = SpendAlpha(1 - options_.confidence, looks, options_.spending);
   int look = -1;
   for (size_t k = 0; k < looks.size(); ++k) {
     if (looks[k] <= have) look = static_cast<int>(k);
@@ -359,7 +359,8 @@ std::string BisectSearch::ToJson() const {
                   {"verify_pairs_max", o.verify_pairs_max},
                   {"band", o.band},
                   {"confidence", o.confidence},
-                  {"confirm_endpoints", o.confirm_endpoints}};
+                  {"confirm_endpoints", o.confirm_endpoints},
+                  {"spending", o.spending == Spending::kPocock ? "pocock" : "obrien-fleming"}};
   j["unbuildable"] = unbuildable_;
   j["cached"] = cached_;
   nlohmann::json obs = nlohmann::json::array();
@@ -432,6 +433,15 @@ culprit::Result<BisectSearch> BisectSearch::FromJson(std::string_view text) {
   if (jo.contains("confirm_endpoints")) {
     if (!jo["confirm_endpoints"].is_boolean()) return bad("confirm_endpoints");
     o.confirm_endpoints = jo["confirm_endpoints"].get<bool>();
+  }
+  // States written before the field existed were spent the O'Brien–Fleming way.
+  o.spending = Spending::kObrienFleming;
+  if (jo.contains("spending")) {
+    if (jo["spending"] == "pocock") {
+      o.spending = Spending::kPocock;
+    } else if (jo["spending"] != "obrien-fleming") {
+      return bad("spending");
+    }
   }
   if (!(o.target_probability > 0 && o.target_probability < 1)) return bad("target_probability");
 

@@ -19,6 +19,7 @@
 
 #include "base/result.h"
 #include "bisect/search_model.h"
+#include "probes/sequential.h"
 
 namespace culprit {
 
@@ -42,9 +43,14 @@ struct SearchOptions {
   double step_odds = 99;
   /// Sequential looks of the endpoint confirmation and of the verification happen at
   /// verify_pairs_min, doubling up to verify_pairs_max (10, 20, 40, 80, 160, 320; see
-  /// LookSchedule), with O'Brien–Fleming alpha spending across the looks (SpendAlpha).
+  /// LookSchedule), with `spending` across the looks (SpendAlpha).
   int verify_pairs_min = 10;
   int verify_pairs_max = 320;
+  /// How the verification (and a confirmation of the endpoints) spends its alpha across the
+  /// looks. Pocock stops a large effect at its first looks (10 or 20 pairs), where
+  /// O'Brien–Fleming's first looks can never stop; a state saved without this field was
+  /// spent the O'Brien–Fleming way and resumes that way.
+  Spending spending = Spending::kPocock;
   /// Reproducibility band b: the verdict rule's τ = ln(1 + b).
   double band = 0.05;
   /// Overall confidence of a sequential verdict, spent across its looks.
