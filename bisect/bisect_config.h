@@ -20,6 +20,14 @@ struct BisectConfig {
   /// like the whole range, until this many searches were made. A part left over is reported
   /// as unplaced, with its segment and its ratio, never silently dropped.
   int max_changes = 3;
+  /// The most pairs of a sitting that asks whether a range moves: the endpoint confirmation,
+  /// and each check of a part a verified change leaves unexplained (0: [measure] max_pairs).
+  /// More than a probe's: a confirmed range is a dozen builds spent, a check decides whether
+  /// a change may be called the first bad commit and whether another change is searched, and
+  /// a move a little beyond the band on a noisy host needs several hundred pairs to be told
+  /// from the band. Large moves and clear ties still stop at the first looks (10 to 40
+  /// pairs). `bisect run --max-pairs N` sets both for one bisect.
+  int confirm_max_pairs = 640;
 };
 
 /// Reads [bisect].

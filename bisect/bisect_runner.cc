@@ -138,6 +138,8 @@ class BisectRunner::Session {
   std::string confirm_verdict_;  // The endpoint confirmation's verdict, when it was not EFFECT.
   UnconfirmedMove unconfirmed_;  // What that confirmation measured.
   int seg_lo_ = 0;               // The active segment's good end: its search's commit 0.
+  bool max_pairs_given_ = false;  // --max-pairs: it, not [bisect] confirm_max_pairs, bounds
+                                  // the confirmation.
 };
 
 std::string& BisectRunner::Session::ActiveSearchJson() {
@@ -161,6 +163,7 @@ Status BisectRunner::Session::Prepare(const MeasureFlags& flags) {
   Result<SittingOptions> options = MakeSittingOptions(config_.measure, *query_, flags);
   if (!options) return options.error();
   options_ = *options;
+  max_pairs_given_ = flags.max_pairs.has_value();
   if (host_) start_snapshot_ = host_->Snapshot(/*calibrate=*/true);
   return {};
 }
@@ -454,6 +457,13 @@ Result<ComparisonOutcome> BisectRunner::Session::Sitting(int a, int b, const std
     plan.details["baseline_index"] = std::to_string(a);
   }
   plan.options = options_;
+  // Whether a range moves (the endpoints, or a part a change leaves unexplained) is asked with
+  // the larger budget: a check decides whether a change is the first bad commit and whether
+  // another change is searched at all.
+  if ((confirm || kind == "check") && !max_pairs_given_ &&
+      config_.bisect.confirm_max_pairs > options_.max_pairs) {
+    plan.options.max_pairs = config_.bisect.confirm_max_pairs;
+  }
   plan.config_digest = config_.digest;
   plan.details["bisect_run"] = state_.run_id;
   plan.details["step_kind"] = kind;

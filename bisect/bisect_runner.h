@@ -30,7 +30,9 @@ struct BisectRequest {
   std::string good, bad;
   std::string query;
   bool first_parent = true;
-  MeasureFlags flags;  ///< band, seed; min/max pairs apply to the endpoint confirmation.
+  /// band, seed (every sitting and batch then has a reproducible order); max_pairs bounds the
+  /// endpoint confirmation and the checks instead of [bisect] confirm_max_pairs.
+  MeasureFlags flags;
 };
 
 /// Where the bisect's state and lock live: <config dir>/.culprit/.

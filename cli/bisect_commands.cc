@@ -145,6 +145,11 @@ std::shared_ptr<void> AddInvestigationCommands(CLI::App& app, GlobalOptions& glo
   run_cmd->add_option("--bad", bisect.request.bad, "a revision with it")->required();
   run_cmd->add_option("--query,-q", bisect.request.query, "query name");
   run_cmd->add_option("--band", bisect.request.flags.band, "reproducibility band");
+  run_cmd->add_option("--max-pairs", bisect.request.flags.max_pairs,
+                      "the most pairs of the confirmation and of each check (default [bisect] "
+                      "confirm_max_pairs, 640)");
+  run_cmd->add_option("--seed", bisect.request.flags.seed,
+                      "order every sitting and batch reproducibly (default: random)");
   run_cmd->add_flag("--all-parents", bisect.all_parents,
                     "search merged side branches too (default: first parents only)");
   run_cmd->footer(

@@ -200,6 +200,18 @@ TEST(BisectRunnerOnScriptedWorld, ABadEndThatAlwaysHangsEndsWithAnErrorNotAVerdi
   EXPECT_EQ(r->builds, 0);
 }
 
+TEST(BisectRunnerOnScriptedWorld, ChecksOnANoisyHostUseTheConfirmationBudget) {
+  // A doubling on a 24%-noise host: verified quickly, but a tie of the parts around it takes
+  // hundreds of pairs, more than [measure]'s 160: the checks go on to [bisect]
+  // confirm_max_pairs (640) rather than stop undecided at 160.
+  WorldOptions options = Quiet({{1.0}});
+  options.sigma = 0.24;
+  RunnerTrialResult r = Trial(options, 26, "noisy-checks");
+  EXPECT_EQ(r.score, TrialResult::Score::kExact) << r.report;
+  EXPECT_GT(r.check_pairs, 2 * 160) << r.report;
+  EXPECT_LE(r.check_pairs, 2 * 640) << r.report;
+}
+
 TEST(BisectRunnerOnScriptedWorld, UnbuildableNeighboursGiveARangeNeverAWrongCommit) {
   for (uint64_t seed : {21, 22, 23, 24}) {
     WorldOptions options = Quiet({{1.0}});
