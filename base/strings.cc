@@ -79,7 +79,9 @@ std::string Join(std::span<const std::string> parts, std::string_view separator)
 
 std::string FormatProbability(double p) {
   if (!(p >= 0)) return "unknown";
-  if (p >= 1) return "100%";
+  // Nothing culprit computes is certain: a posterior that saturated to 1 in floating point
+  // (or a confidence within 1e-12 of it) is shown as the bound it is, never as "100%".
+  if (p > 1 - 1e-12) return "> 99.9999999999%";
   // Enough decimals that the complement 100 - shown keeps one significant digit.
   const double complement = (1 - p) * 100;
   int decimals = std::max(0, static_cast<int>(std::ceil(-std::log10(complement))));

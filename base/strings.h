@@ -27,7 +27,8 @@ std::string TailLines(std::string_view text, size_t max_lines);
 
 /// A probability or confidence in [0, 1] as a percentage with as many decimals
 /// as it takes not to round up to a certainty it does not have: 0.95 -> "95%",
-/// 0.99612 -> "99.6%", 1 - 3e-8 -> "99.999997%"; only exactly 1 is "100%".
+/// 0.99612 -> "99.6%", 1 - 3e-8 -> "99.999997%". Never "100%": within 1e-12 of 1
+/// (a posterior that saturated in floating point) is "> 99.9999999999%".
 std::string FormatProbability(double p);
 
 /// The lines of `text`, without their '\n' (and a '\r' before it); a final

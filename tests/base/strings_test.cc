@@ -37,7 +37,9 @@ TEST(FormatProbability, ShowsThePrecisionItHasAndNeverRoundsToCertainty) {
   EXPECT_EQ(FormatProbability(0.99996), "99.996%");
   EXPECT_EQ(FormatProbability(1 - 3e-8), "99.999997%");
   EXPECT_EQ(FormatProbability(0.999), "99.9%");
-  EXPECT_EQ(FormatProbability(1.0), "100%");
+  EXPECT_EQ(FormatProbability(1.0), "> 99.9999999999%");  // a saturated posterior
+  EXPECT_EQ(FormatProbability(1 - 1e-13), "> 99.9999999999%");
+  EXPECT_EQ(FormatProbability(1 - 1e-11), "99.999999999%");
   EXPECT_EQ(FormatProbability(0.0), "0%");
 }
 
