@@ -237,7 +237,9 @@ TEST_F(CompareCliTest, CompareFindsTheSlowdownAndRecordsBothBuilds) {
   EXPECT_EQ(record["verdict"], "EFFECT");
   ASSERT_TRUE(record["estimate"].is_object()) << r.stdout_text;
   EXPECT_GT(record["estimate"]["ratio"].get<double>(), 1.5) << record["estimate"];
-  EXPECT_GT(record["estimate"]["low"].get<double>(), 1.5) << record["estimate"];
+  // Beyond the band, as an EFFECT must be; not more: on a loaded 2-core host 10 pairs of a
+  // 2.5x slowdown have given [1.27, 3.30].
+  EXPECT_GT(record["estimate"]["low"].get<double>(), 1.05) << record["estimate"];
   ASSERT_EQ(record["arms"].size(), 2u);
   EXPECT_EQ(record["arms"][0]["commit"], base_);
   EXPECT_EQ(record["arms"][0]["tree"], TreeOf(base_));
