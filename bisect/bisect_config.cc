@@ -9,13 +9,15 @@ Status ReadBisectSection(const ConfigTable& root, BisectConfig* bisect) {
   if (!table) return table.error();
   CULPRIT_TRY(table->CheckKeys("bisect", {"target_probability", "max_builds", "max_pairs",
                                           "pairs_per_step", "max_changes",
-                                          "confirm_max_pairs"}));
+                                          "confirm_max_pairs", "check_max_pairs"}));
   CULPRIT_TRY(table->ReadDouble("bisect", "target_probability", &bisect->target_probability, 0, 1));
   CULPRIT_TRY(table->ReadInt("bisect", "max_builds", &bisect->max_builds, 0));
   CULPRIT_TRY(table->ReadInt("bisect", "max_pairs", &bisect->max_pairs, 0));
   CULPRIT_TRY(table->ReadInt("bisect", "pairs_per_step", &bisect->pairs_per_step, 0));
   CULPRIT_TRY(table->ReadInt("bisect", "max_changes", &bisect->max_changes, 1));
   CULPRIT_TRY(table->ReadInt("bisect", "confirm_max_pairs", &bisect->confirm_max_pairs, 0,
+                             MeasureConfig::kMaxPairs));
+  CULPRIT_TRY(table->ReadInt("bisect", "check_max_pairs", &bisect->check_max_pairs, 0,
                              MeasureConfig::kMaxPairs));
   return {};
 }

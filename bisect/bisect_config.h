@@ -20,14 +20,19 @@ struct BisectConfig {
   /// like the whole range, until this many searches were made. A part left over is reported
   /// as unplaced, with its segment and its ratio, never silently dropped.
   int max_changes = 3;
-  /// The most pairs of a sitting that asks whether a range moves: the endpoint confirmation,
-  /// and each check of a part a verified change leaves unexplained (0: [measure] max_pairs).
-  /// More than a probe's: a confirmed range is a dozen builds spent, a check decides whether
-  /// a change may be called the first bad commit and whether another change is searched, and
-  /// a move a little beyond the band on a noisy host needs several hundred pairs to be told
-  /// from the band. Large moves and clear ties still stop at the first looks (10 to 40
-  /// pairs). `bisect run --max-pairs N` sets both for one bisect.
+  /// The most pairs of the endpoint confirmation (0: [measure] max_pairs). More than a
+  /// probe's: a confirmed range is a dozen builds spent, and a move a little beyond the band
+  /// on a noisy host needs several hundred pairs to be told from the band. Large moves still
+  /// stop at the first looks (10 or 20 pairs). `bisect run --max-pairs N` sets it and
+  /// check_max_pairs for one bisect.
   int confirm_max_pairs = 640;
+  /// The most pairs of each check of a part a verified change leaves unexplained (0:
+  /// [measure] max_pairs). A check decides whether a change may be called the first bad
+  /// commit (a tie before it) and whether another change is searched. A tie within a few
+  /// percent of the band takes hundreds of pairs to show, on every bisect that finds a
+  /// change, so the default keeps [measure]'s budget and says "not shown to be the first bad
+  /// commit" when it was not enough; docs/bisect.md has the figures of both choices.
+  int check_max_pairs = 0;
 };
 
 /// Reads [bisect].

@@ -457,12 +457,12 @@ Result<ComparisonOutcome> BisectRunner::Session::Sitting(int a, int b, const std
     plan.details["baseline_index"] = std::to_string(a);
   }
   plan.options = options_;
-  // Whether a range moves (the endpoints, or a part a change leaves unexplained) is asked with
-  // the larger budget: a check decides whether a change is the first bad commit and whether
-  // another change is searched at all.
-  if ((confirm || kind == "check") && !max_pairs_given_ &&
-      config_.bisect.confirm_max_pairs > options_.max_pairs) {
-    plan.options.max_pairs = config_.bisect.confirm_max_pairs;
+  // Whether a range moves is asked with [bisect]'s budgets, unless --max-pairs set them.
+  const int budget = confirm            ? config_.bisect.confirm_max_pairs
+                     : kind == "check" ? config_.bisect.check_max_pairs
+                                       : 0;
+  if (!max_pairs_given_ && budget > 0) {
+    plan.options.max_pairs = std::max(budget, options_.min_pairs);
   }
   plan.config_digest = config_.digest;
   plan.details["bisect_run"] = state_.run_id;

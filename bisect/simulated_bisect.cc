@@ -72,8 +72,7 @@ SimulatedEngine::SimulatedEngine(SimWorld& world, double base_ms)
 std::string SimulatedEngine::Id(int index) {
   // The first 10 digits (what reports print) hold the index, so short ids never collide.
   const uint64_t h = Mix(static_cast<uint64_t>(index));
-  return fmt::format("{:06x}{:04x}{:016x}{:014x}", h >> 40, index, Mix(h),
-                     Mix(h + 1) >> 8);
+  return fmt::format("{:06x}{:04x}{:016x}{:014x}", h >> 40, index, Mix(h), Mix(h + 1) >> 8);
 }
 
 std::optional<int> SimulatedEngine::IndexOf(std::string_view revision) const {
@@ -177,8 +176,9 @@ Result<PairedRuns> SimulatedEngine::Pair(const QueryConfig& query, const Resolve
   return runs;
 }
 
-BisectSections SimulatedBisectConfig(const std::filesystem::path& dir) {
+BisectSections SimulatedBisectConfig(const std::filesystem::path& dir, const BisectConfig& bisect) {
   BisectSections config;
+  config.bisect = bisect;
   config.file = dir / "culprit.toml";
   config.base_dir = dir;
   config.digest = "simulated";
@@ -192,12 +192,12 @@ BisectSections SimulatedBisectConfig(const std::filesystem::path& dir) {
 }
 
 Result<RunnerTrialResult> RunRunnerTrial(SimWorld& world, const std::filesystem::path& dir,
-                                         uint64_t seed) {
+                                         uint64_t seed, const BisectConfig& bisect) {
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
   std::filesystem::create_directories(dir, ec);
   if (ec) return Error(fmt::format("cannot create {}: {}", dir.string(), ec.message()));
-  const BisectSections config = SimulatedBisectConfig(dir);
+  const BisectSections config = SimulatedBisectConfig(dir, bisect);
   SimulatedEngine engine(world);
   SilentReporter reporter;
   BisectRunner runner(config, {engine, engine, engine}, /*host=*/nullptr, reporter);
@@ -254,9 +254,8 @@ Result<RunnerTrialResult> RunRunnerTrial(SimWorld& world, const std::filesystem:
     }
   }
   const bool all_named = std::all_of(truth.begin(), truth.end(), [&](int t) {
-    return std::any_of(changes.begin(), changes.end(), [&](int k) {
-      return segments[k].first <= t && t <= segments[k].change;
-    });
+    return std::any_of(changes.begin(), changes.end(),
+                       [&](int k) { return segments[k].first <= t && t <= segments[k].change; });
   });
   if (!r.wrong.empty()) {
     r.score = TrialResult::Score::kWrong;
@@ -272,14 +271,15 @@ Result<RunnerTrialResult> RunRunnerTrial(SimWorld& world, const std::filesystem:
 }
 
 Result<RunnerCellSummary> RunRunnerCell(const WorldOptions& world, int trials, uint64_t seed,
-                                        const std::filesystem::path& dir) {
+                                        const std::filesystem::path& dir,
+                                        const BisectConfig& bisect) {
   RunnerCellSummary s;
   s.trials = trials;
   std::vector<int> builds;
   for (int t = 0; t < trials; ++t) {
     const uint64_t trial_seed = TrialSeed(seed, t);
     SimWorld w(world, trial_seed);
-    Result<RunnerTrialResult> r = RunRunnerTrial(w, dir, trial_seed | 1);
+    Result<RunnerTrialResult> r = RunRunnerTrial(w, dir, trial_seed | 1, bisect);
     if (!r) return r.error().WithContext(fmt::format("trial {}", t));
     if (!r->error.empty()) {
       s.errors += 1;
@@ -287,8 +287,12 @@ Result<RunnerCellSummary> RunRunnerCell(const WorldOptions& world, int trials, u
       continue;
     }
     switch (r->score) {
-      case TrialResult::Score::kExact: s.exact += 1; break;
-      case TrialResult::Score::kRange: s.range += 1; break;
+      case TrialResult::Score::kExact:
+        s.exact += 1;
+        break;
+      case TrialResult::Score::kRange:
+        s.range += 1;
+        break;
       case TrialResult::Score::kWrong:
         s.wrong += 1;
         if (s.wrong_examples.size() < 3) {

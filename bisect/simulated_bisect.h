@@ -56,9 +56,10 @@ class SimulatedEngine : public History, public BuildProvider, public Measurer {
   std::vector<bool> attempted_;
 };
 
-/// The configuration a simulated bisect runs with: the tool's defaults ([measure] and
-/// [bisect] as an empty culprit.toml leaves them), one query "q", files under `dir`.
-BisectSections SimulatedBisectConfig(const std::filesystem::path& dir);
+/// The configuration a simulated bisect runs with: [measure] as an empty culprit.toml leaves
+/// it, `bisect` as [bisect] (the defaults unless told), one query "q", files under `dir`.
+BisectSections SimulatedBisectConfig(const std::filesystem::path& dir,
+                                     const BisectConfig& bisect = {});
 
 /// How a bisect through the runner ended, against the world's truth. The changes that count
 /// are those that move the way the whole range moves (a partial undo or an earlier
@@ -74,12 +75,12 @@ struct RunnerTrialResult {
   bool claimed_first = false;  ///< The report's first change was called CULPRIT.
   /// The endpoint confirmation was a NULL: the report said NOT REPRODUCIBLE.
   bool not_reproducible = false;
-  int builds = 0;              ///< Commits between the endpoints whose build was asked for.
-  int pairs = 0;               ///< Every pair measured: confirmation, search, checks, verification.
+  int builds = 0;  ///< Commits between the endpoints whose build was asked for.
+  int pairs = 0;   ///< Every pair measured: confirmation, search, checks, verification.
   /// The same by the step's kind: the endpoint confirmation, the search's measurements, the
   /// verifications, the checks of what a change leaves unexplained.
   int confirm_pairs = 0, search_pairs = 0, verify_pairs = 0, check_pairs = 0;
-  std::string report;          ///< What `bisect run` printed at the end.
+  std::string report;  ///< What `bisect run` printed at the end.
   /// The bisect ended with this error (what `bisect run` prints before exiting 1; no
   /// verdict, so never a wrong answer); empty when it finished.
   std::string error;
@@ -89,7 +90,7 @@ struct RunnerTrialResult {
 /// orders the pairs (`--seed`). The error is a directory that cannot be made; the bisect's
 /// own error is the result's `error`.
 Result<RunnerTrialResult> RunRunnerTrial(SimWorld& world, const std::filesystem::path& dir,
-                                         uint64_t seed);
+                                         uint64_t seed, const BisectConfig& bisect = {});
 
 /// Aggregate over runner trials.
 struct RunnerCellSummary {
@@ -99,13 +100,12 @@ struct RunnerCellSummary {
   /// Fraction that ended with an error, as `bisect run` would (exit 1, no verdict): e.g. the
   /// bad end's every warm-up try hung. Never a wrong answer; counted apart from the others.
   double errors = 0;
-  std::string error_example;    ///< The first error's message.
-  double claimed_first = 0;     ///< Fraction whose first change was called CULPRIT.
+  std::string error_example;  ///< The first error's message.
+  double claimed_first = 0;   ///< Fraction whose first change was called CULPRIT.
   double mean_builds = 0;
   int p95_builds = 0;
   double mean_pairs = 0;
-  double mean_confirm_pairs = 0, mean_search_pairs = 0, mean_verify_pairs = 0,
-         mean_check_pairs = 0;
+  double mean_confirm_pairs = 0, mean_search_pairs = 0, mean_verify_pairs = 0, mean_check_pairs = 0;
   int max_pairs = 0;
   std::vector<std::string> wrong_examples;  ///< The first few `wrong` reasons.
   std::string inconclusive_example;         ///< The report of the first inconclusive trial.
@@ -115,6 +115,7 @@ struct RunnerCellSummary {
 /// each bisected through the runner under `dir`. A trial whose bisect ended with an error is
 /// counted in `errors`; only a directory that cannot be made is an error here.
 Result<RunnerCellSummary> RunRunnerCell(const WorldOptions& world, int trials, uint64_t seed,
-                                        const std::filesystem::path& dir);
+                                        const std::filesystem::path& dir,
+                                        const BisectConfig& bisect = {});
 
 }  // namespace culprit

@@ -44,8 +44,7 @@ class History {
 
   /// Whether `ancestor` is reachable from `descendant` (true when they are the
   /// same commit).
-  virtual Result<bool> IsAncestor(std::string_view ancestor,
-                                  std::string_view descendant) const = 0;
+  virtual Result<bool> IsAncestor(std::string_view ancestor, std::string_view descendant) const = 0;
 
   /// Paths the commit changes against its first parent, sorted, each once.
   virtual Result<std::vector<std::string>> ChangedFiles(std::string_view revision) const = 0;

@@ -5,15 +5,18 @@
 //
 //   bisect-sim [--trials 200] [--seed 1] [--quick] [--scenarios] [--no-outliers]
 //              [--no-drift] [--cell N,EFFECT,SIGMA,UNBUILDABLE] [--search-only] [--verbose]
+//              [--confirm-max-pairs N] [--check-max-pairs N]
 //
 // The default grid is one change (N = 100 and 1000; 5/10/18% effects; 5/10/24% noise; with
 // and without 10% unbuildable commits); --quick keeps N = 100 without unbuildable commits;
 // --scenarios runs the worlds of several changes, timeouts and host jumps instead; --cell
 // one cell (e.g. --cell 100,0.18,0.24,0). --search-only drives BisectSearch alone (no
 // runner: the search model's own figures, for tuning the search). Deterministic: the same
-// flags print the same table. --verbose prints each cell's first inconclusive report.
+// flags print the same table. --verbose prints each cell's first inconclusive report;
+// --confirm-max-pairs and --check-max-pairs set [bisect]'s budgets (to compare choices).
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
@@ -22,8 +25,6 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <unistd.h>
 
 #include "bisect/simulated_bisect.h"
 #include "bisect/simulation.h"
@@ -35,7 +36,7 @@ int Usage(const std::string& message) {
                "bisect-sim: error: %s\n"
                "usage: bisect-sim [--trials N] [--seed S] [--quick] [--scenarios] "
                "[--no-outliers] [--no-drift] [--cell N,EFFECT,SIGMA,UNBUILDABLE] "
-               "[--search-only] [--verbose]\n",
+               "[--search-only] [--verbose] [--confirm-max-pairs N] [--check-max-pairs N]\n",
                message.c_str());
   return 2;
 }
@@ -54,9 +55,8 @@ std::string NaiveRow(std::string_view label, const culprit::CellSummary& s) {
 std::string RunnerRow(const culprit::RunnerCellSummary& s) {
   return fmt::format(
       "{:<9} {:6.1f}% {:6.1f}% {:6.1f}% {:6.1f}% {:6.1f}% {:5.1f}% {:7.1f} {:4d} {:8.1f} {:5d}",
-      "culprit", 100 * s.exact, 100 * s.range, 100 * s.partial, 100 * s.wrong,
-      100 * s.inconclusive, 100 * s.not_reproducible, s.mean_builds, s.p95_builds, s.mean_pairs,
-      s.max_pairs);
+      "culprit", 100 * s.exact, 100 * s.range, 100 * s.partial, 100 * s.wrong, 100 * s.inconclusive,
+      100 * s.not_reproducible, s.mean_builds, s.p95_builds, s.mean_pairs, s.max_pairs);
 }
 
 std::vector<Cell> Scenarios() {
@@ -102,6 +102,7 @@ int main(int argc, char** argv) {
   bool quick = false, scenarios = false, search_only = false, verbose = false;
   std::vector<Cell> cells;
   culprit::WorldOptions base;
+  culprit::BisectConfig bisect;  // [bisect] as an empty culprit.toml leaves it, unless told
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if ((arg == "--trials" || arg == "--seed") && i + 1 < argc) {
@@ -125,6 +126,12 @@ int main(int argc, char** argv) {
       quick = true;
     } else if (arg == "--scenarios") {
       scenarios = true;
+    } else if ((arg == "--confirm-max-pairs" || arg == "--check-max-pairs") && i + 1 < argc) {
+      char* end = nullptr;
+      const long v = std::strtol(argv[++i], &end, 10);
+      if (*end != '\0' || v < 0 || v > 2000) return Usage(fmt::format("{} takes 0 to 2000", arg));
+      (arg == "--confirm-max-pairs" ? bisect.confirm_max_pairs : bisect.check_max_pairs) =
+          static_cast<int>(v);
     } else if (arg == "--verbose") {
       verbose = true;
     } else if (arg == "--search-only") {
@@ -168,22 +175,24 @@ int main(int argc, char** argv) {
   fmt::print("bisect-sim: {} trials per cell, seed {}, drift step {}, outliers {}%, {}\n", trials,
              seed, base.drift_step, 100 * base.outlier_rate,
              search_only ? "BisectSearch alone (not the runner)"
-                         : "culprit = `bisect run` (BisectRunner, default [measure] and [bisect])");
+                         : fmt::format("culprit = `bisect run` (BisectRunner, default [measure]; "
+                                       "[bisect] confirm_max_pairs {}, check_max_pairs {})",
+                                       bisect.confirm_max_pairs, bisect.check_max_pairs));
   fmt::print(
       "builds: build attempts between the endpoints; pairs: every paired run culprit measured "
       "(max: the most in one trial); naive: candidate runs; NR: NOT REPRODUCIBLE\n\n");
-  fmt::print("{:<19} {:>5} {:>4} {:>4} {:>4}  {:<9} {:>7} {:>7} {:>7} {:>7} {:>7} {:>6} {:>7} "
-             "{:>4} {:>8} {:>5}\n",
-             "world", "N", "d", "sd", "unb", "strategy", "exact", "range", "part", "wrong",
-             "incon", "NR", "builds", "p95", "pairs", "max");
+  fmt::print(
+      "{:<19} {:>5} {:>4} {:>4} {:>4}  {:<9} {:>7} {:>7} {:>7} {:>7} {:>7} {:>6} {:>7} "
+      "{:>4} {:>8} {:>5}\n",
+      "world", "N", "d", "sd", "unb", "strategy", "exact", "range", "part", "wrong", "incon", "NR",
+      "builds", "p95", "pairs", "max");
   const culprit::SearchOptions search;
   for (Cell& cell : cells) {
     culprit::WorldOptions& world = cell.world;
     world.drift_step = base.drift_step;
     world.outlier_rate = base.outlier_rate;
-    std::string effect = cell.world.changes.empty()
-                             ? fmt::format("{:>3.0f}%", 100 * world.effect)
-                             : std::string("   -");
+    std::string effect = cell.world.changes.empty() ? fmt::format("{:>3.0f}%", 100 * world.effect)
+                                                    : std::string("   -");
     const std::string head =
         fmt::format("{:<19} {:>5} {} {:>3.0f}% {:>3.0f}% ", cell.name, world.n_commits, effect,
                     100 * world.sigma, 100 * world.unbuildable_fraction);
@@ -192,23 +201,23 @@ int main(int argc, char** argv) {
       fmt::print("{} {}\n", head, NaiveRow("search", naive.culprit));
     } else {
       culprit::Result<culprit::RunnerCellSummary> runner =
-          culprit::RunRunnerCell(world, trials, seed, dir);
+          culprit::RunRunnerCell(world, trials, seed, dir, bisect);
       if (!runner) {
         std::fprintf(stderr, "bisect-sim: error: %s\n", runner.error().message().c_str());
         return 1;
       }
       fmt::print("{} {}\n", head, RunnerRow(*runner));
-      fmt::print("{:{}}   pairs by step: confirm {:.1f}, search {:.1f}, verify {:.1f}, check "
-                 "{:.1f}; CULPRIT (first bad commit shown) {:.1f}%\n",
-                 "", head.size(), runner->mean_confirm_pairs, runner->mean_search_pairs,
-                 runner->mean_verify_pairs, runner->mean_check_pairs,
-                 100 * runner->claimed_first);
+      fmt::print(
+          "{:{}}   pairs by step: confirm {:.1f}, search {:.1f}, verify {:.1f}, check "
+          "{:.1f}; CULPRIT (first bad commit shown) {:.1f}%\n",
+          "", head.size(), runner->mean_confirm_pairs, runner->mean_search_pairs,
+          runner->mean_verify_pairs, runner->mean_check_pairs, 100 * runner->claimed_first);
       if (verbose && !runner->inconclusive_example.empty()) {
         fmt::print("first inconclusive report:\n{}\n", runner->inconclusive_example);
       }
       if (runner->errors > 0) {
-        fmt::print("{:{}}   ended with an error (no verdict): {:.1f}%, e.g. {}\n", "",
-                   head.size(), 100 * runner->errors, runner->error_example);
+        fmt::print("{:{}}   ended with an error (no verdict): {:.1f}%, e.g. {}\n", "", head.size(),
+                   100 * runner->errors, runner->error_example);
       }
       for (const std::string& example : runner->wrong_examples) {
         fmt::print("{:{}}   wrong: {}\n", "", head.size(), example);

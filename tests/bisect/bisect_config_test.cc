@@ -20,7 +20,7 @@ TEST(BisectSection, ReadsEveryKey) {
   BisectConfig bisect;
   Status status = ReadConfigText(
       "[bisect]\ntarget_probability = 0.95\nmax_builds = 12\nmax_pairs = 400\npairs_per_step = 8\n"
-      "max_changes = 5\nconfirm_max_pairs = 320\n",
+      "max_changes = 5\nconfirm_max_pairs = 320\ncheck_max_pairs = 480\n",
       [&](const ConfigTable& root) { return ReadBisectSection(root, &bisect); });
   ASSERT_TRUE(status.ok()) << status.error().message();
   EXPECT_DOUBLE_EQ(bisect.target_probability, 0.95);
@@ -29,10 +29,12 @@ TEST(BisectSection, ReadsEveryKey) {
   EXPECT_EQ(bisect.pairs_per_step, 8);
   EXPECT_EQ(bisect.max_changes, 5);
   EXPECT_EQ(bisect.confirm_max_pairs, 320);
+  EXPECT_EQ(bisect.check_max_pairs, 480);
 }
 
 TEST(BisectSection, TheConfirmationBudgetIsBoundedLikeASitting) {
   EXPECT_EQ(BisectConfig{}.confirm_max_pairs, 640);
+  EXPECT_EQ(BisectConfig{}.check_max_pairs, 0);  // [measure] max_pairs
   EXPECT_EQ(BisectErrorOf("[bisect]\nconfirm_max_pairs = 5000\n"),
             "/proj/culprit.toml:5:21: bisect.confirm_max_pairs: expected an integer from 0 to "
             "2000, found 5000");
