@@ -107,7 +107,9 @@ class BisectRunner::Session {
   /// One sitting of commits[a] (arm A) against commits[b] (arm B) with the full sequential
   /// design of [measure], archived as a bisect-step record of kind `kind`.
   Result<ComparisonOutcome> Sitting(int a, int b, const std::string& kind);
-  SearchOptions MakeSearchOptions() const;
+  /// The search's options for a range of `n` commits whose endpoint sitting (the
+  /// confirmation or a check) took `endpoint_pairs` pairs.
+  SearchOptions MakeSearchOptions(int n, int endpoint_pairs) const;
   /// Where the active segment's search is saved.
   std::string& ActiveSearchJson();
   /// The whole range as segment 0, from the confirmation (states saved before segments).
@@ -470,7 +472,7 @@ Result<ComparisonOutcome> BisectRunner::Session::Sitting(int a, int b, const std
   return RunComparison(plan, *runs->source, host_, store_, nullptr);
 }
 
-SearchOptions BisectRunner::Session::MakeSearchOptions() const {
+SearchOptions BisectRunner::Session::MakeSearchOptions(int n, int endpoint_pairs) const {
   SearchOptions search_options;
   // The confirmation (or a segment's check) is the search's endpoint test; the search must
   // not re-judge it on its own look schedule and ask for more pairs of the bad end.
@@ -479,9 +481,18 @@ SearchOptions BisectRunner::Session::MakeSearchOptions() const {
   search_options.confidence = options_.confidence;
   search_options.target_probability = config_.bisect.target_probability;
   if (config_.bisect.max_builds > 0) search_options.max_builds = config_.bisect.max_builds;
-  if (config_.bisect.max_pairs > 0) search_options.max_pairs = config_.bisect.max_pairs;
   if (config_.bisect.pairs_per_step > 0) {
     search_options.max_pairs_per_step = config_.bisect.pairs_per_step;
+  }
+  if (config_.bisect.max_pairs > 0) {
+    search_options.max_pairs = config_.bisect.max_pairs;
+  } else {
+    // The automatic budget sets verify_pairs_max aside for the endpoints. The endpoint
+    // sitting may have taken more (up to confirm_max_pairs), and its pairs are the search's
+    // first observation: what it took beyond that share must not come out of the search's.
+    const int automatic = BisectSearch(n, search_options).max_pairs();
+    search_options.max_pairs =
+        automatic + std::max(0, endpoint_pairs - search_options.verify_pairs_max);
   }
   return search_options;
 }
@@ -588,9 +599,9 @@ Result<BisectReport> BisectRunner::Session::Confirm() {
   FillCheck(*outcome, state_.speedup, whole);
   state_.segments = {whole};
   state_.active_segment = 0;
-  search_.emplace(n, MakeSearchOptions());
-  seg_lo_ = 0;
   std::vector<double> d = outcome->sitting.log_ratios;
+  search_.emplace(n, MakeSearchOptions(n, static_cast<int>(d.size())));
+  seg_lo_ = 0;
   if (state_.speedup) {
     for (double& x : d) x = -x;
   }
@@ -610,7 +621,7 @@ Result<BisectReport> BisectRunner::Session::StartSegmentSearch(int k, std::vecto
   const int n = segment.hi - segment.lo;
   state_.active_segment = k;
   seg_lo_ = segment.lo;
-  search_.emplace(n, MakeSearchOptions());
+  search_.emplace(n, MakeSearchOptions(n, static_cast<int>(d.size())));
   if (state_.speedup) {
     for (double& x : d) x = -x;
   }
