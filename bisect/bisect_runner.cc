@@ -381,6 +381,8 @@ Result<BisectReport> BisectRunner::Session::Start(const BisectRequest& request) 
   state_.bad_rev = request.bad;
   state_.query = request.query;
   state_.first_parent = request.first_parent;
+  state_.max_pairs = request.flags.max_pairs.value_or(0);
+  state_.seed = request.flags.seed.value_or(0);
   state_.config_digest = config_.digest;
   state_.commits.push_back(*good);
   for (const CommitInfo& commit : *range) state_.commits.push_back(commit.id);
@@ -394,7 +396,11 @@ Result<BisectReport> BisectRunner::Session::Start(const BisectRequest& request) 
 
 Result<BisectReport> BisectRunner::Session::Continue(BisectState state) {
   state_ = std::move(state);
-  CULPRIT_TRY(Prepare(MeasureFlags{}));
+  // The flags `run` was given, so that the resumed bisect keeps its budgets and its order.
+  MeasureFlags flags;
+  if (state_.max_pairs > 0) flags.max_pairs = state_.max_pairs;
+  if (state_.seed != 0) flags.seed = state_.seed;
+  CULPRIT_TRY(Prepare(flags));
   if (state_.search_json.empty()) {
     reporter_.Line("resuming: the endpoints were not confirmed yet; confirming again");
     return Confirm();

@@ -63,6 +63,8 @@ std::string BisectStateToJson(const BisectState& s) {
             {"bad_rev", s.bad_rev},
             {"query", s.query},
             {"first_parent", s.first_parent},
+            {"max_pairs", s.max_pairs},
+            {"seed", s.seed},
             {"speedup", s.speedup},
             {"commits", s.commits},
             {"search", s.search_json.empty() ? json() : json::parse(s.search_json)},
@@ -98,6 +100,9 @@ Result<BisectState> BisectStateFromJson(std::string_view text, std::string_view 
     s.bad_rev = j.at("bad_rev").get<std::string>();
     s.query = j.at("query").get<std::string>();
     s.first_parent = j.at("first_parent").get<bool>();
+    // Absent in states written before run's flags were kept.
+    s.max_pairs = j.value("max_pairs", 0);
+    s.seed = j.value("seed", uint64_t{0});
     s.speedup = j.at("speedup").get<bool>();
     s.commits = j.at("commits").get<std::vector<std::string>>();
     if (s.commits.size() < 2) {

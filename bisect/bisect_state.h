@@ -6,6 +6,7 @@
 // at most the batch in flight, and `culprit bisect resume` continues without
 // re-measuring anything.
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -71,6 +72,10 @@ struct BisectState {
   std::string started, updated;
   std::string good_rev, bad_rev, query;
   bool first_parent = true;
+  /// `bisect run --max-pairs` and `--seed` (0: not given), so that a resumed bisect keeps
+  /// the budgets and the order it was started with.
+  int max_pairs = 0;
+  uint64_t seed = 0;
   bool speedup = false;              ///< The bad end is faster: d's sign is flipped for the search.
   std::vector<std::string> commits;  ///< Index 0 = good, N = bad; full ids.
   std::string search_json;           ///< BisectSearch::ToJson.

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <string>
 
 namespace culprit {
@@ -24,6 +26,24 @@ TEST(BisectStateJson, RoundTrips) {
   ASSERT_TRUE(back.ok()) << back.error().message();
   EXPECT_EQ(back->commits, s.commits);
   EXPECT_EQ(back->good_rev, "v1");
+}
+
+TEST(BisectStateJson, RunsFlagsRoundTripAndOlderStatesHaveNone) {
+  BisectState s = TwoCommits();
+  s.max_pairs = 300;
+  s.seed = 0xfedcba9876543210ULL;  // a seed uses all 64 bits
+  Result<BisectState> back = BisectStateFromJson(BisectStateToJson(s), "state.json");
+  ASSERT_TRUE(back.ok()) << back.error().message();
+  EXPECT_EQ(back->max_pairs, 300);
+  EXPECT_EQ(back->seed, 0xfedcba9876543210ULL);
+
+  nlohmann::json old = nlohmann::json::parse(BisectStateToJson(TwoCommits()));
+  old.erase("max_pairs");
+  old.erase("seed");
+  Result<BisectState> older = BisectStateFromJson(old.dump(), "state.json");
+  ASSERT_TRUE(older.ok()) << older.error().message();
+  EXPECT_EQ(older->max_pairs, 0);
+  EXPECT_EQ(older->seed, 0u);
 }
 
 TEST(BisectStateJson, SegmentsRoundTrip) {
