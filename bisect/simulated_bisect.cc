@@ -217,7 +217,6 @@ Result<RunnerTrialResult> RunRunnerTrial(SimWorld& world, const std::filesystem:
   r.report = report->text;
   // The runner keeps the confirmation's verdict only in its report (DescribeUnconfirmedMove).
   r.not_reproducible = r.report.find("NOT REPRODUCIBLE") != std::string::npos;
-  r.builds = engine.builds_attempted();
   for (const BisectStepLog& step : report->state.log) {
     r.pairs += step.pairs;
     (step.kind == "confirm"  ? r.confirm_pairs
