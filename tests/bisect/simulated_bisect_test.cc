@@ -141,14 +141,18 @@ TEST(BisectRunnerOnScriptedWorld, AnEarlierImprovementIsNotTheCulprit) {
   EXPECT_FALSE(r.claimed_first) << r.report;
 }
 
-TEST(BisectRunnerOnScriptedWorld, RunsThatTimeOutFromTheChangeOnPointAtTheChange) {
-  // The change makes a third of its runs hang and nothing else slower: only the censored
-  // timeouts tell it from its parent.
+TEST(BisectRunnerOnScriptedWorld, AChangeThatOnlyHangsIsReportedNotCalledATieOrBisected) {
+  // The change makes a third of its runs hang and nothing else slower. The confirmation's
+  // failure-rate test sees it (B's runs fail more, Fisher's test) and the sitting stops
+  // there: INCONCLUSIVE, saying the arms differ in failures; never NOT REPRODUCIBLE, never a
+  // commit named. (Searching for the commit that started hanging is not done yet.)
   WorldOptions options = Quiet({{0.0}});
   options.timeout_rate = 0.34;
   RunnerTrialResult r = Trial(options, 15, "timeouts");
-  EXPECT_NE(r.score, TrialResult::Score::kWrong) << r.wrong << "\n" << r.report;
+  EXPECT_EQ(r.score, TrialResult::Score::kInconclusive) << r.report;
+  EXPECT_EQ(r.changes_named, 0) << r.report;
   EXPECT_FALSE(r.not_reproducible) << r.report;
+  EXPECT_NE(r.report.find("the arms differ in failures"), std::string::npos) << r.report;
 }
 
 TEST(BisectRunnerOnScriptedWorld, ASlowChangeThatAlsoHangsIsNeverPassedAsGood) {
