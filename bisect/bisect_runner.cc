@@ -302,7 +302,7 @@ Status BisectRunner::Session::FlushStep() {
   log.best_commit = state_.commits[seg_lo_ + (best - posterior.begin())];
   log.best_probability = *best;
 
-  HostIdentityInfo identity;
+  HostIdentity identity;
   if (host_) identity = host_->Identity();
   Record record = MakeComparisonRecord(plan, sitting, identity);
   record.notes.push_back(
@@ -842,7 +842,7 @@ Result<BisectReport> BisectRunner::Session::Finish(const std::string& confirm_su
   record.details["log2_minimum_builds"] = std::to_string(CeilLog2(n));
   record.start = start_snapshot_;
   if (host_) {
-    record.host = ToRecordHostIdentity(host_->Identity());
+    record.host = host_->Identity();
     record.end = host_->Snapshot(/*calibrate=*/true);
   }
 

@@ -175,16 +175,11 @@ Result<int> CommandInit(const InitOptions& options) {
 
 Result<int> CommandHost(bool json) {
   std::unique_ptr<HostProbe> probe = MakeRealHostProbe();
-  HostIdentityInfo identity = probe->Identity();
+  HostIdentity identity = probe->Identity();
   HostState snapshot = probe->Snapshot(/*calibrate=*/true);
   std::vector<std::string> warnings = HostWarnings(identity, snapshot);
   if (json) {
-    Record record;  // reuse the record's host encoding for one JSON object
-    record.kind = "host";
-    record.host = ToRecordHostIdentity(identity);
-    record.start = snapshot;
-    record.notes = warnings;
-    fmt::print("{}\n", RecordToJson(record));
+    fmt::print("{}\n", HostToJson(identity, snapshot, warnings));
   } else {
     fmt::print("{}", FormatHostReport(identity, snapshot, warnings));
   }

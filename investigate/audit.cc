@@ -637,7 +637,7 @@ Result<AuditOutcome> RunAudit(const AuditContext& context, const PublishedNumber
                                     published.source, published.commit, then->commit));
   }
 
-  HostIdentityInfo identity;
+  HostIdentity identity;
   if (context.host) identity = context.host->Identity();
   if (published.host && !published.host->hostname.empty() &&
       (published.host->hostname != identity.hostname ||

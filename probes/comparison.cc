@@ -37,17 +37,8 @@ Arm ToRecordArm(const ComparisonArm& arm, const SittingResult& sitting, int inde
 
 }  // namespace
 
-HostIdentity ToRecordHostIdentity(const HostIdentityInfo& identity) {
-  HostIdentity out;
-  out.hostname = identity.hostname;
-  out.cpu_model = identity.cpu_model;
-  out.kernel = identity.kernel;
-  out.logical_cores = identity.logical_cores;
-  return out;
-}
-
 Record MakeComparisonRecord(const ComparisonPlan& plan, const SittingResult& sitting,
-                            const HostIdentityInfo& host) {
+                            const HostIdentity& host) {
   Record record;
   record.kind = plan.kind;
   record.query = plan.query;
@@ -70,7 +61,7 @@ Record MakeComparisonRecord(const ComparisonPlan& plan, const SittingResult& sit
   record.samples = sitting.samples;
   record.start = sitting.start;
   record.end = sitting.end;
-  record.host = ToRecordHostIdentity(host);
+  record.host = host;
   record.culprit_version = CULPRIT_VERSION;
   record.config_digest = plan.config_digest;
   record.interrupted = sitting.interrupted;
@@ -132,7 +123,7 @@ Result<ComparisonOutcome> RunComparison(const ComparisonPlan& plan, SampleSource
   CULPRIT_TRY(store.CheckWritable());
   ComparisonOutcome outcome;
   outcome.sitting = RunPairedSitting(source, host, plan.options, progress);
-  HostIdentityInfo identity;
+  HostIdentity identity;
   if (host != nullptr) identity = host->Identity();
   outcome.record = MakeComparisonRecord(plan, outcome.sitting, identity);
   RecordStore::Archived archived = store.WriteOrFallback(outcome.record);

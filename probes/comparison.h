@@ -57,7 +57,7 @@ struct ComparisonOutcome {
 
 /// Builds the record of a sitting (pure: no I/O).
 Record MakeComparisonRecord(const ComparisonPlan& plan, const SittingResult& sitting,
-                            const HostIdentityInfo& host);
+                            const HostIdentity& host);
 
 /// Runs the sitting with `source` (arm 0 = plan.a, 1 = plan.b) and archives it,
 /// whatever happened: a broken arm, a NULL, an interrupted sitting are all
@@ -74,8 +74,5 @@ Result<ComparisonOutcome> RunComparison(const ComparisonPlan& plan, SampleSource
 /// naming the record that holds what was measured, or when the record could
 /// not be archived (naming the fallback file).
 Status OutcomeStatus(const ComparisonOutcome& outcome);
-
-/// Host identity in the record's terms.
-HostIdentity ToRecordHostIdentity(const HostIdentityInfo& identity);
 
 }  // namespace culprit

@@ -108,7 +108,7 @@ std::string FormatMemory(uint64_t kb) {
   return fmt::format("{} MiB", kb / 1024);
 }
 
-bool MemoryShort(const HostState& snapshot, const HostIdentityInfo& identity, double fraction) {
+bool MemoryShort(const HostState& snapshot, const HostIdentity& identity, double fraction) {
   if (!snapshot.memory_available_kb || !identity.memory_total_kb) return false;
   return *snapshot.memory_available_kb < fraction * *identity.memory_total_kb;
 }
@@ -126,8 +126,8 @@ class RealHostProbe : public HostProbe {
       : root_(std::move(root)),
         real_root_(std::filesystem::path(root_).lexically_normal() == "/") {}
 
-  HostIdentityInfo Identity() const override {
-    HostIdentityInfo info;
+  HostIdentity Identity() const override {
+    HostIdentity info;
     info.hostname = FirstLine("proc/sys/kernel/hostname");
     const std::string ostype = FirstLine("proc/sys/kernel/ostype");
     const std::string release = FirstLine("proc/sys/kernel/osrelease");
@@ -245,7 +245,7 @@ std::unique_ptr<HostProbe> MakeRealHostProbe(std::filesystem::path root) {
   return std::make_unique<RealHostProbe>(std::move(root));
 }
 
-std::vector<std::string> HostWarnings(const HostIdentityInfo& identity, const HostState& snapshot) {
+std::vector<std::string> HostWarnings(const HostIdentity& identity, const HostState& snapshot) {
   std::vector<std::string> warnings;
   if (snapshot.load1 && identity.logical_cores > 0 && *snapshot.load1 > identity.logical_cores) {
     warnings.push_back(LoadWarning(*snapshot.load1, identity.logical_cores, ""));
@@ -283,7 +283,7 @@ std::vector<std::string> HostWarnings(const HostIdentityInfo& identity, const Ho
   return warnings;
 }
 
-std::vector<std::string> HostChangeWarnings(const HostIdentityInfo& identity,
+std::vector<std::string> HostChangeWarnings(const HostIdentity& identity,
                                             const HostState& start, const HostState& end) {
   std::vector<std::string> warnings;
   if (start.swap_in_pages && end.swap_in_pages && start.swap_out_pages && end.swap_out_pages) {
@@ -327,7 +327,7 @@ std::vector<std::string> HostChangeWarnings(const HostIdentityInfo& identity,
   return warnings;
 }
 
-std::string FormatHostReport(const HostIdentityInfo& identity, const HostState& snapshot,
+std::string FormatHostReport(const HostIdentity& identity, const HostState& snapshot,
                              const std::vector<std::string>& warnings) {
   const auto optional_number = [](const std::optional<double>& value) {
     return value ? fmt::format("{:.2f}", *value) : std::string("unavailable");

@@ -18,18 +18,11 @@
 
 namespace culprit {
 
-/// What the host is; does not change during a sitting.
-struct HostIdentityInfo {
-  std::string hostname, cpu_model, kernel;
-  int logical_cores = 0;  ///< Online logical CPUs; 0 when unknown.
-  std::optional<uint64_t> memory_total_kb;
-};
-
 /// Reads host state. An interface so tests (and callers' tests) can fake it.
 class HostProbe {
  public:
   virtual ~HostProbe() = default;
-  virtual HostIdentityInfo Identity() const = 0;
+  virtual HostIdentity Identity() const = 0;
   /// Reads load, frequency, governor and memory before calibrating, so the
   /// calibration loop's own CPU use is not in the load it reports.
   /// `calibrate`: also run RunCalibrationLoop (about 150 ms).
@@ -48,17 +41,17 @@ std::unique_ptr<HostProbe> MakeRealHostProbe(std::filesystem::path root = "/");
 /// count, a frequency governor other than "performance", little available
 /// memory, swap in use while memory is short. A host that does not expose
 /// frequency gets no warning (FormatHostReport says "unavailable").
-std::vector<std::string> HostWarnings(const HostIdentityInfo& identity, const HostState& snapshot);
+std::vector<std::string> HostWarnings(const HostIdentity& identity, const HostState& snapshot);
 
 /// Warnings about what changed between a sitting's start and end snapshots:
 /// swapping during the sitting, a governor change, a scaling_cur_freq change
 /// of more than 10%, load that rose above the core count.
-std::vector<std::string> HostChangeWarnings(const HostIdentityInfo& identity,
+std::vector<std::string> HostChangeWarnings(const HostIdentity& identity,
                                             const HostState& start, const HostState& end);
 
 /// The `culprit host` report as text lines (identity, snapshot, warnings),
 /// "unavailable" for anything missing. Ends with a newline.
-std::string FormatHostReport(const HostIdentityInfo& identity, const HostState& snapshot,
+std::string FormatHostReport(const HostIdentity& identity, const HostState& snapshot,
                              const std::vector<std::string>& warnings);
 
 }  // namespace culprit

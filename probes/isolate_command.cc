@@ -122,7 +122,7 @@ Result<IsolateOutcome> RunIsolate(const MeasureContext& context, const IsolateRe
         "measured the engine's working tree as it stands (it may hold uncommitted changes); "
         "give --rev to measure a committed build");
   }
-  HostIdentityInfo identity;
+  HostIdentity identity;
   if (context.host) identity = context.host->Identity();
   outcome.record =
       MakeIsolationRecord(outcome.plan, options, outcome.result, provenance, identity);

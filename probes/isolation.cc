@@ -549,7 +549,7 @@ IsolationResult RunIsolationSitting(HarnessSession& harness, const IsolationPlan
 
 Record MakeIsolationRecord(const IsolationPlan& plan, const IsolationOptions& options,
                            const IsolationResult& result, const IsolationProvenance& provenance,
-                           const HostIdentityInfo& host) {
+                           const HostIdentity& host) {
   Record record;
   record.kind = "isolate";
   record.query = plan.query;
@@ -592,7 +592,7 @@ Record MakeIsolationRecord(const IsolationPlan& plan, const IsolationOptions& op
   }
   record.start = result.start;
   record.end = result.end;
-  record.host = ToRecordHostIdentity(host);
+  record.host = host;
   record.culprit_version = CULPRIT_VERSION;
   record.config_digest = provenance.config_digest;
   record.interrupted = result.interrupted;

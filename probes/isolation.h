@@ -157,6 +157,6 @@ struct IsolationProvenance {
 /// condition's verdict, the reversibility verdict and the calibrations.
 Record MakeIsolationRecord(const IsolationPlan& plan, const IsolationOptions& options,
                            const IsolationResult& result, const IsolationProvenance& provenance,
-                           const HostIdentityInfo& host);
+                           const HostIdentity& host);
 
 }  // namespace culprit

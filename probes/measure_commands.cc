@@ -232,7 +232,7 @@ Result<RunOutcome> RunQuery(const MeasureContext& context, const RunRequest& req
   plan.options = *options;
   plan.config_digest = config.digest;
   plan.notes = BuildNotes(*build);
-  HostIdentityInfo identity;
+  HostIdentity identity;
   if (context.host) identity = context.host->Identity();
   Record record = MakeComparisonRecord(plan, outcome.sitting, identity);
   record.arms.resize(1);  // one arm: MakeComparisonRecord always builds two

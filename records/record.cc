@@ -34,6 +34,15 @@ Json StateToJson(const HostState& state) {
               {"swap_used_kb", OptionalInteger(state.swap_used_kb)}};
 }
 
+Json HostIdentityToJson(const HostIdentity& host) {
+  return Json{{"hostname", host.hostname},
+              {"cpu_model", host.cpu_model},
+              {"kernel", host.kernel},
+              {"logical_cores", host.logical_cores},
+              {"memory_total_kb",
+               host.memory_total_kb ? Json(*host.memory_total_kb) : Json(nullptr)}};
+}
+
 Json ArmToJson(const Arm& arm) {
   Json env = Json::object();
   for (const auto& [key, value] : arm.env) env[key] = value;
@@ -99,10 +108,7 @@ Json ToJson(const Record& record) {
   out["band"] = Number(record.band);
   out["arms"] = Json::array();
   for (const Arm& arm : record.arms) out["arms"].push_back(ArmToJson(arm));
-  out["host"] = Json{{"hostname", record.host.hostname},
-                     {"cpu_model", record.host.cpu_model},
-                     {"kernel", record.host.kernel},
-                     {"logical_cores", record.host.logical_cores}};
+  out["host"] = HostIdentityToJson(record.host);
   out["start"] = StateToJson(record.start);
   out["end"] = StateToJson(record.end);
   out["culprit_version"] = record.culprit_version;
@@ -361,6 +367,10 @@ Record FromJson(const Json& j) {
     record.host.cpu_model = GetString(*host, "cpu_model", "host");
     record.host.kernel = GetString(*host, "kernel", "host");
     record.host.logical_cores = static_cast<int>(GetInteger(*host, "logical_cores", 0, "host"));
+    // Records written before it was kept lack it.
+    if (auto kb = GetOptionalInteger(*host, "memory_total_kb", "host"); kb && *kb >= 0) {
+      record.host.memory_total_kb = static_cast<uint64_t>(*kb);
+    }
   }
   if (const Json* start = GetObject(j, "start")) {
     record.start = StateFromJson(*start, "start");
@@ -417,6 +427,15 @@ std::string RecordToJson(const Record& record) {
   Dump(ToJson(record), 0, &out);
   out += "\n";
   return out;
+}
+
+std::string HostToJson(const HostIdentity& host, const HostState& state,
+                       const std::vector<std::string>& warnings) {
+  Json out{{"schema", "culprit.host/v1"},
+           {"host", HostIdentityToJson(host)},
+           {"state", StateToJson(state)},
+           {"warnings", warnings}};
+  return ToJsonText(out, 2);
 }
 
 Result<Record> RecordFromJson(std::string_view json, std::string_view source_name) {

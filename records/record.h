@@ -93,10 +93,12 @@ struct HostState {
   bool operator==(const HostState&) const = default;
 };
 
-/// Which machine. Empty strings and 0 mean unknown.
+/// Which machine, as the host probe (probes/host.h) reads it and a record keeps it; does not
+/// change during a sitting. Empty strings, 0 and nullopt mean unknown.
 struct HostIdentity {
   std::string hostname, cpu_model, kernel;
-  int logical_cores = 0;
+  int logical_cores = 0;  ///< Online logical CPUs.
+  std::optional<uint64_t> memory_total_kb;  ///< /proc/meminfo MemTotal.
 
   bool operator==(const HostIdentity&) const = default;
 };
@@ -145,6 +147,11 @@ struct Record {
 /// The record as pretty JSON with a stable key order; each sample on one line
 /// so that long sittings stay readable in a diff.
 std::string RecordToJson(const Record& record);
+
+/// What `culprit host --json` prints: {"schema": "culprit.host/v1", "host", "state",
+/// "warnings"}, the host and state encoded as in a record.
+std::string HostToJson(const HostIdentity& host, const HostState& state,
+                       const std::vector<std::string>& warnings);
 
 /// Parses a record. `source_name` (usually the file path) starts every error:
 ///   "FILE: schema 'culprit.record/v7' is not supported by this culprit (reads

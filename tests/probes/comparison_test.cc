@@ -33,7 +33,7 @@ TEST(MakeComparisonRecord, CarriesTheSittingsHostStates) {
   plan.kind = "compare";
   plan.query = "q";
   plan.unit = "ms";
-  Record record = MakeComparisonRecord(plan, sitting, HostIdentityInfo{});
+  Record record = MakeComparisonRecord(plan, sitting, HostIdentity{});
   EXPECT_EQ(record.start, sitting.start);
   EXPECT_EQ(record.end, sitting.end);
 
@@ -53,7 +53,7 @@ TEST(MakeComparisonRecord, KeepsTheCalibrationsBetweenLooksForTheHostPlot) {
   sitting.start.calibration_ms = 30.0;
   sitting.checkpoint_calibrations_ms = {30.5, 31.25};
   sitting.end.calibration_ms = 32.0;
-  Record record = MakeComparisonRecord(ComparisonPlan{}, sitting, HostIdentityInfo{});
+  Record record = MakeComparisonRecord(ComparisonPlan{}, sitting, HostIdentity{});
   EXPECT_EQ(record.details["checkpoint_calibrations_ms"], "30.5000,31.2500");
   CalibrationSeries series = ReadCalibrations(record);
   ASSERT_EQ(series.values_ms.size(), 4u);
@@ -61,13 +61,13 @@ TEST(MakeComparisonRecord, KeepsTheCalibrationsBetweenLooksForTheHostPlot) {
   EXPECT_EQ(series.values_ms[2], std::optional<double>(31.25));
   EXPECT_EQ(series.values_ms[3], std::optional<double>(32.0));
   // Without checkpoints the record says nothing about them.
-  EXPECT_EQ(MakeComparisonRecord(ComparisonPlan{}, SittingResult{}, HostIdentityInfo{})
+  EXPECT_EQ(MakeComparisonRecord(ComparisonPlan{}, SittingResult{}, HostIdentity{})
                 .details.count("checkpoint_calibrations_ms"),
             0u);
 }
 
 TEST(MakeComparisonRecord, WhatWasNotReadStaysAbsent) {
-  Record record = MakeComparisonRecord(ComparisonPlan{}, SittingResult{}, HostIdentityInfo{});
+  Record record = MakeComparisonRecord(ComparisonPlan{}, SittingResult{}, HostIdentity{});
   EXPECT_FALSE(record.start.calibration_ms || record.start.load1 || record.start.load5 ||
                record.start.load15 || record.start.cpu_mhz);
   EXPECT_FALSE(record.start.memory_available_kb || record.start.swap_used_kb);

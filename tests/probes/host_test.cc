@@ -86,7 +86,7 @@ void WriteCpufreq(const std::filesystem::path& root, const std::string& khz,
 TEST(HostProbe, ParsesIdentityExactly) {
   TempDir dir;
   WriteBaseTree(dir.path());
-  const HostIdentityInfo info = MakeRealHostProbe(dir.path())->Identity();
+  const HostIdentity info = MakeRealHostProbe(dir.path())->Identity();
   EXPECT_EQ(info.hostname, "bench-07");
   EXPECT_EQ(info.cpu_model, "AMD EPYC 7B13");
   EXPECT_EQ(info.kernel, "Linux 6.1.0-18-amd64");
@@ -122,7 +122,7 @@ TEST(HostProbe, WithoutCpufreqFallsBackToCpu0InCpuinfo) {
   EXPECT_EQ(snap.cpu_mhz_source, "/proc/cpuinfo");
   EXPECT_EQ(snap.governor, "");
 
-  const HostIdentityInfo info = MakeRealHostProbe(dir.path())->Identity();
+  const HostIdentity info = MakeRealHostProbe(dir.path())->Identity();
   const std::string report = FormatHostReport(info, snap, HostWarnings(info, snap));
   EXPECT_NE(report.find("governor       unavailable"), std::string::npos) << report;
   EXPECT_NE(report.find("2445 MHz (from /proc/cpuinfo"), std::string::npos) << report;
@@ -131,7 +131,7 @@ TEST(HostProbe, WithoutCpufreqFallsBackToCpu0InCpuinfo) {
 TEST(HostProbe, EmptyRootIsUnavailableEverywhereAndDoesNotCrash) {
   TempDir dir;
   const auto probe = MakeRealHostProbe(dir.path());
-  const HostIdentityInfo info = probe->Identity();
+  const HostIdentity info = probe->Identity();
   const HostState snap = probe->Snapshot(false);
   // A fake root never falls back to the real host's uname or core count.
   EXPECT_EQ(info.hostname, "");
@@ -169,7 +169,7 @@ TEST(HostProbe, MalformedFilesAreUnavailableNotGuessed) {
   EXPECT_FALSE(snap.load1);
   EXPECT_FALSE(snap.cpu_mhz);
   EXPECT_EQ(snap.governor, "performance");
-  const HostIdentityInfo info = probe->Identity();
+  const HostIdentity info = probe->Identity();
   EXPECT_FALSE(info.memory_total_kb);
   EXPECT_EQ(info.logical_cores, 0);
 }
@@ -195,15 +195,15 @@ TEST(HostProbe, CalibratesWhenAsked) {
 
 TEST(HostProbe, RealHostHasTheBasics) {
   const auto probe = MakeRealHostProbe();
-  const HostIdentityInfo info = probe->Identity();
+  const HostIdentity info = probe->Identity();
   const HostState snap = probe->Snapshot(false);
   EXPECT_GT(info.logical_cores, 0);
   EXPECT_FALSE(info.kernel.empty());
   EXPECT_TRUE(snap.load1.has_value());  // Linux always has /proc/loadavg.
 }
 
-HostIdentityInfo TwoCores() {
-  HostIdentityInfo info;
+HostIdentity TwoCores() {
+  HostIdentity info;
   info.logical_cores = 2;
   info.memory_total_kb = 16u * 1024 * 1024;
   return info;
@@ -227,7 +227,7 @@ TEST(HostWarnings, LoadAboveTheCoreCount) {
   snap.load1 = 2.0;  // At the core count: busy but not oversubscribed.
   EXPECT_TRUE(HostWarnings(TwoCores(), snap).empty());
   snap.load1 = 9.0;  // Core count unknown: nothing to compare with.
-  EXPECT_TRUE(HostWarnings(HostIdentityInfo{}, snap).empty());
+  EXPECT_TRUE(HostWarnings(HostIdentity{}, snap).empty());
 }
 
 TEST(HostWarnings, GovernorOtherThanPerformance) {
@@ -306,7 +306,7 @@ TEST(FormatHostReport, ShowsValuesAndWarnings) {
   WriteBaseTree(dir.path());
   WriteCpufreq(dir.path(), "3400000", "powersave");
   const auto probe = MakeRealHostProbe(dir.path());
-  const HostIdentityInfo info = probe->Identity();
+  const HostIdentity info = probe->Identity();
   HostState snap = probe->Snapshot(false);
   snap.calibration_ms = 29.3;
   const auto warnings = HostWarnings(info, snap);

@@ -139,5 +139,32 @@ TEST(RecordJson, RequiresIdKindAndTime) {
   EXPECT_TRUE(Contains(parsed.error().message(), "field 'kind' is missing"));
 }
 
+TEST(HostJson, SaysWhatCulpritHostMeasuredInTheRecordsEncoding) {
+  HostIdentity host{"bench-1", "AMD EPYC 7B13", "6.1.0-13-amd64", 8, 32ULL * 1024 * 1024};
+  HostState state;
+  state.load1 = 0.5;
+  state.governor = "performance";
+  const nlohmann::json j = nlohmann::json::parse(HostToJson(host, state, {"load is high"}));
+  EXPECT_EQ(j["schema"], "culprit.host/v1");
+  EXPECT_EQ(j["host"]["hostname"], "bench-1");
+  EXPECT_EQ(j["host"]["logical_cores"], 8);
+  EXPECT_EQ(j["host"]["memory_total_kb"], 32ULL * 1024 * 1024);
+  EXPECT_EQ(j["state"]["load1"], 0.5);
+  EXPECT_TRUE(j["state"]["cpu_mhz"].is_null());  // unavailable stays unavailable
+  EXPECT_EQ(j["warnings"], nlohmann::json::array({"load is high"}));
+  EXPECT_FALSE(j.contains("kind"));  // not a record: nothing reads it as one
+}
+
+TEST(RecordJson, ARecordWrittenBeforeTheHostsMemoryWasKeptReadsWithoutIt) {
+  Record r = FullRecord();
+  r.host.memory_total_kb.reset();
+  nlohmann::json j = nlohmann::json::parse(RecordToJson(r));
+  j["host"].erase("memory_total_kb");
+  auto back = RecordFromJson(j.dump(), "old.json");
+  ASSERT_TRUE(back) << back.error().message();
+  EXPECT_EQ(back->host, r.host);
+  EXPECT_FALSE(back->host.memory_total_kb);
+}
+
 }  // namespace
 }  // namespace culprit
