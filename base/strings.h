@@ -1,6 +1,8 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -55,5 +57,21 @@ std::string Join(std::span<const std::string> parts, std::string_view separator)
 /// True for [A-Za-z_][A-Za-z0-9_]*: the names every shell and exec'd program
 /// can see; anything else would be silently unreachable for the engine.
 bool IsValidEnvironmentName(std::string_view name);
+
+/// An enum's spellings in a table indexed by its value (its enumerators 0, 1, ... in
+/// order), so that each spelling is written once: NameIn(kNames, v) and ParseIn<E>(kNames, s).
+template <typename Enum, size_t N>
+std::string_view NameIn(const std::string_view (&names)[N], Enum value) {
+  const auto i = static_cast<size_t>(value);
+  return i < N ? names[i] : std::string_view();
+}
+/// The value whose spelling is exactly `name`, or nullopt.
+template <typename Enum, size_t N>
+std::optional<Enum> ParseIn(const std::string_view (&names)[N], std::string_view name) {
+  for (size_t i = 0; i < N; ++i) {
+    if (names[i] == name) return static_cast<Enum>(i);
+  }
+  return std::nullopt;
+}
 
 }  // namespace culprit

@@ -44,7 +44,7 @@ std::string NewRunId() {
 // Measured pairs of one step (one candidate against one baseline), across the
 // batches the search asked for, kept to archive the step as one record.
 struct StepSamples {
-  std::string kind;  // "measure" or "verify"
+  BisectStepKind kind = BisectStepKind::kMeasure;  // kMeasure or kVerify
   int index = -1;
   int baseline = 0;
   std::vector<Sample> samples;
@@ -106,7 +106,7 @@ class BisectRunner::Session {
   Result<BisectReport> StartSegmentSearch(int k, std::vector<double> d);
   /// One sitting of commits[a] (arm A) against commits[b] (arm B) with the full sequential
   /// design of [measure], archived as a bisect-step record of kind `kind`.
-  Result<ComparisonOutcome> Sitting(int a, int b, const std::string& kind);
+  Result<ComparisonOutcome> Sitting(int a, int b, BisectStepKind kind);
   /// The search's options for a range of `n` commits whose endpoint sitting (the
   /// confirmation or a check) took `endpoint_pairs` pairs.
   SearchOptions MakeSearchOptions(int n, int endpoint_pairs) const;
@@ -137,7 +137,6 @@ class BisectRunner::Session {
   std::optional<BisectSearch> search_;
   StepSamples step_;
   HostState start_snapshot_;
-  std::string confirm_verdict_;  // The endpoint confirmation's verdict, when it was not EFFECT.
   UnconfirmedMove unconfirmed_;  // What that confirmation measured.
   int seg_lo_ = 0;               // The active segment's good end: its search's commit 0.
   bool max_pairs_given_ = false;  // --max-pairs: it, not [bisect] confirm_max_pairs, bounds
@@ -171,7 +170,7 @@ Status BisectRunner::Session::Prepare(const MeasureFlags& flags) {
 }
 
 Error BisectRunner::Session::Interrupted() {
-  state_.status = "interrupted";
+  state_.status = BisectStatus::kInterrupted;
   (void)FlushStep();
   (void)Save();
   return Error::Interrupted(
@@ -244,7 +243,7 @@ Batch BisectRunner::Session::MeasureBatch(int index, int baseline, int pairs, bo
 Status BisectRunner::Session::FlushStep() {
   if (step_.empty()) return {};
   ComparisonPlan plan;
-  plan.kind = "bisect-step";
+  plan.kind = RecordKind::kBisectStep;
   plan.query = query_->name;
   plan.unit = query_->unit;
   plan.a.name = "baseline";
@@ -256,7 +255,7 @@ Status BisectRunner::Session::FlushStep() {
   plan.options = options_;
   plan.config_digest = config_.digest;
   plan.details["bisect_run"] = state_.run_id;
-  plan.details["step_kind"] = step_.kind;
+  plan.details["step_kind"] = BisectStepKindName(step_.kind);
   plan.details["candidate_commit"] = plan.b.commit;
   plan.details["baseline_commit"] = plan.a.commit;
   plan.details["candidate_index"] = std::to_string(step_.index);
@@ -314,7 +313,7 @@ Status BisectRunner::Session::FlushStep() {
   record.details["posterior_at_or_before"] = fmt::format("{:.6f}", log.mass_at_or_before);
   record.details["best_commit"] = log.best_commit;
   record.details["best_probability"] = fmt::format("{:.6f}", log.best_probability);
-  if (record.verdict.empty()) {
+  if (!record.verdict) {
     record.verdict_detail = fmt::format(
         "evidence for the search: {} vs {}{}; after it P(first bad ≤ {}) = {:.3f}, best guess "
         "{} (p = {:.3f})",
@@ -354,7 +353,7 @@ void BisectRunner::Session::ReportStep(const BisectStepLog& s) {
   reporter_.Line(fmt::format(
       "step {:>2} {:<7} {} (#{} of {})  {:>3} pairs  ratio {:.3f} [{:.3f}, {:.3f}]  "
       "P(first bad ≤ it) {:.3f}  {} left, best {} p={:.3f}  builds {} (⌈log2 N⌉={}) pairs {}{}",
-      s.step, s.kind, Short(s.commit), s.index, n, s.pairs, s.ratio, s.low, s.high,
+      s.step, BisectStepKindName(s.kind), Short(s.commit), s.index, n, s.pairs, s.ratio, s.low, s.high,
       s.mass_at_or_before, left, Short(s.best_commit), s.best_probability, search_->builds_used(),
       CeilLog2(n), search_->pairs_used(), s.note.empty() ? "" : "  " + s.note));
 }
@@ -375,7 +374,7 @@ Result<BisectReport> BisectRunner::Session::Start(const BisectRequest& request) 
 
   state_ = BisectState{};
   state_.run_id = NewRunId();
-  state_.status = "running";
+  state_.status = BisectStatus::kRunning;
   state_.started = NowIsoUtc();
   state_.good_rev = request.good;
   state_.bad_rev = request.bad;
@@ -425,15 +424,15 @@ Result<BisectReport> BisectRunner::Session::Continue(BisectState state) {
   reporter_.Line(fmt::format("resuming the bisect of {} commits on {}: {} steps done, {} pairs",
                              state_.commits.size() - 1, query_->name, state_.log.size(),
                              search_->pairs_used()));
-  state_.status = "running";
-  if (!state_.segments.empty() && !state_.segments[state_.active_segment].outcome.empty()) {
+  state_.status = BisectStatus::kRunning;
+  if (!state_.segments.empty() && state_.segments[state_.active_segment].outcome != SegmentOutcome::kNone) {
     return Advance();
   }
   return Search();
 }
 
-Result<ComparisonOutcome> BisectRunner::Session::Sitting(int a, int b, const std::string& kind) {
-  const bool confirm = kind == "confirm";
+Result<ComparisonOutcome> BisectRunner::Session::Sitting(int a, int b, BisectStepKind kind) {
+  const bool confirm = kind == BisectStepKind::kConfirm;
   Result<ResolvedBuild> build_a = engine_.builds.Resolve(state_.commits[a]);
   if (!build_a) {
     return build_a.error().WithContext(confirm ? "building the good end"
@@ -448,7 +447,7 @@ Result<ComparisonOutcome> BisectRunner::Session::Sitting(int a, int b, const std
   if (!runs) return runs.error();
 
   ComparisonPlan plan;
-  plan.kind = "bisect-step";
+  plan.kind = RecordKind::kBisectStep;
   plan.query = query_->name;
   plan.unit = query_->unit;
   if (confirm) {
@@ -467,14 +466,14 @@ Result<ComparisonOutcome> BisectRunner::Session::Sitting(int a, int b, const std
   plan.options = options_;
   // Whether a range moves is asked with [bisect]'s budgets, unless --max-pairs set them.
   const int budget = confirm            ? config_.bisect.confirm_max_pairs
-                     : kind == "check" ? config_.bisect.check_max_pairs
+                     : kind == BisectStepKind::kCheck ? config_.bisect.check_max_pairs
                                        : 0;
   if (!max_pairs_given_ && budget > 0) {
     plan.options.max_pairs = std::max(budget, options_.min_pairs);
   }
   plan.config_digest = config_.digest;
   plan.details["bisect_run"] = state_.run_id;
-  plan.details["step_kind"] = kind;
+  plan.details["step_kind"] = BisectStepKindName(kind);
   return RunComparison(plan, *runs->source, host_, store_, nullptr);
 }
 
@@ -505,7 +504,7 @@ SearchOptions BisectRunner::Session::MakeSearchOptions(int n, int endpoint_pairs
 
 namespace {
 
-BisectStepLog SittingLog(int step, const std::string& kind, int a, int b,
+BisectStepLog SittingLog(int step, BisectStepKind kind, int a, int b,
                          const std::vector<std::string>& commits,
                          const ComparisonOutcome& outcome) {
   BisectStepLog log;
@@ -530,9 +529,9 @@ BisectStepLog SittingLog(int step, const std::string& kind, int a, int b,
 
 // A sitting's check of a segment: its verdict, ratio and interval.
 void FillCheck(const ComparisonOutcome& outcome, bool speedup, BisectSegment& segment) {
-  Verdict verdict = ParseVerdict(outcome.record.verdict).value_or(Verdict::kInconclusive);
+  Verdict verdict = outcome.record.verdict.value_or(Verdict::kInconclusive);
   double ratio = outcome.record.estimate ? outcome.record.estimate->ratio : 1;
-  segment.check = std::string(ClassifyCheck(verdict, ratio, speedup));
+  segment.check = ClassifyCheck(verdict, ratio, speedup);
   if (outcome.record.estimate) {
     segment.ratio = outcome.record.estimate->ratio;
     segment.low = outcome.record.estimate->low;
@@ -549,9 +548,9 @@ BisectSegment BisectRunner::Session::WholeRange() const {
   BisectSegment whole;
   whole.lo = 0;
   whole.hi = static_cast<int>(state_.commits.size()) - 1;
-  whole.check = std::string(kCheckSame);
+  whole.check = SegmentCheck::kSame;
   for (const BisectStepLog& l : state_.log) {
-    if (l.kind != "confirm") continue;
+    if (l.kind != BisectStepKind::kConfirm) continue;
     whole.ratio = l.ratio;
     whole.low = l.low;
     whole.high = l.high;
@@ -567,7 +566,7 @@ Result<BisectReport> BisectRunner::Session::Confirm() {
   // must be an EFFECT here before any commit is searched.
   const int n = static_cast<int>(state_.commits.size()) - 1;
   reporter_.Line("confirming the move: good vs bad in one sitting");
-  Result<ComparisonOutcome> outcome = Sitting(0, n, "confirm");
+  Result<ComparisonOutcome> outcome = Sitting(0, n, BisectStepKind::kConfirm);
   if (!outcome) return outcome.error();
   state_.records.push_back(outcome->record.id);
   std::string summary = FormatComparisonSummary(*outcome);
@@ -575,14 +574,13 @@ Result<BisectReport> BisectRunner::Session::Confirm() {
   if (outcome->sitting.interrupted) return Interrupted();
   CULPRIT_TRY(OutcomeStatus(*outcome));
 
-  BisectStepLog log = SittingLog(static_cast<int>(state_.log.size()) + 1, "confirm", 0, n,
+  BisectStepLog log = SittingLog(static_cast<int>(state_.log.size()) + 1, BisectStepKind::kConfirm, 0, n,
                                  state_.commits, *outcome);
   log.baseline = 0;
-  if (outcome->record.verdict != "EFFECT") {
-    confirm_verdict_ = outcome->record.verdict;
+  if (outcome->record.verdict != Verdict::kEffect) {
     unconfirmed_.good = state_.good_rev;
     unconfirmed_.bad = state_.bad_rev;
-    unconfirmed_.verdict = ParseVerdict(outcome->record.verdict).value_or(Verdict::kInconclusive);
+    unconfirmed_.verdict = outcome->record.verdict.value_or(Verdict::kInconclusive);
     if (outcome->record.estimate) {
       unconfirmed_.ratio = outcome->record.estimate->ratio;
       unconfirmed_.low = outcome->record.estimate->low;
@@ -652,13 +650,14 @@ Result<BisectReport> BisectRunner::Session::SegmentDone() {
     state_.active_segment = 0;
   }
   BisectSegment segment = state_.segments[state_.active_segment];
-  if (segment.outcome.empty()) {
+  if (segment.outcome == SegmentOutcome::kNone) {
     const SearchOutcome o = search_->Result();
     const bool named =
         (o.kind == SearchOutcome::Kind::kCulprit || o.kind == SearchOutcome::Kind::kRange) &&
         o.verified;
     if (named) {
-      segment.outcome = o.kind == SearchOutcome::Kind::kRange ? "range" : "change";
+      segment.outcome =
+          o.kind == SearchOutcome::Kind::kRange ? SegmentOutcome::kRange : SegmentOutcome::kChange;
       segment.first = seg_lo_ + o.first;
       segment.change = seg_lo_ + o.last;
       // As measured: the search sees a speed-up's d with the sign flipped.
@@ -669,7 +668,7 @@ Result<BisectReport> BisectRunner::Session::SegmentDone() {
       segment.verify_confidence = o.interval_confidence;
       segment.verification_pairs = o.verification_pairs;
     } else {
-      segment.outcome = "inconclusive";
+      segment.outcome = SegmentOutcome::kInconclusive;
     }
     segment.probability = o.probability;
     // The search numbers commits from the segment's good end.
@@ -692,7 +691,7 @@ Result<BisectReport> BisectRunner::Session::Advance() {
     reporter_.Line(fmt::format(
         "checking what the changes found leave unexplained: {} against {} in one sitting",
         Short(state_.commits[segment.hi]), Short(state_.commits[segment.lo])));
-    Result<ComparisonOutcome> outcome = Sitting(segment.lo, segment.hi, "check");
+    Result<ComparisonOutcome> outcome = Sitting(segment.lo, segment.hi, BisectStepKind::kCheck);
     if (!outcome) return outcome.error();
     state_.records.push_back(outcome->record.id);
     if (outcome->sitting.interrupted) return Interrupted();
@@ -701,24 +700,25 @@ Result<BisectReport> BisectRunner::Session::Advance() {
     // verified stand, and the report says what this part could not tell.
     FillCheck(*outcome, state_.speedup, segment);
     if (outcome->sitting.failure) {
-      segment.check = std::string(kCheckUndecided);
+      segment.check = SegmentCheck::kUndecided;
       segment.reason = "its runs kept failing: " + outcome->sitting.failure->message();
     }
-    BisectStepLog log = SittingLog(static_cast<int>(state_.log.size()) + 1, "check", segment.lo,
+    BisectStepLog log = SittingLog(static_cast<int>(state_.log.size()) + 1, BisectStepKind::kCheck, segment.lo,
                                    segment.hi, state_.commits, *outcome);
-    log.note = segment.check;
+    log.note = SegmentCheckName(segment.check);
     state_.log.push_back(log);
     // A step line, like the search's: what changes from run to run comes after the commit.
     reporter_.Line(fmt::format(
         "step {:>2} check   {} (#{} of {})  {:>3} pairs  ratio {:.3f} [{:.3f}, {:.3f}] against "
         "{} (#{}): {} ({})",
         log.step, Short(log.commit), segment.hi, state_.commits.size() - 1, log.pairs, log.ratio,
-        log.low, log.high, Short(state_.commits[segment.lo]), segment.lo, outcome->record.verdict,
-        segment.check));
+        log.low, log.high, Short(state_.commits[segment.lo]), segment.lo,
+        outcome->record.verdict ? VerdictName(*outcome->record.verdict) : "-",
+        SegmentCheckName(segment.check)));
     const bool search =
         ShouldSearch(segment, SearchesMade(state_.segments), config_.bisect.max_changes);
-    if (segment.check == kCheckSame && !search) {
-      segment.outcome = "unsearched";
+    if (segment.check == SegmentCheck::kSame && !search) {
+      segment.outcome = SegmentOutcome::kUnsearched;
       segment.reason = fmt::format("the budget of [bisect] max_changes = {} searches is spent",
                                    config_.bisect.max_changes);
     }
@@ -733,7 +733,8 @@ Result<BisectReport> BisectRunner::Session::Search() {
     if (InterruptRequested()) return Interrupted();
     Action action = search_->Next();
     if (action.kind == Action::Kind::kDone) break;
-    std::string kind = action.kind == Action::Kind::kVerify ? "verify" : "measure";
+    BisectStepKind kind =
+        action.kind == Action::Kind::kVerify ? BisectStepKind::kVerify : BisectStepKind::kMeasure;
     // The search numbers commits from its segment's good end; the state from the range's.
     const int commit = seg_lo_ + action.commit, baseline = seg_lo_ + action.baseline;
     if (!step_.empty() &&
@@ -752,7 +753,7 @@ Result<BisectReport> BisectRunner::Session::Search() {
         return Interrupted();
       case Batch::Kind::kBroken:
         (void)FlushStep();
-        state_.status = "interrupted";
+        state_.status = BisectStatus::kInterrupted;
         (void)Save();
         return Error(batch.reason)
             .WithContext(fmt::format("measuring commit {}", Short(state_.commits[commit])))
@@ -764,7 +765,7 @@ Result<BisectReport> BisectRunner::Session::Search() {
         if (search_->unbuildable().size() == skipped_before) {
           // An endpoint (or a commit already skipped): the search would ask
           // for it again forever. Nothing more can be learned here.
-          state_.status = "interrupted";
+          state_.status = BisectStatus::kInterrupted;
           (void)Save();
           return Error(fmt::format("commit {} cannot be measured ({}), and the search cannot do "
                                    "without it",
@@ -813,7 +814,8 @@ Result<BisectReport> BisectRunner::Session::Search() {
     // When this batch ends its step, the step is archived before the state
     // is saved: a process killed after the save has lost no step's record.
     Action next = search_->Next();
-    std::string next_kind = next.kind == Action::Kind::kVerify ? "verify" : "measure";
+    BisectStepKind next_kind =
+        next.kind == Action::Kind::kVerify ? BisectStepKind::kVerify : BisectStepKind::kMeasure;
     if (next.kind == Action::Kind::kDone || seg_lo_ + next.commit != step_.index ||
         seg_lo_ + next.baseline != step_.baseline || next_kind != step_.kind) {
       CULPRIT_TRY(FlushStep());
@@ -828,7 +830,7 @@ Result<BisectReport> BisectRunner::Session::Finish(const std::string& confirm_su
   BisectReport report;
   const int n = static_cast<int>(state_.commits.size()) - 1;
   Record record;
-  record.kind = "bisect";
+  record.kind = RecordKind::kBisect;
   record.query = query_->name;
   record.unit = query_->unit;
   record.band = options_.band;
@@ -852,10 +854,10 @@ Result<BisectReport> BisectRunner::Session::Finish(const std::string& confirm_su
     const BisectStepLog& confirm = state_.log.back();
     // NOT REPRODUCIBLE only when the confirmation showed the endpoints the same; an
     // INCONCLUSIVE confirmation is not a proof of no move, and says what it could see.
-    const bool tie = confirm_verdict_ == "NULL";
+    const bool tie = unconfirmed_.verdict == Verdict::kNull;
     report.outcome.kind =
         tie ? SearchOutcome::Kind::kNotReproducible : SearchOutcome::Kind::kInconclusive;
-    record.verdict = tie ? "NULL" : "INCONCLUSIVE";
+    record.verdict = tie ? Verdict::kNull : Verdict::kInconclusive;
     const std::string line = DescribeUnconfirmedMove(unconfirmed_);
     record.verdict_detail = line.substr(line.find(": ") + 2);
     report.outcome.reason = record.verdict_detail;
@@ -924,7 +926,7 @@ Result<BisectReport> BisectRunner::Session::Finish(const std::string& confirm_su
         e.confidence = whole.interval_confidence;
         record.estimate = e;
       }
-      record.verdict = "INCONCLUSIVE";
+      record.verdict = Verdict::kInconclusive;
       record.verdict_detail = whole.reason;
       text += fmt::format("INCONCLUSIVE: {}\n  credible set ({:.0f}%): {}\n  {}\n", whole.reason,
                           search_->options().target_probability * 100, Join(credible, " "),
@@ -947,7 +949,7 @@ Result<BisectReport> BisectRunner::Session::Finish(const std::string& confirm_su
   report.record_path = *path;
   text += "record " + path->string() + "\n";
   state_.result_record = record.id;
-  state_.status = "done";
+  state_.status = BisectStatus::kDone;
   CULPRIT_TRY(Save());
   report.state = state_;
   report.text = text;
@@ -959,7 +961,7 @@ std::string BisectRunner::Session::ChangeText(const BisectSegment& change, const
   const std::string& id = state_.commits[change.change];
   const int parent = change.first - 1;
   std::string text;
-  if (change.outcome == "range") {
+  if (change.outcome == SegmentOutcome::kRange) {
     text += fmt::format("{} RANGE {}..{} (the commits before {} could not be built)", head,
                         Short(state_.commits[change.first]), Short(id), Short(id));
     if (head == "CHANGE") text += fmt::format("\nCHANGE {}", id);
@@ -1011,9 +1013,9 @@ std::string BisectRunner::Session::ChangeText(const BisectSegment& change, const
 namespace {
 
 const char* CheckMeaning(const BisectSegment& s) {
-  if (s.check == kCheckTie) return "a tie";
-  if (s.check == kCheckSame) return "moves the way the range does";
-  if (s.check == kCheckOpposite) return "moves the other way";
+  if (s.check == SegmentCheck::kTie) return "a tie";
+  if (s.check == SegmentCheck::kSame) return "moves the way the range does";
+  if (s.check == SegmentCheck::kOpposite) return "moves the other way";
   return "neither a tie nor a move beyond the band (undecided)";
 }
 
@@ -1033,7 +1035,7 @@ std::string BisectRunner::Session::ChangesText(Record& record, BisectReport& rep
   const BisectSegment& earliest = segments[changes.front()];
   SearchOutcome& o = report.outcome;
   o.kind =
-      earliest.outcome == "range" ? SearchOutcome::Kind::kRange : SearchOutcome::Kind::kCulprit;
+      earliest.outcome == SegmentOutcome::kRange ? SearchOutcome::Kind::kRange : SearchOutcome::Kind::kCulprit;
   o.first = earliest.first;
   o.last = earliest.change;
   o.probability = earliest.probability;
@@ -1076,7 +1078,7 @@ std::string BisectRunner::Session::ChangesText(Record& record, BisectReport& rep
     // Say what is known about the commits before the earliest change.
     std::string before = fmt::format("{} was not checked", span(0, earliest.first - 1));
     for (const BisectSegment& s : segments) {
-      if (s.lo == 0 && s.hi == earliest.first - 1 && !s.check.empty()) {
+      if (s.lo == 0 && s.hi == earliest.first - 1 && s.check != SegmentCheck::kNotMeasured) {
         before = fmt::format("{} against {} {} ({} at {} confidence, {} pairs)",
                              Short(state_.commits[s.hi]), Short(state_.commits[0]), CheckMeaning(s),
                              fmt::format("{:.3f} [{:.3f}, {:.3f}]", s.ratio, s.low, s.high),
@@ -1099,14 +1101,14 @@ std::string BisectRunner::Session::ChangesText(Record& record, BisectReport& rep
                              {"bad_commit", state_.commits[s.hi]},
                              {"lo", s.lo},
                              {"hi", s.hi},
-                             {"check", s.check},
+                             {"check", SegmentCheckName(s.check)},
                              {"ratio", s.ratio},
                              {"low", s.low},
                              {"high", s.high},
                              {"confidence", s.confidence},
                              {"pairs", s.pairs},
                              {"check_record", s.check_record},
-                             {"outcome", s.outcome},
+                             {"outcome", SegmentOutcomeName(s.outcome)},
                              {"reason", s.reason}});
     if (k == 0) continue;
     text += fmt::format(
@@ -1118,11 +1120,11 @@ std::string BisectRunner::Session::ChangesText(Record& record, BisectReport& rep
   for (int k : UnplacedSegments(segments)) {
     const BisectSegment& s = segments[k];
     std::string why;
-    if (s.check == kCheckSame && s.outcome == "unsearched") {
+    if (s.check == SegmentCheck::kSame && s.outcome == SegmentOutcome::kUnsearched) {
       why = s.reason;
-    } else if (s.check == kCheckSame) {
+    } else if (s.check == SegmentCheck::kSame) {
       why = "its search verified no change: " + s.reason;
-    } else if (s.check == kCheckOpposite) {
+    } else if (s.check == SegmentCheck::kOpposite) {
       why = "it moves the other way, and only changes the way the range moved are searched";
     } else if (!s.reason.empty()) {
       why = "its check could not tell a tie from a change: " + s.reason;
@@ -1150,7 +1152,7 @@ std::string BisectRunner::Session::ChangesText(Record& record, BisectReport& rep
       {"remainder_class", d.remainder_class == RemainderClass::kTie      ? "tie"
                           : d.remainder_class == RemainderClass::kBeyond ? "beyond"
                                                                          : "undecided"}};
-  record.verdict = "EFFECT";
+  record.verdict = Verdict::kEffect;
   return text;
 }
 
@@ -1177,7 +1179,7 @@ Result<BisectReport> BisectRunner::Run(const BisectRequest& request) {
   if (!lock) return lock.error();
   if (std::filesystem::exists(BisectStatePath(config_))) {
     Result<BisectState> existing = LoadBisectState(BisectStatePath(config_));
-    if (existing && existing->status != "done") {
+    if (existing && existing->status != BisectStatus::kDone) {
       return Error::Usage(fmt::format("a bisect of {}..{} on {} is not finished ({} steps done)",
                                       existing->good_rev, existing->bad_rev, existing->query,
                                       existing->log.size()))
@@ -1196,7 +1198,7 @@ Result<BisectReport> BisectRunner::Resume() {
   }
   Result<BisectState> state = LoadBisectState(BisectStatePath(config_));
   if (!state) return state.error();
-  if (state->status == "done") {
+  if (state->status == BisectStatus::kDone) {
     return Error::Usage(fmt::format("the bisect of {}..{} is finished (record {})", state->good_rev,
                                     state->bad_rev, state->result_record))
         .WithHint("`culprit records show " + state->result_record + "` shows its result");
@@ -1207,7 +1209,8 @@ Result<BisectReport> BisectRunner::Resume() {
 
 std::string FormatBisectStatus(const BisectState& s) {
   std::string out =
-      fmt::format("bisect {}..{} on {}: {}\n", s.good_rev, s.bad_rev, s.query, s.status);
+      fmt::format("bisect {}..{} on {}: {}\n", s.good_rev, s.bad_rev, s.query,
+                     BisectStatusName(s.status));
   out += fmt::format("  {} commits, {} steps, started {}, updated {}\n", s.commits.size() - 1,
                      s.log.size(), s.started, s.updated);
   if (!s.log.empty()) {
@@ -1228,7 +1231,7 @@ std::string FormatBisectLog(const BisectState& s) {
   for (const BisectStepLog& l : s.log) {
     std::string ratio =
         l.pairs > 0 ? fmt::format("{:.3f} [{:.3f}, {:.3f}]", l.ratio, l.low, l.high) : "-";
-    out += fmt::format("{:>4}  {:<8} {:<10} {:>5} {:>6}  {:<24} {:>8.3f}  {}\n", l.step, l.kind,
+    out += fmt::format("{:>4}  {:<8} {:<10} {:>5} {:>6}  {:<24} {:>8.3f}  {}\n", l.step, BisectStepKindName(l.kind),
                        Short(l.commit), l.index, l.pairs, ratio, l.mass_at_or_before,
                        l.note.empty() ? l.record_id : l.note + "  " + l.record_id);
   }

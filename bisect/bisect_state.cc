@@ -3,19 +3,77 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
+#include <ostream>
+#include <stdexcept>
 
 #include "base/atomic_file.h"
 #include "base/json_text.h"
+#include "base/strings.h"
 
 namespace culprit {
 
 using nlohmann::json;
 
+namespace {
+
+// Each enum's spellings, in the enum's order: the table is the one place they are written.
+constexpr std::string_view kStepKindNames[] = {"confirm", "measure", "verify", "check"};
+constexpr std::string_view kStatusNames[] = {"running", "interrupted", "done"};
+constexpr std::string_view kCheckNames[] = {"", "same", "tie", "opposite", "undecided"};
+constexpr std::string_view kOutcomeNames[] = {"", "change", "range", "inconclusive",
+                                              "unsearched"};
+
+// Thrown inside BisectStateFromJson and caught there with nlohmann's errors.
+struct BadName : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+template <typename Enum, size_t N>
+Enum Require(const std::string_view (&names)[N], const json& j, const char* key) {
+  const std::string text = j.at(key).get<std::string>();
+  if (auto value = ParseIn<Enum>(names, text)) return *value;
+  throw BadName(fmt::format("'{}' is not a {} this culprit writes", text, key));
+}
+
+}  // namespace
+
+std::string_view BisectStepKindName(BisectStepKind kind) {
+  return NameIn(kStepKindNames, kind);
+}
+std::string_view BisectStatusName(BisectStatus status) {
+  return NameIn(kStatusNames, status);
+}
+std::string_view SegmentCheckName(SegmentCheck check) {
+  return NameIn(kCheckNames, check);
+}
+std::string_view SegmentOutcomeName(SegmentOutcome outcome) {
+  return NameIn(kOutcomeNames, outcome);
+}
+void PrintTo(BisectStepKind kind, std::ostream* out) { *out << BisectStepKindName(kind); }
+void PrintTo(BisectStatus status, std::ostream* out) { *out << BisectStatusName(status); }
+void PrintTo(SegmentCheck check, std::ostream* out) { *out << '"' << SegmentCheckName(check) << '"'; }
+void PrintTo(SegmentOutcome outcome, std::ostream* out) {
+  *out << '"' << SegmentOutcomeName(outcome) << '"';
+}
+
+std::optional<BisectStepKind> ParseBisectStepKind(std::string_view name) {
+  return ParseIn<BisectStepKind>(kStepKindNames, name);
+}
+std::optional<BisectStatus> ParseBisectStatus(std::string_view name) {
+  return ParseIn<BisectStatus>(kStatusNames, name);
+}
+std::optional<SegmentCheck> ParseSegmentCheck(std::string_view name) {
+  return ParseIn<SegmentCheck>(kCheckNames, name);
+}
+std::optional<SegmentOutcome> ParseSegmentOutcome(std::string_view name) {
+  return ParseIn<SegmentOutcome>(kOutcomeNames, name);
+}
+
 std::string BisectStateToJson(const BisectState& s) {
   json log = json::array();
   for (const BisectStepLog& step : s.log) {
     log.push_back({{"step", step.step},
-                   {"kind", step.kind},
+                   {"kind", BisectStepKindName(step.kind)},
                    {"index", step.index},
                    {"baseline", step.baseline},
                    {"commit", step.commit},
@@ -35,7 +93,7 @@ std::string BisectStateToJson(const BisectState& s) {
   for (const BisectSegment& g : s.segments) {
     segments.push_back({{"lo", g.lo},
                         {"hi", g.hi},
-                        {"check", g.check},
+                        {"check", SegmentCheckName(g.check)},
                         {"ratio", g.ratio},
                         {"low", g.low},
                         {"high", g.high},
@@ -43,7 +101,7 @@ std::string BisectStateToJson(const BisectState& s) {
                         {"pairs", g.pairs},
                         {"check_record", g.check_record},
                         {"search", g.search_json.empty() ? json() : json::parse(g.search_json)},
-                        {"outcome", g.outcome},
+                        {"outcome", SegmentOutcomeName(g.outcome)},
                         {"first", g.first},
                         {"change", g.change},
                         {"log_ratio", g.log_ratio},
@@ -56,7 +114,7 @@ std::string BisectStateToJson(const BisectState& s) {
   }
   json j = {{"schema", s.schema},
             {"run_id", s.run_id},
-            {"status", s.status},
+            {"status", BisectStatusName(s.status)},
             {"started", s.started},
             {"updated", s.updated},
             {"good_rev", s.good_rev},
@@ -93,7 +151,7 @@ Result<BisectState> BisectStateFromJson(std::string_view text, std::string_view 
   try {
     BisectState s;
     s.run_id = j.at("run_id").get<std::string>();
-    s.status = j.at("status").get<std::string>();
+    s.status = Require<BisectStatus>(kStatusNames, j, "status");
     s.started = j.at("started").get<std::string>();
     s.updated = j.at("updated").get<std::string>();
     s.good_rev = j.at("good_rev").get<std::string>();
@@ -114,7 +172,7 @@ Result<BisectState> BisectStateFromJson(std::string_view text, std::string_view 
     for (const json& step : j.at("log")) {
       BisectStepLog l;
       l.step = step.at("step").get<int>();
-      l.kind = step.at("kind").get<std::string>();
+      l.kind = Require<BisectStepKind>(kStepKindNames, step, "kind");
       l.index = step.at("index").get<int>();
       l.baseline = step.at("baseline").get<int>();
       l.commit = step.at("commit").get<std::string>();
@@ -148,7 +206,7 @@ Result<BisectState> BisectStateFromJson(std::string_view text, std::string_view 
                                    source, seg.lo, seg.hi, n))
               .WithHint("`culprit bisect reset` discards it");
         }
-        seg.check = g.at("check").get<std::string>();
+        seg.check = Require<SegmentCheck>(kCheckNames, g, "check");
         seg.ratio = g.at("ratio").get<double>();
         seg.low = g.at("low").get<double>();
         seg.high = g.at("high").get<double>();
@@ -156,7 +214,7 @@ Result<BisectState> BisectStateFromJson(std::string_view text, std::string_view 
         seg.pairs = g.at("pairs").get<int>();
         seg.check_record = g.at("check_record").get<std::string>();
         if (!g.at("search").is_null()) seg.search_json = g.at("search").dump();
-        seg.outcome = g.at("outcome").get<std::string>();
+        seg.outcome = Require<SegmentOutcome>(kOutcomeNames, g, "outcome");
         seg.first = g.at("first").get<int>();
         seg.change = g.at("change").get<int>();
         seg.log_ratio = g.at("log_ratio").get<double>();
@@ -178,6 +236,9 @@ Result<BisectState> BisectStateFromJson(std::string_view text, std::string_view 
     }
     return s;
   } catch (const json::exception& e) {
+    return Error(fmt::format("{}: damaged bisect state: {}", source, e.what()))
+        .WithHint("`culprit bisect reset` discards it");
+  } catch (const BadName& e) {
     return Error(fmt::format("{}: damaged bisect state: {}", source, e.what()))
         .WithHint("`culprit bisect reset` discards it");
   }

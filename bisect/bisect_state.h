@@ -8,7 +8,10 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <iosfwd>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/result.h"
@@ -17,10 +20,57 @@ namespace culprit {
 
 inline constexpr std::string_view kBisectStateSchema = "culprit.bisect/v1";
 
+/// What a step of the log was.
+enum class BisectStepKind {
+  kConfirm,  ///< The endpoints in one sitting, before anything is searched.
+  kMeasure,  ///< Evidence for the search: a candidate against a baseline.
+  kVerify,   ///< The sequential test of a commit against its parent.
+  kCheck,    ///< A part of the range a verified change leaves unexplained, end against end.
+};
+
+/// Where a bisect is.
+enum class BisectStatus { kRunning, kInterrupted, kDone };
+
+/// A segment's check, against the direction the whole range moved.
+enum class SegmentCheck {
+  kNotMeasured,
+  kSame,       ///< An EFFECT the way the range moved.
+  kTie,        ///< NULL.
+  kOpposite,   ///< An EFFECT the other way.
+  kUndecided,  ///< INCONCLUSIVE.
+};
+
+/// What a segment's search came to.
+enum class SegmentOutcome {
+  kNone,          ///< Not searched, or searching.
+  kChange,        ///< Verified: first == change.
+  kRange,         ///< Verified, first..change-1 unbuildable.
+  kInconclusive,  ///< Searched, nothing verified.
+  kUnsearched,    ///< It moves, but the budget of changes was spent.
+};
+
+/// The spellings in the state file and in output: "confirm", "measure", "verify", "check";
+/// "running", "interrupted", "done"; "" (not measured), "same", "tie", "opposite",
+/// "undecided"; "" (none), "change", "range", "inconclusive", "unsearched".
+std::string_view BisectStepKindName(BisectStepKind kind);
+std::string_view BisectStatusName(BisectStatus status);
+std::string_view SegmentCheckName(SegmentCheck check);
+std::string_view SegmentOutcomeName(SegmentOutcome outcome);
+/// Inverses of the above (exact spelling); nullopt for anything else.
+std::optional<BisectStepKind> ParseBisectStepKind(std::string_view name);
+std::optional<BisectStatus> ParseBisectStatus(std::string_view name);
+std::optional<SegmentCheck> ParseSegmentCheck(std::string_view name);
+std::optional<SegmentOutcome> ParseSegmentOutcome(std::string_view name);
+/// Print the names above, for GoogleTest's messages.
+void PrintTo(BisectStepKind kind, std::ostream* out);
+void PrintTo(BisectStatus status, std::ostream* out);
+void PrintTo(SegmentCheck check, std::ostream* out);
+void PrintTo(SegmentOutcome outcome, std::ostream* out);
+
 /// One search step: a candidate measured against a baseline until decisive.
 struct BisectStepLog {
   int step = 0;
-  std::string kind;  ///< "confirm", "measure" or "verify".
+  BisectStepKind kind = BisectStepKind::kMeasure;
   int index = 0;     ///< Commit index in the range (0 = good).
   int baseline = 0;
   std::string commit;  ///< Full id.
@@ -43,9 +93,7 @@ struct BisectStepLog {
 /// confirmation; the others are the parts a verified change leaves unexplained.
 struct BisectSegment {
   int lo = 0, hi = 0;
-  /// The check: "" (not measured yet), "same" (an EFFECT the way the range moved), "tie"
-  /// (NULL), "opposite" (an EFFECT the other way), "undecided" (INCONCLUSIVE).
-  std::string check;
+  SegmentCheck check = SegmentCheck::kNotMeasured;
   double ratio = 1, low = 1, high = 1;  ///< The check's ratio and interval, as measured.
   double confidence = 0;                ///< The check interval's confidence.
   int pairs = 0;
@@ -53,10 +101,7 @@ struct BisectSegment {
   /// The segment's search while and after it runs (commit indexes relative to lo). Segment
   /// 0's is BisectState::search_json, where it always was.
   std::string search_json;
-  /// "" (not searched, or searching), "change" (first == last verified), "range" (verified,
-  /// first..last-1 unbuildable), "inconclusive" (searched, nothing verified), "unsearched"
-  /// (it moves, but the budget of changes was spent).
-  std::string outcome;
+  SegmentOutcome outcome = SegmentOutcome::kNone;
   int first = -1, change = -1;  ///< Global indexes of the verified change (first..change).
   double log_ratio = 0, log_low = 0, log_high = 0;  ///< Verification, as measured (log).
   double verify_confidence = 0;
@@ -68,7 +113,7 @@ struct BisectSegment {
 struct BisectState {
   std::string schema = std::string(kBisectStateSchema);
   std::string run_id;  ///< Links this bisect's records together.
-  std::string status;  ///< "running", "interrupted", "done".
+  BisectStatus status = BisectStatus::kRunning;
   std::string started, updated;
   std::string good_rev, bad_rev, query;
   bool first_parent = true;

@@ -46,7 +46,7 @@ std::string DescribeDrift(const BisectStepLog& step) {
   return fmt::format(
       "HOST DRIFT: the calibration loop ran {:+.1f}% {} during step {} ({} of {}): the host "
       "changed speed while it was measured, so its ratios are suspect; re-run on a quiet host",
-      step.drift * 100, step.drift > 0 ? "slower" : "faster", step.step, step.kind,
+      step.drift * 100, step.drift > 0 ? "slower" : "faster", step.step, BisectStepKindName(step.kind),
       step.commit.substr(0, 10));
 }
 

@@ -37,7 +37,7 @@ Result<JudgeResult> RunJudge(const MeasureContext& context, Measurer& measurer,
   if (!runs) return runs.error();
 
   ComparisonPlan plan;
-  plan.kind = "compare";
+  plan.kind = RecordKind::kCompare;
   plan.query = (*query)->name;
   plan.unit = (*query)->unit;
   plan.a = MakeComparisonArm("reference", request.reference, runs->a, *reference);
@@ -74,13 +74,13 @@ Result<JudgeResult> RunJudge(const MeasureContext& context, Measurer& measurer,
     // where the reference does not. Like any crash it is not "bad" either.
     result.reason = "skip: the candidate fails more often than the reference: " +
                     failures.Describe();
-  } else if (record.verdict == "EFFECT" && record.estimate && record.estimate->ratio > 1) {
+  } else if (record.verdict == Verdict::kEffect && record.estimate && record.estimate->ratio > 1) {
     result.exit_code = kJudgeBad;
     result.reason =
         fmt::format("bad: {:.3f}x the reference, beyond the band", record.estimate->ratio);
-  } else if (record.verdict == "EFFECT" || record.verdict == "NULL") {
+  } else if (record.verdict == Verdict::kEffect || record.verdict == Verdict::kNull) {
     result.exit_code = kJudgeGood;
-    result.reason = record.verdict == "NULL"
+    result.reason = record.verdict == Verdict::kNull
                         ? "good: same as the reference within the band"
                         : fmt::format("good: faster than the reference ({:.3f}x)",
                                       record.estimate ? record.estimate->ratio : 0.0);

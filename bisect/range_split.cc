@@ -6,20 +6,23 @@
 namespace culprit {
 namespace {
 
-bool Verified(const BisectSegment& s) { return s.outcome == "change" || s.outcome == "range"; }
+bool Verified(const BisectSegment& s) {
+  return s.outcome == SegmentOutcome::kChange || s.outcome == SegmentOutcome::kRange;
+}
 
 }  // namespace
 
-std::string_view ClassifyCheck(Verdict verdict, double ratio, bool speedup) {
+SegmentCheck ClassifyCheck(Verdict verdict, double ratio, bool speedup) {
   switch (verdict) {
     case Verdict::kNull:
-      return kCheckTie;
+      return SegmentCheck::kTie;
     case Verdict::kInconclusive:
-      return kCheckUndecided;
+    case Verdict::kError:
+      return SegmentCheck::kUndecided;
     case Verdict::kEffect:
-      return (ratio < 1) == speedup ? kCheckSame : kCheckOpposite;
+      return (ratio < 1) == speedup ? SegmentCheck::kSame : SegmentCheck::kOpposite;
   }
-  return kCheckUndecided;
+  return SegmentCheck::kUndecided;
 }
 
 std::vector<BisectSegment> UnexplainedParts(const BisectSegment& searched) {
@@ -51,12 +54,12 @@ int SearchesMade(const std::vector<BisectSegment>& segments) {
 }
 
 bool ShouldSearch(const BisectSegment& segment, int searches_made, int max_changes) {
-  return segment.check == kCheckSame && searches_made < max_changes;
+  return segment.check == SegmentCheck::kSame && searches_made < max_changes;
 }
 
 int NextUnchecked(const std::vector<BisectSegment>& segments) {
   for (size_t k = 0; k < segments.size(); ++k) {
-    if (segments[k].check.empty()) return static_cast<int>(k);
+    if (segments[k].check == SegmentCheck::kNotMeasured) return static_cast<int>(k);
   }
   return -1;
 }
@@ -77,7 +80,7 @@ bool FirstChangeIsFirst(const std::vector<BisectSegment>& segments) {
   const int parent = segments[changes.front()].first - 1;
   if (parent == 0) return true;
   return std::any_of(segments.begin(), segments.end(), [&](const BisectSegment& s) {
-    return s.lo == 0 && s.hi == parent && s.check == kCheckTie;
+    return s.lo == 0 && s.hi == parent && s.check == SegmentCheck::kTie;
   });
 }
 
@@ -85,9 +88,9 @@ std::vector<int> UnplacedSegments(const std::vector<BisectSegment>& segments) {
   std::vector<int> out;
   for (size_t k = 0; k < segments.size(); ++k) {
     const BisectSegment& s = segments[k];
-    if (s.check == kCheckTie || s.check.empty() || Verified(s)) continue;
+    if (s.check == SegmentCheck::kTie || s.check == SegmentCheck::kNotMeasured || Verified(s)) continue;
     // A segment still being searched has no outcome yet; it is not a leftover.
-    if (s.check == kCheckSame && s.outcome.empty()) continue;
+    if (s.check == SegmentCheck::kSame && s.outcome == SegmentOutcome::kNone) continue;
     out.push_back(static_cast<int>(k));
   }
   std::sort(out.begin(), out.end(), [&](int a, int b) { return segments[a].lo < segments[b].lo; });

@@ -18,15 +18,9 @@
 
 namespace culprit {
 
-/// BisectSegment::check values.
-inline constexpr std::string_view kCheckSame = "same";
-inline constexpr std::string_view kCheckTie = "tie";
-inline constexpr std::string_view kCheckOpposite = "opposite";
-inline constexpr std::string_view kCheckUndecided = "undecided";
-
 /// A check's verdict and ratio, as measured, against the range's direction (`speedup`:
 /// the bad end was faster).
-std::string_view ClassifyCheck(Verdict verdict, double ratio, bool speedup);
+SegmentCheck ClassifyCheck(Verdict verdict, double ratio, bool speedup);
 
 /// The parts of [lo, hi] that a change first..change (verified against first - 1) does
 /// not explain, as new unchecked segments: [lo, first - 1] and [change, hi], each only

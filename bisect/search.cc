@@ -16,8 +16,6 @@ namespace {
 
 constexpr std::string_view kSchema = "culprit.bisect-search/v1";
 
-enum VerdictKind { kUndecided = 0, kEffect, kNull, kOpposite };
-
 // The next look after `have` pairs (always > have).
 int NextLook(const SearchOptions& o, int have) {
   for (int look : LookSchedule(o.verify_pairs_min, o.verify_pairs_max)) {
@@ -130,13 +128,16 @@ const BisectSearch::VerdictMemo& BisectSearch::LookVerdict(VerdictMemo& memo, in
   memo.low = shift->low;
   memo.high = shift->high;
   memo.confidence = 1 - alphas[look];
-  const double tau = BandEdge(options_.band);
-  if (shift->low > tau) {
-    memo.verdict = kEffect;
-  } else if (shift->high < -tau) {
-    memo.verdict = kOpposite;
-  } else if (shift->low > -tau && shift->high < tau) {
-    memo.verdict = kNull;
+  switch (Classify(shift->low, shift->high, BandEdge(options_.band))) {
+    case Verdict::kEffect:
+      memo.verdict = shift->low > 0 ? Verification::kSlower : Verification::kFaster;
+      break;
+    case Verdict::kNull:
+      memo.verdict = Verification::kTie;
+      break;
+    case Verdict::kInconclusive:
+    case Verdict::kError:
+      break;
   }
   return memo;
 }
@@ -162,10 +163,10 @@ BisectSearch::Decision BisectSearch::Decide() const {
       out.log_ratio_high = v.high;
       out.interval_confidence = v.confidence;
     }
-    if (v.verdict == kNull || v.verdict == kOpposite ||
-        (v.verdict == kUndecided && have >= options_.verify_pairs_max)) {
-      const char* what = v.verdict == kOpposite ? "the bad commit is faster than the good one"
-                         : v.verdict == kNull
+    if (v.verdict == Verification::kTie || v.verdict == Verification::kFaster ||
+        (v.verdict == Verification::kUndecided && have >= options_.verify_pairs_max)) {
+      const char* what = v.verdict == Verification::kFaster ? "the bad commit is faster than the good one"
+                         : v.verdict == Verification::kTie
                              ? "good and bad are equal within the band"
                              : "good and bad are not shown to differ by more than the band";
       return finish(SearchOutcome::Kind::kNotReproducible,
@@ -173,7 +174,7 @@ BisectSearch::Decision BisectSearch::Decide() const {
                                 "to bisect",
                                 what, RatioText(v.estimate, v.low, v.high, v.pairs)));
     }
-    if (v.verdict != kEffect) {
+    if (v.verdict != Verification::kSlower) {
       if (budget <= 0) {
         return finish(SearchOutcome::Kind::kInconclusive,
                       "the pair budget ran out while confirming the endpoints");
@@ -238,7 +239,7 @@ BisectSearch::Decision BisectSearch::Decide() const {
         out.verification_pairs = have;
         out.interval_confidence = v.confidence;
       }
-      if (v.verdict == kEffect) {
+      if (v.verdict == Verification::kSlower) {
         out.verified = true;
         const bool range = best_first != best_last;
         return finish(
@@ -252,7 +253,7 @@ BisectSearch::Decision BisectSearch::Decide() const {
                                 culprit, 100 * best_mass,
                                 RatioText(v.estimate, v.low, v.high, v.pairs)));
       }
-      if (v.verdict != kUndecided || have >= options_.verify_pairs_max) {
+      if (v.verdict != Verification::kUndecided || have >= options_.verify_pairs_max) {
         return finish(SearchOutcome::Kind::kInconclusive,
                       fmt::format("the search points at {} ({:.1f}%) but {} vs its parent {} "
                                   "is not an EFFECT ({}); {}",

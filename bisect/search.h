@@ -156,12 +156,15 @@ class BisectSearch {
     Action action;
     SearchOutcome outcome;
   };
+  /// What a look of the verification says of the bad commit against its parent: probes'
+  /// verdict rule with the direction kept, since only a slowdown is what the search is after.
+  enum class Verification { kUndecided, kSlower, kTie, kFaster };
   /// A sequential verdict, remembered by the number of pairs it was computed from: the
   /// state only grows, so that count identifies the pairs, and the signed-rank interval
   /// (O(n²)) is not recomputed on every call.
   struct VerdictMemo {
     int culprit = -1, parent = -1, pairs = -1;
-    int verdict = 0;
+    Verification verdict = Verification::kUndecided;
     bool has_shift = false;
     double estimate = 0, low = 0, high = 0;
     double confidence = 0;  ///< Of [low, high]: 1 - the look's alpha.

@@ -219,9 +219,9 @@ Result<RunnerTrialResult> RunRunnerTrial(SimWorld& world, const std::filesystem:
   r.not_reproducible = r.report.find("NOT REPRODUCIBLE") != std::string::npos;
   for (const BisectStepLog& step : report->state.log) {
     r.pairs += step.pairs;
-    (step.kind == "confirm"  ? r.confirm_pairs
-     : step.kind == "verify" ? r.verify_pairs
-     : step.kind == "check"  ? r.check_pairs
+    (step.kind == BisectStepKind::kConfirm  ? r.confirm_pairs
+     : step.kind == BisectStepKind::kVerify ? r.verify_pairs
+     : step.kind == BisectStepKind::kCheck  ? r.check_pairs
                              : r.search_pairs) += step.pairs;
   }
 

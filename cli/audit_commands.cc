@@ -51,7 +51,7 @@ Result<int> CommandAudit(const GlobalOptions& global, AuditCommandOptions& optio
     }
     std::fflush(stdout);
     if (outcome.failure) return *outcome.failure;
-    effect = effect || outcome.record.verdict == "EFFECT";
+    effect = effect || outcome.record.verdict == Verdict::kEffect;
   }
   return effect ? kExitEffectFound : 0;
 }

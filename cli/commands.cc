@@ -23,7 +23,7 @@ namespace culprit {
 namespace {
 
 int VerdictExitCode(const Record& record) {
-  return record.verdict == "EFFECT" ? kExitEffectFound : 0;
+  return record.verdict == Verdict::kEffect ? kExitEffectFound : 0;
 }
 
 // Prints a comparison's result (summary or JSON) and turns a broken or

@@ -50,7 +50,7 @@ Result<int> CommandIsolate(const GlobalOptions& global, IsolateCommandOptions& o
   std::fflush(stdout);
   Status status = IsolateStatus(*outcome);
   if (!status) return status.error();
-  return outcome->record.verdict == "EFFECT" ? kExitEffectFound : 0;
+  return outcome->record.verdict == Verdict::kEffect ? kExitEffectFound : 0;
 }
 
 Result<int> CommandHarnessCheck(const GlobalOptions& global, IsolateCommandOptions& options) {

@@ -37,7 +37,7 @@ AuditFactor FactorFromRecord(std::string name, const Record& record) {
   f.factor.name = std::move(name);
   f.record_id = record.id;
   f.verdict = record.verdict;
-  if (!record.estimate || record.verdict == "ERROR" || record.interrupted) {
+  if (!record.estimate || record.verdict == Verdict::kError || record.interrupted) {
     f.measured = false;
     f.note = record.interrupted ? "interrupted" : "no estimate: " + record.verdict_detail;
     return f;
@@ -51,7 +51,7 @@ AuditFactor FactorFromRecord(std::string name, const Record& record) {
 AuditFactor Unmeasured(std::string name, std::string why) {
   AuditFactor f;
   f.factor.name = std::move(name);
-  f.verdict = "ERROR";
+  f.verdict = Verdict::kError;
   f.measured = false;
   f.note = std::move(why);
   return f;
@@ -173,7 +173,7 @@ Result<ComparisonOutcome> MeasureOrder(const AuditContext& context, const QueryC
   Result<ProcessArm> alone = MakeQueryArm(config, query, today, {}, {});
   if (!alone) return alone.error();
   ComparisonPlan plan;
-  plan.kind = "compare";
+  plan.kind = RecordKind::kCompare;
   plan.query = query.name;
   plan.unit = query.unit;
   plan.options = options;
@@ -226,7 +226,7 @@ Record MakeDriftRecord(const PublishedNumber& published, const ComparisonOutcome
                        const std::optional<ShiftEstimate>& shift, const AuditFactor& factor,
                        double band) {
   Record r;
-  r.kind = "compare";
+  r.kind = RecordKind::kCompare;
   r.query = code.record.query;
   r.unit = code.record.unit;
   r.band = band;
@@ -298,7 +298,7 @@ Record MakeDriftRecord(const PublishedNumber& published, const ComparisonOutcome
     r.verdict = factor.verdict;
     r.verdict_detail = "cross-sitting: " + factor.note;
   } else {
-    r.verdict = "ERROR";
+    r.verdict = Verdict::kError;
     r.verdict_detail = factor.note;
   }
   return r;
@@ -312,7 +312,7 @@ json FactorJson(const AuditFactor& f) {
     j["low"] = std::exp(f.factor.low);
     j["high"] = std::exp(f.factor.high);
   }
-  j["verdict"] = f.verdict;
+  j["verdict"] = f.verdict ? VerdictName(*f.verdict) : "";
   j["cross_sitting"] = f.cross_sitting;
   if (!f.record_id.empty()) j["record"] = f.record_id;
   if (!f.note.empty()) j["note"] = f.note;
@@ -324,7 +324,7 @@ Record MakeAuditRecord(const AuditOutcome& o, const ComparisonOutcome* code,
                        const Config& config) {
   const AuditFigures& f = o.figures;
   Record r;
-  r.kind = "audit";
+  r.kind = RecordKind::kAudit;
   r.query = f.query;
   r.unit = f.unit;
   r.band = f.band;
@@ -351,7 +351,7 @@ Record MakeAuditRecord(const AuditOutcome& o, const ComparisonOutcome* code,
     e.pairs = f.today_samples;  // unpaired: the samples of today behind the ratio
     r.estimate = e;
   }
-  r.verdict = o.failure ? "ERROR" : f.total.verdict;
+  r.verdict = o.failure ? Verdict::kError : f.total.verdict;
   r.verdict_detail = o.failure ? o.failure->message() : o.conclusion;
   r.interrupted = o.failure && o.failure->kind() == ErrorKind::kInterrupted;
   r.notes = o.notes;
@@ -387,8 +387,8 @@ Record MakeAuditRecord(const AuditOutcome& o, const ComparisonOutcome* code,
 
 std::string VerdictWord(const AuditFactor& f) {
   if (!f.measured) return "not measured";
-  if (f.verdict == "NULL") return "NULL (tie)";
-  return f.verdict;
+  if (f.verdict == Verdict::kNull) return "NULL (tie)";
+  return f.verdict ? std::string(VerdictName(*f.verdict)) : "";
 }
 
 }  // namespace
@@ -419,7 +419,7 @@ AuditFactor MakeAuditFactor(std::string name, const ShiftEstimate& shift, double
   f.factor.low = shift.low;
   f.factor.high = shift.high;
   VerdictResult verdict = Decide(shift, band);
-  f.verdict = std::string(VerdictName(verdict.verdict));
+  f.verdict = verdict.verdict;
   f.note = verdict.explanation;
   return f;
 }
@@ -470,9 +470,9 @@ std::string AuditConclusion(const AuditFigures& f) {
                         : factor.factor.name;
     if (!factor.measured) {
       missing.push_back(text);
-    } else if (factor.verdict == "EFFECT") {
+    } else if (factor.verdict == Verdict::kEffect) {
       effects.push_back(text);
-    } else if (factor.verdict == "NULL") {
+    } else if (factor.verdict == Verdict::kNull) {
       ties.push_back(text);
     } else {
       undecided.push_back(text);
@@ -512,7 +512,7 @@ std::string AuditConclusion(const AuditFigures& f) {
     }
   }
   for (const AuditFactor& factor : f.factors) {
-    if (!factor.measured || factor.verdict != "EFFECT") continue;
+    if (!factor.measured || factor.verdict != Verdict::kEffect) continue;
     if (factor.factor.name == "code") {
       out += fmt::format(
           " Next for the code change: culprit investigate --good {} --bad {} --query {} (or "

@@ -56,7 +56,8 @@ enum class OrderWay { kCommand, kHarness };
 /// One measured factor of an audit.
 struct AuditFactor {
   Factor factor;        ///< name ("host drift", "code", "order") and log-scale interval.
-  std::string verdict;  ///< EFFECT, NULL, INCONCLUSIVE (ERROR: not measured; no interval).
+  /// EFFECT, NULL, INCONCLUSIVE (ERROR: not measured; no interval).
+  std::optional<Verdict> verdict;
   bool cross_sitting = false;
   std::string record_id;
   bool measured = true;  ///< false: `factor` holds no number (the reason is in `note`).

@@ -102,7 +102,7 @@ std::string Story(const InvestigationState& s, const DemoOptions& options) {
   std::string out = "\n== the story, as it happened ==\n";
   std::string gate = "not probed";
   for (const InvestigationStepRecord& p : s.probes) {
-    if (p.name == "parallel_gate") gate = p.verdict + ": " + p.sentence;
+    if (p.name == "parallel_gate") gate = (p.verdict ? std::string(VerdictName(*p.verdict)) : "-") + ": " + p.sentence;
   }
   out += fmt::format("1. the plausible suspect, the parallelism gate (PARALLEL=1 at {}): {}\n",
                      options.bad, gate);
@@ -112,15 +112,16 @@ std::string Story(const InvestigationState& s, const DemoOptions& options) {
            "there (see the bisect's record)\n";
   }
   out += fmt::format("2. the bisect's culprit: {} \"{}\"; relevance: {}\n", ShortCommit(s.culprit),
-                     s.culprit_subject, s.relevance);
+                     s.culprit_subject, CulpritRelevanceName(s.relevance));
   if (s.isolations.empty()) {
     return out + "3. not isolated: " +
-           (s.relevance == "on path" ? "the commit changes code the scan runs"
+           (s.relevance == CulpritRelevance::kOnPath ? "the commit changes code the scan runs"
                                      : "no residency plan ran") +
            "\n";
   }
   for (const InvestigationStepRecord& i : s.isolations) {
-    out += fmt::format("3. residency isolation '{}': {} ({})\n", i.name, i.sentence, i.verdict);
+    out += fmt::format("3. residency isolation '{}': {} ({})\n", i.name, i.sentence,
+                       i.verdict ? VerdictName(*i.verdict) : "-");
   }
   return out;
 }
@@ -188,7 +189,7 @@ Result<DemoReport> RunDemo(const DemoOptions& options, DemoReporter& reporter) {
   Result<std::optional<InvestigationState>> saved = LoadInvestigationState(*config);
   if (!saved) return saved.error();
   Result<InvestigationReport> ladder = Error("not run");
-  if (*saved && (*saved)->status != "done" && (*saved)->request.good == request.good &&
+  if (*saved && (*saved)->status != InvestigationStatus::kDone && (*saved)->request.good == request.good &&
       (*saved)->request.bad == request.bad && (*saved)->request.query == request.query) {
     reporter.Line(
         "an earlier demo did not finish: resuming it (finished steps are not "
@@ -209,7 +210,7 @@ Result<DemoReport> RunDemo(const DemoOptions& options, DemoReporter& reporter) {
     report.culprit_commit = s.culprit;
     report.culprit_subject = s.culprit_subject;
     report.changed_files = s.changed_files;
-    report.culprit_on_code_path = s.relevance == "on path";
+    report.culprit_on_code_path = s.relevance == CulpritRelevance::kOnPath;
   }
   if (!s.isolations.empty()) report.isolation_conclusion = s.isolations[0].sentence;
   reporter.Result(Story(s, options));

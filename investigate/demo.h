@@ -39,13 +39,13 @@ struct DemoOptions {
 using DemoReporter = InvestigationReporter;
 
 struct DemoReport {
-  std::string probe_verdict;
+  std::optional<Verdict> probe_verdict;  ///< The parallel gate probe's.
   std::string culprit_commit;  ///< Empty when the bisect named none.
   std::string culprit_subject;
   std::vector<std::string> changed_files;
   bool culprit_on_code_path = false;
   std::string isolation_conclusion;  ///< On the culprit build; empty when not isolated.
-  std::string outcome;               ///< InvestigationState::outcome.
+  LadderOutcome outcome = LadderOutcome::kNone;  ///< InvestigationState::outcome.
   std::filesystem::path config_path;
 };
 

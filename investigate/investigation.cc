@@ -23,6 +23,22 @@
 
 namespace culprit {
 
+namespace {
+constexpr std::string_view kStatusNames[] = {"running", "stopped", "interrupted", "done"};
+constexpr std::string_view kRelevanceNames[] = {"", "on path", "off path", "unknown"};
+constexpr std::string_view kOutcomeNames[] = {
+    "", "not reproducible", "not confirmed", "no culprit", "on path", "relevance unknown",
+    "no plan", "isolated"};
+}  // namespace
+
+std::string_view InvestigationStatusName(InvestigationStatus status) {
+  return NameIn(kStatusNames, status);
+}
+std::string_view CulpritRelevanceName(CulpritRelevance relevance) {
+  return NameIn(kRelevanceNames, relevance);
+}
+std::string_view LadderOutcomeName(LadderOutcome outcome) { return NameIn(kOutcomeNames, outcome); }
+
 std::string_view InvestigationStepName(InvestigationStep step) {
   return kInvestigationStepNames[static_cast<int>(step)];
 }
@@ -43,9 +59,17 @@ namespace {
 
 using Json = nlohmann::json;
 
+// The value spelled `text` in `names`; a spelling this culprit never writes is a damaged file.
+template <typename Enum, size_t N>
+Enum Spelled(const std::string_view (&names)[N], const std::string& text, const char* key) {
+  if (auto value = ParseIn<Enum>(names, text)) return *value;
+  throw std::runtime_error(fmt::format("'{}' is not a {} this culprit writes", text, key));
+}
+
 Json StepToJson(const InvestigationStepRecord& s) {
   Json j = {
-      {"name", s.name}, {"record", s.record_id}, {"verdict", s.verdict}, {"sentence", s.sentence}};
+      {"name", s.name}, {"record", s.record_id}, {"verdict", s.verdict ? VerdictName(*s.verdict) : ""},
+      {"sentence", s.sentence}};
   if (s.ratio) j["ratio"] = *s.ratio;
   if (s.low) j["low"] = *s.low;
   if (s.high) j["high"] = *s.high;
@@ -56,7 +80,7 @@ InvestigationStepRecord StepFromJson(const Json& j) {
   InvestigationStepRecord s;
   s.name = j.value("name", "");
   s.record_id = j.value("record", "");
-  s.verdict = j.value("verdict", "");
+  s.verdict = ParseVerdict(j.value("verdict", ""));
   s.sentence = j.value("sentence", "");
   if (j.contains("ratio")) s.ratio = j["ratio"].get<double>();
   if (j.contains("low")) s.low = j["low"].get<double>();
@@ -90,7 +114,7 @@ std::string InvestigationStateToJson(const InvestigationState& s) {
   if (r.flags.seed) request["seed"] = *r.flags.seed;
   Json j = {{"schema", s.schema},
             {"run_id", s.run_id},
-            {"status", s.status},
+            {"status", InvestigationStatusName(s.status)},
             {"started", s.started},
             {"updated", s.updated},
             {"request", request},
@@ -107,13 +131,13 @@ std::string InvestigationStateToJson(const InvestigationState& s) {
             {"parent", s.parent},
             {"changed_files", s.changed_files},
             {"relevance_done", s.relevance_done},
-            {"relevance", s.relevance},
+            {"relevance", CulpritRelevanceName(s.relevance)},
             {"relevance_detail", s.relevance_detail},
             {"on_path", s.on_path},
             {"off_path", s.off_path},
             {"isolation_done", s.isolation_done},
             {"isolations", StepsToJson(s.isolations)},
-            {"outcome", s.outcome},
+            {"outcome", LadderOutcomeName(s.outcome)},
             {"conclusion", s.conclusion},
             {"result_record", s.result_record},
             {"partial_records", s.partial_records}};
@@ -136,7 +160,8 @@ Result<InvestigationState> InvestigationStateFromJson(std::string_view json,
     }
     InvestigationState s;
     s.run_id = j.at("run_id").get<std::string>();
-    s.status = j.at("status").get<std::string>();
+    s.status = Spelled<InvestigationStatus>(kStatusNames, j.at("status").get<std::string>(),
+                                            "status");
     s.started = j.value("started", "");
     s.updated = j.value("updated", "");
     const Json& r = j.at("request");
@@ -165,13 +190,14 @@ Result<InvestigationState> InvestigationStateFromJson(std::string_view json,
     s.parent = j.value("parent", "");
     s.changed_files = j.value("changed_files", std::vector<std::string>{});
     s.relevance_done = j.value("relevance_done", false);
-    s.relevance = j.value("relevance", "");
+    s.relevance = Spelled<CulpritRelevance>(kRelevanceNames, j.value("relevance", ""),
+                                            "relevance");
     s.relevance_detail = j.value("relevance_detail", "");
     s.on_path = j.value("on_path", std::vector<std::string>{});
     s.off_path = j.value("off_path", std::vector<std::string>{});
     s.isolation_done = j.value("isolation_done", false);
     s.isolations = StepsFromJson(j.value("isolations", Json::array()));
-    s.outcome = j.value("outcome", "");
+    s.outcome = Spelled<LadderOutcome>(kOutcomeNames, j.value("outcome", ""), "outcome");
     s.conclusion = j.value("conclusion", "");
     s.result_record = j.value("result_record", "");
     s.partial_records = j.value("partial_records", std::vector<std::string>{});
@@ -339,7 +365,7 @@ Status Session::Save() {
 // --resume retries the step, and Ctrl-C also leaves an interrupted
 // investigation record linking what was measured so far.
 Error Session::Stop(const Error& error, InvestigationStep step) {
-  state_.status = "interrupted";
+  state_.status = InvestigationStatus::kInterrupted;
   (void)Save();
   if (error.kind() != ErrorKind::kInterrupted) {
     return error.WithContext(fmt::format("investigation step {}", InvestigationStepName(step)))
@@ -347,7 +373,7 @@ Error Session::Stop(const Error& error, InvestigationStep step) {
                                        : error.hint() + "; then `culprit investigate --resume`");
   }
   Record record;
-  record.kind = "investigation";
+  record.kind = RecordKind::kInvestigation;
   record.query = state_.request.query;
   record.interrupted = true;
   record.culprit_version = CULPRIT_VERSION;
@@ -396,7 +422,7 @@ Result<bool> Session::Confirm() {
   if (state_.confirm) {
     reporter_.Line(
         fmt::format("step 1 done: the move was confirmed ({})", RatioText(*state_.confirm)));
-    return state_.confirm->verdict == "EFFECT";
+    return state_.confirm->verdict == Verdict::kEffect;
   }
   const InvestigateRequest& r = state_.request;
   reporter_.Line(
@@ -416,10 +442,10 @@ Result<bool> Session::Confirm() {
   }
   reporter_.Result(FormatComparisonSummary(*outcome));
   InvestigationStepRecord step = StepFromRecord("confirm", outcome->record);
-  if (step.verdict == "EFFECT") {
+  if (step.verdict == Verdict::kEffect) {
     step.sentence = fmt::format("confirmed: {} moved {} between {} and {} in one sitting", r.query,
                                 Pct(*step.ratio), r.good, r.bad);
-  } else if (step.verdict == "NULL") {
+  } else if (step.verdict == Verdict::kNull) {
     step.sentence = fmt::format(
         "NOT REPRODUCIBLE: {} and {} tie on {} here ({}). Either the host drifted since the "
         "number was taken, or the move was never what it was said to be",
@@ -433,8 +459,9 @@ Result<bool> Session::Confirm() {
   }
   reporter_.Result("=> " + step.sentence + "\n\n");
   state_.confirm = step;
-  if (step.verdict != "EFFECT") {
-    state_.outcome = step.verdict == "NULL" ? "not reproducible" : "not confirmed";
+  if (step.verdict != Verdict::kEffect) {
+    state_.outcome = step.verdict == Verdict::kNull ? LadderOutcome::kNotReproducible
+                                                     : LadderOutcome::kNotConfirmed;
     return false;
   }
   return true;
@@ -476,11 +503,11 @@ Result<bool> Session::Probes() {
         return status.error();
       }
       // Its runs kept failing: a fact about the probe, archived, not a verdict.
-      step.verdict = "ERROR";
+      step.verdict = Verdict::kError;
       step.sentence = "not tested: " + FirstLine(status.error().message());
-    } else if (step.verdict == "NULL") {
+    } else if (step.verdict == Verdict::kNull) {
       step.sentence = "ruled out: forcing it changes nothing measurable (" + RatioText(step) + ")";
-    } else if (step.verdict == "EFFECT") {
+    } else if (step.verdict == Verdict::kEffect) {
       step.sentence = "supported: this knob moves it (" + RatioText(step) + ")";
     } else {
       step.sentence = "not settled: neither ruled out nor supported within the pair budget (" +
@@ -508,7 +535,7 @@ Status Session::AdoptBisect(const std::string& result_record, std::vector<std::s
     return it == bisect->details.end() ? std::string() : it->second;
   };
   state_.culprit = detail("culprit_commit");
-  state_.bisect_found = bisect->verdict == "EFFECT" && !state_.culprit.empty();
+  state_.bisect_found = bisect->verdict == Verdict::kEffect && !state_.culprit.empty();
   state_.culprit_subject = detail("culprit_subject");
   for (const Arm& arm : bisect->arms) {
     if (arm.name == "parent") state_.parent = arm.commit;
@@ -541,7 +568,7 @@ Result<bool> Session::Bisect() {
         ours = *saved;
       }
     }
-    if (ours && ours->status == "done") {
+    if (ours && ours->status == BisectStatus::kDone) {
       reporter_.Line("step 3: the bisect had finished before the investigation stopped");
       CULPRIT_TRY(AdoptBisect(ours->result_record, ours->records,
                               "bisect record " + ours->result_record + "\n"));
@@ -575,7 +602,7 @@ Result<bool> Session::Bisect() {
   }
   reporter_.Result(state_.bisect_text);
   if (!state_.bisect_found) {
-    state_.outcome = "no culprit";
+    state_.outcome = LadderOutcome::kNoCulprit;
     reporter_.Result("=> the bisect named no verified culprit; the ladder stops here.\n\n");
     return false;
   }
@@ -595,18 +622,18 @@ Result<bool> Session::Relevance() {
     state_.on_path = relevance.on_path;
     state_.off_path = relevance.off_path;
     if (!relevance.known) {
-      state_.relevance = "unknown";
+      state_.relevance = CulpritRelevance::kUnknown;
       state_.relevance_detail = fmt::format(
           "the code path of {} is {}, so whether the culprit changes code it runs is unknown; "
           "give code_path globs, \"auto\" (coverage) or a command to decide",
           query.name, relevance.how_known);
     } else if (relevance.relevant()) {
-      state_.relevance = "on path";
+      state_.relevance = CulpritRelevance::kOnPath;
       state_.relevance_detail =
           fmt::format("it changes code {} runs: {} (code path: {})", query.name,
                       Join(relevance.on_path, ", "), relevance.how_known);
     } else {
-      state_.relevance = "off path";
+      state_.relevance = CulpritRelevance::kOffPath;
       state_.relevance_detail = fmt::format(
           "it touches nothing on {}'s code path ({}): changed {}. A commit that cannot slow "
           "the query, unless something it keeps alive does",
@@ -616,16 +643,16 @@ Result<bool> Session::Relevance() {
   }
   reporter_.Result(fmt::format("=> culprit {} \"{}\"\n   {}\n\n", ShortCommit(state_.culprit),
                                state_.culprit_subject, state_.relevance_detail));
-  if (state_.relevance == "on path") {
-    state_.outcome = "on path";
+  if (state_.relevance == CulpritRelevance::kOnPath) {
+    state_.outcome = LadderOutcome::kOnPath;
     return false;
   }
-  if (state_.relevance == "unknown") {
-    state_.outcome = "relevance unknown";
+  if (state_.relevance == CulpritRelevance::kUnknown) {
+    state_.outcome = LadderOutcome::kRelevanceUnknown;
     return false;
   }
   if (Plans().empty()) {
-    state_.outcome = "no plan";
+    state_.outcome = LadderOutcome::kNoPlan;
     return false;
   }
   return true;
@@ -693,14 +720,14 @@ Result<bool> Session::Isolation() {
     }
   }
   state_.isolation_done = true;
-  state_.outcome = "isolated";
+  state_.outcome = LadderOutcome::kIsolated;
   return true;
 }
 
 std::string Session::Conclusion() const {
   const InvestigateRequest& r = state_.request;
   std::string out = state_.confirm ? state_.confirm->sentence + "." : "";
-  if (state_.outcome == "not reproducible" || state_.outcome == "not confirmed") return out;
+  if (state_.outcome == LadderOutcome::kNotReproducible || state_.outcome == LadderOutcome::kNotConfirmed) return out;
   for (const InvestigationStepRecord& p : state_.probes) {
     out += fmt::format(" Override {}: {}.", p.name, p.sentence);
   }
@@ -713,11 +740,11 @@ std::string Session::Conclusion() const {
   std::string relevance = state_.relevance_detail;
   if (!relevance.empty()) relevance[0] = static_cast<char>(std::toupper(relevance[0]));
   out += " " + relevance + ".";
-  if (state_.outcome == "on path") {
+  if (state_.outcome == LadderOutcome::kOnPath) {
     return out + " The commit changes code the query runs: read those files' diff.";
   }
-  if (state_.outcome == "relevance unknown") return out;
-  if (state_.outcome == "no plan") {
+  if (state_.outcome == LadderOutcome::kRelevanceUnknown) return out;
+  if (state_.outcome == LadderOutcome::kNoPlan) {
     std::vector<std::string> plans;
     for (const auto& [name, plan] : config_.residency) {
       plans.push_back(fmt::format("'{}' on {}", name, plan.query));
@@ -737,7 +764,7 @@ std::string Session::Conclusion() const {
 Result<InvestigationReport> Session::Finish() {
   state_.conclusion = Conclusion();
   Record record;
-  record.kind = "investigation";
+  record.kind = RecordKind::kInvestigation;
   record.query = state_.request.query;
   record.culprit_version = CULPRIT_VERSION;
   record.config_digest = config_.digest;
@@ -764,9 +791,11 @@ Result<InvestigationReport> Session::Finish() {
   record.details["investigation_run"] = state_.run_id;
   record.details["good"] = state_.request.good;
   record.details["bad"] = state_.request.bad;
-  record.details["outcome"] = state_.outcome;
+  record.details["outcome"] = LadderOutcomeName(state_.outcome);
   if (!state_.culprit.empty()) record.details["culprit_commit"] = state_.culprit;
-  if (!state_.relevance.empty()) record.details["relevance"] = state_.relevance;
+  if (state_.relevance != CulpritRelevance::kNotChecked) {
+    record.details["relevance"] = CulpritRelevanceName(state_.relevance);
+  }
   for (const auto& [step, ms] : state_.step_wall_ms) {
     record.details["wall_ms." + step] = std::to_string(ms);
   }
@@ -777,7 +806,7 @@ Result<InvestigationReport> Session::Finish() {
   InvestigationReport report;
   report.record_path = archived.path;
   state_.result_record = record.id;
-  state_.status = "done";
+  state_.status = InvestigationStatus::kDone;
   CULPRIT_TRY(Save());
   reporter_.Result("conclusion: " + state_.conclusion + "\n");
   reporter_.Result("investigation record " + archived.path.string() + " links " +
@@ -789,7 +818,7 @@ Result<InvestigationReport> Session::Finish() {
 }
 
 Result<InvestigationReport> Session::Run() {
-  state_.status = "running";
+  state_.status = InvestigationStatus::kRunning;
   CULPRIT_TRY(Save());
   struct Stage {
     InvestigationStep step;
@@ -806,7 +835,7 @@ Result<InvestigationReport> Session::Run() {
     if (!*go_on) break;
     // Stopping after the last step is finishing.
     if (stop_after_ == stage.step && stage.step != InvestigationStep::kIsolation) {
-      state_.status = "stopped";
+      state_.status = InvestigationStatus::kStopped;
       CULPRIT_TRY(Save());
       reporter_.Result(fmt::format(
           "stopped after the {} step, as asked; `culprit investigate --resume` continues\n",
@@ -854,10 +883,11 @@ Result<InvestigationReport> RunInvestigation(const BisectSections& config, Engin
                                              const InvestigateRequest& request) {
   Result<std::optional<InvestigationState>> saved = LoadInvestigationState(config);
   if (!saved) return saved.error();
-  if (*saved && (*saved)->status != "done") {
+  if (*saved && (*saved)->status != InvestigationStatus::kDone) {
     const InvestigationState& s = **saved;
     return Error::Usage(fmt::format("an investigation of {}..{} on {} is not finished ({})",
-                                    s.request.good, s.request.bad, s.request.query, s.status))
+                                    s.request.good, s.request.bad, s.request.query,
+                                    InvestigationStatusName(s.status)))
         .WithHint(
             "`culprit investigate --resume` continues it; `--restart` discards it and "
             "starts this one (its records stay)");
@@ -883,7 +913,7 @@ Result<InvestigationReport> ResumeInvestigation(const BisectSections& config, En
                                                 std::optional<InvestigationStep> stop_after) {
   Result<std::optional<InvestigationState>> saved = LoadInvestigationState(config);
   if (!saved) return saved.error();
-  if (!*saved || (*saved)->status == "done") {
+  if (!*saved || (*saved)->status == InvestigationStatus::kDone) {
     return Error::Usage("no unfinished investigation to resume here")
         .WithHint("start one with `culprit investigate --good G --bad B -q QUERY`");
   }

@@ -41,6 +41,29 @@ std::string_view InvestigationStepName(InvestigationStep step);
 /// Usage error listing the names.
 Result<InvestigationStep> ParseInvestigationStep(std::string_view name);
 
+/// Where an investigation is.
+enum class InvestigationStatus { kRunning, kStopped, kInterrupted, kDone };
+/// Whether the culprit changes code the query runs; kNotChecked before the relevance step.
+enum class CulpritRelevance { kNotChecked, kOnPath, kOffPath, kUnknown };
+/// How the ladder ended; kNone while it runs.
+enum class LadderOutcome {
+  kNone,
+  kNotReproducible,
+  kNotConfirmed,
+  kNoCulprit,
+  kOnPath,
+  kRelevanceUnknown,
+  kNoPlan,
+  kIsolated,
+};
+/// The spellings in the state file, records and output: "running", "stopped",
+/// "interrupted", "done"; "" (not checked), "on path", "off path", "unknown"; "" (none),
+/// "not reproducible", "not confirmed", "no culprit", "on path", "relevance unknown",
+/// "no plan", "isolated".
+std::string_view InvestigationStatusName(InvestigationStatus status);
+std::string_view CulpritRelevanceName(CulpritRelevance relevance);
+std::string_view LadderOutcomeName(LadderOutcome outcome);
+
 struct InvestigateRequest {
   std::string good, bad, query;
   /// Where the override hypotheses are probed; empty: `query`.
@@ -58,7 +81,7 @@ struct InvestigateRequest {
 struct InvestigationStepRecord {
   std::string name;  ///< Override set, or "plan on culprit|parent", or "confirm".
   std::string record_id;
-  std::string verdict;
+  std::optional<Verdict> verdict;  ///< The step's record's.
   std::optional<double> ratio, low, high;
   std::string sentence;  ///< What it means, one line ("ruled out", a conclusion).
 };
@@ -67,7 +90,7 @@ struct InvestigationStepRecord {
 struct InvestigationState {
   std::string schema = std::string(kInvestigationStateSchema);
   std::string run_id;
-  std::string status;  ///< "running", "stopped", "interrupted", "done".
+  InvestigationStatus status = InvestigationStatus::kRunning;
   std::string started, updated;
   InvestigateRequest request;  ///< As started (stop_after and invocation not kept).
   std::string config_digest;
@@ -83,14 +106,12 @@ struct InvestigationState {
   std::string culprit, culprit_subject, parent;
   std::vector<std::string> changed_files;
   bool relevance_done = false;
-  std::string relevance;  ///< "on path", "off path", "unknown".
+  CulpritRelevance relevance = CulpritRelevance::kNotChecked;
   std::string relevance_detail;
   std::vector<std::string> on_path, off_path;
   bool isolation_done = false;
   std::vector<InvestigationStepRecord> isolations;
-  /// How the ladder ended: "not reproducible", "not confirmed", "no culprit",
-  /// "on path", "relevance unknown", "no plan", "isolated"; "" while it runs.
-  std::string outcome;
+  LadderOutcome outcome = LadderOutcome::kNone;
   std::string conclusion;  ///< A few sentences.
   std::string result_record;
   /// Records of a step that did not finish (interrupted, broken): linked too.

@@ -308,11 +308,11 @@ Result<double> ParsePublishedValue(std::string_view text, std::string_view what)
 }
 
 Result<PublishedNumber> PublishedFromRecord(const Record& record, std::string_view source) {
-  if (record.kind != "run") {
+  if (record.kind != RecordKind::kRun) {
     return Error::Usage(
                fmt::format(
                    "{}: a published record is a `culprit run` record (one arm); this one is a {}",
-                   source, record.kind.empty() ? "record without a kind" : record.kind))
+                   source, RecordKindName(record.kind)))
         .WithHint("publish with `culprit run QUERY --rev REV` and audit against that record");
   }
   if (record.arms.empty()) {

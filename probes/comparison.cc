@@ -108,10 +108,10 @@ Record MakeComparisonRecord(const ComparisonPlan& plan, const SittingResult& sit
     record.details["alpha_spending"] = "pocock-increments";
   }
   if (sitting.failure) {
-    record.verdict = "ERROR";
+    record.verdict = Verdict::kError;
     record.verdict_detail = sitting.failure->message();
   } else if (sitting.verdict) {
-    record.verdict = std::string(VerdictName(sitting.verdict->verdict));
+    record.verdict = sitting.verdict->verdict;
     record.verdict_detail = sitting.verdict->explanation;
   }
   return record;

@@ -32,7 +32,7 @@ struct ComparisonArm {
 
 /// What to compare and how to record it.
 struct ComparisonPlan {
-  std::string kind;  ///< "probe", "compare", "bisect-step", ...
+  RecordKind kind = RecordKind::kCompare;
   std::string query;
   std::string unit = "ms";
   std::string hypothesis;

@@ -35,6 +35,7 @@ std::string VerdictWord(Verdict v) {
     case Verdict::kEffect: return "effect";
     case Verdict::kNull: return "tie";
     case Verdict::kInconclusive: break;
+    case Verdict::kError: return "error";
   }
   return "inconclusive";
 }
@@ -551,7 +552,7 @@ Record MakeIsolationRecord(const IsolationPlan& plan, const IsolationOptions& op
                            const IsolationResult& result, const IsolationProvenance& provenance,
                            const HostIdentity& host) {
   Record record;
-  record.kind = "isolate";
+  record.kind = RecordKind::kIsolate;
   record.query = plan.query;
   record.unit = "ms";
   record.band = options.band;
@@ -613,16 +614,16 @@ Record MakeIsolationRecord(const IsolationPlan& plan, const IsolationOptions& op
     record.estimate = e;
   }
   if (result.failure) {
-    record.verdict = "ERROR";
+    record.verdict = Verdict::kError;
     record.verdict_detail = result.failure->message();
     record.details["partial"] = "true";
     record.details["failed_condition"] = result.failed_condition;
     record.details["failed_command"] = result.failed_command;
   } else if (suspect && suspect->verdict) {
-    record.verdict = std::string(VerdictName(suspect->verdict->verdict));
+    record.verdict = suspect->verdict->verdict;
     record.verdict_detail = result.conclusion;
   } else {
-    record.verdict = "INCONCLUSIVE";
+    record.verdict = Verdict::kInconclusive;
     record.verdict_detail = result.conclusion;
   }
   record.details["plan"] = plan.name;

@@ -150,7 +150,7 @@ Result<ComparisonOutcome> RunProbe(const MeasureContext& context, const ProbeReq
   if (!arm_b) return arm_b.error();
 
   ComparisonPlan plan;
-  plan.kind = "probe";
+  plan.kind = RecordKind::kProbe;
   plan.query = (*query)->name;
   plan.unit = (*query)->unit;
   plan.hypothesis = overrides->hypothesis;
@@ -225,7 +225,7 @@ Result<RunOutcome> RunQuery(const MeasureContext& context, const RunRequest& req
       RunSingleArmSitting(source, context.host, options->warmup, samples, context.progress);
 
   ComparisonPlan plan;
-  plan.kind = "run";
+  plan.kind = RecordKind::kRun;
   plan.query = (*query)->name;
   plan.unit = (*query)->unit;
   plan.a = MakeComparisonArm(build->revision, build->revision, *arm, *build);
@@ -248,7 +248,7 @@ Result<RunOutcome> RunQuery(const MeasureContext& context, const RunRequest& req
     record.details["mad"] = fmt::format("{:.6g}", MedianAbsoluteDeviation(values));
   }
   if (outcome.sitting.failure) {
-    record.verdict = "ERROR";
+    record.verdict = Verdict::kError;
     record.verdict_detail = outcome.sitting.failure->message();
   }
   RecordStore store(config.records.dir);

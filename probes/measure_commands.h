@@ -72,7 +72,7 @@ struct CompareRequest {
   std::string revision_a, revision_b;
   std::string query;
   MeasureFlags flags;
-  std::string kind = "compare";  ///< Record kind; other commands reuse compare.
+  RecordKind kind = RecordKind::kCompare;  ///< Other commands reuse compare.
   std::vector<std::string> links;
 };
 

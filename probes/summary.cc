@@ -45,7 +45,7 @@ std::string FormatComparisonSummary(const ComparisonOutcome& outcome) {
                        arm.ok_samples > 0 ? FormatValue(arm.median, r.unit) : "no samples");
   }
   if (r.estimate) out += "ratio " + FormatRatio(*r.estimate) + "  ";
-  out += fmt::format("{} (band {})\n", r.verdict.empty() ? "NO VERDICT" : r.verdict,
+  out += fmt::format("{} (band {})\n", r.verdict ? VerdictName(*r.verdict) : "NO VERDICT",
                      BandPercent(r.band));
   if (!r.verdict_detail.empty()) out += "  " + r.verdict_detail + "\n";
   if (r.estimate) {

@@ -2,9 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cassert>
-#include <cctype>
 #include <cmath>
 
 namespace culprit {
@@ -40,36 +38,12 @@ std::string MorePairsAdvice(const ShiftEstimate& s, double tau) {
   return fmt::format("collect more pairs (--max-pairs {})", pairs);
 }
 
-Verdict Classify(const ShiftEstimate& s, double tau) {
-  if (s.low > tau || s.high < -tau) return Verdict::kEffect;
-  if (-tau < s.low && s.high < tau) return Verdict::kNull;
-  return Verdict::kInconclusive;
-}
-
 }  // namespace
 
-std::string_view VerdictName(Verdict v) {
-  switch (v) {
-    case Verdict::kEffect:
-      return "EFFECT";
-    case Verdict::kNull:
-      return "NULL";
-    case Verdict::kInconclusive:
-      return "INCONCLUSIVE";
-  }
-  return "INCONCLUSIVE";
-}
-
-std::optional<Verdict> ParseVerdict(std::string_view name) {
-  for (Verdict v : {Verdict::kEffect, Verdict::kNull, Verdict::kInconclusive}) {
-    std::string_view canonical = VerdictName(v);
-    if (std::equal(
-            name.begin(), name.end(), canonical.begin(), canonical.end(),
-            [](char a, char b) { return std::toupper(static_cast<unsigned char>(a)) == b; })) {
-      return v;
-    }
-  }
-  return std::nullopt;
+Verdict Classify(double low, double high, double tau) {
+  if (low > tau || high < -tau) return Verdict::kEffect;
+  if (-tau < low && high < tau) return Verdict::kNull;
+  return Verdict::kInconclusive;
 }
 
 double BandEdge(double band) {
@@ -94,7 +68,7 @@ VerdictResult Decide(const ShiftEstimate& shift, double band) {
 
   std::string band_text = fmt::format("±{:g}%", band * 100);
   std::string interval = DescribeInterval(shift);
-  result.verdict = Classify(shift, tau);
+  result.verdict = Classify(shift.low, shift.high, tau);
   if (result.verdict == Verdict::kEffect) {
     result.explanation = fmt::format("an effect: ratio {:.3f}x, {}, entirely beyond the {} band",
                                      std::exp(shift.estimate), interval, band_text);
@@ -124,7 +98,7 @@ VerdictResult Decide(const ShiftEstimate& shift, double band) {
 }
 
 bool IsDecisive(const ShiftEstimate& shift, double band) {
-  Verdict v = Classify(shift, BandEdge(band));
+  Verdict v = Classify(shift.low, shift.high, BandEdge(band));
   return v == Verdict::kEffect || v == Verdict::kNull;
 }
 

@@ -3,21 +3,12 @@
 // The three verdicts of the design, applied to a shift interval on the log
 // scale against the reproducibility band ±b.
 
-#include <optional>
 #include <string>
-#include <string_view>
 
 #include "probes/statistics.h"
+#include "records/verdict.h"
 
 namespace culprit {
-
-enum class Verdict { kEffect, kNull, kInconclusive };
-
-/// "EFFECT", "NULL", "INCONCLUSIVE": the spelling used in output and records.
-std::string_view VerdictName(Verdict v);
-/// Inverse of VerdictName; case-insensitive (so "null" works on a command line). nullopt for
-/// anything else.
-std::optional<Verdict> ParseVerdict(std::string_view name);
 
 struct VerdictResult {
   Verdict verdict = Verdict::kInconclusive;
@@ -31,6 +22,12 @@ struct VerdictResult {
 /// (1/(1+b), 1+b) are ties, so a band of 5% reaches down to -4.76%, not -5%: B 5% slower than A
 /// is the same distance from a tie as A 5% slower than B.
 double BandEdge(double band);
+
+/// The rule itself, on an interval [low, high] of the log ratio against τ (BandEdge):
+/// kEffect when low > τ or high < -τ, kNull when -τ < low and high < τ, else kInconclusive.
+/// Strict both ways: an interval touching the edge is neither beyond it nor inside it. Decide
+/// and the bisect's verification both apply it, so the two can never disagree.
+Verdict Classify(double low, double high, double tau);
 
 /// Applies the design's verdicts to `shift` with band b >= 0 (τ = BandEdge(b)):
 ///  - EFFECT when low > τ or high < -τ (strict: an interval touching the edge is not beyond it);

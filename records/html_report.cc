@@ -387,7 +387,7 @@ std::string InvestigationPicture(const Record& r, const RecordIndex& index) {
       reading = BandSentence(m->estimate->ratio, m->estimate->low, m->estimate->high, m->band);
     }
     out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-                       RecordLink(link, index), m ? Escape(m->kind) : "-",
+                       RecordLink(link, index), m ? Escape(RecordKindName(m->kind)) : "-",
                        m ? Escape(VerdictText(*m)) : "-", Escape(reading));
   }
   return out + "</table>\n";
@@ -428,18 +428,18 @@ std::string HostPicture(const Record& r) {
 
 std::string RecordSection(const Record& r, const RecordIndex& index, int level = 2) {
   std::string out = fmt::format("<section id=\"{0}\">\n<h{4}>{1} {2} — {3}</h{4}>\n", Escape(r.id),
-                                Escape(r.kind), Escape(r.query), Escape(VerdictText(r)), level);
+                                Escape(RecordKindName(r.kind)), Escape(r.query), Escape(VerdictText(r)), level);
   out += Reading(r);
   if (!r.verdict_detail.empty()) out += "<p class=\"detail\">" + Escape(r.verdict_detail) + "</p>\n";
-  if (r.kind == "bisect") {
+  if (r.kind == RecordKind::kBisect) {
     out += BisectPicture(r, index);
     if (r.estimate) out += "<h4>Across the culprit</h4>\n<div class=\"plots\">" + VerdictStrip(r) + "</div>\n";
-  } else if (r.kind == "isolate") {
+  } else if (r.kind == RecordKind::kIsolate) {
     out += IsolatePicture(r);
     out += "<h4>Samples in execution order</h4>\n" + SamplePlot(r);
-  } else if (r.kind == "audit") {
+  } else if (r.kind == RecordKind::kAudit) {
     out += AuditPicture(r, index);
-  } else if (r.kind == "investigation") {
+  } else if (r.kind == RecordKind::kInvestigation) {
     out += InvestigationPicture(r, index);
   } else {
     out += "<div class=\"plots\">\n" + VerdictStrip(r) + "<div>" + SamplePlot(r) + "</div></div>\n";
@@ -517,7 +517,7 @@ std::string SummaryRow(const Record& r, bool with_query) {
       "<tr><td class=\"id\"><a href=\"#{0}\">{0}</a></td><td class=\"time\">{1}</td>"
       "<td class=\"kind\">{2}</td>{3}<td><b>{4}</b></td><td>{5}</td><td class=\"num\">{6}</td>"
       "<td class=\"num\">{7}</td><td class=\"hypothesis\">{8}</td></tr>\n",
-      Escape(r.id), Escape(r.time), Escape(r.kind),
+      Escape(r.id), Escape(r.time), Escape(RecordKindName(r.kind)),
       with_query ? "<td>" + Escape(r.query) + "</td>" : "", Escape(VerdictText(r)), ratio,
       interval, Escape(reading), Escape(r.hypothesis));
 }
@@ -608,7 +608,7 @@ class HtmlReporter : public RecordReporter {
     if (records.empty()) return Page("culprit records", "<p>No records.</p>\n");
     RecordIndex index(records);
     const Record& root = records[0];
-    std::string body = fmt::format("<h1>{} {} — {}</h1>\n", Escape(root.kind),
+    std::string body = fmt::format("<h1>{} {} — {}</h1>\n", Escape(RecordKindName(root.kind)),
                                    Escape(root.query), Escape(VerdictText(root)));
     body += fmt::format("<p>{} and the {} record(s) it links to.</p>\n", Escape(root.id),
                         records.size() - 1);
@@ -617,7 +617,7 @@ class HtmlReporter : public RecordReporter {
     for (const Record& r : records) body += SummaryRow(r, with_query);
     body += "</table>\n";
     for (const Record& r : records) body += RecordSection(r, index);
-    return Page(fmt::format("culprit {} {}", root.kind, root.id), body);
+    return Page(fmt::format("culprit {} {}", RecordKindName(root.kind), root.id), body);
   }
 };
 

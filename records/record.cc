@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <ostream>
 #include <stdexcept>
 
 #include "base/json_text.h"
@@ -88,12 +89,13 @@ Json ToJson(const Record& record) {
   Json out;
   out["schema"] = record.schema;
   out["id"] = record.id;
-  out["kind"] = record.kind;
+  out["kind"] = RecordKindName(record.kind);
   out["time"] = record.time;
   out["query"] = record.query;
   out["unit"] = record.unit;
   out["hypothesis"] = record.hypothesis;
-  out["verdict"] = record.verdict;
+  // "" for a kind that concludes nothing, as every record has written it.
+  out["verdict"] = record.verdict ? VerdictName(*record.verdict) : "";
   out["verdict_detail"] = record.verdict_detail;
   out["interrupted"] = record.interrupted;
   if (record.estimate) {
@@ -320,12 +322,22 @@ Record FromJson(const Json& j) {
   if (!j.is_object()) throw FieldError("the file is not a JSON object");
   Record record;
   record.id = RequireString(j, "id");
-  record.kind = RequireString(j, "kind");
+  const std::string kind = RequireString(j, "kind");
+  if (auto parsed = ParseRecordKind(kind)) {
+    record.kind = *parsed;
+  } else {
+    Wrong("kind", "one of probe, compare, bisect, bisect-step, isolate, audit, run, investigation");
+  }
   record.time = RequireString(j, "time");
   record.query = GetString(j, "query");
   record.unit = GetString(j, "unit");
   record.hypothesis = GetString(j, "hypothesis");
-  record.verdict = GetString(j, "verdict");
+  if (const std::string verdict = GetString(j, "verdict"); !verdict.empty()) {
+    record.verdict = ParseVerdict(verdict);
+    if (!record.verdict || verdict != VerdictName(*record.verdict)) {
+      Wrong("verdict", "one of EFFECT, NULL, INCONCLUSIVE, ERROR or empty");
+    }
+  }
   record.verdict_detail = GetString(j, "verdict_detail");
   record.interrupted = GetBool(j, "interrupted", false);
   if (const Json* e = GetObject(j, "estimate")) {
@@ -421,6 +433,37 @@ Record FromJson(const Json& j) {
 }
 
 }  // namespace
+
+std::string_view RecordKindName(RecordKind kind) {
+  switch (kind) {
+    case RecordKind::kProbe:
+      return "probe";
+    case RecordKind::kCompare:
+      return "compare";
+    case RecordKind::kBisect:
+      return "bisect";
+    case RecordKind::kBisectStep:
+      return "bisect-step";
+    case RecordKind::kIsolate:
+      return "isolate";
+    case RecordKind::kAudit:
+      return "audit";
+    case RecordKind::kRun:
+      return "run";
+    case RecordKind::kInvestigation:
+      return "investigation";
+  }
+  return "probe";
+}
+
+void PrintTo(RecordKind kind, std::ostream* out) { *out << RecordKindName(kind); }
+
+std::optional<RecordKind> ParseRecordKind(std::string_view name) {
+  for (RecordKind kind : kAllRecordKinds) {
+    if (RecordKindName(kind) == name) return kind;
+  }
+  return std::nullopt;
+}
 
 std::string RecordToJson(const Record& record) {
   std::string out;

@@ -6,6 +6,7 @@
 // depends on nothing but base/, so every folder above it can write records.
 
 #include <cstdint>
+#include <iosfwd>
 #include <map>
 #include <optional>
 #include <string>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "records/verdict.h"
 
 namespace culprit {
 
@@ -20,10 +22,27 @@ namespace culprit {
 inline constexpr std::string_view kRecordSchema = "culprit.record/v1";
 
 /// The kinds of record culprit writes.
-inline constexpr std::string_view kRecordKinds[] = {
-    "probe", "compare", "bisect", "bisect-step", "isolate", "audit", "run", "investigation"};
-/// The verdicts a record can carry; "" means the kind has no verdict (e.g. run).
-inline constexpr std::string_view kRecordVerdicts[] = {"EFFECT", "NULL", "INCONCLUSIVE", "ERROR"};
+enum class RecordKind {
+  kProbe,
+  kCompare,
+  kBisect,
+  kBisectStep,
+  kIsolate,
+  kAudit,
+  kRun,
+  kInvestigation,
+};
+inline constexpr RecordKind kAllRecordKinds[] = {
+    RecordKind::kProbe, RecordKind::kCompare, RecordKind::kBisect, RecordKind::kBisectStep,
+    RecordKind::kIsolate, RecordKind::kAudit, RecordKind::kRun, RecordKind::kInvestigation};
+
+/// "probe", "compare", "bisect", "bisect-step", "isolate", "audit", "run", "investigation":
+/// the spelling in record files, file names and output.
+std::string_view RecordKindName(RecordKind kind);
+/// Inverse of RecordKindName (exact spelling); nullopt for anything else.
+std::optional<RecordKind> ParseRecordKind(std::string_view name);
+/// Prints RecordKindName, for GoogleTest's messages.
+void PrintTo(RecordKind kind, std::ostream* out);
 
 /// One measured value, in execution order across the whole sitting.
 struct Sample {
@@ -117,12 +136,12 @@ struct Estimate {
 struct Record {
   std::string schema = std::string(kRecordSchema);
   std::string id;
-  std::string kind;
+  RecordKind kind = RecordKind::kProbe;
   std::string time;  ///< ISO 8601 UTC, see records/timestamp.h.
   std::string query;
   std::string unit;
   std::string hypothesis;
-  std::string verdict;  ///< EFFECT|NULL|INCONCLUSIVE|ERROR|"".
+  std::optional<Verdict> verdict;  ///< nullopt: the kind concludes nothing (run, a bisect step).
   std::string verdict_detail;
   std::optional<Estimate> estimate;
   double band = 0.05;

@@ -25,16 +25,18 @@ bool EndsWith(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
 }
 
-template <size_t N>
-std::vector<std::string> Words(const std::string_view (&words)[N]) {
-  return std::vector<std::string>(std::begin(words), std::end(words));
+template <typename Enum, size_t N, typename Name>
+std::vector<std::string> Words(const Enum (&values)[N], Name name) {
+  std::vector<std::string> words;
+  for (Enum v : values) words.emplace_back(name(v));
+  return words;
 }
 
 }  // namespace
 
 bool RecordFilter::Matches(const Record& record) const {
-  if (kind && record.kind != *kind) return false;
-  if (verdict && Upper(record.verdict) != Upper(*verdict)) return false;
+  if (kind && RecordKindName(record.kind) != *kind) return false;
+  if (verdict && (!record.verdict || ParseVerdict(*verdict) != record.verdict)) return false;
   if (query && record.query != *query) return false;
   if (commit) {
     bool found = std::any_of(record.arms.begin(), record.arms.end(), [&](const Arm& arm) {
@@ -52,7 +54,7 @@ bool RecordFilter::Matches(const Record& record) const {
 
 Status RecordFilter::Validate() const {
   if (kind) {
-    std::vector<std::string> kinds = Words(kRecordKinds);
+    std::vector<std::string> kinds = Words(kAllRecordKinds, RecordKindName);
     if (std::find(kinds.begin(), kinds.end(), *kind) == kinds.end()) {
       return Error::Usage(
                  fmt::format("unknown record kind '{}'{}", *kind, DidYouMean(*kind, kinds)))
@@ -60,7 +62,7 @@ Status RecordFilter::Validate() const {
     }
   }
   if (verdict) {
-    std::vector<std::string> verdicts = Words(kRecordVerdicts);
+    std::vector<std::string> verdicts = Words(kAllVerdicts, VerdictName);
     if (std::find(verdicts.begin(), verdicts.end(), Upper(*verdict)) == verdicts.end()) {
       return Error::Usage(fmt::format("unknown verdict '{}'{}", *verdict,
                                       DidYouMean(Upper(*verdict), verdicts)))

@@ -97,7 +97,6 @@ Result<std::filesystem::path> RecordStore::Write(Record& record) {
     return Error(fmt::format("cannot write a record with schema '{}'; this culprit writes {}",
                              record.schema, kRecordSchema));
   }
-  if (record.kind.empty()) return Error("cannot write a record without a kind");
   if (record.time.empty()) record.time = NowIsoUtc();
   auto time = ParseIsoUtc(record.time);
   if (!time) return time.error().WithContext("cannot write record: its time");
@@ -117,7 +116,7 @@ Result<std::filesystem::path> RecordStore::Write(Record& record) {
     return path;
   }
 
-  std::string stem = fmt::format("{}-{}-{}", FormatCompactUtc(*time), SanitizeIdPart(record.kind),
+  std::string stem = fmt::format("{}-{}-{}", FormatCompactUtc(*time), SanitizeIdPart(RecordKindName(record.kind)),
                                  SanitizeIdPart(record.query));
   for (int attempt = 0; attempt < kMaxIdAttempts; ++attempt) {
     record.id = fmt::format("{}-{:04x}", stem, random_suffix_() & 0xffffu);
@@ -182,7 +181,7 @@ Result<std::filesystem::path> RecordStore::WriteFallback(Record& record) const {
   if (record.id.empty()) {
     auto time = ParseIsoUtc(record.time);
     record.id = fmt::format("{}-{}-{}-{:04x}", time ? FormatCompactUtc(*time) : "unknown-time",
-                            SanitizeIdPart(record.kind), SanitizeIdPart(record.query),
+                            SanitizeIdPart(RecordKindName(record.kind)), SanitizeIdPart(record.query),
                             random_suffix_() & 0xffffu);
   }
   std::error_code ec;

@@ -112,7 +112,7 @@ std::string OrUnavailable(std::string_view text) {
 }
 
 std::string VerdictText(const Record& record) {
-  std::string out = record.verdict.empty() ? "-" : record.verdict;
+  std::string out = record.verdict ? std::string(VerdictName(*record.verdict)) : "-";
   if (record.interrupted) out += " (interrupted)";
   return out;
 }

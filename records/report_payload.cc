@@ -266,7 +266,7 @@ std::vector<const Record*> RecordIndex::StepsOf(const Record& bisect) const {
   std::string run = Detail(bisect, "bisect_run");
   std::vector<const Record*> out;
   for (const Record& r : records_) {
-    if (r.kind != "bisect-step") continue;
+    if (r.kind != RecordKind::kBisectStep) continue;
     if (linked.count(r.id) || (!run.empty() && Detail(r, "bisect_run") == run)) out.push_back(&r);
   }
   return out;
@@ -298,9 +298,9 @@ std::vector<RecordGroup> GroupRecords(std::span<const Record> records) {
     for (size_t i : found) group.members.push_back(&records[i]);
     groups.push_back(std::move(group));
   };
-  for (const char* kind : {"investigation", "audit"}) {
+  for (RecordKind kind : {RecordKind::kInvestigation, RecordKind::kAudit}) {
     for (size_t i = 0; i < records.size(); ++i) {
-      if (!claimed[i] && records[i].kind == kind) claim_tree(i, kind);
+      if (!claimed[i] && records[i].kind == kind) claim_tree(i, RecordKindName(kind));
     }
   }
   std::map<std::string, RecordGroup> by_query;

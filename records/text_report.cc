@@ -71,7 +71,7 @@ class TextReporter : public RecordReporter {
       }
       std::string hypothesis = r.hypothesis;
       if (hypothesis.size() > 50) hypothesis = hypothesis.substr(0, 47) + "...";
-      rows.push_back({r.id, r.kind, r.query.empty() ? "-" : r.query, VerdictText(r), ratio,
+      rows.push_back({r.id, std::string(RecordKindName(r.kind)), r.query.empty() ? "-" : r.query, VerdictText(r), ratio,
                       interval, pairs, hypothesis});
     }
     return Table(rows) + fmt::format("{} record(s)\n", records.size());
@@ -80,7 +80,7 @@ class TextReporter : public RecordReporter {
   std::string RenderOne(const Record& r) override {
     std::string out = fmt::format("record {}\n", r.id);
     std::vector<std::vector<std::string>> facts;
-    facts.push_back({"  kind", r.kind});
+    facts.push_back({"  kind", std::string(RecordKindName(r.kind))});
     facts.push_back({"  time", r.time});
     facts.push_back({"  query", r.query.empty()  ? "-"
                                 : r.unit.empty() ? r.query

@@ -67,7 +67,7 @@ class BisectChanges : public ::testing::Test {
     EXPECT_TRUE(listing.problems.empty());
     std::vector<Record> out;
     for (Record& r : listing.records) {
-      if (r.kind == "bisect") out.push_back(std::move(r));
+      if (r.kind == RecordKind::kBisect) out.push_back(std::move(r));
     }
     EXPECT_EQ(out.size(), 1u);
     return out.empty() ? Record{} : out[0];
@@ -86,11 +86,11 @@ class BisectChanges : public ::testing::Test {
 
     Result<BisectState> state = LoadBisectState(state_path());
     ASSERT_TRUE(state) << state.error().message();
-    EXPECT_EQ(state->status, "done");
+    EXPECT_EQ(state->status, BisectStatus::kDone);
     for (int change : {first, second}) {
       bool verified = false;
       for (const BisectStepLog& step : state->log) {
-        if (step.kind == "verify" && step.index == change && step.baseline == change - 1) {
+        if (step.kind == BisectStepKind::kVerify && step.index == change && step.baseline == change - 1) {
           verified = verified || step.low > 1.1;
         }
       }
@@ -98,7 +98,7 @@ class BisectChanges : public ::testing::Test {
     }
 
     Record record = TheBisectRecord();
-    EXPECT_EQ(record.verdict, "EFFECT");
+    EXPECT_EQ(record.verdict, Verdict::kEffect);
     EXPECT_EQ(record.details["changes"], commits_[first] + "," + commits_[second]);
     EXPECT_EQ(record.details["culprit_commit"], commits_[first]);  // the earliest change
     EXPECT_TRUE(Contains(record.details["decomposition"], "the move ×"))
@@ -166,7 +166,7 @@ TEST_F(BisectChanges, TheEarlierChangeIsFoundByTheParentAgainstGoodCheck) {
   const BisectSegment& before = state->segments[1];
   EXPECT_EQ(before.lo, 0);
   EXPECT_EQ(before.hi, 7);
-  EXPECT_EQ(before.check, "same");
+  EXPECT_EQ(before.check, SegmentCheck::kSame);
   EXPECT_GT(before.low, 1.1);
   EXPECT_EQ(before.change, 3);
   EXPECT_FALSE(before.search_json.empty());
@@ -197,7 +197,7 @@ TEST_F(BisectChanges, AKillMidRecursionResumesWithoutRemeasuring) {
     if (waitpid(pid, &status, WNOHANG) == pid) break;
     Result<BisectState> state = LoadBisectState(state_path());
     if (state && state->active_segment >= 1 && !state->log.empty() &&
-        state->log.back().kind == "measure" &&
+        state->log.back().kind == BisectStepKind::kMeasure &&
         state->log.back().baseline == state->segments[state->active_segment].lo) {
       kill(pid, SIGKILL);
       waitpid(pid, &status, 0);
@@ -243,7 +243,7 @@ TEST_F(BisectChanges, AKillMidRecursionResumesWithoutRemeasuring) {
   EXPECT_EQ(after->search_json, before->search_json);
   // Each segment was checked once: no check record is repeated.
   int checks = 0;
-  for (const BisectStepLog& step : after->log) checks += step.kind == "check";
+  for (const BisectStepLog& step : after->log) checks += step.kind == BisectStepKind::kCheck;
   EXPECT_EQ(checks, static_cast<int>(after->segments.size()) - 1);
 }
 

@@ -98,7 +98,7 @@ class BisectCommand : public ::testing::Test {
     EXPECT_TRUE(listing.problems.empty());
     std::vector<Record> out;
     for (Record& r : listing.records) {
-      if (r.kind == kind) out.push_back(std::move(r));
+      if (RecordKindName(r.kind) == kind) out.push_back(std::move(r));
     }
     return out;
   }
@@ -124,7 +124,7 @@ TEST_F(BisectCommand, FindsAndVerifiesTheCulpritPastAnUnbuildableCommit) {
   // The unbuildable commit was tried, skipped and logged, not measured.
   Result<BisectState> state = LoadBisectState(state_path());
   ASSERT_TRUE(state) << state.error().message();
-  EXPECT_EQ(state->status, "done");
+  EXPECT_EQ(state->status, BisectStatus::kDone);
   ASSERT_EQ(state->commits.size(), static_cast<size_t>(kLast + 1));
   EXPECT_EQ(state->commits[kCulprit], commits_[kCulprit]);
   bool skipped = false;
@@ -138,13 +138,13 @@ TEST_F(BisectCommand, FindsAndVerifiesTheCulpritPastAnUnbuildableCommit) {
     skipped = true;
   }
   EXPECT_TRUE(skipped) << "the bisect never tried the unbuildable commit at the first split";
-  EXPECT_EQ(state->log.front().kind, "confirm");
+  EXPECT_EQ(state->log.front().kind, BisectStepKind::kConfirm);
   // The search ends with the verification; then what the culprit does not explain is
   // checked: its parent against the good end and the bad end against it, both ties.
   std::vector<BisectStepLog> verifies, checks;
   for (const BisectStepLog& step : state->log) {
-    if (step.kind == "verify") verifies.push_back(step);
-    if (step.kind == "check") checks.push_back(step);
+    if (step.kind == BisectStepKind::kVerify) verifies.push_back(step);
+    if (step.kind == BisectStepKind::kCheck) checks.push_back(step);
   }
   ASSERT_FALSE(verifies.empty());
   EXPECT_EQ(verifies.back().commit, commits_[kCulprit]);
@@ -168,7 +168,7 @@ TEST_F(BisectCommand, FindsAndVerifiesTheCulpritPastAnUnbuildableCommit) {
   ASSERT_EQ(bisects.size(), 1u);
   const Record& record = bisects[0];
   EXPECT_EQ(record.id, state->result_record);
-  EXPECT_EQ(record.verdict, "EFFECT");
+  EXPECT_EQ(record.verdict, Verdict::kEffect);
   EXPECT_EQ(record.details.at("culprit_commit"), commits_[kCulprit]);
   EXPECT_EQ(record.details.at("good_commit"), commits_.front());
   EXPECT_EQ(record.details.at("bad_commit"), commits_.back());
@@ -198,11 +198,11 @@ TEST_F(BisectCommand, FindsAndVerifiesTheCulpritPastAnUnbuildableCommit) {
   for (const Record& step : RecordsOfKind("bisect-step")) {
     const std::string kind = step.details.at("step_kind");
     if (kind == "confirm" || kind == "check") {
-      EXPECT_FALSE(step.verdict.empty()) << step.id;
+      EXPECT_TRUE(step.verdict) << step.id;
       continue;
     }
     ++search_steps;
-    EXPECT_EQ(step.verdict, "") << step.id;
+    EXPECT_EQ(step.verdict, std::nullopt) << step.id;
     EXPECT_EQ(step.details.count("posterior_at_or_before"), 1u) << step.id;
     EXPECT_NE(step.verdict_detail.find("evidence for the search"), std::string::npos)
         << step.verdict_detail;
@@ -218,7 +218,7 @@ TEST_F(BisectCommand, FindsAndVerifiesTheCulpritPastAnUnbuildableCommit) {
       Culprit({"records", "list", "--kind", "bisect-step", "--verdict", "EFFECT"});
   ASSERT_TRUE(effects.ok()) << DescribeRun(effects);
   for (const BisectStepLog& step : state->log) {
-    if (step.kind == "measure" || step.kind == "verify") {
+    if (step.kind == BisectStepKind::kMeasure || step.kind == BisectStepKind::kVerify) {
       if (!step.record_id.empty()) {
         EXPECT_EQ(effects.stdout_text.find(step.record_id), std::string::npos) << step.record_id;
       }
@@ -289,7 +289,7 @@ TEST_F(BisectCommand, InterruptedBisectResumesWithoutRemeasuring) {
 
   Result<BisectState> before = LoadBisectState(state_path());
   ASSERT_TRUE(before) << before.error().message();
-  EXPECT_EQ(before->status, "interrupted");
+  EXPECT_EQ(before->status, BisectStatus::kInterrupted);
   ASSERT_GE(before->log.size(), 2u);
   Result<BisectSearch> search_before = BisectSearch::FromJson(before->search_json);
   ASSERT_TRUE(search_before) << search_before.error().message();
@@ -324,7 +324,7 @@ TEST_F(BisectCommand, InterruptedBisectResumesWithoutRemeasuring) {
   // confirmed once.
   Result<BisectState> after = LoadBisectState(state_path());
   ASSERT_TRUE(after) << after.error().message();
-  EXPECT_EQ(after->status, "done");
+  EXPECT_EQ(after->status, BisectStatus::kDone);
   EXPECT_EQ(after->run_id, before->run_id);
   ASSERT_GT(after->log.size(), before->log.size());
   for (size_t i = 0; i < before->log.size(); ++i) {
@@ -372,9 +372,9 @@ TEST_F(BisectCommand, EndpointsWithoutASlowdownAreNotReproducible) {
 
   Result<BisectState> state = LoadBisectState(state_path());
   ASSERT_TRUE(state) << state.error().message();
-  EXPECT_EQ(state->status, "done");
+  EXPECT_EQ(state->status, BisectStatus::kDone);
   ASSERT_EQ(state->log.size(), 1u);  // the confirmation only: nothing was searched
-  EXPECT_EQ(state->log[0].kind, "confirm");
+  EXPECT_EQ(state->log[0].kind, BisectStepKind::kConfirm);
   EXPECT_TRUE(state->search_json.empty());
 
   // The bisect record carries the confirmation's own verdict (NULL, or
@@ -382,10 +382,10 @@ TEST_F(BisectCommand, EndpointsWithoutASlowdownAreNotReproducible) {
   RecordStore store(records_dir());
   Result<Record> confirm = store.Find(state->log[0].record_id);
   ASSERT_TRUE(confirm) << confirm.error().message();
-  EXPECT_NE(confirm->verdict, "EFFECT");
+  EXPECT_NE(confirm->verdict, Verdict::kEffect);
   // NOT REPRODUCIBLE only when the confirmation is a NULL; an underpowered one says
   // INCONCLUSIVE and what the pairs could have seen.
-  if (confirm->verdict == "NULL") {
+  if (confirm->verdict == Verdict::kNull) {
     EXPECT_EQ(run.stdout_text.rfind("NOT REPRODUCIBLE: ", 0), 0u) << DescribeRun(run);
   } else {
     EXPECT_EQ(run.stdout_text.rfind("INCONCLUSIVE: the move between", 0), 0u) << DescribeRun(run);

@@ -12,7 +12,7 @@ namespace {
 BisectState TwoCommits() {
   BisectState s;
   s.run_id = "run";
-  s.status = "running";
+  s.status = BisectStatus::kRunning;
   s.good_rev = "v1";
   s.bad_rev = "v2";
   s.query = "q";
@@ -52,15 +52,15 @@ TEST(BisectStateJson, SegmentsRoundTrip) {
   BisectSegment whole;
   whole.lo = 0;
   whole.hi = 2;
-  whole.check = "same";
-  whole.outcome = "change";
+  whole.check = SegmentCheck::kSame;
+  whole.outcome = SegmentOutcome::kChange;
   whole.first = whole.change = 2;
   whole.log_ratio = 0.25;
   whole.verify_confidence = 0.99;
   BisectSegment before;
   before.lo = 0;
   before.hi = 1;
-  before.check = "same";
+  before.check = SegmentCheck::kSame;
   before.search_json = R"({"schema":"x"})";
   s.segments = {whole, before};
   s.active_segment = 1;
@@ -68,7 +68,7 @@ TEST(BisectStateJson, SegmentsRoundTrip) {
   ASSERT_TRUE(back.ok()) << back.error().message();
   ASSERT_EQ(back->segments.size(), 2u);
   EXPECT_EQ(back->active_segment, 1);
-  EXPECT_EQ(back->segments[0].outcome, "change");
+  EXPECT_EQ(back->segments[0].outcome, SegmentOutcome::kChange);
   EXPECT_EQ(back->segments[0].change, 2);
   EXPECT_DOUBLE_EQ(back->segments[0].log_ratio, 0.25);
   EXPECT_DOUBLE_EQ(back->segments[0].verify_confidence, 0.99);
@@ -89,7 +89,7 @@ TEST(BisectStateJson, Latin1TextIsReplacedNotThrownOn) {
   s.good_rev = "v\xe9";
   BisectStepLog step;
   step.step = 1;
-  step.kind = "measure";
+  step.kind = BisectStepKind::kMeasure;
   step.commit = s.commits[1];
   step.note = "skipped: commit bbbb (Caf\xe9) does not build";
   s.log.push_back(step);

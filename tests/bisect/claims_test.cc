@@ -49,7 +49,7 @@ TEST(BisectClaims, OnlyANullConfirmationIsNotReproducible) {
 BisectStepLog Step(int step, bool calibrated, double drift) {
   BisectStepLog l;
   l.step = step;
-  l.kind = "measure";
+  l.kind = BisectStepKind::kMeasure;
   l.commit = std::string(40, 'a' + step);
   l.calibrated = calibrated;
   l.drift = drift;

@@ -104,7 +104,7 @@ TEST_F(JudgeCommand, SameAsTheReferenceIsGood) {
   // The sitting is archived like any comparison.
   std::vector<Record> records = RecordStore(tie / "records").List().records;
   ASSERT_EQ(records.size(), 1u);
-  EXPECT_EQ(records[0].verdict, "NULL");
+  EXPECT_EQ(records[0].verdict, Verdict::kNull);
 }
 
 TEST_F(JudgeCommand, SlowerBeyondTheBandIsBad) {

@@ -10,11 +10,11 @@
 namespace culprit {
 namespace {
 
-BisectSegment Checked(int lo, int hi, std::string_view check, double ratio = 1) {
+BisectSegment Checked(int lo, int hi, SegmentCheck check, double ratio = 1) {
   BisectSegment s;
   s.lo = lo;
   s.hi = hi;
-  s.check = std::string(check);
+  s.check = check;
   s.ratio = ratio;
   s.low = ratio * 0.99;
   s.high = ratio * 1.01;
@@ -23,7 +23,7 @@ BisectSegment Checked(int lo, int hi, std::string_view check, double ratio = 1) 
 
 // A searched segment whose search verified commit `change` against change - 1.
 BisectSegment Found(BisectSegment s, int change, double ratio, double half_width = 0.01) {
-  s.outcome = "change";
+  s.outcome = SegmentOutcome::kChange;
   s.first = s.change = change;
   s.log_ratio = std::log(ratio);
   s.log_low = s.log_ratio - half_width;
@@ -33,34 +33,34 @@ BisectSegment Found(BisectSegment s, int change, double ratio, double half_width
 }
 
 TEST(RangeSplit, ChecksAreJudgedAgainstTheRangesDirection) {
-  EXPECT_EQ(ClassifyCheck(Verdict::kEffect, 1.2, /*speedup=*/false), kCheckSame);
-  EXPECT_EQ(ClassifyCheck(Verdict::kEffect, 0.8, false), kCheckOpposite);
-  EXPECT_EQ(ClassifyCheck(Verdict::kEffect, 0.8, /*speedup=*/true), kCheckSame);
-  EXPECT_EQ(ClassifyCheck(Verdict::kEffect, 1.2, true), kCheckOpposite);
-  EXPECT_EQ(ClassifyCheck(Verdict::kNull, 1.01, false), kCheckTie);
-  EXPECT_EQ(ClassifyCheck(Verdict::kInconclusive, 1.2, false), kCheckUndecided);
+  EXPECT_EQ(ClassifyCheck(Verdict::kEffect, 1.2, /*speedup=*/false), SegmentCheck::kSame);
+  EXPECT_EQ(ClassifyCheck(Verdict::kEffect, 0.8, false), SegmentCheck::kOpposite);
+  EXPECT_EQ(ClassifyCheck(Verdict::kEffect, 0.8, /*speedup=*/true), SegmentCheck::kSame);
+  EXPECT_EQ(ClassifyCheck(Verdict::kEffect, 1.2, true), SegmentCheck::kOpposite);
+  EXPECT_EQ(ClassifyCheck(Verdict::kNull, 1.01, false), SegmentCheck::kTie);
+  EXPECT_EQ(ClassifyCheck(Verdict::kInconclusive, 1.2, false), SegmentCheck::kUndecided);
 }
 
 TEST(RangeSplit, AChangeLeavesTheCommitsBeforeItsParentAndAfterItUnexplained) {
-  std::vector<BisectSegment> parts = UnexplainedParts(Found(Checked(0, 12, kCheckSame), 9, 1.157));
+  std::vector<BisectSegment> parts = UnexplainedParts(Found(Checked(0, 12, SegmentCheck::kSame), 9, 1.157));
   ASSERT_EQ(parts.size(), 2u);
   EXPECT_EQ(parts[0].lo, 0);
   EXPECT_EQ(parts[0].hi, 8);  // the parent against the good end
   EXPECT_EQ(parts[1].lo, 9);
   EXPECT_EQ(parts[1].hi, 12);  // the bad end against the change
-  EXPECT_TRUE(parts[0].check.empty() && parts[1].check.empty());
+  EXPECT_TRUE(parts[0].check == SegmentCheck::kNotMeasured && parts[1].check == SegmentCheck::kNotMeasured);
 
   // At the ends of its segment there is nothing on that side to check.
-  EXPECT_EQ(UnexplainedParts(Found(Checked(0, 12, kCheckSame), 1, 2)).size(), 1u);
-  EXPECT_EQ(UnexplainedParts(Found(Checked(0, 12, kCheckSame), 1, 2))[0].lo, 1);
-  EXPECT_EQ(UnexplainedParts(Found(Checked(0, 12, kCheckSame), 12, 2)).size(), 1u);
-  EXPECT_EQ(UnexplainedParts(Found(Checked(0, 12, kCheckSame), 12, 2))[0].hi, 11);
-  EXPECT_TRUE(UnexplainedParts(Found(Checked(4, 5, kCheckSame), 5, 2)).empty());
+  EXPECT_EQ(UnexplainedParts(Found(Checked(0, 12, SegmentCheck::kSame), 1, 2)).size(), 1u);
+  EXPECT_EQ(UnexplainedParts(Found(Checked(0, 12, SegmentCheck::kSame), 1, 2))[0].lo, 1);
+  EXPECT_EQ(UnexplainedParts(Found(Checked(0, 12, SegmentCheck::kSame), 12, 2)).size(), 1u);
+  EXPECT_EQ(UnexplainedParts(Found(Checked(0, 12, SegmentCheck::kSame), 12, 2))[0].hi, 11);
+  EXPECT_TRUE(UnexplainedParts(Found(Checked(4, 5, SegmentCheck::kSame), 5, 2)).empty());
 
   // A range (first..change, the commits before change unbuildable) is verified against
   // first - 1: that is the parent the earlier part ends at.
-  BisectSegment range = Found(Checked(0, 12, kCheckSame), 7, 2);
-  range.outcome = "range";
+  BisectSegment range = Found(Checked(0, 12, SegmentCheck::kSame), 7, 2);
+  range.outcome = SegmentOutcome::kRange;
   range.first = 5;
   parts = UnexplainedParts(range);
   ASSERT_EQ(parts.size(), 2u);
@@ -68,28 +68,28 @@ TEST(RangeSplit, AChangeLeavesTheCommitsBeforeItsParentAndAfterItUnexplained) {
   EXPECT_EQ(parts[1].lo, 7);
 
   // A search that verified nothing explains nothing.
-  BisectSegment inconclusive = Checked(0, 12, kCheckSame);
-  inconclusive.outcome = "inconclusive";
+  BisectSegment inconclusive = Checked(0, 12, SegmentCheck::kSame);
+  inconclusive.outcome = SegmentOutcome::kInconclusive;
   EXPECT_TRUE(UnexplainedParts(inconclusive).empty());
 }
 
 // The range: commit 5 is x1.080, commit 9 a further x1.157, the endpoints x1.265.
 // The search names 9 first; the parent-vs-good check finds the earlier move.
 TEST(RangeSplit, TwoStepsAreBothFoundAndTheMoveIsDecomposed) {
-  std::vector<BisectSegment> segments = {Found(Checked(0, 12, kCheckSame, 1.265), 9, 1.157)};
+  std::vector<BisectSegment> segments = {Found(Checked(0, 12, SegmentCheck::kSame, 1.265), 9, 1.157)};
   for (BisectSegment& part : UnexplainedParts(segments[0])) segments.push_back(part);
   ASSERT_EQ(NextUnchecked(segments), 1);
   // Before anything earlier is known, 9 must not be called the first bad commit.
   EXPECT_FALSE(FirstChangeIsFirst(segments));
 
-  segments[1] = Checked(0, 8, kCheckSame, 1.08);  // 8 vs good: an EFFECT
+  segments[1] = Checked(0, 8, SegmentCheck::kSame, 1.08);  // 8 vs good: an EFFECT
   EXPECT_TRUE(ShouldSearch(segments[1], SearchesMade(segments), /*max_changes=*/3));
   segments[1] = Found(segments[1], 5, 1.080);
   for (BisectSegment& part : UnexplainedParts(segments[1])) segments.push_back(part);
-  segments[2] = Checked(9, 12, kCheckTie);
+  segments[2] = Checked(9, 12, SegmentCheck::kTie);
   ASSERT_EQ(NextUnchecked(segments), 3);
-  segments[3] = Checked(0, 4, kCheckTie);
-  segments[4] = Checked(5, 8, kCheckTie);
+  segments[3] = Checked(0, 4, SegmentCheck::kTie);
+  segments[4] = Checked(5, 8, SegmentCheck::kTie);
   EXPECT_EQ(NextUnchecked(segments), -1);
   EXPECT_EQ(SearchesMade(segments), 2);
 
@@ -111,12 +111,12 @@ TEST(RangeSplit, TwoStepsAreBothFoundAndTheMoveIsDecomposed) {
 }
 
 TEST(RangeSplit, AnEarlierMoveTheBudgetCouldNotSearchIsSaidNotDropped) {
-  std::vector<BisectSegment> segments = {Found(Checked(0, 12, kCheckSame, 1.265), 9, 1.157)};
+  std::vector<BisectSegment> segments = {Found(Checked(0, 12, SegmentCheck::kSame, 1.265), 9, 1.157)};
   for (BisectSegment& part : UnexplainedParts(segments[0])) segments.push_back(part);
-  segments[1] = Checked(0, 8, kCheckSame, 1.08);
+  segments[1] = Checked(0, 8, SegmentCheck::kSame, 1.08);
   EXPECT_FALSE(ShouldSearch(segments[1], SearchesMade(segments), /*max_changes=*/1));
-  segments[1].outcome = "unsearched";
-  segments[2] = Checked(9, 12, kCheckTie);
+  segments[1].outcome = SegmentOutcome::kUnsearched;
+  segments[2] = Checked(9, 12, SegmentCheck::kTie);
   EXPECT_FALSE(FirstChangeIsFirst(segments));
   EXPECT_EQ(UnplacedSegments(segments), std::vector<int>{1});
   // The one change found leaves a remainder beyond the band.
@@ -125,34 +125,34 @@ TEST(RangeSplit, AnEarlierMoveTheBudgetCouldNotSearchIsSaidNotDropped) {
 }
 
 TEST(RangeSplit, OnlyATieBeforeTheChangeMakesItTheFirstBadCommit) {
-  std::vector<BisectSegment> segments = {Found(Checked(0, 12, kCheckSame, 2), 9, 2)};
+  std::vector<BisectSegment> segments = {Found(Checked(0, 12, SegmentCheck::kSame, 2), 9, 2)};
   for (BisectSegment& part : UnexplainedParts(segments[0])) segments.push_back(part);
-  segments[2] = Checked(9, 12, kCheckTie);
-  for (std::string_view before : {kCheckUndecided, kCheckOpposite, kCheckSame}) {
+  segments[2] = Checked(9, 12, SegmentCheck::kTie);
+  for (SegmentCheck before : {SegmentCheck::kUndecided, SegmentCheck::kOpposite, SegmentCheck::kSame}) {
     segments[1] = Checked(0, 8, before);
-    if (before == kCheckSame) segments[1].outcome = "inconclusive";
-    EXPECT_FALSE(FirstChangeIsFirst(segments)) << before;
-    EXPECT_EQ(UnplacedSegments(segments), std::vector<int>{1}) << before;
+    if (before == SegmentCheck::kSame) segments[1].outcome = SegmentOutcome::kInconclusive;
+    EXPECT_FALSE(FirstChangeIsFirst(segments)) << SegmentCheckName(before);
+    EXPECT_EQ(UnplacedSegments(segments), std::vector<int>{1}) << SegmentCheckName(before);
   }
-  segments[1] = Checked(0, 8, kCheckTie);
+  segments[1] = Checked(0, 8, SegmentCheck::kTie);
   EXPECT_TRUE(FirstChangeIsFirst(segments));
   // A move the other way after the change does not make it any less the first; it is
   // still reported.
-  segments[2] = Checked(9, 12, kCheckOpposite, 0.8);
+  segments[2] = Checked(9, 12, SegmentCheck::kOpposite, 0.8);
   EXPECT_TRUE(FirstChangeIsFirst(segments));
   EXPECT_EQ(UnplacedSegments(segments), std::vector<int>{2});
   // The first commit of the range has nothing before it to check.
-  std::vector<BisectSegment> first = {Found(Checked(0, 12, kCheckSame, 2), 1, 2)};
+  std::vector<BisectSegment> first = {Found(Checked(0, 12, SegmentCheck::kSame, 2), 1, 2)};
   EXPECT_TRUE(FirstChangeIsFirst(first));
   // Nothing verified: no first bad commit at all.
-  BisectSegment none = Checked(0, 12, kCheckSame, 2);
-  none.outcome = "inconclusive";
+  BisectSegment none = Checked(0, 12, SegmentCheck::kSame, 2);
+  none.outcome = SegmentOutcome::kInconclusive;
   EXPECT_FALSE(FirstChangeIsFirst({none}));
 }
 
 TEST(RangeSplit, ASegmentStillBeingSearchedIsNotALeftover) {
-  std::vector<BisectSegment> segments = {Found(Checked(0, 12, kCheckSame, 1.265), 9, 1.157),
-                                         Checked(0, 8, kCheckSame, 1.08)};
+  std::vector<BisectSegment> segments = {Found(Checked(0, 12, SegmentCheck::kSame, 1.265), 9, 1.157),
+                                         Checked(0, 8, SegmentCheck::kSame, 1.08)};
   segments[1].search_json = "{}";
   EXPECT_TRUE(UnplacedSegments(segments).empty());
   EXPECT_EQ(SearchesMade(segments), 2);

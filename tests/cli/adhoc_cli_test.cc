@@ -30,7 +30,7 @@ TEST(AdHocCli, RunMeasuresACommandWithoutAConfiguration) {
   // Archived like any run, in the default records directory of the current one.
   std::vector<Record> records = RecordsIn(dir.path() / "benchmarks/results-v1");
   ASSERT_EQ(records.size(), 1u) << DescribeRun(r);
-  EXPECT_EQ(records[0].kind, "run");
+  EXPECT_EQ(records[0].kind, RecordKind::kRun);
   EXPECT_EQ(records[0].query, "fixture_work");
   int measured = 0;
   for (const Sample& sample : records[0].samples) measured += sample.warmup ? 0 : 1;
@@ -47,8 +47,8 @@ TEST(AdHocCli, ProbeFindsAnEffectOfAnOverrideOnACommand) {
   EXPECT_TRUE(Contains(r.stdout_text, "EFFECT")) << DescribeRun(r);
   std::vector<Record> records = RecordsIn(dir.path() / "benchmarks/results-v1");
   ASSERT_EQ(records.size(), 1u) << DescribeRun(r);
-  EXPECT_EQ(records[0].kind, "probe");
-  EXPECT_EQ(records[0].verdict, "EFFECT");
+  EXPECT_EQ(records[0].kind, RecordKind::kProbe);
+  EXPECT_EQ(records[0].verdict, Verdict::kEffect);
 }
 
 TEST(AdHocCli, TheRecordSaysWhatRanInheritedEnvironmentIncluded) {

@@ -128,14 +128,14 @@ class FaultBisectKill : public ::testing::Test {
         pairs = search->pairs_used();
       }
     }
-    return state->status + ":" + std::to_string(state->log.size()) + ":" + std::to_string(pairs);
+    return std::string(BisectStatusName(state->status)) + ":" + std::to_string(state->log.size()) + ":" + std::to_string(pairs);
   }
 
   // The kill point a new record marks: what it records, not its id.
   std::string KillPointOfRecord(const fs::path& path) const {
     Result<Record> record = RecordFromJson(ReadAll(path), path.string());
     if (!record) return "record: damaged";  // reported by the archive check
-    std::string key = "record: " + record->kind;
+    std::string key = "record: " + std::string(RecordKindName(record->kind));
     auto kind = record->details.find("step_kind");
     if (kind != record->details.end()) key += " " + kind->second;
     auto candidate = record->details.find("candidate_commit");
@@ -302,7 +302,7 @@ class FaultBisectKill : public ::testing::Test {
   void ExpectCompleteArchive() {
     Result<BisectState> state = LoadBisectState(state_path());
     ASSERT_TRUE(state) << state.error().message();
-    EXPECT_EQ(state->status, "done");
+    EXPECT_EQ(state->status, BisectStatus::kDone);
     RecordStore store(records_dir());
     RecordStore::Listing listing = store.List();
     EXPECT_TRUE(listing.problems.empty());
@@ -336,7 +336,7 @@ class FaultBisectKill : public ::testing::Test {
     int unlinked = 0;
     std::set<std::string> linked(result->links.begin(), result->links.end());
     for (const Record& step : listing.records) {
-      if (step.kind != "bisect-step" ||
+      if (step.kind != RecordKind::kBisectStep ||
           step.details.count("bisect_run") == 0 ||
           step.details.at("bisect_run") != state->run_id) {
         continue;

@@ -117,7 +117,7 @@ dir = ')" + records_dir().string() + R"('
       if (p.string().rfind(disk().string(), 0) == 0 || !fs::exists(p)) continue;
       Result<Record> record = RecordFromJson(ReadAll(p), p.string());
       ASSERT_TRUE(record) << record.error().message();
-      EXPECT_EQ(record->kind, "probe");
+      EXPECT_EQ(record->kind, RecordKind::kProbe);
       found = true;
       fs::remove(p);
     }

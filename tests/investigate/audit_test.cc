@@ -20,7 +20,7 @@ AuditFactor Made(const std::string& name, double ratio, double low, double high,
                  const std::string& verdict, bool cross = false) {
   AuditFactor f;
   f.factor = {name, std::log(ratio), std::log(low), std::log(high)};
-  f.verdict = verdict;
+  f.verdict = ParseVerdict(verdict);
   f.cross_sitting = cross;
   return f;
 }
@@ -74,7 +74,7 @@ TEST(CrossSittingShift, AgainstPublishedSamples) {
   ASSERT_TRUE(shift) << shift.error().message();
   EXPECT_NEAR(shift->estimate, std::log(1.25), 1e-12);
   EXPECT_EQ(shift->n, 20u);
-  EXPECT_EQ(MakeAuditFactor("host drift", *shift, 0.05).verdict, "EFFECT");
+  EXPECT_EQ(MakeAuditFactor("host drift", *shift, 0.05).verdict, Verdict::kEffect);
 }
 
 TEST(CrossSittingShift, TooFewSamplesIsAnError) {
@@ -86,12 +86,12 @@ TEST(CrossSittingShift, TooFewSamplesIsAnError) {
 
 TEST(MakeAuditFactor, JudgesAgainstTheBand) {
   ShiftEstimate tie{0.01, -0.02, 0.03, 0.95, 20, true};
-  EXPECT_EQ(MakeAuditFactor("code", tie, 0.05).verdict, "NULL");
+  EXPECT_EQ(MakeAuditFactor("code", tie, 0.05).verdict, Verdict::kNull);
   ShiftEstimate wide{0.05, -0.02, 0.12, 0.95, 20, true};
-  EXPECT_EQ(MakeAuditFactor("code", wide, 0.05).verdict, "INCONCLUSIVE");
+  EXPECT_EQ(MakeAuditFactor("code", wide, 0.05).verdict, Verdict::kInconclusive);
   ShiftEstimate big{0.17, 0.15, 0.19, 0.95, 20, true};
   AuditFactor f = MakeAuditFactor("order", big, 0.05);
-  EXPECT_EQ(f.verdict, "EFFECT");
+  EXPECT_EQ(f.verdict, Verdict::kEffect);
   EXPECT_EQ(f.factor.name, "order");
   EXPECT_DOUBLE_EQ(f.factor.low, 0.15);
 }

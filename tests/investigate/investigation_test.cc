@@ -11,7 +11,7 @@ namespace {
 InvestigationState SampleState() {
   InvestigationState s;
   s.run_id = "20260101T000000Z-abcd";
-  s.status = "stopped";
+  s.status = InvestigationStatus::kStopped;
   s.started = "2026-01-01T00:00:00Z";
   s.request.good = "v1";
   s.request.bad = "v2";
@@ -24,14 +24,14 @@ InvestigationState SampleState() {
   InvestigationStepRecord confirm;
   confirm.name = "confirm";
   confirm.record_id = "r1";
-  confirm.verdict = "EFFECT";
+  confirm.verdict = Verdict::kEffect;
   confirm.ratio = 3.0;
   confirm.low = 2.5;
   confirm.high = 3.5;
   confirm.sentence = "confirmed";
   s.confirm = confirm;
   s.probes_done = true;
-  s.probes.push_back({"threads", "r2", "NULL", 1.0, 0.98, 1.02, "ruled out"});
+  s.probes.push_back({"threads", "r2", Verdict::kNull, 1.0, 0.98, 1.02, "ruled out"});
   s.bisect_done = true;
   s.bisect_record = "r9";
   s.bisect_records = {"r3", "r4"};
@@ -40,7 +40,7 @@ InvestigationState SampleState() {
   s.parent = "beef";
   s.changed_files = {"rollup.c"};
   s.relevance_done = true;
-  s.relevance = "off path";
+  s.relevance = CulpritRelevance::kOffPath;
   s.off_path = {"rollup.c"};
   s.partial_records = {"r5"};
   s.step_wall_ms = {{"confirm", 1200}, {"bisect", 3400}};
@@ -53,7 +53,9 @@ TEST(InvestigationStateJson, RoundTripsEveryField) {
       InvestigationStateFromJson(InvestigationStateToJson(s), "investigate.json");
   ASSERT_TRUE(back) << back.error().message();
   EXPECT_EQ(back->run_id, s.run_id);
-  EXPECT_EQ(back->status, "stopped");
+  EXPECT_EQ(back->status, InvestigationStatus::kStopped);
+  EXPECT_EQ(back->relevance, CulpritRelevance::kOffPath);
+  EXPECT_EQ(back->probes.at(0).verdict, Verdict::kNull);
   EXPECT_EQ(back->request.probe_query, "scan.fresh");
   EXPECT_EQ(back->request.plans, s.request.plans);
   EXPECT_EQ(back->request.runs_per_visit, 5);
@@ -61,7 +63,7 @@ TEST(InvestigationStateJson, RoundTripsEveryField) {
   EXPECT_EQ(back->request.flags.seed, 7u);
   EXPECT_FALSE(back->request.flags.min_pairs);
   ASSERT_TRUE(back->confirm);
-  EXPECT_EQ(back->confirm->verdict, "EFFECT");
+  EXPECT_EQ(back->confirm->verdict, Verdict::kEffect);
   EXPECT_EQ(back->confirm->low, 2.5);
   ASSERT_EQ(back->probes.size(), 1u);
   EXPECT_EQ(back->probes[0].sentence, "ruled out");

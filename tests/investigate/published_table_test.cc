@@ -159,7 +159,7 @@ TEST(PublishedTable, WritesWhatItReads) {
 Record RunRecord() {
   Record r;
   r.id = "2026-12-01T100000Z-run-q-0001";
-  r.kind = "run";
+  r.kind = RecordKind::kRun;
   r.query = "q";
   r.unit = "ms";
   Arm arm;
@@ -195,7 +195,7 @@ TEST(PublishedFromRecord, TakesCommitCalibrationHostAndSamples) {
 
 TEST(PublishedFromRecord, Errors) {
   Record r = RunRecord();
-  r.kind = "compare";
+  r.kind = RecordKind::kCompare;
   EXPECT_EQ(PublishedFromRecord(r, "record x").error().message(),
             "record x: a published record is a `culprit run` record (one arm); this one is a "
             "compare");

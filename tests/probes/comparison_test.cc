@@ -30,7 +30,7 @@ TEST(MakeComparisonRecord, CarriesTheSittingsHostStates) {
   sitting.start.swap_in_pages = 7;
   sitting.end.time = "2026-11-30T10:16:00Z";
   ComparisonPlan plan;
-  plan.kind = "compare";
+  plan.kind = RecordKind::kCompare;
   plan.query = "q";
   plan.unit = "ms";
   Record record = MakeComparisonRecord(plan, sitting, HostIdentity{});
@@ -99,7 +99,7 @@ class BreakingArchiveSource : public SampleSource {
 
 ComparisonPlan TwoArmPlan() {
   ComparisonPlan plan;
-  plan.kind = "probe";
+  plan.kind = RecordKind::kProbe;
   plan.query = "q";
   plan.a.name = "A";
   plan.b.name = "B";
@@ -115,7 +115,7 @@ TEST(RunComparison, AnArchiveThatBreaksAtTheEndKeepsTheVerdictAndTheRecord) {
       RunComparison(TwoArmPlan(), source, nullptr, store, nullptr);
   ASSERT_TRUE(outcome) << outcome.error().message();
   ASSERT_TRUE(outcome->archive_error);
-  EXPECT_EQ(outcome->record.verdict, "EFFECT");  // the result is still there to print
+  EXPECT_EQ(outcome->record.verdict, Verdict::kEffect);  // the result is still there to print
   ASSERT_FALSE(outcome->record_path.empty());
   EXPECT_TRUE(std::filesystem::exists(outcome->record_path));
   Status status = OutcomeStatus(*outcome);

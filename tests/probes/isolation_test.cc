@@ -334,8 +334,8 @@ TEST(IsolationTest, BrokenEngineGivesPartialResultWithoutVerdict) {
   EXPECT_TRUE(Contains(r.conclusion, "no conclusion"));
 
   Record record = MakeIsolationRecord(plan, Options(), r, IsolationProvenance{}, {});
-  EXPECT_EQ(record.kind, "isolate");
-  EXPECT_EQ(record.verdict, "ERROR");
+  EXPECT_EQ(record.kind, RecordKind::kIsolate);
+  EXPECT_EQ(record.verdict, Verdict::kError);
   EXPECT_EQ(record.details.at("partial"), "true");
   EXPECT_FALSE(record.estimate);
   ASSERT_FALSE(record.samples.empty());
@@ -377,7 +377,7 @@ TEST(IsolationTest, RecordHoldsTheDesignAndEveryVerdict) {
   Record record = MakeIsolationRecord(plan, Options(), r, provenance, {});
   record.id = "test-record";
   record.time = "2025-01-01T00:00:00Z";
-  EXPECT_EQ(record.verdict, "EFFECT");
+  EXPECT_EQ(record.verdict, Verdict::kEffect);
   ASSERT_TRUE(record.estimate);
   EXPECT_NEAR(record.estimate->ratio, 2.0, 0.05);
   ASSERT_EQ(record.arms.size(), 4u);

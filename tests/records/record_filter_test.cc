@@ -13,7 +13,7 @@ RecordFilter Kind(std::string v) {
   f.kind = v;
   return f;
 }
-RecordFilter Verdict(std::string v) {
+RecordFilter OfVerdict(std::string v) {
   RecordFilter f;
   f.verdict = v;
   return f;
@@ -38,8 +38,8 @@ TEST(RecordFilter, ByKindVerdictAndQuery) {
   Record r = FullRecord();  // probe, NULL, series.count
   EXPECT_TRUE(Kind("probe").Matches(r));
   EXPECT_FALSE(Kind("bisect").Matches(r));
-  EXPECT_TRUE(Verdict("null").Matches(r));
-  EXPECT_FALSE(Verdict("EFFECT").Matches(r));
+  EXPECT_TRUE(OfVerdict("null").Matches(r));
+  EXPECT_FALSE(OfVerdict("EFFECT").Matches(r));
   EXPECT_TRUE(Query("series.count").Matches(r));
   EXPECT_FALSE(Query("series").Matches(r));
   EXPECT_FALSE(([] {
@@ -72,7 +72,7 @@ TEST(RecordFilter, ValidateSuggestsKnownWords) {
   ASSERT_FALSE(kind);
   EXPECT_EQ(kind.error().kind(), ErrorKind::kUsage);
   EXPECT_EQ(kind.error().message(), "unknown record kind 'prob', did you mean 'probe'?");
-  Status verdict = Verdict("EFECT").Validate();
+  Status verdict = OfVerdict("EFECT").Validate();
   ASSERT_FALSE(verdict);
   EXPECT_NE(verdict.error().message().find("did you mean 'EFFECT'"), std::string::npos);
   EXPECT_FALSE(Commit("").Validate());

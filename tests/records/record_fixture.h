@@ -10,12 +10,12 @@ namespace culprit {
 inline Record FullRecord() {
   Record r;
   r.id = "2026-11-30T101500Z-probe-series.count-1a2b";
-  r.kind = "probe";
+  r.kind = RecordKind::kProbe;
   r.time = "2026-11-30T10:15:00Z";
   r.query = "series.count";
   r.unit = "ms";
   r.hypothesis = "the recalibrated gate puts 1M events on the slow path";
-  r.verdict = "NULL";
+  r.verdict = Verdict::kNull;
   r.verdict_detail = "interval inside the ±5% band";
   r.estimate = Estimate{1.012, 0.991, 1.034, 0.9, 20, true, "paired Hodges-Lehmann"};
   r.band = 0.03;

@@ -23,10 +23,10 @@ bool Contains(const std::string& text, const std::string& part) {
 
 Record Simple(std::string kind, std::string query, std::string time = "2026-11-30T10:15:00Z") {
   Record r;
-  r.kind = std::move(kind);
+  r.kind = ParseRecordKind(kind).value();
   r.query = std::move(query);
   r.time = std::move(time);
-  r.verdict = "NULL";
+  r.verdict = Verdict::kNull;
   return r;
 }
 
@@ -324,7 +324,7 @@ TEST(RecordStore, WriteOrFallbackNeverLosesTheRecord) {
   Result<Record> back = RecordFromJson(*text, archived.path.string());
   ASSERT_TRUE(back) << back.error().message();
   EXPECT_EQ(back->id, record.id);
-  EXPECT_EQ(back->verdict, "NULL");
+  EXPECT_EQ(back->verdict, Verdict::kNull);
   fs::remove(archived.path);
 }
 

@@ -42,7 +42,7 @@ TEST(RecordJson, RoundTripKeepsEveryField) {
 TEST(RecordJson, AbsentFactsStayAbsent) {
   Record r;
   r.id = "x";
-  r.kind = "run";
+  r.kind = RecordKind::kRun;
   r.time = "2026-11-30T10:15:00Z";
   auto parsed = RecordFromJson(RecordToJson(r), "x.json");
   ASSERT_TRUE(parsed) << parsed.error().message();
@@ -133,10 +133,35 @@ TEST(RecordJson, RefusesSampleOfMissingArm) {
 
 TEST(RecordJson, RequiresIdKindAndTime) {
   Record r = FullRecord();
-  r.kind = "";
-  auto parsed = RecordFromJson(RecordToJson(r), "nokind.json");
+  std::string text = RecordToJson(r);
+  const std::string kind = "\"kind\": \"probe\"";
+  ASSERT_NE(text.find(kind), std::string::npos) << text;
+  std::string no_kind = text;
+  no_kind.replace(no_kind.find(kind), kind.size(), "\"kind\": \"\"");
+  auto parsed = RecordFromJson(no_kind, "nokind.json");
   ASSERT_FALSE(parsed);
   EXPECT_TRUE(Contains(parsed.error().message(), "field 'kind' is missing"));
+}
+
+TEST(RecordJson, RefusesAKindOrVerdictCulpritNeverWrites) {
+  const std::string text = RecordToJson(FullRecord());
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string changed = text;
+    EXPECT_NE(changed.find(from), std::string::npos) << from;
+    if (changed.find(from) != std::string::npos) changed.replace(changed.find(from), from.size(), to);
+    return RecordFromJson(changed, "odd.json");
+  };
+  auto kind = with("\"kind\": \"probe\"", "\"kind\": \"benchmark\"");
+  ASSERT_FALSE(kind);
+  EXPECT_TRUE(Contains(kind.error().message(), "odd.json: damaged record: field 'kind' should be one of probe"))
+      << kind.error().message();
+  auto verdict = with("\"verdict\": \"NULL\"", "\"verdict\": \"null\"");
+  ASSERT_FALSE(verdict);
+  EXPECT_TRUE(Contains(verdict.error().message(), "field 'verdict' should be one of EFFECT"))
+      << verdict.error().message();
+  auto none = with("\"verdict\": \"NULL\"", "\"verdict\": \"\"");
+  ASSERT_TRUE(none) << none.error().message();
+  EXPECT_EQ(none->verdict, std::nullopt);
 }
 
 TEST(HostJson, SaysWhatCulpritHostMeasuredInTheRecordsEncoding) {

@@ -33,7 +33,7 @@ inline HostState Host(double calibration_ms, double load1, const std::string& ti
 inline Record Base(const std::string& id, const std::string& kind, const std::string& time) {
   Record r;
   r.id = id;
-  r.kind = kind;
+  r.kind = ParseRecordKind(kind).value();
   r.time = time;
   r.query = "series.count";
   r.unit = "ms";
@@ -87,7 +87,7 @@ inline Record Probe() {
                      "default", "PARALLEL=1");
   r.arms[1].env = {{"PARALLEL", "1"}};
   r.hypothesis = "PARALLEL=1 makes series.count faster";
-  r.verdict = "NULL";
+  r.verdict = Verdict::kNull;
   r.verdict_detail = "no effect: ratio 0.987x, -1.3% [-2.9%, +0.4%], inside the ±5% band";
   r.estimate = Estimate{0.987, 0.971, 1.004, 0.95, 20, true, "paired Hodges-Lehmann"};
   PairedSamples(r, 24.0, 0.987, 20);
@@ -142,7 +142,7 @@ inline std::vector<Record> Bisect() {
       r.details["baseline_commit"] = CommitId(s.baseline);
     }
     r.estimate = Estimate{s.ratio, s.low, s.high, 0.95, 12, false, ""};
-    r.verdict = s.ratio > 1.1 ? "EFFECT" : "NULL";
+    r.verdict = s.ratio > 1.1 ? Verdict::kEffect : Verdict::kNull;
     PairedSamples(r, 59.0, s.ratio, 12);
     steps.push_back(r);
   }
@@ -151,7 +151,7 @@ inline std::vector<Record> Bisect() {
                      "parent", "culprit");
   b.arms[0].commit = CommitId(kCulprit - 1);
   b.arms[1].commit = CommitId(kCulprit);
-  b.verdict = "EFFECT";
+  b.verdict = Verdict::kEffect;
   b.verdict_detail = "commit 11 holds 0.97 of the posterior and its ratio is verified";
   b.estimate = Estimate{1.398, 1.362, 1.433, 0.95, 24, false, ""};
   b.details = {{"bisect_run", run},
@@ -206,7 +206,7 @@ inline Record Isolate() {
     }
   }
   r.hypothesis = "holding traversal_index slows series.count";
-  r.verdict = "EFFECT";
+  r.verdict = Verdict::kEffect;
   r.estimate = Estimate{1.29, 1.22, 1.35, 0.983, 12, false, "paired by round, Hodges-Lehmann"};
   r.details = {{"plan", "index"}, {"suspect", "traversal_index held"}, {"reversibility", "reversible"}};
   r.details_json = R"({"conditions":[)"
@@ -235,22 +235,22 @@ inline std::vector<Record> Audit() {
                               "2026-11-30T13:00:00Z"),
                          "published", "now");
   drift.estimate = Estimate{1.18, 1.12, 1.24, 0.95, 20, false, ""};
-  drift.verdict = "EFFECT";
+  drift.verdict = Verdict::kEffect;
   PairedSamples(drift, 59.0, 1.18, 20);
   Record code = TwoArms(Base("2026-11-30T131000Z-compare-series.count-c0d3", "compare",
                              "2026-11-30T13:10:00Z"),
                         "v1.0", "v1.3");
   code.estimate = Estimate{1.01, 0.985, 1.035, 0.95, 20, false, ""};
-  code.verdict = "NULL";
+  code.verdict = Verdict::kNull;
   PairedSamples(code, 69.6, 1.01, 20);
   Record order = TwoArms(Base("2026-11-30T132000Z-compare-series.count-0rd3", "compare",
                               "2026-11-30T13:20:00Z"),
                          "alone", "in registry order");
   order.estimate = Estimate{1.19, 1.14, 1.25, 0.95, 20, false, ""};
-  order.verdict = "EFFECT";
+  order.verdict = Verdict::kEffect;
   PairedSamples(order, 70.3, 1.19, 20);
   Record a = Base("2026-11-30T133000Z-audit-series.count-a0d1", "audit", "2026-11-30T13:30:00Z");
-  a.verdict = "EFFECT";
+  a.verdict = Verdict::kEffect;
   a.verdict_detail = "host drift and order explain the move; the code is a tie";
   a.links = {drift.id, code.id, order.id};
   a.details_json = fmt::format(
@@ -268,7 +268,7 @@ inline std::vector<Record> Audit() {
 inline Record Investigation(const std::vector<std::string>& links) {
   Record r = Base("2026-11-30T140000Z-investigation-series.count-1e55", "investigation",
                   "2026-11-30T14:00:00Z");
-  r.verdict = "EFFECT";
+  r.verdict = Verdict::kEffect;
   r.links = links;
   return r;
 }

@@ -23,9 +23,9 @@ bool Contains(const std::string& text, const std::string& part) {
 Record Effect() {
   Record r = FullRecord();
   r.id = "2026-11-30T120000Z-compare-series.count-beef";
-  r.kind = "compare";
+  r.kind = RecordKind::kCompare;
   r.time = "2026-11-30T12:00:00Z";
-  r.verdict = "EFFECT";
+  r.verdict = Verdict::kEffect;
   r.interrupted = false;
   r.estimate = Estimate{1.384, 1.301, 1.472, 0.95, 40, false, ""};
   return r;
@@ -64,7 +64,7 @@ TEST(TextReporter, ShowHasEverythingASkepticAsksFor) {
 TEST(TextReporter, MissingHostFactsAreUnavailable) {
   Record r;
   r.id = "bare";
-  r.kind = "run";
+  r.kind = RecordKind::kRun;
   r.time = "2026-11-30T10:15:00Z";
   std::string out = MakeTextReporter()->RenderOne(r);
   EXPECT_CONTAINS(out, "calibration       unavailable → unavailable");
@@ -416,7 +416,7 @@ TEST(JsonReporter, ExportIsAnArrayOfRecordsThatReadBack) {
   ASSERT_EQ(doc.size(), 2u);
   auto back = RecordFromJson(doc[1].dump(), "export");
   ASSERT_TRUE(back) << back.error().message();
-  EXPECT_EQ(back->verdict, "EFFECT");
+  EXPECT_EQ(back->verdict, Verdict::kEffect);
   EXPECT_EQ(back->estimate->ratio, 1.384);
   EXPECT_EQ(MakeJsonReporter()->RenderList({}), "[]\n");
   EXPECT_EQ(MakeJsonReporter()->RenderOne(records[0]), RecordToJson(records[0]));
