@@ -124,6 +124,11 @@ class BisectRunner::Session {
   Status FlushStep();
   void ReportStep(const BisectStepLog& step);
   Error Interrupted();
+  /// Ends this process's part of the bisect with `error`: archives the step in flight and
+  /// saves the state as interrupted. `when_saved` is appended to the message when both were
+  /// done; when either could not be, the message says what was not kept instead, so it never
+  /// claims a state that was not saved.
+  Error Stop(const Error& error, std::string_view when_saved = "");
 
   const BisectSections& config_;
   BisectEngine engine_;
@@ -169,14 +174,28 @@ Status BisectRunner::Session::Prepare(const MeasureFlags& flags) {
   return {};
 }
 
-Error BisectRunner::Session::Interrupted() {
+Error BisectRunner::Session::Stop(const Error& error, std::string_view when_saved) {
   state_.status = BisectStatus::kInterrupted;
-  (void)FlushStep();
-  (void)Save();
-  return Error::Interrupted(
-             fmt::format("bisect interrupted after {} steps; its state is saved in {}",
-                         state_.log.size(), BisectStatePath(config_).string()))
-      .WithHint("`culprit bisect resume` continues where it stopped, without re-measuring");
+  const Status flushed = FlushStep();
+  const Status saved = Save();
+  if (flushed && saved) {
+    return Error(error.message() + std::string(when_saved), error.kind()).WithHint(error.hint());
+  }
+  std::string lost;
+  if (!flushed) lost += "; the step in flight was not archived: " + flushed.error().message();
+  if (!saved) {
+    lost += "; the bisect state could not be saved: " + saved.error().message() +
+            " (a resume continues from the last state that was)";
+  }
+  return Error(error.message() + lost, error.kind()).WithHint(error.hint());
+}
+
+Error BisectRunner::Session::Interrupted() {
+  // The steps finished before the interruption; the one in flight is archived by Stop.
+  return Stop(
+      Error::Interrupted(fmt::format("bisect interrupted after {} steps", state_.log.size()))
+          .WithHint("`culprit bisect resume` continues where it stopped, without re-measuring"),
+      fmt::format("; its state is saved in {}", BisectStatePath(config_).string()));
 }
 
 Batch BisectRunner::Session::MeasureBatch(int index, int baseline, int pairs, bool warmup) {
@@ -752,12 +771,10 @@ Result<BisectReport> BisectRunner::Session::Search() {
         step_.interrupted = true;
         return Interrupted();
       case Batch::Kind::kBroken:
-        (void)FlushStep();
-        state_.status = BisectStatus::kInterrupted;
-        (void)Save();
-        return Error(batch.reason)
-            .WithContext(fmt::format("measuring commit {}", Short(state_.commits[commit])))
-            .WithHint("fix the cause, then `culprit bisect resume`");
+        return Stop(Error(batch.reason)
+                        .WithContext(fmt::format("measuring commit {}",
+                                                 Short(state_.commits[commit])))
+                        .WithHint("fix the cause, then `culprit bisect resume`"));
       case Batch::Kind::kUnbuildable: {
         CULPRIT_TRY(FlushStep());
         const size_t skipped_before = search_->unbuildable().size();
@@ -765,12 +782,13 @@ Result<BisectReport> BisectRunner::Session::Search() {
         if (search_->unbuildable().size() == skipped_before) {
           // An endpoint (or a commit already skipped): the search would ask
           // for it again forever. Nothing more can be learned here.
-          state_.status = BisectStatus::kInterrupted;
-          (void)Save();
-          return Error(fmt::format("commit {} cannot be measured ({}), and the search cannot do "
-                                   "without it",
-                                   Short(state_.commits[commit]), FirstLine(batch.reason)))
-              .WithHint("fix the cause, then `culprit bisect resume`, or `culprit bisect reset`");
+          // The step was flushed above; Stop's flush of an empty step is a no-op.
+          return Stop(
+              Error(fmt::format("commit {} cannot be measured ({}), and the search cannot do "
+                                "without it",
+                                Short(state_.commits[commit]), FirstLine(batch.reason)))
+                  .WithHint(
+                      "fix the cause, then `culprit bisect resume`, or `culprit bisect reset`"));
         }
         BisectStepLog log;
         log.step = static_cast<int>(state_.log.size()) + 1;

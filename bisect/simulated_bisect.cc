@@ -167,6 +167,7 @@ Result<PairedRuns> SimulatedEngine::Pair(const QueryConfig& query, const Resolve
   std::optional<int> ia = IndexOf(a.commit), ib = IndexOf(b.commit);
   if (!ia) return UnknownRevision(a.commit);
   if (!ib) return UnknownRevision(b.commit);
+  if (on_pair_) on_pair_(++pairs_);
   PairedRuns runs;
   runs.a.process.argv = {"simulated-engine", fmt::format("c{}", *ia)};
   runs.b.process.argv = {"simulated-engine", fmt::format("c{}", *ib)};

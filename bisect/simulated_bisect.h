@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -50,10 +51,16 @@ class SimulatedEngine : public History, public BuildProvider, public Measurer {
   Result<PairedRuns> Pair(const QueryConfig& query, const ResolvedBuild& a,
                           const ResolvedBuild& b) override;
 
+  /// Called at the start of each Pair with its number (1 = the first sitting or batch), for a
+  /// test that acts mid-bisect: an interruption, a state file that can no longer be written.
+  void OnPair(std::function<void(int)> hook) { on_pair_ = std::move(hook); }
+
  private:
   SimWorld& world_;
   double base_ms_;
   std::vector<bool> attempted_;
+  std::function<void(int)> on_pair_;
+  int pairs_ = 0;
 };
 
 /// The configuration a simulated bisect runs with: [measure] as an empty culprit.toml leaves

@@ -300,7 +300,14 @@ class BuildAttempt {
     // Written down while it runs, so that a culprit killed meanwhile does not
     // leave the next one sharing the scratch checkout with it.
     fs::path group_file = StepGroupFile(checkout_);
-    spec.on_start = [&](int group) { (void)RecordStepGroup(group_file, group); };
+    // Not a reason to stop the build; but the log says so, since a culprit killed during this
+    // step would then leave the step running for the next one to find.
+    spec.on_start = [&](int group) {
+      if (Status noted = RecordStepGroup(group_file, group); !noted) {
+        log_ << fmt::format("culprit: the step's process group was not written down: {}\n",
+                            noted.error().message());
+      }
+    };
     // The last complete line the step printed, for the progress heartbeat.
     std::string partial, last_line;
     spec.on_output = [&](std::string_view piece) {

@@ -366,9 +366,15 @@ Status Session::Save() {
 // investigation record linking what was measured so far.
 Error Session::Stop(const Error& error, InvestigationStep step) {
   state_.status = InvestigationStatus::kInterrupted;
-  (void)Save();
+  const Status saved = Save();
+  // What a resume can rely on: never claimed when the state could not be written.
+  const std::string unsaved =
+      saved ? "" : "; the investigation state could not be saved: " + saved.error().message() +
+                       " (a resume continues from the last state that was)";
   if (error.kind() != ErrorKind::kInterrupted) {
-    return error.WithContext(fmt::format("investigation step {}", InvestigationStepName(step)))
+    Error stopped =
+        error.WithContext(fmt::format("investigation step {}", InvestigationStepName(step)));
+    return Error(stopped.message() + unsaved, stopped.kind())
         .WithHint(error.hint().empty() ? "fix the cause, then `culprit investigate --resume`"
                                        : error.hint() + "; then `culprit investigate --resume`");
   }
@@ -390,8 +396,8 @@ Error Session::Stop(const Error& error, InvestigationStep step) {
   std::string where;
   RecordStore::Archived archived = store_.WriteOrFallback(record);
   if (!archived.path.empty()) where = "; record " + archived.path.string();
-  return Error::Interrupted(fmt::format("investigation interrupted during the {} step{}",
-                                        InvestigationStepName(step), where))
+  return Error::Interrupted(fmt::format("investigation interrupted during the {} step{}{}",
+                                        InvestigationStepName(step), where, unsaved))
       .WithHint(fmt::format("`culprit investigate --resume` continues from {} without "
                             "re-measuring the steps before it",
                             InvestigationStatePath(config_).string()));

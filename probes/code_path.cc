@@ -191,6 +191,7 @@ Result<CodePath> FromCoverage(const EngineSections& config, const QueryConfig& q
   path.commit = commit;
   path.files = ExecutedFiles(read.stdout_text, checkout.string());
   nlohmann::json doc = {{"query", query.name}, {"files", path.files}};
+  // A cache: when it cannot be written, the next relevance check measures the path again.
   (void)WriteFileAtomically(entry / kMeasuredFile, doc.dump(2) + "\n", ExistingFile::kReplace);
   return path;
 }

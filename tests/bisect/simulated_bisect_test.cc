@@ -10,6 +10,11 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+
+#include "base/interrupt.h"
+#include "bisect/bisect_runner.h"
+#include "bisect/bisect_state.h"
 
 namespace culprit {
 namespace {
@@ -275,6 +280,62 @@ TEST(BisectRunnerCells, AnAaHistoryIsRarelyAnEffect) {
   Result<RunnerCellSummary> cell = RunRunnerCell(world, 40, 9, TrialDir("cell-aa"));
   ASSERT_TRUE(cell.ok()) << cell.error().message();
   EXPECT_LE(cell->wrong, 0.05);
+}
+
+class QuietReporter : public BisectReporter {
+ public:
+  void Line(const std::string&) override {}
+};
+
+// Ctrl-C at the third sitting (the confirmation is the first); `break_state` first makes
+// the state file a directory, so that saving it fails. Returns the bisect's error.
+Error InterruptMidSearch(const std::string& name, bool break_state) {
+  SimWorld world(Quiet({{1.0}}), 27);
+  const std::filesystem::path dir = TrialDir(name);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const BisectSections config = SimulatedBisectConfig(dir);
+  SimulatedEngine engine(world);
+  engine.OnPair([&](int pair) {
+    if (pair != 3) return;
+    if (break_state) {
+      const std::filesystem::path state = BisectStatePath(config);
+      std::filesystem::remove(state);
+      std::filesystem::create_directories(state);
+      std::ofstream(state / "in-the-way") << "x";
+    }
+    SetInterruptRequested(true);
+  });
+  QuietReporter reporter;
+  BisectRunner runner(config, {engine, engine, engine}, /*host=*/nullptr, reporter);
+  BisectRequest request;
+  request.good = "good";
+  request.bad = "bad";
+  request.query = "q";
+  request.flags.seed = 27;
+  Result<BisectReport> report = runner.Run(request);
+  SetInterruptRequested(false);
+  std::filesystem::remove_all(dir);
+  EXPECT_FALSE(report.ok());
+  return report.ok() ? Error("the bisect finished") : report.error();
+}
+
+TEST(BisectRunnerOnScriptedWorld, AnInterruptedBisectSaysWhereItsStateIsSaved) {
+  Error e = InterruptMidSearch("interrupt-saved", /*break_state=*/false);
+  EXPECT_EQ(e.kind(), ErrorKind::kInterrupted) << e.message();
+  EXPECT_NE(e.message().find("; its state is saved in "), std::string::npos) << e.message();
+  EXPECT_EQ(e.message().find("could not be saved"), std::string::npos) << e.message();
+}
+
+TEST(BisectRunnerOnScriptedWorld, AnInterruptedBisectWhoseStateCannotBeSavedSaysSoNotSaved) {
+  Error e = InterruptMidSearch("interrupt-unsaved", /*break_state=*/true);
+  EXPECT_EQ(e.kind(), ErrorKind::kInterrupted) << e.message();
+  EXPECT_EQ(e.message().find("its state is saved"), std::string::npos) << e.message();
+  EXPECT_NE(e.message().find("the bisect state could not be saved"), std::string::npos)
+      << e.message();
+  EXPECT_NE(e.message().find("a resume continues from the last state that was"),
+            std::string::npos)
+      << e.message();
 }
 
 }  // namespace
