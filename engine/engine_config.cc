@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <iterator>
 
 #include "base/strings.h"
@@ -14,6 +15,24 @@ namespace culprit {
 namespace fs = std::filesystem;
 
 namespace {
+
+// Whether `dir` is a git repository or inside one, as libgit2's discovery (GitRepo::Open)
+// would find it: a `.git` directory or file (a worktree) at or above it, or a bare
+// repository (HEAD, objects/ and refs/) at or above it. Only the file system is read: the
+// configuration refuses a path that could never open before any command runs.
+bool IsInsideGitRepository(const std::filesystem::path& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  for (fs::path p = dir; !p.empty(); p = p.parent_path()) {
+    if (fs::exists(p / ".git", ec)) return true;
+    if (fs::is_regular_file(p / "HEAD", ec) && fs::is_directory(p / "objects", ec) &&
+        fs::is_directory(p / "refs", ec)) {
+      return true;
+    }
+    if (p == p.parent_path()) break;
+  }
+  return false;
+}
 
 
 // "~" or "~/..." from $HOME; nullopt when $HOME is needed but unset.
@@ -239,6 +258,34 @@ Status ReadEngineSection(const ConfigTable& root, EngineConfig* engine) {
               "incremental reuses the build directory between commits; clean builds each "
               "commit from scratch");
     }
+  }
+  if (std::optional<ConfigValue> given = table.Get("repo")) {
+    engine->repo_file = table.source().file();
+    engine->repo_position = given->position();
+  }
+  return {};
+}
+
+Status CheckEngineRepository(const EngineConfig& engine, RepositoryUse use) {
+  if (engine.repo_file.empty()) return {};
+  const ConfigSource source(engine.repo_file, {});
+  std::error_code ec;
+  if (!std::filesystem::is_directory(engine.repo, ec)) {
+    return source
+        .At(engine.repo_position,
+            fmt::format("engine.repo: {} {}", engine.repo.string(),
+                        std::filesystem::exists(engine.repo, ec) ? "is not a directory"
+                                                                 : "does not exist"))
+        .WithHint("set it to the engine's git repository (relative paths start at the "
+                  "configuration's directory)");
+  }
+  if (use == RepositoryUse::kBuild && !IsInsideGitRepository(engine.repo)) {
+    return source
+        .At(engine.repo_position, fmt::format("engine.repo: {} is not a git repository (nor "
+                                              "inside one)",
+                                              engine.repo.string()))
+        .WithHint("culprit builds commits from the engine's history: point it at a clone "
+                  "(`git clone URL`, or `git init` there)");
   }
   return {};
 }

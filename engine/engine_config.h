@@ -30,6 +30,9 @@ struct EngineConfig {
   /// directory) can be measured, but nothing can be built.
   bool present = true;
   std::filesystem::path repo;  ///< Absolute.
+  /// Where `repo` is written, for CheckEngineRepository; "" when it is not (the default).
+  std::string repo_file;
+  ConfigPosition repo_position;
   /// Commands run in order in the checkout; at least one, none empty.
   std::vector<std::vector<std::string>> build;
   /// Paths relative to the checkout (never absolute, no ".."), kept per commit;
@@ -81,6 +84,19 @@ struct EngineSections {
 /// Reads [engine] from the document's root. Without one, `present` is false
 /// and `repo` is the file's directory: only commands that build need it.
 Status ReadEngineSection(const ConfigTable& root, EngineConfig* engine);
+
+/// What a command does with the engine's repository: measure its working tree as it stands,
+/// or build commits of its history.
+enum class RepositoryUse { kWorkingTree, kBuild };
+
+/// Whether an `[engine] repo` written in the file can serve `use`, refused where it is written
+/// (FILE:LINE:COLUMN): it must exist and be a directory; to build, it must also be a git
+/// repository or inside one, as libgit2's discovery would find it (a `.git` directory or
+/// file, or a bare repository, at or above it). Only the file system is read, not git.
+/// Without a `repo` key there is nothing to check here: a command that builds says so when
+/// it opens the default (the configuration's directory). LoadConfig checks kWorkingTree for
+/// a file read from disk; EngineBuilds::Open checks kBuild before anything is measured.
+Status CheckEngineRepository(const EngineConfig& engine, RepositoryUse use);
 
 /// Reads every [queries."NAME"]; "{artifact:NAME}" must name one of `engine`'s artifacts.
 Status ReadQueriesSection(const ConfigTable& root, const EngineConfig& engine,

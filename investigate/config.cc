@@ -56,7 +56,12 @@ Result<Config> LoadConfig(const fs::path& file) {
     return Error::Usage(text.error().message())
         .WithHint("run `culprit init` to write a starter culprit.toml, or pass --config PATH");
   }
-  return ParseConfig(*text, file);
+  Result<Config> config = ParseConfig(*text, file);
+  if (!config) return config.error();
+  // On disk, relative paths mean something: an engine directory that is not there is refused
+  // now, before any command runs (whether it is a git repository matters only to build).
+  CULPRIT_TRY(CheckEngineRepository(config->engine, RepositoryUse::kWorkingTree));
+  return config;
 }
 
 Result<fs::path> FindConfig(const std::optional<fs::path>& explicit_path) {

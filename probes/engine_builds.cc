@@ -61,6 +61,8 @@ Result<std::unique_ptr<EngineBuilds>> EngineBuilds::Open(const EngineSections& c
             "add [engine] with repo and build = [[...]] (`culprit init` writes one) to measure "
             "revisions; without it, culprit measures the working tree as it stands");
   }
+  // Where the file says it, before libgit2's less precise "no repository at or above".
+  CULPRIT_TRY(CheckEngineRepository(config.engine, RepositoryUse::kBuild));
   Result<GitRepo> repo = GitRepo::Open(config.engine.repo);
   if (!repo) return repo.error().WithContext("opening the engine's repository ([engine] repo)");
   return std::unique_ptr<EngineBuilds>(

@@ -106,6 +106,33 @@ TEST(ConfigCliTest, BadConfigurationsAreUsageErrorsWithTheirPosition) {
   }
 }
 
+// An engine repository that cannot serve the command is refused where the file names it,
+// before anything runs: a directory that is not there for every command, one that is not a
+// git repository for the commands that build; measuring its working tree needs no git.
+TEST(ConfigCliTest, AnEngineRepoThatCannotServeTheCommandIsRefusedWhereItIsWritten) {
+  TempDir dir;
+  fs::create_directories(dir.path() / "plain");
+  const std::string query = "[queries.q]\ncommand = [\"true\"]\nmetric = \"wall\"\n";
+  WriteTextFile(dir.path() / "culprit.toml",
+                "[engine]\nrepo = \"missing\"\nbuild = [[\"true\"]]\n" + query);
+  ProcessResult run = RunCulprit({"run", "-n", "2"}, dir.path());
+  EXPECT_EQ(run.exit_code, 2) << DescribeRun(run);
+  EXPECT_EQ(run.stderr_text.rfind("culprit: error: culprit.toml:2:8: engine.repo: ", 0), 0u)
+      << DescribeRun(run);
+  EXPECT_TRUE(Contains(run.stderr_text, "missing does not exist")) << DescribeRun(run);
+
+  WriteTextFile(dir.path() / "culprit.toml",
+                "[engine]\nrepo = \"plain\"\nbuild = [[\"true\"]]\n" + query);
+  ProcessResult compare = RunCulprit({"compare", "v1", "v2", "-q", "q"}, dir.path());
+  EXPECT_EQ(compare.exit_code, 2) << DescribeRun(compare);
+  EXPECT_TRUE(Contains(compare.stderr_text, "culprit.toml:2:8: engine.repo: ")) << DescribeRun(compare);
+  EXPECT_TRUE(Contains(compare.stderr_text, "is not a git repository (nor inside one)"))
+      << DescribeRun(compare);
+  EXPECT_FALSE(fs::exists(dir.path() / "benchmarks")) << "nothing may be measured";
+  ProcessResult tree = RunCulprit({"run", "-n", "2"}, dir.path());
+  EXPECT_EQ(tree.exit_code, 0) << DescribeRun(tree);
+}
+
 TEST(ConfigCliTest, MissingConfigurationIsAUsageErrorWithAHint) {
   TempDir dir;
   ProcessResult none = RunCulprit({"run"}, dir.path());

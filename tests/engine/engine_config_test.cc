@@ -2,9 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <string>
 
 #include "tests/support/config_text.h"
+#include "tests/support/temp_dir.h"
 
 namespace culprit {
 namespace {
@@ -47,6 +49,62 @@ Result<fs::path> CacheDir(std::string_view text) {
       ReadConfigText(text, [&](const ConfigTable& root) { return ReadCacheSection(root, &cache); });
   if (!status) return status.error();
   return cache.dir;
+}
+
+TEST(EngineSection, ARepoThatCannotServeTheCommandIsRefusedWhereItIsWritten) {
+  TempDir dir;
+  const fs::path root = dir.path();
+  fs::create_directories(root / "plain");
+  fs::create_directories(root / "clone" / ".git");
+  fs::create_directories(root / "clone" / "engine" / "src");
+  fs::create_directories(root / "bare.git" / "objects");
+  fs::create_directories(root / "bare.git" / "refs");
+  { std::ofstream(root / "bare.git" / "HEAD") << "ref: refs/heads/main\n"; }
+  { std::ofstream(root / "file") << "x"; }
+  auto engine = [&](const fs::path& repo) {
+    return "[engine]\nrepo = \"" + repo.string() + "\"\nbuild = [[\"make\"]]\n";
+  };
+  auto ReadAndCheck = [](const ConfigTable& root) -> Status {
+    EngineConfig engine;
+    CULPRIT_TRY(ReadEngineSection(root, &engine));
+    return CheckEngineRepository(engine, RepositoryUse::kBuild);
+  };
+  auto EngineErrorOf = [&](std::string_view text) { return ConfigErrorOf(text, ReadAndCheck); };
+  EXPECT_EQ(EngineErrorOf(engine(root / "missing")),
+            "/proj/culprit.toml:2:8: engine.repo: " + (root / "missing").string() +
+                " does not exist");
+  EXPECT_EQ(EngineErrorOf(engine(root / "file")),
+            "/proj/culprit.toml:2:8: engine.repo: " + (root / "file").string() +
+                " is not a directory");
+  EXPECT_EQ(EngineErrorOf(engine(root / "plain")),
+            "/proj/culprit.toml:2:8: engine.repo: " + (root / "plain").string() +
+                " is not a git repository (nor inside one)");
+  // Where GitRepo::Open finds a repository, so does the check: a clone, a directory inside
+  // one, a bare repository.
+  for (const fs::path& ok : {root / "clone", root / "clone" / "engine" / "src", root / "bare.git"}) {
+    Status read = ReadConfigText(engine(ok), ReadAndCheck);
+    EXPECT_TRUE(read.ok()) << ok << ": " << (read ? "" : read.error().message());
+  }
+  // The file's own mistakes come first; without a `repo` key nothing is checked here.
+  EXPECT_NE(EngineErrorOf("[engine]\nrepo = \"" + (root / "plain").string() + "\"\n")
+                .find("[engine] is missing 'build'"),
+            std::string::npos);
+  EXPECT_TRUE(ReadConfigText("[engine]\nbuild = [[\"make\"]]\n", ReadAndCheck).ok());
+  // Measuring the working tree needs the directory, not git.
+  Status tree = ReadConfigText(engine(root / "plain"), [](const ConfigTable& root) -> Status {
+    EngineConfig engine;
+    CULPRIT_TRY(ReadEngineSection(root, &engine));
+    return CheckEngineRepository(engine, RepositoryUse::kWorkingTree);
+  });
+  EXPECT_TRUE(tree.ok()) << (tree ? "" : tree.error().message());
+  EXPECT_NE(ConfigErrorOf(engine(root / "missing"),
+                          [](const ConfigTable& root) -> Status {
+                            EngineConfig engine;
+                            CULPRIT_TRY(ReadEngineSection(root, &engine));
+                            return CheckEngineRepository(engine, RepositoryUse::kWorkingTree);
+                          })
+                .find("does not exist"),
+            std::string::npos);
 }
 
 TEST(EngineSection, MissingBuildPointsAtItsTable) {
