@@ -120,7 +120,7 @@ class BisectRunner::Session {
   /// "CULPRIT <id>"/"CHANGE <id>" and what follows: one verified change.
   std::string ChangeText(const BisectSegment& change, const std::string& head, Record& record,
                          bool first);
-  Batch MeasureBatch(int index, int baseline, int pairs, bool warmup);
+  Batch MeasureBatch(BisectStepKind kind, int index, int baseline, int pairs, bool warmup);
   Status FlushStep();
   void ReportStep(const BisectStepLog& step);
   Error Interrupted();
@@ -198,7 +198,8 @@ Error BisectRunner::Session::Interrupted() {
       fmt::format("; its state is saved in {}", BisectStatePath(config_).string()));
 }
 
-Batch BisectRunner::Session::MeasureBatch(int index, int baseline, int pairs, bool warmup) {
+Batch BisectRunner::Session::MeasureBatch(BisectStepKind kind, int index, int baseline,
+                                          int pairs, bool warmup) {
   Batch batch;
   Result<ResolvedBuild> candidate = engine_.builds.Resolve(state_.commits[index]);
   if (!candidate) {
@@ -234,7 +235,10 @@ Batch BisectRunner::Session::MeasureBatch(int index, int baseline, int pairs, bo
                      : options_.seed + 1 + static_cast<uint64_t>(search_->pairs_used());
   // A batch is a fixed number of pairs: the search, not the sitting, decides
   // when there is enough evidence. Its looks are therefore ignored.
-  SittingResult sitting = RunPairedSitting(*runs->source, nullptr, options, nullptr);
+  SittingProgress* progress = reporter_.StartSitting(
+      fmt::format("{} {} vs {}", BisectStepKindName(kind), Short(state_.commits[index]),
+                  Short(state_.commits[baseline])));
+  SittingResult sitting = RunPairedSitting(*runs->source, nullptr, options, progress);
   batch.samples = std::move(sitting.samples);
   if (sitting.interrupted) {
     batch.kind = Batch::Kind::kInterrupted;
@@ -493,7 +497,9 @@ Result<ComparisonOutcome> BisectRunner::Session::Sitting(int a, int b, BisectSte
   plan.config_digest = config_.digest;
   plan.details["bisect_run"] = state_.run_id;
   plan.details["step_kind"] = BisectStepKindName(kind);
-  return RunComparison(plan, *runs->source, host_, store_, nullptr);
+  SittingProgress* progress = reporter_.StartSitting(fmt::format(
+      "{} {} vs {}", BisectStepKindName(kind), Short(state_.commits[b]), Short(state_.commits[a])));
+  return RunComparison(plan, *runs->source, host_, store_, progress);
 }
 
 SearchOptions BisectRunner::Session::MakeSearchOptions(int n, int endpoint_pairs) const {
@@ -765,7 +771,7 @@ Result<BisectReport> BisectRunner::Session::Search() {
       step_.start = host_->Snapshot(/*calibrate=*/true);
       step_.started = true;
     }
-    Batch batch = MeasureBatch(commit, baseline, action.pairs, first_batch);
+    Batch batch = MeasureBatch(kind, commit, baseline, action.pairs, first_batch);
     switch (batch.kind) {
       case Batch::Kind::kInterrupted:
         step_.interrupted = true;

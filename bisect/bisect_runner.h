@@ -48,6 +48,10 @@ class BisectReporter {
  public:
   virtual ~BisectReporter() = default;
   virtual void Line(const std::string& text) = 0;
+  /// Before each sitting or batch of pairs: where the progress of its pairs goes (a live
+  /// line on a terminal, as `probe` shows), or nullptr for none. `label` says what it
+  /// measures ("verify 1a2b3c4d5e vs 9f8e7d6c5b").
+  virtual SittingProgress* StartSitting(const std::string& label) { return nullptr; }
 };
 
 /// What a finished bisect found.

@@ -19,12 +19,23 @@
 namespace culprit {
 namespace {
 
+// Step lines on stderr and, on a terminal, each sitting's live progress line (as `probe`
+// shows), cleared before every step line and before the report.
 class StderrBisectReporter : public BisectReporter {
  public:
   void Line(const std::string& text) override {
+    progress_.Finish();
     fmt::print(stderr, "{}\n", text);
     std::fflush(stderr);
   }
+  SittingProgress* StartSitting(const std::string& label) override {
+    progress_.Restart(label);
+    return &progress_;
+  }
+  void Finish() { progress_.Finish(); }
+
+ private:
+  TerminalProgress progress_{"bisect"};
 };
 
 struct BisectCommandOptions {
@@ -51,7 +62,9 @@ Result<int> WithBisectRunner(const GlobalOptions& global,
   StderrBisectReporter reporter;
   QueryMeasurer measurer(*config);
   BisectRunner runner(*config, {(*builds)->repo(), **builds, measurer}, host.get(), reporter);
-  return PrintBisectReport(use(runner));
+  Result<BisectReport> report = use(runner);
+  reporter.Finish();
+  return PrintBisectReport(std::move(report));
 }
 
 Result<int> CommandBisectRun(const GlobalOptions& global, BisectCommandOptions& options) {

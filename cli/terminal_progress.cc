@@ -33,6 +33,12 @@ void TerminalProgress::OnProgress(int done, int target, std::optional<double> ra
 
 void TerminalProgress::OnPhase(const std::string& phase) { Show(phase); }
 
+void TerminalProgress::Restart(std::string label) {
+  Finish();
+  label_ = std::move(label);
+  start_ = std::chrono::steady_clock::now();
+}
+
 void TerminalProgress::Finish() {
   if (enabled_ && dirty_) {
     fmt::print(stderr, "\r\x1b[2K");

@@ -21,6 +21,9 @@ class TerminalProgress : public SittingProgress {
 
   /// Clears the progress line (before printing results).
   void Finish();
+  /// Clears the line and starts again with another label and its own clock: one object
+  /// for the many sittings of a bisect.
+  void Restart(std::string label);
   bool enabled() const { return enabled_; }
 
  private:

@@ -338,5 +338,52 @@ TEST(BisectRunnerOnScriptedWorld, AnInterruptedBisectWhoseStateCannotBeSavedSays
       << e.message();
 }
 
+// Every sitting and batch of a bisect reports its pairs' progress where the reporter says,
+// labelled with what it measures; the command line shows it as probe's live line.
+class ProgressRecorder : public BisectReporter, public SittingProgress {
+ public:
+  void Line(const std::string&) override {}
+  SittingProgress* StartSitting(const std::string& label) override {
+    labels.push_back(label);
+    updates.push_back(0);
+    return this;
+  }
+  void OnProgress(int done, int target, std::optional<double>) override {
+    ++updates.back();
+    if (done > target) ++overshoots;
+  }
+  std::vector<std::string> labels;
+  std::vector<int> updates;  ///< Per sitting.
+  int overshoots = 0;
+};
+
+TEST(BisectRunnerOnScriptedWorld, EverySittingReportsItsPairsProgress) {
+  SimWorld world(Quiet({{1.0}}), 28);
+  const std::filesystem::path dir = TrialDir("progress");
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  SimulatedEngine engine(world);
+  ProgressRecorder recorder;
+  const BisectSections config = SimulatedBisectConfig(dir);  // the runner keeps a reference
+  BisectRunner runner(config, {engine, engine, engine}, nullptr, recorder);
+  BisectRequest request;
+  request.good = "good";
+  request.bad = "bad";
+  request.query = "q";
+  request.flags.seed = 28;
+  Result<BisectReport> report = runner.Run(request);
+  std::filesystem::remove_all(dir);
+  ASSERT_TRUE(report.ok()) << report.error().message();
+  ASSERT_GE(recorder.labels.size(), 3u);  // the confirmation, the search, the verification
+  EXPECT_EQ(recorder.labels.front().rfind("confirm ", 0), 0u) << recorder.labels.front();
+  bool verify = false;
+  for (const std::string& label : recorder.labels) verify = verify || label.rfind("verify ", 0) == 0;
+  EXPECT_TRUE(verify);
+  for (size_t i = 0; i < recorder.updates.size(); ++i) {
+    EXPECT_GT(recorder.updates[i], 0) << recorder.labels[i];
+  }
+  EXPECT_EQ(recorder.overshoots, 0);
+}
+
 }  // namespace
 }  // namespace culprit
