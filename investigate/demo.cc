@@ -9,6 +9,7 @@
 #include "base/strings.h"
 #include "bisect/bisect_runner.h"
 #include "engine/process.h"
+#include "investigate/audit.h"
 #include "investigate/config.h"
 #include "probes/summary.h"
 
@@ -215,6 +216,41 @@ Result<DemoReport> RunDemo(const DemoOptions& options, DemoReporter& reporter) {
   if (!s.isolations.empty()) report.isolation_conclusion = s.isolations[0].sentence;
   reporter.Result(Story(s, options));
 
+  // 4. The number that was published moved: which part of the move is the host, which the
+  // code and which the order the registry runs the queries in. The builds are the ladder's.
+  const auto audit_start = std::chrono::steady_clock::now();
+  const std::chrono::milliseconds builds_before_audit = build_progress.total();
+  std::optional<Error> audit_failure;
+  if (options.events != 0 && options.events != DemoOptions::kPublishedEvents) {
+    reporter.Result(fmt::format(
+        "4. the audit of the published v1.0 table is skipped: it was measured with {} events, "
+        "this demo uses {}\n",
+        DemoOptions::kPublishedEvents, options.events));
+  } else {
+    AuditRequest audit;
+    audit.query = options.audit_query;
+    audit.table = examples / "eventstore" / "published-v1.0.json";
+    audit.revision = options.bad;
+    audit.invocation = {"culprit", "audit", "-q", audit.query, "--table", audit.table->string(),
+                        "--rev", audit.revision};
+    reporter.Line(fmt::format("the audit: culprit audit -q {} --table {} --rev {}", audit.query,
+                              audit.table->string(), audit.revision));
+    Result<std::vector<AuditOutcome>> audited =
+        AuditWithEngine(*config, audit, /*progress=*/nullptr, &build_progress);
+    if (!audited) return audited.error().WithContext("the demo's audit");
+    for (const AuditOutcome& o : *audited) {
+      reporter.Result(fmt::format("\n4. the audit of the published v1.0 table:\n{}",
+                                  FormatAuditSummary(o)));
+      report.audit_factors = o.figures.factors;
+      report.audit_conclusion = o.conclusion;
+      if (o.failure) audit_failure = *o.failure;
+    }
+  }
+  const std::chrono::milliseconds audit_builds = build_progress.total() - builds_before_audit;
+  const auto audit_wall = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - audit_start);
+  const std::chrono::milliseconds audit_pairs = audit_wall - std::min(audit_wall, audit_builds);
+
   // Where the time went, measured in this process: builds (each build's wall
   // time), and each step's wall time less the builds made during it.
   const auto total = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -223,13 +259,16 @@ Result<DemoReport> RunDemo(const DemoOptions& options, DemoReporter& reporter) {
   std::chrono::milliseconds probes = timed.measuring(InvestigationStep::kProbes);
   std::chrono::milliseconds bisect = timed.measuring(InvestigationStep::kBisect);
   std::chrono::milliseconds isolation = timed.measuring(InvestigationStep::kIsolation);
-  std::chrono::milliseconds other =
-      total - history - build_progress.total() - confirm - probes - bisect - isolation;
+  std::chrono::milliseconds other = total - history - build_progress.total() - confirm - probes -
+                                    bisect - isolation - audit_pairs;
   reporter.Result(fmt::format(
       "\nwall time {} (this process): history {}, builds {} ({} builds), confirmation pairs {}, "
-      "probe pairs {}, bisect pairs {}, isolation rounds {}, the rest {}\n",
+      "probe pairs {}, bisect pairs {}, isolation rounds {}, audit sittings {}, the rest {}\n",
       Seconds(total), Seconds(history), Seconds(build_progress.total()), build_progress.builds(),
-      Seconds(confirm), Seconds(probes), Seconds(bisect), Seconds(isolation), Seconds(other)));
+      Seconds(confirm), Seconds(probes), Seconds(bisect), Seconds(isolation),
+      Seconds(audit_pairs), Seconds(other)));
+  // Everything measured is archived and shown; a broken audit sitting is still an error.
+  if (audit_failure) return *audit_failure;
   return report;
 }
 

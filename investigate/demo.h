@@ -7,14 +7,17 @@
 // resident) confirmed, the recalibrated parallelism gate probed at the bad end
 // (on series.count in a fresh process: expected NULL), the bisect, the
 // culprit's relevance to the scan's code path, and the "traversal index"
-// residency plan on the culprit and its parent. It ends with the three-step
-// story as it happened and how its wall time split (measured).
+// residency plan on the culprit and its parent. Then it audits the engine's
+// published v1.0 table (examples/eventstore/published-v1.0.json) for
+// series.count at the bad end: host drift, code and order (the resident index).
+// It ends with the story as it happened and how its wall time split (measured).
 
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "base/result.h"
+#include "investigate/audit.h"
 #include "investigate/investigation.h"
 
 namespace culprit {
@@ -33,6 +36,11 @@ struct DemoOptions {
   std::string probe_query = "series.count";
   /// The [residency] plan isolated when the culprit is off the scan's path.
   std::string plan = "traversal index";
+  /// The published number audited at the end (a query of the published table).
+  std::string audit_query = "series.count";
+  /// The published table's event count: with any other --events the table is not
+  /// comparable, and the audit is skipped (said so).
+  static constexpr int kPublishedEvents = 1000000;
 };
 
 /// Line: progress (stderr); Result: findings (stdout).
@@ -46,6 +54,10 @@ struct DemoReport {
   bool culprit_on_code_path = false;
   std::string isolation_conclusion;  ///< On the culprit build; empty when not isolated.
   LadderOutcome outcome = LadderOutcome::kNone;  ///< InvestigationState::outcome.
+  /// The audit of the published table: its factors by name ("host drift", "code",
+  /// "order"), as measured; empty when it was skipped.
+  std::vector<AuditFactor> audit_factors;
+  std::string audit_conclusion;
   std::filesystem::path config_path;
 };
 

@@ -44,14 +44,6 @@ std::vector<std::string> CommitsWithSubject(const std::filesystem::path& repo,
   return ids;
 }
 
-int RecordFiles(const std::filesystem::path& records) {
-  int n = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(records)) {
-    n += entry.path().extension() == ".json";
-  }
-  return n;
-}
-
 ProcessResult RunDemo(const TempDir& dir) {
   ProcessSpec spec;
   spec.argv = {CULPRIT_EXE, "demo", "--dir", (dir.path() / "demo").string()};
@@ -122,10 +114,18 @@ TEST(Demo, IsolatesTheIndexOfTheIndexPersistingCommit) {
       << out;
   EXPECT_NE(out.find("wall time"), std::string::npos) << out;
 
+  // Then the published v1.0 table is audited at v1.3: the order factor (series.count after
+  // path.traverse in one process, against series.count alone) is the resident index, a
+  // slowdown beyond the band. The code and drift factors are whatever this host measures.
+  EXPECT_NE(out.find("4. the audit of the published v1.0 table:"), std::string::npos) << out;
+  EXPECT_NE(out.find("× order"), std::string::npos) << out;
+  EXPECT_NE(out.find("audit sittings"), std::string::npos) << out;
+
   // Every sitting is archived: the confirmation, the probe, the bisect's
   // confirmation, steps, verification and result, two isolations, and the
-  // investigation that links them all.
-  int files = 0, investigations = 0;
+  // investigation that links them all; then the audit and its factors' sittings.
+  int files = 0, investigations = 0, audits = 0;
+  size_t investigation_links = 0, audit_links = 0;
   for (const auto& entry : std::filesystem::directory_iterator(records)) {
     if (entry.path().extension() != ".json") continue;
     ++files;
@@ -134,11 +134,27 @@ TEST(Demo, IsolatesTheIndexOfTheIndexPersistingCommit) {
     if (record["kind"] == "investigation") {
       ++investigations;
       EXPECT_EQ(record["details"]["outcome"], "isolated") << record.dump(1);
-      EXPECT_EQ(record["links"].size(), static_cast<size_t>(RecordFiles(records) - 1));
+      investigation_links = record["links"].size();
+    }
+    if (record["kind"] == "audit") {
+      ++audits;
+      audit_links = record["links"].size();
+      bool order_seen = false;
+      for (const nlohmann::json& f : record["payload"]["factors"]) {
+        if (f["name"] != "order") continue;
+        order_seen = true;
+        EXPECT_EQ(f["verdict"], "EFFECT") << record["payload"].dump(1);
+        EXPECT_GT(f["low"].get<double>(), 1.0) << record["payload"].dump(1);
+      }
+      EXPECT_TRUE(order_seen) << record["payload"].dump(1);
     }
   }
   EXPECT_EQ(investigations, 1);
-  EXPECT_GE(files, 8) << records;
+  EXPECT_EQ(audits, 1);
+  EXPECT_GE(audit_links, 2u);  // the code and order sittings
+  // The investigation links every record but itself and the audit's.
+  EXPECT_EQ(investigation_links, static_cast<size_t>(files) - 1 - (1 + audit_links));
+  EXPECT_GE(files, 11) << records;
 }
 
 }  // namespace
