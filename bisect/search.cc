@@ -142,53 +142,65 @@ const BisectSearch::VerdictMemo& BisectSearch::LookVerdict(VerdictMemo& memo, in
   return memo;
 }
 
+BisectSearch::Decision BisectSearch::Finish(SearchOutcome out, SearchOutcome::Kind kind,
+                                            std::string reason) {
+  out.kind = kind;
+  out.reason = std::move(reason);
+  return {Action{}, std::move(out)};
+}
+
 BisectSearch::Decision BisectSearch::Decide() const {
-  Decision dec;
-  SearchOutcome& out = dec.outcome;
   const int budget = max_pairs() - pairs_used();
-  auto finish = [&](SearchOutcome::Kind kind, std::string reason) {
-    dec.action = Action{};
-    out.kind = kind;
-    out.reason = std::move(reason);
-    return dec;
-  };
-
-  // 1. The endpoints must differ by an EFFECT before anything is bisected.
+  SearchOutcome out;
   if (options_.confirm_endpoints) {
-    const VerdictMemo& v = LookVerdict(endpoint_memo_, n_, 0, /*verification=*/false);
-    const int have = v.pairs;
-    if (v.has_shift) {
-      out.log_ratio = v.estimate;
-      out.log_ratio_low = v.low;
-      out.log_ratio_high = v.high;
-      out.interval_confidence = v.confidence;
-    }
-    if (v.verdict == Verification::kTie || v.verdict == Verification::kFaster ||
-        (v.verdict == Verification::kUndecided && have >= options_.verify_pairs_max)) {
-      const char* what = v.verdict == Verification::kFaster ? "the bad commit is faster than the good one"
-                         : v.verdict == Verification::kTie
-                             ? "good and bad are equal within the band"
-                             : "good and bad are not shown to differ by more than the band";
-      return finish(SearchOutcome::Kind::kNotReproducible,
-                    fmt::format("the move is not reproducible here: {} ({}); there is nothing "
-                                "to bisect",
-                                what, RatioText(v.estimate, v.low, v.high, v.pairs)));
-    }
-    if (v.verdict != Verification::kSlower) {
-      if (budget <= 0) {
-        return finish(SearchOutcome::Kind::kInconclusive,
-                      "the pair budget ran out while confirming the endpoints");
-      }
-      const int want = have < options_.verify_pairs_min ? options_.verify_pairs_min - have
-                                                        : NextLook(options_, have) - have;
-      dec.action = {Action::Kind::kMeasure, n_, 0, std::min(want, budget)};
-      return dec;
-    }
+    if (std::optional<Decision> confirming = ConfirmEndpoints(out, budget)) return *confirming;
   }
+  const std::vector<double> cdf = Locate(out);
+  const std::string credible =
+      fmt::format("{} commit(s) hold {:.0f}% of the probability", out.credible_set.size(),
+                  100 * options_.target_probability);
+  if (out.probability >= options_.target_probability) return Verify(out, budget, credible);
+  return Split(out, cdf, budget, credible);
+}
 
-  // 2. The posterior, grouped into blocks of hypotheses that no buildable commit separates:
-  // hypotheses j and j + 1 differ only in whether commit j is bad, so an unbuildable j
-  // merges them. Every block ends at a buildable commit (or N).
+// 1. The endpoints must differ by an EFFECT before anything is bisected.
+std::optional<BisectSearch::Decision> BisectSearch::ConfirmEndpoints(SearchOutcome& out,
+                                                                     int budget) const {
+  const VerdictMemo& v = LookVerdict(endpoint_memo_, n_, 0, /*verification=*/false);
+  const int have = v.pairs;
+  if (v.has_shift) {
+    out.log_ratio = v.estimate;
+    out.log_ratio_low = v.low;
+    out.log_ratio_high = v.high;
+    out.interval_confidence = v.confidence;
+  }
+  if (v.verdict == Verification::kTie || v.verdict == Verification::kFaster ||
+      (v.verdict == Verification::kUndecided && have >= options_.verify_pairs_max)) {
+    const char* what = v.verdict == Verification::kFaster
+                           ? "the bad commit is faster than the good one"
+                       : v.verdict == Verification::kTie
+                           ? "good and bad are equal within the band"
+                           : "good and bad are not shown to differ by more than the band";
+    return Finish(out, SearchOutcome::Kind::kNotReproducible,
+                  fmt::format("the move is not reproducible here: {} ({}); there is nothing "
+                              "to bisect",
+                              what, RatioText(v.estimate, v.low, v.high, v.pairs)));
+  }
+  if (v.verdict == Verification::kSlower) return std::nullopt;
+  if (budget <= 0) {
+    return Finish(out, SearchOutcome::Kind::kInconclusive,
+                  "the pair budget ran out while confirming the endpoints");
+  }
+  const int want = have < options_.verify_pairs_min ? options_.verify_pairs_min - have
+                                                    : NextLook(options_, have) - have;
+  return Decision{{Action::Kind::kMeasure, n_, 0, std::min(want, budget)}, out};
+}
+
+// 2. The posterior, grouped into blocks of hypotheses that no buildable commit separates:
+// hypotheses j and j + 1 differ only in whether commit j is bad, so an unbuildable j
+// merges them. Every block ends at a buildable commit (or N). Fills the most probable
+// block and the credible set into `out`; returns the posterior's cumulative sums.
+std::vector<double> BisectSearch::Locate(SearchOutcome& out) const {
   const ModelFit fit = Fit();
   const std::vector<double>& post = fit.posterior;
   std::vector<double> cdf(n_ + 1, 0.0);
@@ -209,73 +221,74 @@ BisectSearch::Decision BisectSearch::Decide() const {
   out.first = best_first;
   out.last = best_last;
   out.probability = best_mass;
-  {
-    std::vector<int> order(n_);
-    for (int j = 1; j <= n_; ++j) order[j - 1] = j;
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return post[a] > post[b]; });
-    double acc = 0;
-    for (int j : order) {
-      out.credible_set.push_back(j);
-      acc += post[j];
-      if (acc >= options_.target_probability) break;
-    }
-    std::sort(out.credible_set.begin(), out.credible_set.end());
+  std::vector<int> order(n_);
+  for (int j = 1; j <= n_; ++j) order[j - 1] = j;
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return post[a] > post[b]; });
+  double acc = 0;
+  for (int j : order) {
+    out.credible_set.push_back(j);
+    acc += post[j];
+    if (acc >= options_.target_probability) break;
   }
-  const std::string credible =
-      fmt::format("{} commit(s) hold {:.0f}% of the probability", out.credible_set.size(),
-                  100 * options_.target_probability);
+  std::sort(out.credible_set.begin(), out.credible_set.end());
+  return cdf;
+}
 
-  // 3. Verify a block that holds the target: its last commit against the nearest buildable
-  // parent, fresh pairs, by the verdict rule.
-  if (best_mass >= options_.target_probability) {
-    const int culprit = best_last, parent = best_first - 1;
-    const VerdictMemo& v = LookVerdict(verify_memo_, culprit, parent, /*verification=*/true);
-    const int have = v.pairs;
-    if (have >= options_.verify_pairs_min) {
-      if (v.has_shift) {
-        out.log_ratio = v.estimate;
-        out.log_ratio_low = v.low;
-        out.log_ratio_high = v.high;
-        out.verification_pairs = have;
-        out.interval_confidence = v.confidence;
-      }
-      if (v.verdict == Verification::kSlower) {
-        out.verified = true;
-        const bool range = best_first != best_last;
-        return finish(
-            range ? SearchOutcome::Kind::kRange : SearchOutcome::Kind::kCulprit,
-            range ? fmt::format("the first bad commit is among {}..{} ({:.1f}%); "
-                                "{}..{} could not be built; {} vs {}: {}",
-                                best_first, best_last, 100 * best_mass, best_first, best_last - 1,
-                                culprit, parent, RatioText(v.estimate, v.low, v.high, v.pairs))
-                  : fmt::format("commit {} is the first bad commit ({:.1f}%), "
-                                "verified against its parent: {}",
-                                culprit, 100 * best_mass,
-                                RatioText(v.estimate, v.low, v.high, v.pairs)));
-      }
-      if (v.verdict != Verification::kUndecided || have >= options_.verify_pairs_max) {
-        return finish(SearchOutcome::Kind::kInconclusive,
-                      fmt::format("the search points at {} ({:.1f}%) but {} vs its parent {} "
-                                  "is not an EFFECT ({}); {}",
-                                  culprit, 100 * best_mass, culprit, parent,
-                                  RatioText(v.estimate, v.low, v.high, v.pairs), credible));
-      }
+// 3. Verify the block that holds the target: its last commit against the nearest buildable
+// parent, fresh pairs, by the verdict rule.
+BisectSearch::Decision BisectSearch::Verify(SearchOutcome out, int budget,
+                                            const std::string& credible) const {
+  const int best_first = out.first, best_last = out.last;
+  const double best_mass = out.probability;
+  const int culprit = best_last, parent = best_first - 1;
+  const VerdictMemo& v = LookVerdict(verify_memo_, culprit, parent, /*verification=*/true);
+  const int have = v.pairs;
+  if (have >= options_.verify_pairs_min) {
+    if (v.has_shift) {
+      out.log_ratio = v.estimate;
+      out.log_ratio_low = v.low;
+      out.log_ratio_high = v.high;
+      out.verification_pairs = have;
+      out.interval_confidence = v.confidence;
     }
-    if (budget <= 0) {
-      return finish(
-          SearchOutcome::Kind::kInconclusive,
-          fmt::format("the pair budget ran out while verifying {}; {}", culprit, credible));
+    if (v.verdict == Verification::kSlower) {
+      out.verified = true;
+      const bool range = best_first != best_last;
+      return Finish(
+          out, range ? SearchOutcome::Kind::kRange : SearchOutcome::Kind::kCulprit,
+          range ? fmt::format("the first bad commit is among {}..{} ({:.1f}%); "
+                              "{}..{} could not be built; {} vs {}: {}",
+                              best_first, best_last, 100 * best_mass, best_first, best_last - 1,
+                              culprit, parent, RatioText(v.estimate, v.low, v.high, v.pairs))
+                : fmt::format("commit {} is the first bad commit ({:.1f}%), "
+                              "verified against its parent: {}",
+                              culprit, 100 * best_mass,
+                              RatioText(v.estimate, v.low, v.high, v.pairs)));
     }
-    const int want = have < options_.verify_pairs_min ? options_.verify_pairs_min - have
-                                                      : NextLook(options_, have) - have;
-    dec.action = {Action::Kind::kVerify, culprit, parent, std::min(want, budget)};
-    return dec;
+    if (v.verdict != Verification::kUndecided || have >= options_.verify_pairs_max) {
+      return Finish(out, SearchOutcome::Kind::kInconclusive,
+                    fmt::format("the search points at {} ({:.1f}%) but {} vs its parent {} "
+                                "is not an EFFECT ({}); {}",
+                                culprit, 100 * best_mass, culprit, parent,
+                                RatioText(v.estimate, v.low, v.high, v.pairs), credible));
+    }
   }
-
-  // 4. Search: keep measuring the current candidate until its side is decisive, else pick
-  // the buildable commit that splits the posterior most evenly (nearest the median).
   if (budget <= 0) {
-    return finish(SearchOutcome::Kind::kInconclusive,
+    return Finish(
+        out, SearchOutcome::Kind::kInconclusive,
+        fmt::format("the pair budget ran out while verifying {}; {}", culprit, credible));
+  }
+  const int want = have < options_.verify_pairs_min ? options_.verify_pairs_min - have
+                                                    : NextLook(options_, have) - have;
+  return {{Action::Kind::kVerify, culprit, parent, std::min(want, budget)}, out};
+}
+
+// 4. Search: keep measuring the current candidate until its side is decisive, else pick
+// the buildable commit that splits the posterior most evenly (nearest the median).
+BisectSearch::Decision BisectSearch::Split(SearchOutcome out, const std::vector<double>& cdf,
+                                           int budget, const std::string& credible) const {
+  if (budget <= 0) {
+    return Finish(out, SearchOutcome::Kind::kInconclusive,
                   fmt::format("the pair budget ({}) ran out; {}", max_pairs(), credible));
   }
   const double step_threshold = std::log(options_.step_odds);
@@ -296,8 +309,7 @@ BisectSearch::Decision BisectSearch::Decide() const {
       if (step_pairs < options_.max_pairs_per_step && !decisive(c)) {
         const int want =
             std::min(options_.pairs_per_batch, options_.max_pairs_per_step - step_pairs);
-        dec.action = {Action::Kind::kMeasure, c, 0, std::min(want, budget)};
-        return dec;
+        return {{Action::Kind::kMeasure, c, 0, std::min(want, budget)}, out};
       }
     }
   }
@@ -323,15 +335,14 @@ BisectSearch::Decision BisectSearch::Decide() const {
   // balance loses at most a few percent of a bit of information.
   if (best_cheap >= 0 && cheap_balance >= 0.8 * best_balance) best = best_cheap;
   if (best < 0 || best_balance < 1e-9) {
-    return finish(
-        SearchOutcome::Kind::kInconclusive,
+    return Finish(
+        out, SearchOutcome::Kind::kInconclusive,
         fmt::format("no commit left to build{} can separate the remaining "
                     "hypotheses; {}",
                     may_build ? "" : fmt::format(" within the budget of {} builds", max_builds()),
                     credible));
   }
-  dec.action = {Action::Kind::kMeasure, best, 0, std::min(options_.pairs_per_batch, budget)};
-  return dec;
+  return {{Action::Kind::kMeasure, best, 0, std::min(options_.pairs_per_batch, budget)}, out};
 }
 
 Action BisectSearch::Next() const { return Decide().action; }

@@ -12,6 +12,7 @@
 // the driver maps indices to commit ids (first-parent order). Regressions are
 // slowdowns: d > 0 means slower. For a speed-up the driver flips the sign of d.
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -170,7 +171,17 @@ class BisectSearch {
     double confidence = 0;  ///< Of [low, high]: 1 - the look's alpha.
   };
   ModelFit Fit() const;
+  /// The next action and the outcome so far, in four steps along the search's seams: the
+  /// endpoint confirmation (a decision when it is not yet an EFFECT), locating the most
+  /// probable block, verifying it once it holds the target, else splitting the posterior.
   Decision Decide() const;
+  /// The decision that ends the search with `kind` and `reason`; `out` keeps what it found.
+  static Decision Finish(SearchOutcome out, SearchOutcome::Kind kind, std::string reason);
+  std::optional<Decision> ConfirmEndpoints(SearchOutcome& out, int budget) const;
+  std::vector<double> Locate(SearchOutcome& out) const;
+  Decision Verify(SearchOutcome out, int budget, const std::string& credible) const;
+  Decision Split(SearchOutcome out, const std::vector<double>& cdf, int budget,
+                 const std::string& credible) const;
   const VerdictMemo& LookVerdict(VerdictMemo& memo, int culprit, int parent,
                                  bool verification) const;
   bool IsUnbuildable(int commit) const;
