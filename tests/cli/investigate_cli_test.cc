@@ -230,6 +230,28 @@ conditions = [
     return RunProcess(spec);
   }
 
+  // Starts culprit with `args` in the test directory, stdout and stderr into files; its pid.
+  pid_t Spawn(const std::vector<std::string>& args) {
+    std::vector<std::string> all = {CULPRIT_EXE};
+    all.insert(all.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (const std::string& a : all) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, Stdout().c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                     0644);
+    posix_spawn_file_actions_addopen(&actions, 2, Stderr().c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                     0644);
+    posix_spawn_file_actions_addchdir_np(&actions, dir_.path().c_str());
+    pid_t pid = 0;
+    EXPECT_EQ(posix_spawn(&pid, CULPRIT_EXE, &actions, nullptr, argv.data(), environ), 0);
+    posix_spawn_file_actions_destroy(&actions);
+    return pid;
+  }
+  fs::path Stdout() const { return dir_.path() / "stdout.txt"; }
+  fs::path Stderr() const { return dir_.path() / "stderr.txt"; }
+
   int BenchRuns() const {
     std::istringstream in(ReadAll(BenchLog()));
     int n = 0;
@@ -355,21 +377,10 @@ TEST_F(InvestigateCliTest, WithoutAPlanItSaysSoAndStopsAfterRelevance) {
 // resumed run measures the unfinished step again and goes on.
 TEST_F(InvestigateCliTest, CtrlCLeavesAnInterruptedRecordAndResumes) {
   WriteConfig(true);
-  const std::vector<std::string> args = {CULPRIT_EXE,   "investigate", "--good",      "v1",
-                                         "--bad",       "v2",          "-q",          "scan",
-                                         "--min-pairs", "80",          "--max-pairs", "80"};
-  std::vector<char*> argv;
-  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  const fs::path out = dir_.path() / "stdout.txt", err = dir_.path() / "stderr.txt";
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addchdir_np(&actions, dir_.path().c_str());
-  pid_t pid = 0;
-  ASSERT_EQ(posix_spawn(&pid, CULPRIT_EXE, &actions, nullptr, argv.data(), environ), 0);
-  posix_spawn_file_actions_destroy(&actions);
+  const pid_t pid = Spawn({"investigate", "--good", "v1", "--bad", "v2", "-q", "scan",
+                           "--min-pairs", "80", "--max-pairs", "80"});
+  ASSERT_GT(pid, 0);
+  const fs::path err = Stderr();
 
   // A wait, not a timed assertion: the deadline only keeps a broken culprit from wedging the test.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(3);
@@ -411,6 +422,53 @@ TEST_F(InvestigateCliTest, CtrlCLeavesAnInterruptedRecordAndResumes) {
   ASSERT_EQ(resumed.exit_code, 0) << DescribeRun(resumed);
   EXPECT_TRUE(Contains(resumed.stdout_text, "=> confirmed: scan moved")) << resumed.stdout_text;
   EXPECT_EQ(Records("compare").size(), 2u);
+}
+
+// kill -9 in the middle of the bisect (after its confirmation sitting is archived): nothing
+// can be saved then, yet `--resume` measures neither the confirmation nor the probe again,
+// continues the bisect from its own saved state, names the same culprit, and leaves no
+// damaged record and no temporary file behind.
+TEST_F(InvestigateCliTest, AKillDuringTheBisectResumesWithoutMeasuringTheStepsBefore) {
+  WriteConfig(false);
+  const pid_t pid = Spawn({"investigate", "--good", "v1", "--bad", "v2", "-q", "scan", "--seed",
+                           "11"});
+  ASSERT_GT(pid, 0);
+  // A wait, not a timed assertion: the deadline only keeps a broken culprit from wedging the test.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(3);
+  int status = 0;
+  bool exited = false;
+  while (Records("bisect-step").empty() && std::chrono::steady_clock::now() < deadline) {
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      exited = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_FALSE(exited) << "culprit ended before the kill:\n" << ReadAll(Stderr());
+  ASSERT_EQ(kill(pid, SIGKILL), 0);
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  const size_t confirmations = Records("compare").size(), probes = Records("probe").size();
+  ASSERT_EQ(confirmations, 1u) << ReadAll(Stderr());
+  ASSERT_EQ(probes, 1u) << ReadAll(Stderr());
+  const int bench_runs = BenchRuns();
+
+  ProcessResult resumed = Culprit({"investigate", "--resume"});
+  ASSERT_EQ(resumed.exit_code, 0) << DescribeRun(resumed);
+  EXPECT_TRUE(Contains(resumed.stderr_text, "step 1 done")) << resumed.stderr_text;
+  EXPECT_EQ(Records("compare").size(), confirmations);  // not measured again
+  EXPECT_EQ(Records("probe").size(), probes);
+  EXPECT_GT(BenchRuns(), bench_runs);  // the bisect went on
+  std::vector<Json> investigations = Records("investigation");
+  ASSERT_EQ(investigations.size(), 1u);
+  EXPECT_EQ(investigations[0]["details"]["outcome"], "no plan");
+  EXPECT_TRUE(Contains(resumed.stdout_text, "=> culprit " + culprit_.substr(0, 10)))
+      << resumed.stdout_text;
+  // Every file in the archive is a whole record; nothing half-written is left.
+  for (const auto& e : fs::directory_iterator(dir_.path() / "records")) {
+    EXPECT_EQ(e.path().extension(), ".json") << e.path();
+    EXPECT_NO_THROW(Json::parse(ReadAll(e.path()))) << e.path();
+  }
 }
 
 TEST_F(InvestigateCliTest, UnknownQueryIsAUsageErrorBeforeAnythingIsMeasured) {
