@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "base/json_text.h"
+#include "base/strings.h"
 
 namespace culprit {
 namespace {
@@ -434,35 +435,18 @@ Record FromJson(const Json& j) {
 
 }  // namespace
 
-std::string_view RecordKindName(RecordKind kind) {
-  switch (kind) {
-    case RecordKind::kProbe:
-      return "probe";
-    case RecordKind::kCompare:
-      return "compare";
-    case RecordKind::kBisect:
-      return "bisect";
-    case RecordKind::kBisectStep:
-      return "bisect-step";
-    case RecordKind::kIsolate:
-      return "isolate";
-    case RecordKind::kAudit:
-      return "audit";
-    case RecordKind::kRun:
-      return "run";
-    case RecordKind::kInvestigation:
-      return "investigation";
-  }
-  return "probe";
-}
+namespace {
+// In the enum's order: the one place each kind is spelled.
+constexpr std::string_view kRecordKindNames[] = {"probe", "compare", "bisect", "bisect-step",
+                                                 "isolate", "audit", "run", "investigation"};
+}  // namespace
+
+std::string_view RecordKindName(RecordKind kind) { return NameIn(kRecordKindNames, kind); }
 
 void PrintTo(RecordKind kind, std::ostream* out) { *out << RecordKindName(kind); }
 
 std::optional<RecordKind> ParseRecordKind(std::string_view name) {
-  for (RecordKind kind : kAllRecordKinds) {
-    if (RecordKindName(kind) == name) return kind;
-  }
-  return std::nullopt;
+  return ParseIn<RecordKind>(kRecordKindNames, name);
 }
 
 std::string RecordToJson(const Record& record) {

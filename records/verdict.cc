@@ -4,21 +4,16 @@
 #include <cctype>
 #include <ostream>
 
+#include "base/strings.h"
+
 namespace culprit {
 
-std::string_view VerdictName(Verdict v) {
-  switch (v) {
-    case Verdict::kEffect:
-      return "EFFECT";
-    case Verdict::kNull:
-      return "NULL";
-    case Verdict::kInconclusive:
-      return "INCONCLUSIVE";
-    case Verdict::kError:
-      return "ERROR";
-  }
-  return "INCONCLUSIVE";
-}
+namespace {
+// In the enum's order: the one place each verdict is spelled.
+constexpr std::string_view kVerdictNames[] = {"EFFECT", "NULL", "INCONCLUSIVE", "ERROR"};
+}  // namespace
+
+std::string_view VerdictName(Verdict v) { return NameIn(kVerdictNames, v); }
 
 std::optional<Verdict> ParseVerdict(std::string_view name) {
   for (Verdict v : kAllVerdicts) {
