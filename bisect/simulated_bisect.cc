@@ -192,15 +192,14 @@ BisectSections SimulatedBisectConfig(const std::filesystem::path& dir, const Bis
   return config;
 }
 
-Result<RunnerTrialResult> RunRunnerTrial(SimWorld& world, const std::filesystem::path& dir,
-                                         uint64_t seed, const BisectConfig& bisect) {
+Result<BisectReport> RunSimulatedBisect(SimulatedEngine& engine, const std::filesystem::path& dir,
+                                        uint64_t seed, BisectReporter& reporter,
+                                        const BisectConfig& bisect) {
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
   std::filesystem::create_directories(dir, ec);
   if (ec) return Error(fmt::format("cannot create {}: {}", dir.string(), ec.message()));
   const BisectSections config = SimulatedBisectConfig(dir, bisect);
-  SimulatedEngine engine(world);
-  SilentReporter reporter;
   BisectRunner runner(config, {engine, engine, engine}, /*host=*/nullptr, reporter);
   BisectRequest request;
   request.good = "good";
@@ -209,6 +208,14 @@ Result<RunnerTrialResult> RunRunnerTrial(SimWorld& world, const std::filesystem:
   request.flags.seed = seed;
   Result<BisectReport> report = runner.Run(request);
   std::filesystem::remove_all(dir, ec);
+  return report;
+}
+
+Result<RunnerTrialResult> RunRunnerTrial(SimWorld& world, const std::filesystem::path& dir,
+                                         uint64_t seed, const BisectConfig& bisect) {
+  SimulatedEngine engine(world);
+  SilentReporter reporter;
+  Result<BisectReport> report = RunSimulatedBisect(engine, dir, seed, reporter, bisect);
   RunnerTrialResult r;
   r.builds = engine.builds_attempted();
   if (!report) {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "bisect/bisect_config.h"
+#include "bisect/bisect_runner.h"
 #include "bisect/simulation.h"
 #include "engine/history.h"
 #include "probes/build_provider.h"
@@ -67,6 +68,13 @@ class SimulatedEngine : public History, public BuildProvider, public Measurer {
 /// it, `bisect` as [bisect] (the defaults unless told), one query "q", files under `dir`.
 BisectSections SimulatedBisectConfig(const std::filesystem::path& dir,
                                      const BisectConfig& bisect = {});
+
+/// One bisect of good..bad on `engine` through the real BisectRunner, with the files of
+/// SimulatedBisectConfig(dir, bisect) in `dir` (emptied first, removed after) and `seed`
+/// ordering its sittings; what the runner returned.
+Result<BisectReport> RunSimulatedBisect(SimulatedEngine& engine, const std::filesystem::path& dir,
+                                        uint64_t seed, BisectReporter& reporter,
+                                        const BisectConfig& bisect = {});
 
 /// How a bisect through the runner ended, against the world's truth. The changes that count
 /// are those that move the way the whole range moves (a partial undo or an earlier

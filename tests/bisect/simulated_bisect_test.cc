@@ -292,14 +292,11 @@ class QuietReporter : public BisectReporter {
 Error InterruptMidSearch(const std::string& name, bool break_state) {
   SimWorld world(Quiet({{1.0}}), 27);
   const std::filesystem::path dir = TrialDir(name);
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  const BisectSections config = SimulatedBisectConfig(dir);
   SimulatedEngine engine(world);
   engine.OnPair([&](int pair) {
     if (pair != 3) return;
     if (break_state) {
-      const std::filesystem::path state = BisectStatePath(config);
+      const std::filesystem::path state = BisectStatePath(SimulatedBisectConfig(dir));
       std::filesystem::remove(state);
       std::filesystem::create_directories(state);
       std::ofstream(state / "in-the-way") << "x";
@@ -307,15 +304,8 @@ Error InterruptMidSearch(const std::string& name, bool break_state) {
     SetInterruptRequested(true);
   });
   QuietReporter reporter;
-  BisectRunner runner(config, {engine, engine, engine}, /*host=*/nullptr, reporter);
-  BisectRequest request;
-  request.good = "good";
-  request.bad = "bad";
-  request.query = "q";
-  request.flags.seed = 27;
-  Result<BisectReport> report = runner.Run(request);
+  Result<BisectReport> report = RunSimulatedBisect(engine, dir, 27, reporter);
   SetInterruptRequested(false);
-  std::filesystem::remove_all(dir);
   EXPECT_FALSE(report.ok());
   return report.ok() ? Error("the bisect finished") : report.error();
 }
@@ -359,20 +349,9 @@ class ProgressRecorder : public BisectReporter, public SittingProgress {
 
 TEST(BisectRunnerOnScriptedWorld, EverySittingReportsItsPairsProgress) {
   SimWorld world(Quiet({{1.0}}), 28);
-  const std::filesystem::path dir = TrialDir("progress");
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
   SimulatedEngine engine(world);
   ProgressRecorder recorder;
-  const BisectSections config = SimulatedBisectConfig(dir);  // the runner keeps a reference
-  BisectRunner runner(config, {engine, engine, engine}, nullptr, recorder);
-  BisectRequest request;
-  request.good = "good";
-  request.bad = "bad";
-  request.query = "q";
-  request.flags.seed = 28;
-  Result<BisectReport> report = runner.Run(request);
-  std::filesystem::remove_all(dir);
+  Result<BisectReport> report = RunSimulatedBisect(engine, TrialDir("progress"), 28, recorder);
   ASSERT_TRUE(report.ok()) << report.error().message();
   ASSERT_GE(recorder.labels.size(), 3u);  // the confirmation, the search, the verification
   EXPECT_EQ(recorder.labels.front().rfind("confirm ", 0), 0u) << recorder.labels.front();
