@@ -3,12 +3,20 @@
 // commit that does not exist or does not build, a published record of another
 // query, a registry that does not run the query, no registry at all. The
 // engine is a small C program in a temporary git repository; no test here
-// measures more than a build.
+// measures more than a build, but the one that interrupts an audit mid-sitting.
 
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engine/process.h"
@@ -173,6 +181,68 @@ TEST_F(AuditCliTest, TableRowsAreCheckedBeforeMeasuring) {
   EXPECT_TRUE(Contains(bad.stderr_text, "published.csv:2: value: expected a positive number"))
       << DescribeRun(bad);
   EXPECT_TRUE(NoRecords());
+}
+
+// Ctrl-C during the order sitting (the code sitting and the drift are archived): exit 130,
+// the order's record and the audit's are written marked interrupted, the audit names the
+// factors it has, and every file in the archive is a whole record.
+TEST_F(AuditCliTest, CtrlCDuringASittingKeepsWhatWasMeasuredAndSaysSo) {
+  const fs::path out = dir_.path() / "stdout.txt", err = dir_.path() / "stderr.txt";
+  const fs::path records = dir_.path() / "records";
+  // 1000 pairs a sitting (seconds), so the order sitting is still running when the code one
+  // is archived and the interrupt arrives.
+  const pid_t pid = SpawnCulprit({"audit", "-q", "loop", "--published", "5", "--published-rev",
+                                  good_, "--min-pairs", "1000", "--max-pairs", "1000", "--config",
+                                  (dir_.path() / "culprit.toml").string()},
+                                 dir_.path(), out, err);
+  ASSERT_GT(pid, 0);
+  auto kinds = [&](const std::string& kind) {
+    std::vector<nlohmann::json> found;
+    if (!fs::exists(records)) return found;
+    for (const auto& e : fs::directory_iterator(records)) {
+      if (e.path().extension() != ".json") continue;
+      std::ifstream in(e.path());
+      nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+      if (j.is_object() && j["kind"] == kind) found.push_back(j);
+    }
+    return found;
+  };
+  // A wait, not a timed assertion: the deadline only keeps a broken culprit from wedging the test.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(3);
+  int status = 0;
+  bool exited = false;
+  while (kinds("compare").empty() && std::chrono::steady_clock::now() < deadline) {
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      exited = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  std::stringstream err_text;
+  ASSERT_FALSE(exited) << "culprit ended before the interrupt";
+  ASSERT_EQ(kill(pid, SIGINT), 0);
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  err_text << std::ifstream(err).rdbuf();
+  ASSERT_TRUE(WIFEXITED(status)) << err_text.str();
+  EXPECT_EQ(WEXITSTATUS(status), 130) << err_text.str();
+
+  std::vector<nlohmann::json> audits = kinds("audit");
+  ASSERT_EQ(audits.size(), 1u) << err_text.str();
+  EXPECT_TRUE(audits[0]["interrupted"].get<bool>()) << audits[0].dump(1);
+  std::vector<nlohmann::json> compares = kinds("compare");
+  // The code sitting and the drift derived from it, whole; the order sitting, interrupted.
+  ASSERT_EQ(compares.size(), 3u) << err_text.str();
+  int interrupted = 0;
+  for (const nlohmann::json& c : compares) interrupted += c["interrupted"].get<bool>();
+  EXPECT_EQ(interrupted, 1);
+  const nlohmann::json& factors = audits[0]["payload"]["factors"];
+  ASSERT_TRUE(factors.is_array()) << audits[0].dump(1);
+  bool code_measured = false;
+  for (const nlohmann::json& f : factors) code_measured |= f["name"] == "code" && f.contains("ratio");
+  EXPECT_TRUE(code_measured) << factors.dump(1);
+  for (const auto& e : fs::directory_iterator(records)) {
+    EXPECT_EQ(e.path().extension(), ".json") << e.path();
+  }
 }
 
 }  // namespace

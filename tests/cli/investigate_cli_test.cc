@@ -6,10 +6,8 @@
 // resident rollup current (it walks twice the data: real work, about 3x), so
 // the one-shot query gets much slower although the scan's code is the same.
 
-#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 
 #include <filesystem>
@@ -24,8 +22,6 @@
 #include "tests/support/culprit_cli.h"
 #include "tests/support/git_fixture.h"
 #include "tests/support/temp_dir.h"
-
-extern char** environ;
 
 namespace culprit {
 namespace {
@@ -232,22 +228,7 @@ conditions = [
 
   // Starts culprit with `args` in the test directory, stdout and stderr into files; its pid.
   pid_t Spawn(const std::vector<std::string>& args) {
-    std::vector<std::string> all = {CULPRIT_EXE};
-    all.insert(all.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (const std::string& a : all) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, Stdout().c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                     0644);
-    posix_spawn_file_actions_addopen(&actions, 2, Stderr().c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                     0644);
-    posix_spawn_file_actions_addchdir_np(&actions, dir_.path().c_str());
-    pid_t pid = 0;
-    EXPECT_EQ(posix_spawn(&pid, CULPRIT_EXE, &actions, nullptr, argv.data(), environ), 0);
-    posix_spawn_file_actions_destroy(&actions);
-    return pid;
+    return SpawnCulprit(args, dir_.path(), Stdout(), Stderr());
   }
   fs::path Stdout() const { return dir_.path() / "stdout.txt"; }
   fs::path Stderr() const { return dir_.path() / "stderr.txt"; }

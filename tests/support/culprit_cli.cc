@@ -1,10 +1,32 @@
 #include "tests/support/culprit_cli.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <spawn.h>
 
 #include "tests/support/temp_dir.h"
 
+extern char** environ;
+
 namespace culprit {
+
+pid_t SpawnCulprit(const std::vector<std::string>& args, const std::filesystem::path& cwd,
+                   const std::filesystem::path& out, const std::filesystem::path& err) {
+  std::vector<std::string> all = {CULPRIT_EXE};
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (const std::string& a : all) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
+  pid_t pid = 0;
+  const int spawned = posix_spawn(&pid, CULPRIT_EXE, &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  return spawned == 0 ? pid : 0;
+}
 
 ProcessResult RunCulprit(const std::vector<std::string>& args, const std::filesystem::path& cwd) {
   ProcessSpec spec;

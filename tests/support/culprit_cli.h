@@ -2,6 +2,8 @@
 
 // Helpers for tests that drive the real `culprit` executable.
 
+#include <sys/types.h>
+
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -14,6 +16,12 @@ namespace culprit {
 /// Runs CULPRIT_EXE with `args` from `cwd`. The timeout only guards against a
 /// wedged test; no test asserts on time.
 ProcessResult RunCulprit(const std::vector<std::string>& args, const std::filesystem::path& cwd);
+
+/// Starts CULPRIT_EXE with `args` in `cwd` without waiting, its stdout and stderr written to
+/// the files `out` and `err`, for a test that signals it mid-run; its pid (0 when it could
+/// not start).
+pid_t SpawnCulprit(const std::vector<std::string>& args, const std::filesystem::path& cwd,
+                   const std::filesystem::path& out, const std::filesystem::path& err);
 
 /// Writes <dir>/culprit.toml for the small C engines the integration tests
 /// create in <dir>/repo: built with `cc -O1 -o prog main.c`, one query `loop`
