@@ -207,19 +207,11 @@ TEST_F(AuditCliTest, CtrlCDuringASittingKeepsWhatWasMeasuredAndSaysSo) {
     }
     return found;
   };
-  // A wait, not a timed assertion: the deadline only keeps a broken culprit from wedging the test.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(3);
   int status = 0;
-  bool exited = false;
-  while (kinds("compare").empty() && std::chrono::steady_clock::now() < deadline) {
-    if (waitpid(pid, &status, WNOHANG) == pid) {
-      exited = true;
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  ASSERT_TRUE(WaitWhileRunning(
+      pid, [&] { return !kinds("compare").empty(); }, std::chrono::minutes(3), &status))
+      << "culprit ended before the interrupt";
   std::stringstream err_text;
-  ASSERT_FALSE(exited) << "culprit ended before the interrupt";
   ASSERT_EQ(kill(pid, SIGINT), 0);
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
   err_text << std::ifstream(err).rdbuf();

@@ -414,18 +414,11 @@ TEST_F(InvestigateCliTest, AKillDuringTheBisectResumesWithoutMeasuringTheStepsBe
   const pid_t pid = Spawn({"investigate", "--good", "v1", "--bad", "v2", "-q", "scan", "--seed",
                            "11"});
   ASSERT_GT(pid, 0);
-  // A wait, not a timed assertion: the deadline only keeps a broken culprit from wedging the test.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(3);
   int status = 0;
-  bool exited = false;
-  while (Records("bisect-step").empty() && std::chrono::steady_clock::now() < deadline) {
-    if (waitpid(pid, &status, WNOHANG) == pid) {
-      exited = true;
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  ASSERT_FALSE(exited) << "culprit ended before the kill:\n" << ReadAll(Stderr());
+  ASSERT_TRUE(WaitWhileRunning(
+      pid, [&] { return !Records("bisect-step").empty(); }, std::chrono::minutes(3), &status))
+      << "culprit ended before the kill:\n"
+      << ReadAll(Stderr());
   ASSERT_EQ(kill(pid, SIGKILL), 0);
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
   ASSERT_TRUE(WIFSIGNALED(status));

@@ -3,6 +3,9 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <spawn.h>
+#include <sys/wait.h>
+
+#include <thread>
 
 #include "tests/support/temp_dir.h"
 
@@ -26,6 +29,17 @@ pid_t SpawnCulprit(const std::vector<std::string>& args, const std::filesystem::
   const int spawned = posix_spawn(&pid, CULPRIT_EXE, &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   return spawned == 0 ? pid : 0;
+}
+
+bool WaitWhileRunning(pid_t pid, const std::function<bool()>& ready, std::chrono::seconds limit,
+                      int* status) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!ready()) {
+    if (waitpid(pid, status, WNOHANG) == pid) return false;
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
 }
 
 ProcessResult RunCulprit(const std::vector<std::string>& args, const std::filesystem::path& cwd) {

@@ -4,7 +4,9 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,6 +24,12 @@ ProcessResult RunCulprit(const std::vector<std::string>& args, const std::filesy
 /// not start).
 pid_t SpawnCulprit(const std::vector<std::string>& args, const std::filesystem::path& cwd,
                    const std::filesystem::path& out, const std::filesystem::path& err);
+
+/// Polls `ready` every few milliseconds while process `pid` runs: true once it holds; false
+/// when the process exits first (its wait status in `*status`) or `limit` passes. A wait,
+/// not a timed assertion: the limit only keeps a broken culprit from wedging the test.
+bool WaitWhileRunning(pid_t pid, const std::function<bool()>& ready, std::chrono::seconds limit,
+                      int* status);
 
 /// Writes <dir>/culprit.toml for the small C engines the integration tests
 /// create in <dir>/repo: built with `cc -O1 -o prog main.c`, one query `loop`
