@@ -198,8 +198,8 @@ Error BisectRunner::Session::Interrupted() {
       fmt::format("; its state is saved in {}", BisectStatePath(config_).string()));
 }
 
-Batch BisectRunner::Session::MeasureBatch(BisectStepKind kind, int index, int baseline,
-                                          int pairs, bool warmup) {
+Batch BisectRunner::Session::MeasureBatch(BisectStepKind kind, int index, int baseline, int pairs,
+                                          bool warmup) {
   Batch batch;
   Result<ResolvedBuild> candidate = engine_.builds.Resolve(state_.commits[index]);
   if (!candidate) {
@@ -376,9 +376,10 @@ void BisectRunner::Session::ReportStep(const BisectStepLog& s) {
   reporter_.Line(fmt::format(
       "step {:>2} {:<7} {} (#{} of {})  {:>3} pairs  ratio {:.3f} [{:.3f}, {:.3f}]  "
       "P(first bad ≤ it) {:.3f}  {} left, best {} p={:.3f}  builds {} (⌈log2 N⌉={}) pairs {}{}",
-      s.step, BisectStepKindName(s.kind), Short(s.commit), s.index, n, s.pairs, s.ratio, s.low, s.high,
-      s.mass_at_or_before, left, Short(s.best_commit), s.best_probability, search_->builds_used(),
-      CeilLog2(n), search_->pairs_used(), s.note.empty() ? "" : "  " + s.note));
+      s.step, BisectStepKindName(s.kind), Short(s.commit), s.index, n, s.pairs, s.ratio, s.low,
+      s.high, s.mass_at_or_before, left, Short(s.best_commit), s.best_probability,
+      search_->builds_used(), CeilLog2(n), search_->pairs_used(),
+      s.note.empty() ? "" : "  " + s.note));
 }
 
 Result<BisectReport> BisectRunner::Session::Start(const BisectRequest& request) {
@@ -448,7 +449,8 @@ Result<BisectReport> BisectRunner::Session::Continue(BisectState state) {
                              state_.commits.size() - 1, query_->name, state_.log.size(),
                              search_->pairs_used()));
   state_.status = BisectStatus::kRunning;
-  if (!state_.segments.empty() && state_.segments[state_.active_segment].outcome != SegmentOutcome::kNone) {
+  if (!state_.segments.empty() &&
+      state_.segments[state_.active_segment].outcome != SegmentOutcome::kNone) {
     return Advance();
   }
   return Search();
@@ -488,9 +490,9 @@ Result<ComparisonOutcome> BisectRunner::Session::Sitting(int a, int b, BisectSte
   }
   plan.options = options_;
   // Whether a range moves is asked with [bisect]'s budgets, unless --max-pairs set them.
-  const int budget = confirm            ? config_.bisect.confirm_max_pairs
+  const int budget = confirm                          ? config_.bisect.confirm_max_pairs
                      : kind == BisectStepKind::kCheck ? config_.bisect.check_max_pairs
-                                       : 0;
+                                                      : 0;
   if (!max_pairs_given_ && budget > 0) {
     plan.options.max_pairs = std::max(budget, options_.min_pairs);
   }
@@ -599,8 +601,8 @@ Result<BisectReport> BisectRunner::Session::Confirm() {
   if (outcome->sitting.interrupted) return Interrupted();
   CULPRIT_TRY(OutcomeStatus(*outcome));
 
-  BisectStepLog log = SittingLog(static_cast<int>(state_.log.size()) + 1, BisectStepKind::kConfirm, 0, n,
-                                 state_.commits, *outcome);
+  BisectStepLog log = SittingLog(static_cast<int>(state_.log.size()) + 1, BisectStepKind::kConfirm,
+                                 0, n, state_.commits, *outcome);
   log.baseline = 0;
   if (outcome->record.verdict != Verdict::kEffect) {
     unconfirmed_.good = state_.good_rev;
@@ -728,8 +730,8 @@ Result<BisectReport> BisectRunner::Session::Advance() {
       segment.check = SegmentCheck::kUndecided;
       segment.reason = "its runs kept failing: " + outcome->sitting.failure->message();
     }
-    BisectStepLog log = SittingLog(static_cast<int>(state_.log.size()) + 1, BisectStepKind::kCheck, segment.lo,
-                                   segment.hi, state_.commits, *outcome);
+    BisectStepLog log = SittingLog(static_cast<int>(state_.log.size()) + 1, BisectStepKind::kCheck,
+                                   segment.lo, segment.hi, state_.commits, *outcome);
     log.note = SegmentCheckName(segment.check);
     state_.log.push_back(log);
     // A step line, like the search's: what changes from run to run comes after the commit.
@@ -777,10 +779,10 @@ Result<BisectReport> BisectRunner::Session::Search() {
         step_.interrupted = true;
         return Interrupted();
       case Batch::Kind::kBroken:
-        return Stop(Error(batch.reason)
-                        .WithContext(fmt::format("measuring commit {}",
-                                                 Short(state_.commits[commit])))
-                        .WithHint("fix the cause, then `culprit bisect resume`"));
+        return Stop(
+            Error(batch.reason)
+                .WithContext(fmt::format("measuring commit {}", Short(state_.commits[commit])))
+                .WithHint("fix the cause, then `culprit bisect resume`"));
       case Batch::Kind::kUnbuildable: {
         CULPRIT_TRY(FlushStep());
         const size_t skipped_before = search_->unbuildable().size();
@@ -1058,8 +1060,8 @@ std::string BisectRunner::Session::ChangesText(Record& record, BisectReport& rep
   // The old single-culprit fields: the earliest verified change.
   const BisectSegment& earliest = segments[changes.front()];
   SearchOutcome& o = report.outcome;
-  o.kind =
-      earliest.outcome == SegmentOutcome::kRange ? SearchOutcome::Kind::kRange : SearchOutcome::Kind::kCulprit;
+  o.kind = earliest.outcome == SegmentOutcome::kRange ? SearchOutcome::Kind::kRange
+                                                      : SearchOutcome::Kind::kCulprit;
   o.first = earliest.first;
   o.last = earliest.change;
   o.probability = earliest.probability;
@@ -1232,9 +1234,8 @@ Result<BisectReport> BisectRunner::Resume() {
 }
 
 std::string FormatBisectStatus(const BisectState& s) {
-  std::string out =
-      fmt::format("bisect {}..{} on {}: {}\n", s.good_rev, s.bad_rev, s.query,
-                     BisectStatusName(s.status));
+  std::string out = fmt::format("bisect {}..{} on {}: {}\n", s.good_rev, s.bad_rev, s.query,
+                                BisectStatusName(s.status));
   out += fmt::format("  {} commits, {} steps, started {}, updated {}\n", s.commits.size() - 1,
                      s.log.size(), s.started, s.updated);
   if (!s.log.empty()) {
@@ -1255,8 +1256,9 @@ std::string FormatBisectLog(const BisectState& s) {
   for (const BisectStepLog& l : s.log) {
     std::string ratio =
         l.pairs > 0 ? fmt::format("{:.3f} [{:.3f}, {:.3f}]", l.ratio, l.low, l.high) : "-";
-    out += fmt::format("{:>4}  {:<8} {:<10} {:>5} {:>6}  {:<24} {:>8.3f}  {}\n", l.step, BisectStepKindName(l.kind),
-                       Short(l.commit), l.index, l.pairs, ratio, l.mass_at_or_before,
+    out += fmt::format("{:>4}  {:<8} {:<10} {:>5} {:>6}  {:<24} {:>8.3f}  {}\n", l.step,
+                       BisectStepKindName(l.kind), Short(l.commit), l.index, l.pairs, ratio,
+                       l.mass_at_or_before,
                        l.note.empty() ? l.record_id : l.note + "  " + l.record_id);
   }
   return out;

@@ -20,8 +20,7 @@ namespace {
 constexpr std::string_view kStepKindNames[] = {"confirm", "measure", "verify", "check"};
 constexpr std::string_view kStatusNames[] = {"running", "interrupted", "done"};
 constexpr std::string_view kCheckNames[] = {"", "same", "tie", "opposite", "undecided"};
-constexpr std::string_view kOutcomeNames[] = {"", "change", "range", "inconclusive",
-                                              "unsearched"};
+constexpr std::string_view kOutcomeNames[] = {"", "change", "range", "inconclusive", "unsearched"};
 
 // Thrown inside BisectStateFromJson and caught there with nlohmann's errors.
 struct BadName : std::runtime_error {
@@ -37,21 +36,17 @@ Enum Require(const std::string_view (&names)[N], const json& j, const char* key)
 
 }  // namespace
 
-std::string_view BisectStepKindName(BisectStepKind kind) {
-  return NameIn(kStepKindNames, kind);
-}
-std::string_view BisectStatusName(BisectStatus status) {
-  return NameIn(kStatusNames, status);
-}
-std::string_view SegmentCheckName(SegmentCheck check) {
-  return NameIn(kCheckNames, check);
-}
+std::string_view BisectStepKindName(BisectStepKind kind) { return NameIn(kStepKindNames, kind); }
+std::string_view BisectStatusName(BisectStatus status) { return NameIn(kStatusNames, status); }
+std::string_view SegmentCheckName(SegmentCheck check) { return NameIn(kCheckNames, check); }
 std::string_view SegmentOutcomeName(SegmentOutcome outcome) {
   return NameIn(kOutcomeNames, outcome);
 }
 void PrintTo(BisectStepKind kind, std::ostream* out) { *out << BisectStepKindName(kind); }
 void PrintTo(BisectStatus status, std::ostream* out) { *out << BisectStatusName(status); }
-void PrintTo(SegmentCheck check, std::ostream* out) { *out << '"' << SegmentCheckName(check) << '"'; }
+void PrintTo(SegmentCheck check, std::ostream* out) {
+  *out << '"' << SegmentCheckName(check) << '"';
+}
 void PrintTo(SegmentOutcome outcome, std::ostream* out) {
   *out << '"' << SegmentOutcomeName(outcome) << '"';
 }

@@ -46,8 +46,8 @@ std::string DescribeDrift(const BisectStepLog& step) {
   return fmt::format(
       "HOST DRIFT: the calibration loop ran {:+.1f}% {} during step {} ({} of {}): the host "
       "changed speed while it was measured, so its ratios are suspect; re-run on a quiet host",
-      step.drift * 100, step.drift > 0 ? "slower" : "faster", step.step, BisectStepKindName(step.kind),
-      step.commit.substr(0, 10));
+      step.drift * 100, step.drift > 0 ? "slower" : "faster", step.step,
+      BisectStepKindName(step.kind), step.commit.substr(0, 10));
 }
 
 }  // namespace culprit

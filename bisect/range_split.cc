@@ -88,7 +88,8 @@ std::vector<int> UnplacedSegments(const std::vector<BisectSegment>& segments) {
   std::vector<int> out;
   for (size_t k = 0; k < segments.size(); ++k) {
     const BisectSegment& s = segments[k];
-    if (s.check == SegmentCheck::kTie || s.check == SegmentCheck::kNotMeasured || Verified(s)) continue;
+    if (s.check == SegmentCheck::kTie || s.check == SegmentCheck::kNotMeasured || Verified(s))
+      continue;
     // A segment still being searched has no outcome yet; it is not a leftover.
     if (s.check == SegmentCheck::kSame && s.outcome == SegmentOutcome::kNone) continue;
     out.push_back(static_cast<int>(k));

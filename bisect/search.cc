@@ -274,9 +274,8 @@ BisectSearch::Decision BisectSearch::Verify(SearchOutcome out, int budget,
     }
   }
   if (budget <= 0) {
-    return Finish(
-        out, SearchOutcome::Kind::kInconclusive,
-        fmt::format("the pair budget ran out while verifying {}; {}", culprit, credible));
+    return Finish(out, SearchOutcome::Kind::kInconclusive,
+                  fmt::format("the pair budget ran out while verifying {}; {}", culprit, credible));
   }
   const int want = have < options_.verify_pairs_min ? options_.verify_pairs_min - have
                                                     : NextLook(options_, have) - have;

@@ -230,7 +230,7 @@ Result<RunnerTrialResult> RunRunnerTrial(SimWorld& world, const std::filesystem:
     (step.kind == BisectStepKind::kConfirm  ? r.confirm_pairs
      : step.kind == BisectStepKind::kVerify ? r.verify_pairs
      : step.kind == BisectStepKind::kCheck  ? r.check_pairs
-                             : r.search_pairs) += step.pairs;
+                                            : r.search_pairs) += step.pairs;
   }
 
   // The truth the answer is held to: the changes that move the way the range does.

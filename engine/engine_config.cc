@@ -34,7 +34,6 @@ bool IsInsideGitRepository(const std::filesystem::path& dir) {
   return false;
 }
 
-
 // "~" or "~/..." from $HOME; nullopt when $HOME is needed but unset.
 std::optional<std::string> ExpandHome(const std::string& path) {
   if (path != "~" && !path.starts_with("~/")) return path;
@@ -273,19 +272,21 @@ Status CheckEngineRepository(const EngineConfig& engine, RepositoryUse use) {
   if (!std::filesystem::is_directory(engine.repo, ec)) {
     return source
         .At(engine.repo_position,
-            fmt::format("engine.repo: {} {}", engine.repo.string(),
-                        std::filesystem::exists(engine.repo, ec) ? "is not a directory"
-                                                                 : "does not exist"))
-        .WithHint("set it to the engine's git repository (relative paths start at the "
-                  "configuration's directory)");
+            fmt::format(
+                "engine.repo: {} {}", engine.repo.string(),
+                std::filesystem::exists(engine.repo, ec) ? "is not a directory" : "does not exist"))
+        .WithHint(
+            "set it to the engine's git repository (relative paths start at the "
+            "configuration's directory)");
   }
   if (use == RepositoryUse::kBuild && !IsInsideGitRepository(engine.repo)) {
     return source
         .At(engine.repo_position, fmt::format("engine.repo: {} is not a git repository (nor "
                                               "inside one)",
                                               engine.repo.string()))
-        .WithHint("culprit builds commits from the engine's history: point it at a clone "
-                  "(`git clone URL`, or `git init` there)");
+        .WithHint(
+            "culprit builds commits from the engine's history: point it at a clone "
+            "(`git clone URL`, or `git init` there)");
   }
   return {};
 }

@@ -103,7 +103,8 @@ std::string Story(const InvestigationState& s, const DemoOptions& options) {
   std::string out = "\n== the story, as it happened ==\n";
   std::string gate = "not probed";
   for (const InvestigationStepRecord& p : s.probes) {
-    if (p.name == "parallel_gate") gate = (p.verdict ? std::string(VerdictName(*p.verdict)) : "-") + ": " + p.sentence;
+    if (p.name == "parallel_gate")
+      gate = (p.verdict ? std::string(VerdictName(*p.verdict)) : "-") + ": " + p.sentence;
   }
   out += fmt::format("1. the plausible suspect, the parallelism gate (PARALLEL=1 at {}): {}\n",
                      options.bad, gate);
@@ -117,7 +118,7 @@ std::string Story(const InvestigationState& s, const DemoOptions& options) {
   if (s.isolations.empty()) {
     return out + "3. not isolated: " +
            (s.relevance == CulpritRelevance::kOnPath ? "the commit changes code the scan runs"
-                                     : "no residency plan ran") +
+                                                     : "no residency plan ran") +
            "\n";
   }
   for (const InvestigationStepRecord& i : s.isolations) {
@@ -190,8 +191,9 @@ Result<DemoReport> RunDemo(const DemoOptions& options, DemoReporter& reporter) {
   Result<std::optional<InvestigationState>> saved = LoadInvestigationState(*config);
   if (!saved) return saved.error();
   Result<InvestigationReport> ladder = Error("not run");
-  if (*saved && (*saved)->status != InvestigationStatus::kDone && (*saved)->request.good == request.good &&
-      (*saved)->request.bad == request.bad && (*saved)->request.query == request.query) {
+  if (*saved && (*saved)->status != InvestigationStatus::kDone &&
+      (*saved)->request.good == request.good && (*saved)->request.bad == request.bad &&
+      (*saved)->request.query == request.query) {
     reporter.Line(
         "an earlier demo did not finish: resuming it (finished steps are not "
         "measured again)");
@@ -231,16 +233,17 @@ Result<DemoReport> RunDemo(const DemoOptions& options, DemoReporter& reporter) {
     audit.query = options.audit_query;
     audit.table = examples / "eventstore" / "published-v1.0.json";
     audit.revision = options.bad;
-    audit.invocation = {"culprit", "audit", "-q", audit.query, "--table", audit.table->string(),
-                        "--rev", audit.revision};
+    audit.invocation = {"culprit",   "audit",       "-q",
+                        audit.query, "--table",     audit.table->string(),
+                        "--rev",     audit.revision};
     reporter.Line(fmt::format("the audit: culprit audit -q {} --table {} --rev {}", audit.query,
                               audit.table->string(), audit.revision));
     Result<std::vector<AuditOutcome>> audited =
         AuditWithEngine(*config, audit, /*progress=*/nullptr, &build_progress);
     if (!audited) return audited.error().WithContext("the demo's audit");
     for (const AuditOutcome& o : *audited) {
-      reporter.Result(fmt::format("\n4. the audit of the published v1.0 table:\n{}",
-                                  FormatAuditSummary(o)));
+      reporter.Result(
+          fmt::format("\n4. the audit of the published v1.0 table:\n{}", FormatAuditSummary(o)));
       report.audit_factors = o.figures.factors;
       report.audit_conclusion = o.conclusion;
       if (o.failure) audit_failure = *o.failure;
@@ -265,8 +268,8 @@ Result<DemoReport> RunDemo(const DemoOptions& options, DemoReporter& reporter) {
       "\nwall time {} (this process): history {}, builds {} ({} builds), confirmation pairs {}, "
       "probe pairs {}, bisect pairs {}, isolation rounds {}, audit sittings {}, the rest {}\n",
       Seconds(total), Seconds(history), Seconds(build_progress.total()), build_progress.builds(),
-      Seconds(confirm), Seconds(probes), Seconds(bisect), Seconds(isolation),
-      Seconds(audit_pairs), Seconds(other)));
+      Seconds(confirm), Seconds(probes), Seconds(bisect), Seconds(isolation), Seconds(audit_pairs),
+      Seconds(other)));
   // Everything measured is archived and shown; a broken audit sitting is still an error.
   if (audit_failure) return *audit_failure;
   return report;

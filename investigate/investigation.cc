@@ -26,9 +26,9 @@ namespace culprit {
 namespace {
 constexpr std::string_view kStatusNames[] = {"running", "stopped", "interrupted", "done"};
 constexpr std::string_view kRelevanceNames[] = {"", "on path", "off path", "unknown"};
-constexpr std::string_view kOutcomeNames[] = {
-    "", "not reproducible", "not confirmed", "no culprit", "on path", "relevance unknown",
-    "no plan", "isolated"};
+constexpr std::string_view kOutcomeNames[] = {"",           "not reproducible", "not confirmed",
+                                              "no culprit", "on path",          "relevance unknown",
+                                              "no plan",    "isolated"};
 }  // namespace
 
 std::string_view InvestigationStatusName(InvestigationStatus status) {
@@ -67,9 +67,10 @@ Enum Spelled(const std::string_view (&names)[N], const std::string& text, const 
 }
 
 Json StepToJson(const InvestigationStepRecord& s) {
-  Json j = {
-      {"name", s.name}, {"record", s.record_id}, {"verdict", s.verdict ? VerdictName(*s.verdict) : ""},
-      {"sentence", s.sentence}};
+  Json j = {{"name", s.name},
+            {"record", s.record_id},
+            {"verdict", s.verdict ? VerdictName(*s.verdict) : ""},
+            {"sentence", s.sentence}};
   if (s.ratio) j["ratio"] = *s.ratio;
   if (s.low) j["low"] = *s.low;
   if (s.high) j["high"] = *s.high;
@@ -160,8 +161,8 @@ Result<InvestigationState> InvestigationStateFromJson(std::string_view json,
     }
     InvestigationState s;
     s.run_id = j.at("run_id").get<std::string>();
-    s.status = Spelled<InvestigationStatus>(kStatusNames, j.at("status").get<std::string>(),
-                                            "status");
+    s.status =
+        Spelled<InvestigationStatus>(kStatusNames, j.at("status").get<std::string>(), "status");
     s.started = j.value("started", "");
     s.updated = j.value("updated", "");
     const Json& r = j.at("request");
@@ -190,8 +191,7 @@ Result<InvestigationState> InvestigationStateFromJson(std::string_view json,
     s.parent = j.value("parent", "");
     s.changed_files = j.value("changed_files", std::vector<std::string>{});
     s.relevance_done = j.value("relevance_done", false);
-    s.relevance = Spelled<CulpritRelevance>(kRelevanceNames, j.value("relevance", ""),
-                                            "relevance");
+    s.relevance = Spelled<CulpritRelevance>(kRelevanceNames, j.value("relevance", ""), "relevance");
     s.relevance_detail = j.value("relevance_detail", "");
     s.on_path = j.value("on_path", std::vector<std::string>{});
     s.off_path = j.value("off_path", std::vector<std::string>{});
@@ -369,8 +369,9 @@ Error Session::Stop(const Error& error, InvestigationStep step) {
   const Status saved = Save();
   // What a resume can rely on: never claimed when the state could not be written.
   const std::string unsaved =
-      saved ? "" : "; the investigation state could not be saved: " + saved.error().message() +
-                       " (a resume continues from the last state that was)";
+      saved ? ""
+            : "; the investigation state could not be saved: " + saved.error().message() +
+                  " (a resume continues from the last state that was)";
   if (error.kind() != ErrorKind::kInterrupted) {
     Error stopped =
         error.WithContext(fmt::format("investigation step {}", InvestigationStepName(step)));
@@ -467,7 +468,7 @@ Result<bool> Session::Confirm() {
   state_.confirm = step;
   if (step.verdict != Verdict::kEffect) {
     state_.outcome = step.verdict == Verdict::kNull ? LadderOutcome::kNotReproducible
-                                                     : LadderOutcome::kNotConfirmed;
+                                                    : LadderOutcome::kNotConfirmed;
     return false;
   }
   return true;
@@ -733,7 +734,9 @@ Result<bool> Session::Isolation() {
 std::string Session::Conclusion() const {
   const InvestigateRequest& r = state_.request;
   std::string out = state_.confirm ? state_.confirm->sentence + "." : "";
-  if (state_.outcome == LadderOutcome::kNotReproducible || state_.outcome == LadderOutcome::kNotConfirmed) return out;
+  if (state_.outcome == LadderOutcome::kNotReproducible ||
+      state_.outcome == LadderOutcome::kNotConfirmed)
+    return out;
   for (const InvestigationStepRecord& p : state_.probes) {
     out += fmt::format(" Override {}: {}.", p.name, p.sentence);
   }

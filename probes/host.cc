@@ -283,8 +283,8 @@ std::vector<std::string> HostWarnings(const HostIdentity& identity, const HostSt
   return warnings;
 }
 
-std::vector<std::string> HostChangeWarnings(const HostIdentity& identity,
-                                            const HostState& start, const HostState& end) {
+std::vector<std::string> HostChangeWarnings(const HostIdentity& identity, const HostState& start,
+                                            const HostState& end) {
   std::vector<std::string> warnings;
   if (start.swap_in_pages && end.swap_in_pages && start.swap_out_pages && end.swap_out_pages) {
     // Counters only grow; a decrease means a reboot or a different host, not swapping.

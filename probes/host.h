@@ -46,8 +46,8 @@ std::vector<std::string> HostWarnings(const HostIdentity& identity, const HostSt
 /// Warnings about what changed between a sitting's start and end snapshots:
 /// swapping during the sitting, a governor change, a scaling_cur_freq change
 /// of more than 10%, load that rose above the core count.
-std::vector<std::string> HostChangeWarnings(const HostIdentity& identity,
-                                            const HostState& start, const HostState& end);
+std::vector<std::string> HostChangeWarnings(const HostIdentity& identity, const HostState& start,
+                                            const HostState& end);
 
 /// The `culprit host` report as text lines (identity, snapshot, warnings),
 /// "unavailable" for anything missing. Ends with a newline.

@@ -35,7 +35,8 @@ std::string VerdictWord(Verdict v) {
     case Verdict::kEffect: return "effect";
     case Verdict::kNull: return "tie";
     case Verdict::kInconclusive: break;
-    case Verdict::kError: return "error";
+    case Verdict::kError:
+      return "error";
   }
   return "inconclusive";
 }

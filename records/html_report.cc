@@ -427,8 +427,9 @@ std::string HostPicture(const Record& r) {
 }
 
 std::string RecordSection(const Record& r, const RecordIndex& index, int level = 2) {
-  std::string out = fmt::format("<section id=\"{0}\">\n<h{4}>{1} {2} — {3}</h{4}>\n", Escape(r.id),
-                                Escape(RecordKindName(r.kind)), Escape(r.query), Escape(VerdictText(r)), level);
+  std::string out =
+      fmt::format("<section id=\"{0}\">\n<h{4}>{1} {2} — {3}</h{4}>\n", Escape(r.id),
+                  Escape(RecordKindName(r.kind)), Escape(r.query), Escape(VerdictText(r)), level);
   out += Reading(r);
   if (!r.verdict_detail.empty()) out += "<p class=\"detail\">" + Escape(r.verdict_detail) + "</p>\n";
   if (r.kind == RecordKind::kBisect) {
@@ -518,8 +519,8 @@ std::string SummaryRow(const Record& r, bool with_query) {
       "<td class=\"kind\">{2}</td>{3}<td><b>{4}</b></td><td>{5}</td><td class=\"num\">{6}</td>"
       "<td class=\"num\">{7}</td><td class=\"hypothesis\">{8}</td></tr>\n",
       Escape(r.id), Escape(r.time), Escape(RecordKindName(r.kind)),
-      with_query ? "<td>" + Escape(r.query) + "</td>" : "", Escape(VerdictText(r)), ratio,
-      interval, Escape(reading), Escape(r.hypothesis));
+      with_query ? "<td>" + Escape(r.query) + "</td>" : "", Escape(VerdictText(r)), ratio, interval,
+      Escape(reading), Escape(r.hypothesis));
 }
 
 bool SeveralQueries(std::span<const Record> records) {

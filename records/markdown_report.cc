@@ -57,8 +57,9 @@ std::string SummaryRow(const Record& r) {
     reading = Reading(r.estimate->ratio, r.estimate->low, r.estimate->high, r.band);
   }
   return fmt::format("| {} | {} | {} | {} | **{}** | {} | {} | {} | {} | {} | {} |\n", Code(r.id),
-                     Cell(r.time), Cell(RecordKindName(r.kind)), Cell(r.query), Cell(VerdictText(r)), ratio,
-                     interval, pairs, FormatBand(r.band), reading, Cell(r.hypothesis));
+                     Cell(r.time), Cell(RecordKindName(r.kind)), Cell(r.query),
+                     Cell(VerdictText(r)), ratio, interval, pairs, FormatBand(r.band), reading,
+                     Cell(r.hypothesis));
 }
 
 constexpr const char* kSummaryHead =
@@ -161,8 +162,9 @@ std::string InvestigationTable(const Record& r, const RecordIndex& index) {
     if (m && m->estimate) {
       reading = Reading(m->estimate->ratio, m->estimate->low, m->estimate->high, m->band);
     }
-    out += fmt::format("| {} | {} | {} | {} |\n", Link(link, index), m ? Cell(RecordKindName(m->kind)) : "-",
-                       m ? Cell(VerdictText(*m)) : "-", reading);
+    out += fmt::format("| {} | {} | {} | {} |\n", Link(link, index),
+                       m ? Cell(RecordKindName(m->kind)) : "-", m ? Cell(VerdictText(*m)) : "-",
+                       reading);
   }
   return out;
 }
@@ -237,7 +239,8 @@ class MarkdownReporter : public RecordReporter {
   std::string RenderWhole(std::span<const Record> records) override {
     if (records.empty()) return "No records.\n";
     RecordIndex index(records);
-    std::string out = fmt::format("# {} {} as a whole\n\n", RecordKindName(records[0].kind), records[0].id);
+    std::string out =
+        fmt::format("# {} {} as a whole\n\n", RecordKindName(records[0].kind), records[0].id);
     out += kSummaryHead;
     for (const Record& r : records) out += SummaryRow(r);
     for (const Record& r : records) out += "\n---\n\n" + Render(r, index);
@@ -251,8 +254,9 @@ class MarkdownReporter : public RecordReporter {
 
  private:
   std::string Render(const Record& r, const RecordIndex& index) {
-    std::string out = fmt::format("<a id=\"{}\"></a>\n\n# {} {} — {}\n\n", r.id, RecordKindName(r.kind),
-                                  r.query.empty() ? "" : r.query, VerdictText(r));
+    std::string out =
+        fmt::format("<a id=\"{}\"></a>\n\n# {} {} — {}\n\n", r.id, RecordKindName(r.kind),
+                    r.query.empty() ? "" : r.query, VerdictText(r));
     if (r.estimate) {
       out += fmt::format("**{}**: {}.\n\n", VerdictText(r),
                          BandSentence(r.estimate->ratio, r.estimate->low, r.estimate->high, r.band));

@@ -37,12 +37,12 @@ Json StateToJson(const HostState& state) {
 }
 
 Json HostIdentityToJson(const HostIdentity& host) {
-  return Json{{"hostname", host.hostname},
-              {"cpu_model", host.cpu_model},
-              {"kernel", host.kernel},
-              {"logical_cores", host.logical_cores},
-              {"memory_total_kb",
-               host.memory_total_kb ? Json(*host.memory_total_kb) : Json(nullptr)}};
+  return Json{
+      {"hostname", host.hostname},
+      {"cpu_model", host.cpu_model},
+      {"kernel", host.kernel},
+      {"logical_cores", host.logical_cores},
+      {"memory_total_kb", host.memory_total_kb ? Json(*host.memory_total_kb) : Json(nullptr)}};
 }
 
 Json ArmToJson(const Arm& arm) {
@@ -437,8 +437,8 @@ Record FromJson(const Json& j) {
 
 namespace {
 // In the enum's order: the one place each kind is spelled.
-constexpr std::string_view kRecordKindNames[] = {"probe", "compare", "bisect", "bisect-step",
-                                                 "isolate", "audit", "run", "investigation"};
+constexpr std::string_view kRecordKindNames[] = {"probe",   "compare", "bisect", "bisect-step",
+                                                 "isolate", "audit",   "run",    "investigation"};
 }  // namespace
 
 std::string_view RecordKindName(RecordKind kind) { return NameIn(kRecordKindNames, kind); }

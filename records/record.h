@@ -33,8 +33,8 @@ enum class RecordKind {
   kInvestigation,
 };
 inline constexpr RecordKind kAllRecordKinds[] = {
-    RecordKind::kProbe, RecordKind::kCompare, RecordKind::kBisect, RecordKind::kBisectStep,
-    RecordKind::kIsolate, RecordKind::kAudit, RecordKind::kRun, RecordKind::kInvestigation};
+    RecordKind::kProbe,   RecordKind::kCompare, RecordKind::kBisect, RecordKind::kBisectStep,
+    RecordKind::kIsolate, RecordKind::kAudit,   RecordKind::kRun,    RecordKind::kInvestigation};
 
 /// "probe", "compare", "bisect", "bisect-step", "isolate", "audit", "run", "investigation":
 /// the spelling in record files, file names and output.
@@ -116,7 +116,7 @@ struct HostState {
 /// change during a sitting. Empty strings, 0 and nullopt mean unknown.
 struct HostIdentity {
   std::string hostname, cpu_model, kernel;
-  int logical_cores = 0;  ///< Online logical CPUs.
+  int logical_cores = 0;                    ///< Online logical CPUs.
   std::optional<uint64_t> memory_total_kb;  ///< /proc/meminfo MemTotal.
 
   bool operator==(const HostIdentity&) const = default;

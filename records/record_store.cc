@@ -116,8 +116,9 @@ Result<std::filesystem::path> RecordStore::Write(Record& record) {
     return path;
   }
 
-  std::string stem = fmt::format("{}-{}-{}", FormatCompactUtc(*time), SanitizeIdPart(RecordKindName(record.kind)),
-                                 SanitizeIdPart(record.query));
+  std::string stem =
+      fmt::format("{}-{}-{}", FormatCompactUtc(*time), SanitizeIdPart(RecordKindName(record.kind)),
+                  SanitizeIdPart(record.query));
   for (int attempt = 0; attempt < kMaxIdAttempts; ++attempt) {
     record.id = fmt::format("{}-{:04x}", stem, random_suffix_() & 0xffffu);
     std::filesystem::path path = dir_ / (record.id + std::string(kExtension));
@@ -181,8 +182,8 @@ Result<std::filesystem::path> RecordStore::WriteFallback(Record& record) const {
   if (record.id.empty()) {
     auto time = ParseIsoUtc(record.time);
     record.id = fmt::format("{}-{}-{}-{:04x}", time ? FormatCompactUtc(*time) : "unknown-time",
-                            SanitizeIdPart(RecordKindName(record.kind)), SanitizeIdPart(record.query),
-                            random_suffix_() & 0xffffu);
+                            SanitizeIdPart(RecordKindName(record.kind)),
+                            SanitizeIdPart(record.query), random_suffix_() & 0xffffu);
   }
   std::error_code ec;
   std::filesystem::path dir = std::filesystem::temp_directory_path(ec);

@@ -71,8 +71,8 @@ class TextReporter : public RecordReporter {
       }
       std::string hypothesis = r.hypothesis;
       if (hypothesis.size() > 50) hypothesis = hypothesis.substr(0, 47) + "...";
-      rows.push_back({r.id, std::string(RecordKindName(r.kind)), r.query.empty() ? "-" : r.query, VerdictText(r), ratio,
-                      interval, pairs, hypothesis});
+      rows.push_back({r.id, std::string(RecordKindName(r.kind)), r.query.empty() ? "-" : r.query,
+                      VerdictText(r), ratio, interval, pairs, hypothesis});
     }
     return Table(rows) + fmt::format("{} record(s)\n", records.size());
   }

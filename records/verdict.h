@@ -32,7 +32,7 @@ std::optional<Verdict> ParseVerdict(std::string_view name);
 void PrintTo(Verdict v, std::ostream* out);
 
 /// Every verdict, in VerdictName's order: for listing them in a hint.
-inline constexpr Verdict kAllVerdicts[] = {Verdict::kEffect, Verdict::kNull,
-                                           Verdict::kInconclusive, Verdict::kError};
+inline constexpr Verdict kAllVerdicts[] = {Verdict::kEffect, Verdict::kNull, Verdict::kInconclusive,
+                                           Verdict::kError};
 
 }  // namespace culprit

@@ -90,7 +90,8 @@ class BisectChanges : public ::testing::Test {
     for (int change : {first, second}) {
       bool verified = false;
       for (const BisectStepLog& step : state->log) {
-        if (step.kind == BisectStepKind::kVerify && step.index == change && step.baseline == change - 1) {
+        if (step.kind == BisectStepKind::kVerify && step.index == change &&
+            step.baseline == change - 1) {
           verified = verified || step.low > 1.1;
         }
       }

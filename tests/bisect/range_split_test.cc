@@ -42,13 +42,15 @@ TEST(RangeSplit, ChecksAreJudgedAgainstTheRangesDirection) {
 }
 
 TEST(RangeSplit, AChangeLeavesTheCommitsBeforeItsParentAndAfterItUnexplained) {
-  std::vector<BisectSegment> parts = UnexplainedParts(Found(Checked(0, 12, SegmentCheck::kSame), 9, 1.157));
+  std::vector<BisectSegment> parts =
+      UnexplainedParts(Found(Checked(0, 12, SegmentCheck::kSame), 9, 1.157));
   ASSERT_EQ(parts.size(), 2u);
   EXPECT_EQ(parts[0].lo, 0);
   EXPECT_EQ(parts[0].hi, 8);  // the parent against the good end
   EXPECT_EQ(parts[1].lo, 9);
   EXPECT_EQ(parts[1].hi, 12);  // the bad end against the change
-  EXPECT_TRUE(parts[0].check == SegmentCheck::kNotMeasured && parts[1].check == SegmentCheck::kNotMeasured);
+  EXPECT_TRUE(parts[0].check == SegmentCheck::kNotMeasured &&
+              parts[1].check == SegmentCheck::kNotMeasured);
 
   // At the ends of its segment there is nothing on that side to check.
   EXPECT_EQ(UnexplainedParts(Found(Checked(0, 12, SegmentCheck::kSame), 1, 2)).size(), 1u);
@@ -76,7 +78,8 @@ TEST(RangeSplit, AChangeLeavesTheCommitsBeforeItsParentAndAfterItUnexplained) {
 // The range: commit 5 is x1.080, commit 9 a further x1.157, the endpoints x1.265.
 // The search names 9 first; the parent-vs-good check finds the earlier move.
 TEST(RangeSplit, TwoStepsAreBothFoundAndTheMoveIsDecomposed) {
-  std::vector<BisectSegment> segments = {Found(Checked(0, 12, SegmentCheck::kSame, 1.265), 9, 1.157)};
+  std::vector<BisectSegment> segments = {
+      Found(Checked(0, 12, SegmentCheck::kSame, 1.265), 9, 1.157)};
   for (BisectSegment& part : UnexplainedParts(segments[0])) segments.push_back(part);
   ASSERT_EQ(NextUnchecked(segments), 1);
   // Before anything earlier is known, 9 must not be called the first bad commit.
@@ -111,7 +114,8 @@ TEST(RangeSplit, TwoStepsAreBothFoundAndTheMoveIsDecomposed) {
 }
 
 TEST(RangeSplit, AnEarlierMoveTheBudgetCouldNotSearchIsSaidNotDropped) {
-  std::vector<BisectSegment> segments = {Found(Checked(0, 12, SegmentCheck::kSame, 1.265), 9, 1.157)};
+  std::vector<BisectSegment> segments = {
+      Found(Checked(0, 12, SegmentCheck::kSame, 1.265), 9, 1.157)};
   for (BisectSegment& part : UnexplainedParts(segments[0])) segments.push_back(part);
   segments[1] = Checked(0, 8, SegmentCheck::kSame, 1.08);
   EXPECT_FALSE(ShouldSearch(segments[1], SearchesMade(segments), /*max_changes=*/1));
@@ -128,7 +132,8 @@ TEST(RangeSplit, OnlyATieBeforeTheChangeMakesItTheFirstBadCommit) {
   std::vector<BisectSegment> segments = {Found(Checked(0, 12, SegmentCheck::kSame, 2), 9, 2)};
   for (BisectSegment& part : UnexplainedParts(segments[0])) segments.push_back(part);
   segments[2] = Checked(9, 12, SegmentCheck::kTie);
-  for (SegmentCheck before : {SegmentCheck::kUndecided, SegmentCheck::kOpposite, SegmentCheck::kSame}) {
+  for (SegmentCheck before :
+       {SegmentCheck::kUndecided, SegmentCheck::kOpposite, SegmentCheck::kSame}) {
     segments[1] = Checked(0, 8, before);
     if (before == SegmentCheck::kSame) segments[1].outcome = SegmentOutcome::kInconclusive;
     EXPECT_FALSE(FirstChangeIsFirst(segments)) << SegmentCheckName(before);
@@ -151,8 +156,9 @@ TEST(RangeSplit, OnlyATieBeforeTheChangeMakesItTheFirstBadCommit) {
 }
 
 TEST(RangeSplit, ASegmentStillBeingSearchedIsNotALeftover) {
-  std::vector<BisectSegment> segments = {Found(Checked(0, 12, SegmentCheck::kSame, 1.265), 9, 1.157),
-                                         Checked(0, 8, SegmentCheck::kSame, 1.08)};
+  std::vector<BisectSegment> segments = {
+      Found(Checked(0, 12, SegmentCheck::kSame, 1.265), 9, 1.157),
+      Checked(0, 8, SegmentCheck::kSame, 1.08)};
   segments[1].search_json = "{}";
   EXPECT_TRUE(UnplacedSegments(segments).empty());
   EXPECT_EQ(SearchesMade(segments), 2);

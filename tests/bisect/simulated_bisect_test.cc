@@ -323,8 +323,7 @@ TEST(BisectRunnerOnScriptedWorld, AnInterruptedBisectWhoseStateCannotBeSavedSays
   EXPECT_EQ(e.message().find("its state is saved"), std::string::npos) << e.message();
   EXPECT_NE(e.message().find("the bisect state could not be saved"), std::string::npos)
       << e.message();
-  EXPECT_NE(e.message().find("a resume continues from the last state that was"),
-            std::string::npos)
+  EXPECT_NE(e.message().find("a resume continues from the last state that was"), std::string::npos)
       << e.message();
 }
 
@@ -356,7 +355,8 @@ TEST(BisectRunnerOnScriptedWorld, EverySittingReportsItsPairsProgress) {
   ASSERT_GE(recorder.labels.size(), 3u);  // the confirmation, the search, the verification
   EXPECT_EQ(recorder.labels.front().rfind("confirm ", 0), 0u) << recorder.labels.front();
   bool verify = false;
-  for (const std::string& label : recorder.labels) verify = verify || label.rfind("verify ", 0) == 0;
+  for (const std::string& label : recorder.labels)
+    verify = verify || label.rfind("verify ", 0) == 0;
   EXPECT_TRUE(verify);
   for (size_t i = 0; i < recorder.updates.size(); ++i) {
     EXPECT_GT(recorder.updates[i], 0) << recorder.labels[i];

@@ -6,7 +6,6 @@
 // measures more than a build, but the one that interrupts an audit mid-sitting.
 
 #include <gtest/gtest.h>
-
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -191,10 +190,10 @@ TEST_F(AuditCliTest, CtrlCDuringASittingKeepsWhatWasMeasuredAndSaysSo) {
   const fs::path records = dir_.path() / "records";
   // 1000 pairs a sitting (seconds), so the order sitting is still running when the code one
   // is archived and the interrupt arrives.
-  const pid_t pid = SpawnCulprit({"audit", "-q", "loop", "--published", "5", "--published-rev",
-                                  good_, "--min-pairs", "1000", "--max-pairs", "1000", "--config",
-                                  (dir_.path() / "culprit.toml").string()},
-                                 dir_.path(), out, err);
+  const pid_t pid = SpawnCulprit(
+      {"audit", "-q", "loop", "--published", "5", "--published-rev", good_, "--min-pairs", "1000",
+       "--max-pairs", "1000", "--config", (dir_.path() / "culprit.toml").string()},
+      dir_.path(), out, err);
   ASSERT_GT(pid, 0);
   auto kinds = [&](const std::string& kind) {
     std::vector<nlohmann::json> found;
@@ -230,7 +229,8 @@ TEST_F(AuditCliTest, CtrlCDuringASittingKeepsWhatWasMeasuredAndSaysSo) {
   const nlohmann::json& factors = audits[0]["payload"]["factors"];
   ASSERT_TRUE(factors.is_array()) << audits[0].dump(1);
   bool code_measured = false;
-  for (const nlohmann::json& f : factors) code_measured |= f["name"] == "code" && f.contains("ratio");
+  for (const nlohmann::json& f : factors)
+    code_measured |= f["name"] == "code" && f.contains("ratio");
   EXPECT_TRUE(code_measured) << factors.dump(1);
   for (const auto& e : fs::directory_iterator(records)) {
     EXPECT_EQ(e.path().extension(), ".json") << e.path();

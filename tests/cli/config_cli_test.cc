@@ -125,7 +125,8 @@ TEST(ConfigCliTest, AnEngineRepoThatCannotServeTheCommandIsRefusedWhereItIsWritt
                 "[engine]\nrepo = \"plain\"\nbuild = [[\"true\"]]\n" + query);
   ProcessResult compare = RunCulprit({"compare", "v1", "v2", "-q", "q"}, dir.path());
   EXPECT_EQ(compare.exit_code, 2) << DescribeRun(compare);
-  EXPECT_TRUE(Contains(compare.stderr_text, "culprit.toml:2:8: engine.repo: ")) << DescribeRun(compare);
+  EXPECT_TRUE(Contains(compare.stderr_text, "culprit.toml:2:8: engine.repo: "))
+      << DescribeRun(compare);
   EXPECT_TRUE(Contains(compare.stderr_text, "is not a git repository (nor inside one)"))
       << DescribeRun(compare);
   EXPECT_FALSE(fs::exists(dir.path() / "benchmarks")) << "nothing may be measured";

@@ -411,8 +411,8 @@ TEST_F(InvestigateCliTest, CtrlCLeavesAnInterruptedRecordAndResumes) {
 // damaged record and no temporary file behind.
 TEST_F(InvestigateCliTest, AKillDuringTheBisectResumesWithoutMeasuringTheStepsBefore) {
   WriteConfig(false);
-  const pid_t pid = Spawn({"investigate", "--good", "v1", "--bad", "v2", "-q", "scan", "--seed",
-                           "11"});
+  const pid_t pid =
+      Spawn({"investigate", "--good", "v1", "--bad", "v2", "-q", "scan", "--seed", "11"});
   ASSERT_GT(pid, 0);
   int status = 0;
   ASSERT_TRUE(WaitWhileRunning(

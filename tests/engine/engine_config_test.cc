@@ -70,18 +70,19 @@ TEST(EngineSection, ARepoThatCannotServeTheCommandIsRefusedWhereItIsWritten) {
     return CheckEngineRepository(engine, RepositoryUse::kBuild);
   };
   auto EngineErrorOf = [&](std::string_view text) { return ConfigErrorOf(text, ReadAndCheck); };
-  EXPECT_EQ(EngineErrorOf(engine(root / "missing")),
-            "/proj/culprit.toml:2:8: engine.repo: " + (root / "missing").string() +
-                " does not exist");
-  EXPECT_EQ(EngineErrorOf(engine(root / "file")),
-            "/proj/culprit.toml:2:8: engine.repo: " + (root / "file").string() +
-                " is not a directory");
+  EXPECT_EQ(
+      EngineErrorOf(engine(root / "missing")),
+      "/proj/culprit.toml:2:8: engine.repo: " + (root / "missing").string() + " does not exist");
+  EXPECT_EQ(
+      EngineErrorOf(engine(root / "file")),
+      "/proj/culprit.toml:2:8: engine.repo: " + (root / "file").string() + " is not a directory");
   EXPECT_EQ(EngineErrorOf(engine(root / "plain")),
             "/proj/culprit.toml:2:8: engine.repo: " + (root / "plain").string() +
                 " is not a git repository (nor inside one)");
   // Where GitRepo::Open finds a repository, so does the check: a clone, a directory inside
   // one, a bare repository.
-  for (const fs::path& ok : {root / "clone", root / "clone" / "engine" / "src", root / "bare.git"}) {
+  for (const fs::path& ok :
+       {root / "clone", root / "clone" / "engine" / "src", root / "bare.git"}) {
     Status read = ReadConfigText(engine(ok), ReadAndCheck);
     EXPECT_TRUE(read.ok()) << ok << ": " << (read ? "" : read.error().message());
   }

@@ -128,7 +128,8 @@ class FaultBisectKill : public ::testing::Test {
         pairs = search->pairs_used();
       }
     }
-    return std::string(BisectStatusName(state->status)) + ":" + std::to_string(state->log.size()) + ":" + std::to_string(pairs);
+    return std::string(BisectStatusName(state->status)) + ":" + std::to_string(state->log.size()) +
+           ":" + std::to_string(pairs);
   }
 
   // The kill point a new record marks: what it records, not its id.
@@ -336,8 +337,7 @@ class FaultBisectKill : public ::testing::Test {
     int unlinked = 0;
     std::set<std::string> linked(result->links.begin(), result->links.end());
     for (const Record& step : listing.records) {
-      if (step.kind != RecordKind::kBisectStep ||
-          step.details.count("bisect_run") == 0 ||
+      if (step.kind != RecordKind::kBisectStep || step.details.count("bisect_run") == 0 ||
           step.details.at("bisect_run") != state->run_id) {
         continue;
       }

@@ -121,7 +121,8 @@ TEST(FaultConcurrency, ABisectAndProbesShareOneCacheAndOneArchive) {
     Result<Record> r = RecordFromJson(ReadAll(p), p.string());
     ASSERT_TRUE(r) << r.error().message();
     EXPECT_EQ(p.filename().string(), r->id + ".json");  // its own content under its own name
-    EXPECT_TRUE(r->kind == RecordKind::kProbe || r->kind == RecordKind::kCompare) << RecordKindName(r->kind);
+    EXPECT_TRUE(r->kind == RecordKind::kProbe || r->kind == RecordKind::kCompare)
+        << RecordKindName(r->kind);
   }
 
   // The cache: every entry whole, none half-built, nothing temporary.

@@ -148,12 +148,14 @@ TEST(RecordJson, RefusesAKindOrVerdictCulpritNeverWrites) {
   auto with = [&](const std::string& from, const std::string& to) {
     std::string changed = text;
     EXPECT_NE(changed.find(from), std::string::npos) << from;
-    if (changed.find(from) != std::string::npos) changed.replace(changed.find(from), from.size(), to);
+    if (changed.find(from) != std::string::npos)
+      changed.replace(changed.find(from), from.size(), to);
     return RecordFromJson(changed, "odd.json");
   };
   auto kind = with("\"kind\": \"probe\"", "\"kind\": \"benchmark\"");
   ASSERT_FALSE(kind);
-  EXPECT_TRUE(Contains(kind.error().message(), "odd.json: damaged record: field 'kind' should be one of probe"))
+  EXPECT_TRUE(Contains(kind.error().message(),
+                       "odd.json: damaged record: field 'kind' should be one of probe"))
       << kind.error().message();
   auto verdict = with("\"verdict\": \"NULL\"", "\"verdict\": \"null\"");
   ASSERT_FALSE(verdict);
