@@ -161,6 +161,19 @@ TEST(AuditConclusion, CodeEffectOffersTheBisect) {
   EXPECT_FALSE(Has(text, "culprit isolate")) << text;
 }
 
+// The order sitting failed: no sample of today in registry order, so no today's figure.
+TEST(AuditConclusion, TodayNotMeasuredIsSaidNotPrintedAsZero) {
+  AuditFigures f = Story();
+  f.today = 0;
+  f.total.measured = false;
+  f.factors[2].measured = false;
+  f.decomposition.reset();
+  std::string text = AuditConclusion(f);
+  EXPECT_TRUE(Has(text, "series.count: published 59 ms → today not measured.")) << text;
+  EXPECT_FALSE(Has(text, "today 0")) << text;
+  EXPECT_TRUE(Has(text, "not measured: order")) << text;
+}
+
 TEST(AuditConclusion, FullyExplained) {
   AuditFigures f = Story();
   f.total = Made("today / published", 1.18 * 1.19, 1.18 * 1.19 / 1.01, 1.18 * 1.19 * 1.01, "EFFECT",
