@@ -12,6 +12,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -180,6 +181,47 @@ TEST_F(AuditCliTest, TableRowsAreCheckedBeforeMeasuring) {
   EXPECT_TRUE(Contains(bad.stderr_text, "published.csv:2: value: expected a positive number"))
       << DescribeRun(bad);
   EXPECT_TRUE(NoRecords());
+}
+
+// A sitting whose runs crash: the registry's way of running the query dies of SIGSEGV on
+// every run, so the order sitting cannot rank anything. The audit is an error (exit 1), not
+// a decomposition with a factor missing: it says which sitting failed and why; the code
+// sitting and the drift it measured before are archived whole and named by the audit
+// record, whose verdict is ERROR; no factor or total is invented for the order.
+TEST_F(AuditCliTest, ASittingWhoseRunsCrashIsAnErrorThatKeepsTheFactorsBeforeIt) {
+  WriteConfig(
+      "[registry]\norder = [\"other\", \"loop\"]\n"
+      "command = [\"sh\", \"-c\", \"kill -SEGV $$\", \"{artifact:prog}\", \"{query}\"]\n");
+  ProcessResult r = Audit({"-q", "loop", "--published", "5", "--published-rev", good_,
+                           "--min-pairs", "10", "--max-pairs", "20"});
+  EXPECT_EQ(r.exit_code, 1) << DescribeRun(r);
+  const std::string all = r.stdout_text + r.stderr_text;
+  EXPECT_TRUE(Contains(all, "SIGSEGV")) << DescribeRun(r);
+  EXPECT_TRUE(Contains(r.stdout_text, "published 5 ms → today not measured")) << DescribeRun(r);
+
+  std::vector<nlohmann::json> audits, compares;
+  for (const auto& e : fs::directory_iterator(dir_.path() / "records")) {
+    ASSERT_EQ(e.path().extension(), ".json") << e.path();
+    std::ifstream in(e.path());
+    nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+    ASSERT_TRUE(j.is_object()) << e.path() << " is not a whole record";
+    if (j["kind"] == "audit") audits.push_back(j);
+    if (j["kind"] == "compare") compares.push_back(j);
+  }
+  ASSERT_EQ(audits.size(), 1u) << DescribeRun(r);
+  const nlohmann::json& audit = audits[0];
+  EXPECT_EQ(audit["verdict"], "ERROR") << audit.dump(1);
+  EXPECT_TRUE(Contains(audit["verdict_detail"].get<std::string>(), "SIGSEGV")) << audit.dump(1);
+  // The code sitting, the drift and the failed order sitting: each archived, each linked.
+  EXPECT_EQ(compares.size(), 3u) << DescribeRun(r);
+  EXPECT_EQ(audit["links"].size(), 3u) << audit.dump(1);
+  std::map<std::string, nlohmann::json> factors;
+  for (const nlohmann::json& f : audit["payload"]["factors"]) factors[f["name"]] = f;
+  ASSERT_TRUE(factors.count("code")) << audit.dump(1);
+  EXPECT_TRUE(factors["code"].contains("ratio")) << factors["code"].dump(1);
+  ASSERT_TRUE(factors.count("order")) << audit.dump(1);
+  EXPECT_FALSE(factors["order"].contains("ratio")) << factors["order"].dump(1);
+  EXPECT_FALSE(audit["payload"].contains("decomposition")) << audit.dump(1);
 }
 
 // Ctrl-C during the order sitting (the code sitting and the drift are archived): exit 130,
