@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <random>
 
 #include "base/interrupt.h"
@@ -134,6 +135,30 @@ std::vector<double> CensoredLogRatios(const std::vector<KeptPair>& pairs) {
   }
   return d;
 }
+
+}  // namespace
+
+std::vector<double> KeptLogRatios(const std::vector<Sample>& samples) {
+  // A kept pair is two samples of one pair number, neither a warm-up nor dropped; its
+  // pairs are in pair-number order, as the sitting kept them.
+  std::map<int, KeptPair> by_pair;
+  std::map<int, int> sides;
+  for (const Sample& s : samples) {
+    if (s.warmup || s.dropped || s.pair < 0 || s.arm < 0 || s.arm > 1) continue;
+    if (!s.ok && !s.censored) continue;
+    KeptPair& pair = by_pair[s.pair];
+    pair.value[s.arm] = s.value;
+    pair.censored[s.arm] = s.censored;
+    sides[s.pair] |= 1 << s.arm;
+  }
+  std::vector<KeptPair> kept;
+  for (const auto& [number, pair] : by_pair) {
+    if (sides[number] == 3) kept.push_back(pair);
+  }
+  return CensoredLogRatios(kept);
+}
+
+namespace {
 
 class PairedSitting {
  public:

@@ -116,6 +116,12 @@ struct SittingResult {
 /// side of a broken sitting was broken.
 int FailedSamples(const std::vector<Sample>& samples, int arm);
 
+/// The ln(B) - ln(A) of the pairs a paired sitting kept, read back from its samples (as a
+/// record keeps them): equal to that sitting's `log_ratios`, censored sides included. Empty
+/// when no pair of both arms was kept. Lets a later step use an archived sitting as its
+/// evidence without measuring it again (a bisect adopting investigate's confirmation).
+std::vector<double> KeptLogRatios(const std::vector<Sample>& samples);
+
 /// Runs a paired sitting of arm B against arm A. `host` may be null (no host
 /// state, tests). Never throws; a broken arm ends the sitting with `failure`.
 SittingResult RunPairedSitting(SampleSource& source, const HostProbe* host,

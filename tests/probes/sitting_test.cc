@@ -207,6 +207,50 @@ TEST(RunPairedSitting, TimeoutsOnBothArmsKeptAsCensoredDoNotBreakTheSitting) {
   EXPECT_TRUE(r.verdict);
 }
 
+// A bisect adopts an archived confirmation by reading its pairs back from the record: they
+// must be the sitting's own, in its order, with failed blocks left out and censored sides
+// given the same stand-in, after the record's JSON round trip.
+TEST(KeptLogRatios, ReadBackFromTheRecordAreTheSittingsOwn) {
+  ScriptedSource source(1.3, 0.1, 21);
+  std::mt19937_64 draw(3);
+  source.time_out = [&](int call, int arm) { return call >= 2 && arm == 1 && draw() % 5 == 0; };
+  source.fail = [](int call, int) { return call == 7 || call == 30; };
+  SittingOptions o = Options();
+  o.min_pairs = o.max_pairs = 60;
+  SittingResult r = RunPairedSitting(source, nullptr, o, nullptr);
+  ASSERT_FALSE(r.failure);
+  ASSERT_GT(r.pairs_censored, 0);
+  ASSERT_GT(r.pairs_dropped, 0);
+  EXPECT_EQ(KeptLogRatios(r.samples), r.log_ratios);
+
+  Record record;
+  record.id = "r";
+  record.time = "2026-12-01T10:00:00Z";
+  record.kind = RecordKind::kCompare;
+  record.query = "q";
+  record.unit = "ms";
+  record.arms.resize(2);
+  record.arms[0].name = "A";
+  record.arms[1].name = "B";
+  record.samples = r.samples;
+  Result<Record> back = RecordFromJson(RecordToJson(record), "test");
+  ASSERT_TRUE(back) << back.error().message();
+  std::vector<double> read = KeptLogRatios(back->samples);
+  ASSERT_EQ(read.size(), r.log_ratios.size());
+  for (size_t i = 0; i < read.size(); ++i) EXPECT_NEAR(read[i], r.log_ratios[i], 1e-9) << i;
+}
+
+TEST(KeptLogRatios, NoCompletePairIsEmpty) {
+  std::vector<Sample> samples(3);
+  samples[0].warmup = true;  // a warm-up of A, then A and a crashed B of pair 0
+  samples[0].value = samples[1].value = 5;
+  samples[1].pair = samples[2].pair = 0;
+  samples[2].arm = 1;
+  samples[2].ok = false;
+  samples[2].failure = "crashed";
+  EXPECT_TRUE(KeptLogRatios(samples).empty());
+}
+
 TEST(RunPairedSitting, InterruptKeepsSamplesAndGivesNoVerdictClaim) {
   ScriptedSource source(2.0, 0.03, 4);
   source.on_call = [](int call) {
