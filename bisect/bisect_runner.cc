@@ -17,6 +17,7 @@
 #include "engine/file_lock.h"
 #include "probes/calibration.h"
 #include "probes/query_sample_source.h"
+#include "probes/sitting.h"
 #include "probes/statistics.h"
 #include "probes/summary.h"
 
@@ -96,6 +97,13 @@ class BisectRunner::Session {
   Status Prepare(const MeasureFlags& flags);
   Status Save();
   Result<BisectReport> Confirm();
+  /// The archived sitting `id` as the confirmation, when it is one of the endpoints that
+  /// found the move (ConfirmationMismatch); otherwise says why and confirms in a sitting.
+  Result<BisectReport> AdoptConfirmation(const std::string& id);
+  /// The endpoints moved (`record`, its kept pairs' log ratios `d`): segment 0 and the
+  /// whole range's search, seeded with `d`.
+  Result<BisectReport> Confirmed(const Record& record, int pairs_kept, std::vector<double> d,
+                                 BisectStepLog log);
   Result<BisectReport> Search();
   /// The active segment's search is done: its outcome is kept, and the parts of its
   /// segment a verified change leaves unexplained are added, unchecked.
@@ -414,7 +422,7 @@ Result<BisectReport> BisectRunner::Session::Start(const BisectRequest& request) 
   reporter_.Line(fmt::format("bisecting {} commits between {} ({}) and {} ({}) on {}",
                              state_.commits.size() - 1, request.good, Short(*good), request.bad,
                              Short(*bad), query_->name));
-  return Confirm();
+  return request.confirmed_by.empty() ? Confirm() : AdoptConfirmation(request.confirmed_by);
 }
 
 Result<BisectReport> BisectRunner::Session::Continue(BisectState state) {
@@ -531,22 +539,38 @@ SearchOptions BisectRunner::Session::MakeSearchOptions(int n, int endpoint_pairs
 
 namespace {
 
+// The log entry of a sitting of commits[b] against commits[a], from its record and the
+// pairs it kept.
 BisectStepLog SittingLog(int step, BisectStepKind kind, int a, int b,
-                         const std::vector<std::string>& commits,
-                         const ComparisonOutcome& outcome) {
+                         const std::vector<std::string>& commits, const Record& record,
+                         int pairs_kept) {
   BisectStepLog log;
   log.step = step;
   log.kind = kind;
   log.index = b;
   log.baseline = a;
   log.commit = commits[b];
-  log.pairs = outcome.sitting.pairs_kept;
-  if (outcome.record.estimate) {
-    log.ratio = outcome.record.estimate->ratio;
-    log.low = outcome.record.estimate->low;
-    log.high = outcome.record.estimate->high;
+  log.pairs = pairs_kept;
+  if (record.estimate) {
+    log.ratio = record.estimate->ratio;
+    log.low = record.estimate->low;
+    log.high = record.estimate->high;
   }
-  log.record_id = outcome.record.id;
+  log.record_id = record.id;
+  if (record.start.calibration_ms && record.end.calibration_ms && *record.start.calibration_ms > 0) {
+    log.calibrated = true;
+    log.drift = *record.end.calibration_ms / *record.start.calibration_ms - 1;
+  }
+  return log;
+}
+
+BisectStepLog SittingLog(int step, BisectStepKind kind, int a, int b,
+                         const std::vector<std::string>& commits,
+                         const ComparisonOutcome& outcome) {
+  BisectStepLog log = SittingLog(step, kind, a, b, commits, outcome.record,
+                                 outcome.sitting.pairs_kept);
+  log.calibrated = false;
+  log.drift = 0;
   if (outcome.sitting.calibration && outcome.sitting.calibration->valid) {
     log.calibrated = true;
     log.drift = outcome.sitting.calibration->change;
@@ -555,18 +579,53 @@ BisectStepLog SittingLog(int step, BisectStepKind kind, int a, int b,
 }
 
 // A sitting's check of a segment: its verdict, ratio and interval.
-void FillCheck(const ComparisonOutcome& outcome, bool speedup, BisectSegment& segment) {
-  Verdict verdict = outcome.record.verdict.value_or(Verdict::kInconclusive);
-  double ratio = outcome.record.estimate ? outcome.record.estimate->ratio : 1;
+void FillCheck(const Record& record, int pairs_kept, bool speedup, BisectSegment& segment) {
+  Verdict verdict = record.verdict.value_or(Verdict::kInconclusive);
+  double ratio = record.estimate ? record.estimate->ratio : 1;
   segment.check = ClassifyCheck(verdict, ratio, speedup);
-  if (outcome.record.estimate) {
-    segment.ratio = outcome.record.estimate->ratio;
-    segment.low = outcome.record.estimate->low;
-    segment.high = outcome.record.estimate->high;
-    segment.confidence = outcome.record.estimate->confidence;
+  if (record.estimate) {
+    segment.ratio = record.estimate->ratio;
+    segment.low = record.estimate->low;
+    segment.high = record.estimate->high;
+    segment.confidence = record.estimate->confidence;
   }
-  segment.pairs = outcome.sitting.pairs_kept;
-  segment.check_record = outcome.record.id;
+  segment.pairs = pairs_kept;
+  segment.check_record = record.id;
+}
+
+void FillCheck(const ComparisonOutcome& outcome, bool speedup, BisectSegment& segment) {
+  FillCheck(outcome.record, outcome.sitting.pairs_kept, speedup, segment);
+}
+
+// Why `record` cannot stand for the bisect's confirmation of `good`..`bad` on `query` with
+// `band`, or "" when it can: a whole paired sitting of exactly these two commits, this
+// query and band, that found the move (EFFECT). Anything less is measured again.
+std::string ConfirmationMismatch(const Record& record, const std::string& good,
+                                 const std::string& bad, const std::string& query, double band) {
+  if (record.kind != RecordKind::kCompare && record.kind != RecordKind::kBisectStep) {
+    return fmt::format("it is a {} record, not a comparison", RecordKindName(record.kind));
+  }
+  if (record.arms.size() != 2) return "it is not a sitting of two arms";
+  if (record.arms[0].commit != good || record.arms[1].commit != bad) {
+    return fmt::format("it measured {} against {}, not the bisect's endpoints",
+                       Short(record.arms[1].commit), Short(record.arms[0].commit));
+  }
+  if (!record.arms[0].env.empty() || !record.arms[1].env.empty() ||
+      !record.arms[0].unset.empty() || !record.arms[1].unset.empty()) {
+    return "its arms ran with overrides";
+  }
+  if (record.query != query) return fmt::format("it measured query '{}'", record.query);
+  if (std::abs(record.band - band) > 1e-12) {
+    return fmt::format("its band is ±{:.1f}%, the bisect's ±{:.1f}%", record.band * 100,
+                       band * 100);
+  }
+  if (record.interrupted) return "it was interrupted";
+  if (record.verdict != Verdict::kEffect) {
+    return fmt::format("its verdict is {}, not EFFECT",
+                       record.verdict ? VerdictName(*record.verdict) : "none");
+  }
+  if (!record.estimate) return "it has no estimate";
+  return "";
 }
 
 }  // namespace
@@ -623,14 +682,48 @@ Result<BisectReport> BisectRunner::Session::Confirm() {
     state_.log.push_back(log);
     return Finish(summary);
   }
-  state_.speedup = outcome->record.estimate && outcome->record.estimate->ratio < 1;
+  return Confirmed(outcome->record, outcome->sitting.pairs_kept, outcome->sitting.log_ratios, log);
+}
+
+Result<BisectReport> BisectRunner::Session::AdoptConfirmation(const std::string& id) {
+  const int n = static_cast<int>(state_.commits.size()) - 1;
+  Result<Record> record = store_.Find(id);
+  std::string why = record ? ConfirmationMismatch(*record, state_.commits.front(),
+                                                  state_.commits.back(), query_->name,
+                                                  options_.band)
+                           : record.error().message();
+  std::vector<double> d;
+  if (why.empty()) {
+    d = KeptLogRatios(record->samples);
+    if (d.size() < 2) why = "its samples hold fewer than 2 kept pairs";
+  }
+  if (!why.empty()) {
+    reporter_.Line(fmt::format("not using record {} as the confirmation: {}; confirming again",
+                               id, why));
+    return Confirm();
+  }
+  reporter_.Line(fmt::format(
+      "the move was confirmed by record {} (ratio {:.3f} [{:.3f}, {:.3f}], {} pairs): its pairs "
+      "are the bisect's confirmation, not measured again",
+      record->id, record->estimate->ratio, record->estimate->low, record->estimate->high,
+      d.size()));
+  state_.records.push_back(record->id);
+  BisectStepLog log = SittingLog(static_cast<int>(state_.log.size()) + 1, BisectStepKind::kConfirm,
+                                 0, n, state_.commits, *record, static_cast<int>(d.size()));
+  log.note = "adopted: " + record->id;
+  return Confirmed(*record, static_cast<int>(d.size()), std::move(d), log);
+}
+
+Result<BisectReport> BisectRunner::Session::Confirmed(const Record& record, int pairs_kept,
+                                                      std::vector<double> d, BisectStepLog log) {
+  const int n = static_cast<int>(state_.commits.size()) - 1;
+  state_.speedup = record.estimate && record.estimate->ratio < 1;
   BisectSegment whole;
   whole.lo = 0;
   whole.hi = n;
-  FillCheck(*outcome, state_.speedup, whole);
+  FillCheck(record, pairs_kept, state_.speedup, whole);
   state_.segments = {whole};
   state_.active_segment = 0;
-  std::vector<double> d = outcome->sitting.log_ratios;
   search_.emplace(n, MakeSearchOptions(n, static_cast<int>(d.size())));
   seg_lo_ = 0;
   if (state_.speedup) {

@@ -33,6 +33,12 @@ struct BisectRequest {
   /// band, seed (every sitting and batch then has a reproducible order); max_pairs bounds the
   /// endpoint confirmation and the checks instead of [bisect] confirm_max_pairs.
   MeasureFlags flags;
+  /// The id (or a unique prefix) of an archived sitting of good against bad on this query
+  /// (investigate's step 1, a `culprit compare`): its pairs are the bisect's confirmation
+  /// instead of measuring the endpoints again. Used only when it is a whole sitting of
+  /// exactly these commits, this query and band, without overrides, and an EFFECT;
+  /// otherwise the bisect says why and confirms in a sitting of its own.
+  std::string confirmed_by;
 };
 
 /// Where the bisect's state and lock live: <config dir>/.culprit/.

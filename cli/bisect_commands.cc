@@ -163,6 +163,9 @@ std::shared_ptr<void> AddInvestigationCommands(CLI::App& app, GlobalOptions& glo
                       "confirm_max_pairs, 640)");
   run_cmd->add_option("--seed", bisect.request.flags.seed,
                       "order every sitting and batch reproducibly (default: random)");
+  run_cmd->add_option("--confirmed-by", bisect.request.confirmed_by,
+                      "a record id: a `culprit compare` of --good against --bad that found the "
+                      "move, used as the confirmation instead of measuring it again");
   run_cmd->add_flag("--all-parents", bisect.all_parents,
                     "search merged side branches too (default: first parents only)");
   run_cmd->footer(

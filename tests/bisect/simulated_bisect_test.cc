@@ -15,6 +15,10 @@
 #include "base/interrupt.h"
 #include "bisect/bisect_runner.h"
 #include "bisect/bisect_state.h"
+#include "probes/comparison.h"
+#include "probes/measure_commands.h"
+#include "probes/sitting.h"
+#include "records/record_store.h"
 
 namespace culprit {
 namespace {
@@ -362,6 +366,118 @@ TEST(BisectRunnerOnScriptedWorld, EverySittingReportsItsPairsProgress) {
     EXPECT_GT(recorder.updates[i], 0) << recorder.labels[i];
   }
   EXPECT_EQ(recorder.overshoots, 0);
+}
+
+// What a bisect told the user, line by line.
+class LineRecorder : public BisectReporter {
+ public:
+  void Line(const std::string& text) override { lines += text + "\n"; }
+  std::string lines;
+};
+
+// A sitting of `a_rev` against `b_rev` of query q on `engine`, archived in `config`'s
+// records as `culprit compare` (investigate's step 1) would archive it; its record.
+Record ArchiveSitting(SimulatedEngine& engine, const BisectSections& config,
+                      const std::string& a_rev, const std::string& b_rev) {
+  BuildProvider& builds = engine;
+  Result<ResolvedBuild> a = builds.Resolve(a_rev);
+  Result<ResolvedBuild> b = builds.Resolve(b_rev);
+  EXPECT_TRUE(a.ok() && b.ok());
+  Result<PairedRuns> runs = engine.Pair(config.queries.at("q"), *a, *b);
+  EXPECT_TRUE(runs.ok());
+  ComparisonPlan plan;
+  plan.kind = RecordKind::kCompare;
+  plan.query = "q";
+  plan.a = MakeComparisonArm("A", a_rev, runs->a, *a);
+  plan.b = MakeComparisonArm("B", b_rev, runs->b, *b);
+  plan.options.min_pairs = 10;
+  plan.options.max_pairs = 160;
+  plan.options.seed = 5;
+  RecordStore store(config.records.dir);
+  Result<ComparisonOutcome> outcome = RunComparison(plan, *runs->source, nullptr, store, nullptr);
+  EXPECT_TRUE(outcome.ok()) << (outcome.ok() ? "" : outcome.error().message());
+  return outcome.ok() ? outcome->record : Record{};
+}
+
+// Issue 11: investigate confirmed the move in step 1, and the bisect confirmed it again.
+// Given that sitting's record, the bisect adopts it: its pairs seed the search, the first
+// sitting the bisect measures is a search batch, the step log names the record, and the
+// culprit is the one a bisect that confirms by itself finds.
+TEST(BisectRunnerOnScriptedWorld, AnArchivedConfirmationOfTheEndpointsIsAdoptedNotRemeasured) {
+  SimWorld world(Quiet({{1.0}}, 32), 31);
+  SimulatedEngine engine(world);
+  const std::filesystem::path dir = TrialDir("adopt");
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const BisectSections config = SimulatedBisectConfig(dir);
+  Record confirmation = ArchiveSitting(engine, config, "good", "bad");
+  ASSERT_EQ(confirmation.verdict, Verdict::kEffect);
+  std::vector<std::string> labels;
+  class Labels : public LineRecorder {
+   public:
+    explicit Labels(std::vector<std::string>& out) : out_(out) {}
+    SittingProgress* StartSitting(const std::string& label) override {
+      out_.push_back(label);
+      return nullptr;
+    }
+    std::vector<std::string>& out_;
+  } reporter(labels);
+  BisectRunner runner(config, {engine, engine, engine}, nullptr, reporter);
+  BisectRequest request;
+  request.good = "good";
+  request.bad = "bad";
+  request.query = "q";
+  request.flags.seed = 31;
+  request.confirmed_by = confirmation.id.substr(0, 12);  // a prefix, as a user types it
+  Result<BisectReport> report = runner.Run(request);
+  ASSERT_TRUE(report.ok()) << report.error().message();
+  EXPECT_NE(reporter.lines.find("the move was confirmed by record " + confirmation.id),
+            std::string::npos)
+      << reporter.lines;
+  ASSERT_FALSE(labels.empty());
+  EXPECT_EQ(labels.front().rfind("measure ", 0), 0u) << labels.front();
+  for (const std::string& label : labels) EXPECT_NE(label.rfind("confirm ", 0), 0u) << label;
+  const BisectStepLog& first = report->state.log.front();
+  EXPECT_EQ(first.kind, BisectStepKind::kConfirm);
+  EXPECT_EQ(first.record_id, confirmation.id);
+  EXPECT_EQ(first.pairs, static_cast<int>(KeptLogRatios(confirmation.samples).size()));
+  ASSERT_TRUE(report->found) << report->text;
+  EXPECT_NE(report->text.find("CULPRIT " + SimulatedEngine::Id(world.first_bad())),
+            std::string::npos)
+      << report->text;
+  std::filesystem::remove_all(dir);
+}
+
+// A record that is not a sitting of the bisect's endpoints cannot stand for their
+// confirmation: the bisect says why and confirms in a sitting of its own.
+TEST(BisectRunnerOnScriptedWorld, ARecordOfOtherCommitsIsNotAdoptedAndSaysWhy) {
+  SimWorld world(Quiet({{1.0}}, 32), 32);
+  SimulatedEngine engine(world);
+  const std::filesystem::path dir = TrialDir("adopt-other");
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const BisectSections config = SimulatedBisectConfig(dir);
+  Record other = ArchiveSitting(engine, config, "good", "c" + std::to_string(world.first_bad()));
+  LineRecorder reporter;
+  BisectRunner runner(config, {engine, engine, engine}, nullptr, reporter);
+  BisectRequest request;
+  request.good = "good";
+  request.bad = "bad";
+  request.query = "q";
+  request.flags.seed = 32;
+  request.confirmed_by = other.id;
+  Result<BisectReport> report = runner.Run(request);
+  ASSERT_TRUE(report.ok()) << report.error().message();
+  EXPECT_NE(reporter.lines.find("not using record " + other.id +
+                                " as the confirmation: it measured " +
+                                SimulatedEngine::Id(world.first_bad()).substr(0, 10)),
+            std::string::npos)
+      << reporter.lines;
+  EXPECT_NE(reporter.lines.find("confirming the move: good vs bad in one sitting"),
+            std::string::npos)
+      << reporter.lines;
+  EXPECT_NE(report->state.log.front().record_id, other.id);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
