@@ -592,6 +592,9 @@ Result<bool> Session::Bisect() {
         request.bad = r.bad;
         request.query = r.query;
         request.flags.band = r.flags.band;
+        // Step 1 measured these endpoints in one sitting: the bisect adopts it instead of
+        // confirming the same move again (it says so, and why not when it cannot).
+        if (state_.confirm) request.confirmed_by = state_.confirm->record_id;
         report = runner.Run(request);
       }
       if (!report) {

@@ -351,6 +351,18 @@ TEST_F(InvestigateCliTest, WithoutAPlanItSaysSoAndStopsAfterRelevance) {
   ASSERT_EQ(investigations.size(), 1u);
   EXPECT_EQ(investigations[0]["details"]["outcome"], "no plan");
   EXPECT_EQ(investigations[0]["details"]["relevance"], "off path");
+  // The move is measured once: the bisect adopts step 1's sitting as its confirmation.
+  const std::vector<Json> compares = Records("compare");
+  ASSERT_EQ(compares.size(), 1u);
+  const std::string step1 = compares[0]["id"];
+  EXPECT_TRUE(Contains(r.stderr_text, "the move was confirmed by record " + step1))
+      << r.stderr_text;
+  for (const Json& step : Records("bisect-step")) {
+    EXPECT_NE(step["details"]["step_kind"], "confirm") << step.dump(1);
+  }
+  const std::vector<Json> bisects = Records("bisect");
+  ASSERT_EQ(bisects.size(), 1u);
+  EXPECT_TRUE(Contains(bisects[0]["links"].dump(), step1)) << bisects[0]["links"].dump();
 }
 
 // Ctrl-C during the confirmation: the sitting's record is written marked
