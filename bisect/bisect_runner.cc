@@ -97,9 +97,9 @@ class BisectRunner::Session {
   Status Prepare(const MeasureFlags& flags);
   Status Save();
   Result<BisectReport> Confirm();
-  /// The archived sitting `id` as the confirmation, when it is one of the endpoints that
+  /// The archived sitting `record` as the confirmation, when it is one of the endpoints that
   /// found the move (ConfirmationMismatch); otherwise says why and confirms in a sitting.
-  Result<BisectReport> AdoptConfirmation(const std::string& id);
+  Result<BisectReport> AdoptConfirmation(const Record& record);
   /// The endpoints moved (`record`, its kept pairs' log ratios `d`): segment 0 and the
   /// whole range's search, seeded with `d`.
   Result<BisectReport> Confirmed(const Record& record, int pairs_kept, std::vector<double> d,
@@ -403,6 +403,18 @@ Result<BisectReport> BisectRunner::Session::Start(const BisectRequest& request) 
   }
   Result<std::vector<CommitInfo>> range = engine_.history.Range(*good, *bad, request.first_parent);
   if (!range) return range.error();
+  // A record that is not there is a typing error, refused before any state is written.
+  std::optional<Record> adopted;
+  if (!request.confirmed_by.empty()) {
+    Result<Record> found = store_.Find(request.confirmed_by);
+    if (!found) {
+      return Error::Usage(found.error().message())
+          .WithContext("--confirmed-by")
+          .WithHint("give the id of a compare of --good against --bad (`culprit records list "
+                    "--kind compare`)");
+    }
+    adopted = std::move(*found);
+  }
 
   state_ = BisectState{};
   state_.run_id = NewRunId();
@@ -422,7 +434,7 @@ Result<BisectReport> BisectRunner::Session::Start(const BisectRequest& request) 
   reporter_.Line(fmt::format("bisecting {} commits between {} ({}) and {} ({}) on {}",
                              state_.commits.size() - 1, request.good, Short(*good), request.bad,
                              Short(*bad), query_->name));
-  return request.confirmed_by.empty() ? Confirm() : AdoptConfirmation(request.confirmed_by);
+  return adopted ? AdoptConfirmation(*adopted) : Confirm();
 }
 
 Result<BisectReport> BisectRunner::Session::Continue(BisectState state) {
@@ -685,33 +697,30 @@ Result<BisectReport> BisectRunner::Session::Confirm() {
   return Confirmed(outcome->record, outcome->sitting.pairs_kept, outcome->sitting.log_ratios, log);
 }
 
-Result<BisectReport> BisectRunner::Session::AdoptConfirmation(const std::string& id) {
+Result<BisectReport> BisectRunner::Session::AdoptConfirmation(const Record& record) {
   const int n = static_cast<int>(state_.commits.size()) - 1;
-  Result<Record> record = store_.Find(id);
-  std::string why = record ? ConfirmationMismatch(*record, state_.commits.front(),
-                                                  state_.commits.back(), query_->name,
-                                                  options_.band)
-                           : record.error().message();
+  std::string why = ConfirmationMismatch(record, state_.commits.front(), state_.commits.back(),
+                                         query_->name, options_.band);
   std::vector<double> d;
   if (why.empty()) {
-    d = KeptLogRatios(record->samples);
+    d = KeptLogRatios(record.samples);
     if (d.size() < 2) why = "its samples hold fewer than 2 kept pairs";
   }
   if (!why.empty()) {
     reporter_.Line(fmt::format("not using record {} as the confirmation: {}; confirming again",
-                               id, why));
+                               record.id, why));
     return Confirm();
   }
   reporter_.Line(fmt::format(
       "the move was confirmed by record {} (ratio {:.3f} [{:.3f}, {:.3f}], {} pairs): its pairs "
       "are the bisect's confirmation, not measured again",
-      record->id, record->estimate->ratio, record->estimate->low, record->estimate->high,
+      record.id, record.estimate->ratio, record.estimate->low, record.estimate->high,
       d.size()));
-  state_.records.push_back(record->id);
+  state_.records.push_back(record.id);
   BisectStepLog log = SittingLog(static_cast<int>(state_.log.size()) + 1, BisectStepKind::kConfirm,
-                                 0, n, state_.commits, *record, static_cast<int>(d.size()));
-  log.note = "adopted: " + record->id;
-  return Confirmed(*record, static_cast<int>(d.size()), std::move(d), log);
+                                 0, n, state_.commits, record, static_cast<int>(d.size()));
+  log.note = "adopted: " + record.id;
+  return Confirmed(record, static_cast<int>(d.size()), std::move(d), log);
 }
 
 Result<BisectReport> BisectRunner::Session::Confirmed(const Record& record, int pairs_kept,

@@ -480,5 +480,30 @@ TEST(BisectRunnerOnScriptedWorld, ARecordOfOtherCommitsIsNotAdoptedAndSaysWhy) {
   std::filesystem::remove_all(dir);
 }
 
+// A record id that names nothing is a typing error: refused before any state is written, so
+// the next `bisect run` is not told to resume or reset a bisect that never started.
+TEST(BisectRunnerOnScriptedWorld, AConfirmationRecordThatDoesNotExistIsAUsageErrorAndNoState) {
+  SimWorld world(Quiet({{1.0}}, 16), 33);
+  SimulatedEngine engine(world);
+  const std::filesystem::path dir = TrialDir("adopt-missing");
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const BisectSections config = SimulatedBisectConfig(dir);
+  LineRecorder reporter;
+  BisectRunner runner(config, {engine, engine, engine}, nullptr, reporter);
+  BisectRequest request;
+  request.good = "good";
+  request.bad = "bad";
+  request.query = "q";
+  request.confirmed_by = "no-such-record";
+  Result<BisectReport> report = runner.Run(request);
+  ASSERT_FALSE(report.ok());
+  EXPECT_EQ(report.error().kind(), ErrorKind::kUsage) << report.error().message();
+  EXPECT_NE(report.error().message().find("--confirmed-by"), std::string::npos)
+      << report.error().message();
+  EXPECT_FALSE(std::filesystem::exists(BisectStatePath(config)));
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace culprit
