@@ -343,7 +343,7 @@ std::string AuditPicture(const Record& r, const RecordIndex& index) {
     remainder = RatioInterval{ratio, ratio, ratio};
     remainder_caption = "no interval in this record";
   } else if (remainder) {
-    remainder_caption = BandWord(remainder->low, remainder->high, r.band) == "tie"
+    remainder_caption = ReadAgainstBand(remainder->low, remainder->high, r.band) == BandReading::kTie
                             ? "fully explained"
                             : BandWord(remainder->low, remainder->high, r.band);
   }

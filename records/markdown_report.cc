@@ -197,7 +197,7 @@ std::string AuditTable(const Record& r, const RecordIndex& index) {
     const RatioInterval& m = *facts.remainder;
     out += fmt::format("| × remainder | {:.3f} ({}) | {} | | | {} | |\n", m.ratio, FormatChange(m.ratio),
                        Interval(m.low, m.high),
-                       BandWord(m.low, m.high, r.band) == "tie" ? "fully explained" : Reading(m.ratio, m.low, m.high, r.band));
+                       ReadAgainstBand(m.low, m.high, r.band) == BandReading::kTie ? "fully explained" : Reading(m.ratio, m.low, m.high, r.band));
   } else {
     out += "| × remainder | not in this record | | | | | |\n";
   }
