@@ -123,6 +123,15 @@ class BisectRunner::Session {
   /// The whole range as segment 0, from the confirmation (states saved before segments).
   BisectSegment WholeRange() const;
   Result<BisectReport> Finish(const std::string& confirm_summary);
+  /// The final record's fields every ending shares: the range, the query, the host.
+  Record ResultRecord() const;
+  /// The ending of a bisect whose endpoints did not confirm the move: NOT REPRODUCIBLE for a
+  /// NULL, INCONCLUSIVE otherwise, with what the confirmation could see.
+  std::string UnconfirmedText(const std::string& confirm_summary, Record& record,
+                              BisectReport& report) const;
+  /// The ending of a bisect that searched: the changes verified (ChangesText) or
+  /// INCONCLUSIVE with the credible set, and what every search and check spent.
+  Result<std::string> SearchedText(Record& record, BisectReport& report);
   /// The report of a bisect that verified at least one change.
   std::string ChangesText(Record& record, BisectReport& report, nlohmann::json& payload);
   /// "CULPRIT <id>"/"CHANGE <id>" and what follows: one verified change.
@@ -954,8 +963,38 @@ Result<BisectReport> BisectRunner::Session::Search() {
   return SegmentDone();
 }
 
-Result<BisectReport> BisectRunner::Session::Finish(const std::string& confirm_summary) {
-  BisectReport report;
+namespace {
+
+// What every search and check of the range spent, and the commits they could not build.
+struct RangeSpending {
+  int builds = 0, pairs = 0;
+  std::vector<int> unbuildable;  ///< Range indexes.
+};
+
+RangeSpending SpendingOf(const BisectSearch& main, const std::vector<BisectSegment>& segments) {
+  RangeSpending r;
+  for (size_t k = 0; k < segments.size(); ++k) {
+    const BisectSegment& g = segments[k];
+    std::optional<BisectSearch> sub;
+    if (k == 0) {
+      sub = main;
+    } else if (!g.search_json.empty()) {
+      if (Result<BisectSearch> restored = BisectSearch::FromJson(g.search_json)) sub = *restored;
+    }
+    if (!sub) {
+      r.pairs += g.pairs;  // a check that started no search
+      continue;
+    }
+    r.builds += sub->builds_used();
+    r.pairs += sub->pairs_used();
+    for (int j : sub->unbuildable()) r.unbuildable.push_back(g.lo + j);
+  }
+  return r;
+}
+
+}  // namespace
+
+Record BisectRunner::Session::ResultRecord() const {
   const int n = static_cast<int>(state_.commits.size()) - 1;
   Record record;
   record.kind = RecordKind::kBisect;
@@ -975,96 +1014,97 @@ Result<BisectReport> BisectRunner::Session::Finish(const std::string& confirm_su
     record.host = host_->Identity();
     record.end = host_->Snapshot(/*calibrate=*/true);
   }
+  return record;
+}
 
+std::string BisectRunner::Session::UnconfirmedText(const std::string& confirm_summary,
+                                                   Record& record, BisectReport& report) const {
+  const BisectStepLog& confirm = state_.log.back();
+  // NOT REPRODUCIBLE only when the confirmation showed the endpoints the same; an
+  // INCONCLUSIVE confirmation is not a proof of no move, and says what it could see.
+  const bool tie = unconfirmed_.verdict == Verdict::kNull;
+  report.outcome.kind =
+      tie ? SearchOutcome::Kind::kNotReproducible : SearchOutcome::Kind::kInconclusive;
+  record.verdict = tie ? Verdict::kNull : Verdict::kInconclusive;
+  const std::string line = DescribeUnconfirmedMove(unconfirmed_);
+  record.verdict_detail = line.substr(line.find(": ") + 2);
+  report.outcome.reason = record.verdict_detail;
+  Estimate e;
+  e.ratio = confirm.ratio;
+  e.low = confirm.low;
+  e.high = confirm.high;
+  e.pairs = confirm.pairs;
+  e.confidence = unconfirmed_.confidence;
+  record.estimate = e;
+  std::string text = line + "\n" + confirm_summary;
+  text += tie ? "Either the host drifted since the number was taken, or the move was never what "
+                "it was said to be. The confirmation is archived as a record.\n"
+              : "Nothing is concluded either way. The confirmation is archived as a record.\n";
+  return text;
+}
+
+Result<std::string> BisectRunner::Session::SearchedText(Record& record, BisectReport& report) {
+  const int n = static_cast<int>(state_.commits.size()) - 1;
+  // The whole range's search: its posterior is what the report plots.
+  Result<BisectSearch> main = BisectSearch::FromJson(state_.search_json);
+  if (!main) return main.error().WithContext(BisectStatePath(config_).string());
+  const SearchOutcome whole = main->Result();
+  const RangeSpending spent = SpendingOf(*main, state_.segments);
+  record.details["builds_used"] = std::to_string(spent.builds);
+  record.details["pairs_used"] = std::to_string(spent.pairs);
+  record.details["probability"] = fmt::format("{:.4f}", whole.probability);
+  std::vector<std::string> credible;
+  for (int j : whole.credible_set) credible.push_back(Short(state_.commits[j]));
+  record.details["credible_set"] = Join(credible, ",");
+  for (int j : spent.unbuildable) {
+    record.notes.push_back("unbuildable or unmeasurable: " + state_.commits[j]);
+  }
+  // What the report plots by commit index (docs/reports.md): the range, the
+  // final posterior over "first bad commit is j" and the unbuildable indexes.
+  nlohmann::json payload = {{"commits", state_.commits},
+                            {"posterior", main->Posterior()},
+                            {"unbuildable", main->unbuildable()}};
+  std::string builds_line = fmt::format("builds {} (⌈log2 {}⌉ = {}), pairs {}", spent.builds, n,
+                                        CeilLog2(n), spent.pairs);
+  std::string text;
+  report.found = !VerifiedChanges(state_.segments).empty();
+  if (!report.found) {
+    report.outcome = whole;
+    if (whole.verification_pairs > 0) {
+      double sign = state_.speedup ? -1 : 1;
+      Estimate e;
+      e.ratio = std::exp(sign * whole.log_ratio);
+      e.low = std::exp(state_.speedup ? -whole.log_ratio_high : whole.log_ratio_low);
+      e.high = std::exp(state_.speedup ? -whole.log_ratio_low : whole.log_ratio_high);
+      e.pairs = whole.verification_pairs;
+      e.confidence = whole.interval_confidence;
+      record.estimate = e;
+    }
+    record.verdict = Verdict::kInconclusive;
+    record.verdict_detail = whole.reason;
+    text += fmt::format("INCONCLUSIVE: {}\n  credible set ({:.0f}%): {}\n  {}\n", whole.reason,
+                        search_->options().target_probability * 100, Join(credible, " "),
+                        builds_line);
+  } else {
+    text += ChangesText(record, report, payload);
+    text += "  " + builds_line + "\n";
+  }
+  record.details_json = payload.dump();
+  if (state_.speedup) text += "  (the bad end is faster: this bisect searched for a speed-up)\n";
+  return text;
+}
+
+Result<BisectReport> BisectRunner::Session::Finish(const std::string& confirm_summary) {
+  BisectReport report;
+  Record record = ResultRecord();
   std::string text;
   if (!search_) {
     // The endpoints did not confirm the move.
-    const BisectStepLog& confirm = state_.log.back();
-    // NOT REPRODUCIBLE only when the confirmation showed the endpoints the same; an
-    // INCONCLUSIVE confirmation is not a proof of no move, and says what it could see.
-    const bool tie = unconfirmed_.verdict == Verdict::kNull;
-    report.outcome.kind =
-        tie ? SearchOutcome::Kind::kNotReproducible : SearchOutcome::Kind::kInconclusive;
-    record.verdict = tie ? Verdict::kNull : Verdict::kInconclusive;
-    const std::string line = DescribeUnconfirmedMove(unconfirmed_);
-    record.verdict_detail = line.substr(line.find(": ") + 2);
-    report.outcome.reason = record.verdict_detail;
-    Estimate e;
-    e.ratio = confirm.ratio;
-    e.low = confirm.low;
-    e.high = confirm.high;
-    e.pairs = confirm.pairs;
-    e.confidence = unconfirmed_.confidence;
-    record.estimate = e;
-    text = line + "\n" + confirm_summary;
-    text += tie ? "Either the host drifted since the number was taken, or the move was never what "
-                  "it was said to be. The confirmation is archived as a record.\n"
-                : "Nothing is concluded either way. The confirmation is archived as a record.\n";
+    text = UnconfirmedText(confirm_summary, record, report);
   } else {
-    // The whole range's search: its posterior is what the report plots.
-    Result<BisectSearch> main = BisectSearch::FromJson(state_.search_json);
-    if (!main) return main.error().WithContext(BisectStatePath(config_).string());
-    const SearchOutcome whole = main->Result();
-    // Builds and pairs across every search and every check; unbuildable commits of all.
-    int builds = 0, pairs = 0;
-    std::vector<int> unbuildable;
-    for (size_t k = 0; k < state_.segments.size(); ++k) {
-      const BisectSegment& g = state_.segments[k];
-      std::optional<BisectSearch> sub;
-      if (k == 0) {
-        sub = *main;
-      } else if (!g.search_json.empty()) {
-        if (Result<BisectSearch> restored = BisectSearch::FromJson(g.search_json)) sub = *restored;
-      }
-      if (!sub) {
-        pairs += g.pairs;  // a check that started no search
-        continue;
-      }
-      builds += sub->builds_used();
-      pairs += sub->pairs_used();
-      for (int j : sub->unbuildable()) unbuildable.push_back(g.lo + j);
-    }
-    record.details["builds_used"] = std::to_string(builds);
-    record.details["pairs_used"] = std::to_string(pairs);
-    record.details["probability"] = fmt::format("{:.4f}", whole.probability);
-    std::vector<std::string> credible;
-    for (int j : whole.credible_set) credible.push_back(Short(state_.commits[j]));
-    record.details["credible_set"] = Join(credible, ",");
-    for (int j : unbuildable) {
-      record.notes.push_back("unbuildable or unmeasurable: " + state_.commits[j]);
-    }
-    // What the report plots by commit index (docs/reports.md): the range, the
-    // final posterior over "first bad commit is j" and the unbuildable indexes.
-    nlohmann::json payload = {{"commits", state_.commits},
-                              {"posterior", main->Posterior()},
-                              {"unbuildable", main->unbuildable()}};
-    std::string builds_line =
-        fmt::format("builds {} (⌈log2 {}⌉ = {}), pairs {}", builds, n, CeilLog2(n), pairs);
-    std::vector<int> changes = VerifiedChanges(state_.segments);
-    report.found = !changes.empty();
-    if (!report.found) {
-      report.outcome = whole;
-      if (whole.verification_pairs > 0) {
-        double sign = state_.speedup ? -1 : 1;
-        Estimate e;
-        e.ratio = std::exp(sign * whole.log_ratio);
-        e.low = std::exp(state_.speedup ? -whole.log_ratio_high : whole.log_ratio_low);
-        e.high = std::exp(state_.speedup ? -whole.log_ratio_low : whole.log_ratio_high);
-        e.pairs = whole.verification_pairs;
-        e.confidence = whole.interval_confidence;
-        record.estimate = e;
-      }
-      record.verdict = Verdict::kInconclusive;
-      record.verdict_detail = whole.reason;
-      text += fmt::format("INCONCLUSIVE: {}\n  credible set ({:.0f}%): {}\n  {}\n", whole.reason,
-                          search_->options().target_probability * 100, Join(credible, " "),
-                          builds_line);
-    } else {
-      text += ChangesText(record, report, payload);
-      text += "  " + builds_line + "\n";
-    }
-    record.details_json = payload.dump();
-    if (state_.speedup) text += "  (the bad end is faster: this bisect searched for a speed-up)\n";
+    Result<std::string> searched = SearchedText(record, report);
+    if (!searched) return searched.error();
+    text = *searched;
   }
   if (int worst = StepWithLargestDrift(state_.log); worst >= 0) {
     const std::string drift = DescribeDrift(state_.log[worst]);
@@ -1147,34 +1187,108 @@ const char* CheckMeaning(const BisectSegment& s) {
   return "neither a tie nor a move beyond the band (undecided)";
 }
 
-}  // namespace
+// "1a2b3c4d5e..9f8e7d6c5b": commits[lo]..commits[hi].
+std::string Span(const std::vector<std::string>& commits, int lo, int hi) {
+  return fmt::format("{}..{}", Short(commits[lo]), Short(commits[hi]));
+}
 
-std::string BisectRunner::Session::ChangesText(Record& record, BisectReport& report,
-                                               nlohmann::json& payload) {
-  const std::vector<BisectSegment>& segments = state_.segments;
-  const std::vector<int> changes = VerifiedChanges(segments);
-  const bool first_is_first = FirstChangeIsFirst(segments);
-  const bool single = changes.size() == 1;
-  auto span = [&](int lo, int hi) {
-    return fmt::format("{}..{}", Short(state_.commits[lo]), Short(state_.commits[hi]));
-  };
-
-  // The old single-culprit fields: the earliest verified change.
-  const BisectSegment& earliest = segments[changes.front()];
-  SearchOutcome& o = report.outcome;
+// The single-culprit fields of the report (what `judge` and older readers use): the
+// earliest verified change, in the range's direction (a speed-up's sign flipped back).
+SearchOutcome EarliestChangeOutcome(const BisectSegment& earliest, bool speedup) {
+  SearchOutcome o;
   o.kind = earliest.outcome == SegmentOutcome::kRange ? SearchOutcome::Kind::kRange
                                                       : SearchOutcome::Kind::kCulprit;
   o.first = earliest.first;
   o.last = earliest.change;
   o.probability = earliest.probability;
   o.verified = true;
-  const double sign = state_.speedup ? -1 : 1;
+  const double sign = speedup ? -1 : 1;
   o.log_ratio = sign * earliest.log_ratio;
-  o.log_ratio_low = state_.speedup ? -earliest.log_high : earliest.log_low;
-  o.log_ratio_high = state_.speedup ? -earliest.log_low : earliest.log_high;
+  o.log_ratio_low = speedup ? -earliest.log_high : earliest.log_low;
+  o.log_ratio_high = speedup ? -earliest.log_low : earliest.log_high;
   o.verification_pairs = earliest.verification_pairs;
   o.interval_confidence = earliest.verify_confidence;
   o.reason = earliest.reason;
+  return o;
+}
+
+nlohmann::json ChangeJson(const BisectSegment& c, const std::vector<std::string>& commits) {
+  return {{"commit", commits[c.change]},
+          {"first_commit", commits[c.first]},
+          {"parent_commit", commits[c.first - 1]},
+          {"ratio", std::exp(c.log_ratio)},
+          {"low", std::exp(c.log_low)},
+          {"high", std::exp(c.log_high)},
+          {"confidence", c.verify_confidence},
+          {"pairs", c.verification_pairs},
+          {"probability", c.probability}};
+}
+
+nlohmann::json SegmentJson(const BisectSegment& s, const std::vector<std::string>& commits) {
+  return {{"good_commit", commits[s.lo]},
+          {"bad_commit", commits[s.hi]},
+          {"lo", s.lo},
+          {"hi", s.hi},
+          {"check", SegmentCheckName(s.check)},
+          {"ratio", s.ratio},
+          {"low", s.low},
+          {"high", s.high},
+          {"confidence", s.confidence},
+          {"pairs", s.pairs},
+          {"check_record", s.check_record},
+          {"outcome", SegmentOutcomeName(s.outcome)},
+          {"reason", s.reason}};
+}
+
+nlohmann::json DecompositionJson(const Decomposition& d) {
+  return {{"total", {d.total.log_ratio, d.total.low, d.total.high}},
+          {"remainder", {d.remainder.log_ratio, d.remainder.low, d.remainder.high}},
+          {"remainder_class", d.remainder_class == RemainderClass::kTie      ? "tie"
+                              : d.remainder_class == RemainderClass::kBeyond ? "beyond"
+                                                                             : "undecided"}};
+}
+
+// The line that withholds "first bad commit" from the earliest change: what is known of the
+// commits before it (checked, and how; or not checked).
+std::string NotShownFirstLine(const std::vector<BisectSegment>& segments,
+                              const BisectSegment& earliest,
+                              const std::vector<std::string>& commits) {
+  std::string before = fmt::format("{} was not checked", Span(commits, 0, earliest.first - 1));
+  for (const BisectSegment& s : segments) {
+    if (s.lo == 0 && s.hi == earliest.first - 1 && s.check != SegmentCheck::kNotMeasured) {
+      before = fmt::format("{} against {} {} ({} at {} confidence, {} pairs)", Short(commits[s.hi]),
+                           Short(commits[0]), CheckMeaning(s),
+                           fmt::format("{:.3f} [{:.3f}, {:.3f}]", s.ratio, s.low, s.high),
+                           FormatProbability(s.confidence), s.pairs);
+    }
+  }
+  return fmt::format(
+      "NOT SHOWN TO BE THE FIRST BAD COMMIT: {}: {}; a change before it is not ruled out\n",
+      Short(commits[earliest.change]), before);
+}
+
+// Why an unplaced segment holds a move no change was named for.
+std::string UnplacedReason(const BisectSegment& s) {
+  if (s.check == SegmentCheck::kSame && s.outcome == SegmentOutcome::kUnsearched) return s.reason;
+  if (s.check == SegmentCheck::kSame) return "its search verified no change: " + s.reason;
+  if (s.check == SegmentCheck::kOpposite) {
+    return "it moves the other way, and only changes the way the range moved are searched";
+  }
+  if (!s.reason.empty()) return "its check could not tell a tie from a change: " + s.reason;
+  return "its check could not tell a tie from a change";
+}
+
+}  // namespace
+
+std::string BisectRunner::Session::ChangesText(Record& record, BisectReport& report,
+                                               nlohmann::json& payload) {
+  const std::vector<BisectSegment>& segments = state_.segments;
+  const std::vector<std::string>& commits = state_.commits;
+  const std::vector<int> changes = VerifiedChanges(segments);
+  const bool first_is_first = FirstChangeIsFirst(segments);
+  const bool single = changes.size() == 1;
+  const BisectSegment& earliest = segments[changes.front()];
+  report.outcome = EarliestChangeOutcome(earliest, state_.speedup);
 
   std::string text;
   std::vector<std::string> names, ids;
@@ -1184,39 +1298,17 @@ std::string BisectRunner::Session::ChangesText(Record& record, BisectReport& rep
     // CULPRIT (the first bad commit) only when nothing before it moves, checked.
     const std::string head = single && first_is_first ? "CULPRIT" : "CHANGE";
     text += ChangeText(c, head, record, i == 0);
-    names.push_back("commit " + Short(state_.commits[c.change]));
-    ids.push_back(state_.commits[c.change]);
-    changes_json.push_back({{"commit", state_.commits[c.change]},
-                            {"first_commit", state_.commits[c.first]},
-                            {"parent_commit", state_.commits[c.first - 1]},
-                            {"ratio", std::exp(c.log_ratio)},
-                            {"low", std::exp(c.log_low)},
-                            {"high", std::exp(c.log_high)},
-                            {"confidence", c.verify_confidence},
-                            {"pairs", c.verification_pairs},
-                            {"probability", c.probability}});
+    names.push_back("commit " + Short(commits[c.change]));
+    ids.push_back(commits[c.change]);
+    changes_json.push_back(ChangeJson(c, commits));
   }
   if (!single && first_is_first) {
-    text += fmt::format(
-        "CULPRIT {}  the first of the {} changes: {} measured a tie\n",
-        state_.commits[earliest.change], changes.size(),
-        earliest.first - 1 == 0 ? std::string("nothing precedes it") : span(0, earliest.first - 1));
+    text += fmt::format("CULPRIT {}  the first of the {} changes: {} measured a tie\n",
+                        commits[earliest.change], changes.size(),
+                        earliest.first - 1 == 0 ? std::string("nothing precedes it")
+                                                : Span(commits, 0, earliest.first - 1));
   }
-  if (!first_is_first) {
-    // Say what is known about the commits before the earliest change.
-    std::string before = fmt::format("{} was not checked", span(0, earliest.first - 1));
-    for (const BisectSegment& s : segments) {
-      if (s.lo == 0 && s.hi == earliest.first - 1 && s.check != SegmentCheck::kNotMeasured) {
-        before = fmt::format("{} against {} {} ({} at {} confidence, {} pairs)",
-                             Short(state_.commits[s.hi]), Short(state_.commits[0]), CheckMeaning(s),
-                             fmt::format("{:.3f} [{:.3f}, {:.3f}]", s.ratio, s.low, s.high),
-                             FormatProbability(s.confidence), s.pairs);
-      }
-    }
-    text += fmt::format(
-        "NOT SHOWN TO BE THE FIRST BAD COMMIT: {}: {}; a change before it is not ruled out\n",
-        Short(state_.commits[earliest.change]), before);
-  }
+  if (!first_is_first) text += NotShownFirstLine(segments, earliest, commits);
 
   Decomposition d = DecomposeMove(segments, names, options_.band);
   const std::string decomposition = FormatDecomposition(d);
@@ -1225,43 +1317,20 @@ std::string BisectRunner::Session::ChangesText(Record& record, BisectReport& rep
   nlohmann::json segments_json = nlohmann::json::array();
   for (size_t k = 0; k < segments.size(); ++k) {
     const BisectSegment& s = segments[k];
-    segments_json.push_back({{"good_commit", state_.commits[s.lo]},
-                             {"bad_commit", state_.commits[s.hi]},
-                             {"lo", s.lo},
-                             {"hi", s.hi},
-                             {"check", SegmentCheckName(s.check)},
-                             {"ratio", s.ratio},
-                             {"low", s.low},
-                             {"high", s.high},
-                             {"confidence", s.confidence},
-                             {"pairs", s.pairs},
-                             {"check_record", s.check_record},
-                             {"outcome", SegmentOutcomeName(s.outcome)},
-                             {"reason", s.reason}});
+    segments_json.push_back(SegmentJson(s, commits));
     if (k == 0) continue;
     text += fmt::format(
         "  checked {} ({} commits): {} {:.3f} [{:.3f}, {:.3f}] at {} confidence, "
         "{} pairs\n",
-        span(s.lo, s.hi), s.hi - s.lo, CheckMeaning(s), s.ratio, s.low, s.high,
+        Span(commits, s.lo, s.hi), s.hi - s.lo, CheckMeaning(s), s.ratio, s.low, s.high,
         FormatProbability(s.confidence), s.pairs);
   }
   for (int k : UnplacedSegments(segments)) {
     const BisectSegment& s = segments[k];
-    std::string why;
-    if (s.check == SegmentCheck::kSame && s.outcome == SegmentOutcome::kUnsearched) {
-      why = s.reason;
-    } else if (s.check == SegmentCheck::kSame) {
-      why = "its search verified no change: " + s.reason;
-    } else if (s.check == SegmentCheck::kOpposite) {
-      why = "it moves the other way, and only changes the way the range moved are searched";
-    } else if (!s.reason.empty()) {
-      why = "its check could not tell a tie from a change: " + s.reason;
-    } else {
-      why = "its check could not tell a tie from a change";
-    }
     const std::string line = fmt::format(
-        "UNPLACED: {} ×{:.3f} [{:.3f}, {:.3f}] (commits after {} up to {}): {}", span(s.lo, s.hi),
-        s.ratio, s.low, s.high, Short(state_.commits[s.lo]), Short(state_.commits[s.hi]), why);
+        "UNPLACED: {} ×{:.3f} [{:.3f}, {:.3f}] (commits after {} up to {}): {}",
+        Span(commits, s.lo, s.hi), s.ratio, s.low, s.high, Short(commits[s.lo]),
+        Short(commits[s.hi]), UnplacedReason(s));
     text += line + "\n";
     record.notes.push_back(line);
   }
@@ -1274,12 +1343,7 @@ std::string BisectRunner::Session::ChangesText(Record& record, BisectReport& rep
                                                                  changes.size(), decomposition);
   payload["changes"] = changes_json;
   payload["segments"] = segments_json;
-  payload["decomposition"] = {
-      {"total", {d.total.log_ratio, d.total.low, d.total.high}},
-      {"remainder", {d.remainder.log_ratio, d.remainder.low, d.remainder.high}},
-      {"remainder_class", d.remainder_class == RemainderClass::kTie      ? "tie"
-                          : d.remainder_class == RemainderClass::kBeyond ? "beyond"
-                                                                         : "undecided"}};
+  payload["decomposition"] = DecompositionJson(d);
   record.verdict = Verdict::kEffect;
   return text;
 }
