@@ -33,6 +33,11 @@ struct BisectConfig {
   /// change, so the default keeps [measure]'s budget and says "not shown to be the first bad
   /// commit" when it was not enough; docs/bisect.md has the figures of both choices.
   int check_max_pairs = 0;
+  /// The most pairs of the whole bisect: the confirmation, every search with its
+  /// verification, every check (0: no cap beyond each one's own budget). Each search and
+  /// check is given at most what is left; a part the cap leaves unchecked or unsearched is
+  /// reported as unplaced, with the cap as the reason, never dropped.
+  int max_total_pairs = 0;
 };
 
 /// Reads [bisect].

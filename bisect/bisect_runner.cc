@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -31,6 +32,10 @@ int CeilLog2(int n) {
 }
 
 std::string Short(const std::string& id) { return id.substr(0, 10); }
+
+// The note of a confirmation step whose pairs an archived record measured (--confirmed-by):
+// they are the bisect's evidence, not pairs it spent.
+constexpr std::string_view kAdoptedNote = "adopted: ";
 
 // A build error's first line says which step failed and how; its last lines
 // are the tail of the compiler's output (often a caret line).
@@ -118,6 +123,10 @@ class BisectRunner::Session {
   /// The search's options for a range of `n` commits whose endpoint sitting (the
   /// confirmation or a check) took `endpoint_pairs` pairs.
   SearchOptions MakeSearchOptions(int n, int endpoint_pairs) const;
+  /// Pairs this bisect has measured so far (an adopted confirmation's are not its own).
+  int PairsMeasured() const;
+  /// What [bisect] max_total_pairs leaves to measure (INT_MAX when there is no cap).
+  int PairsLeft() const;
   /// Where the active segment's search is saved.
   std::string& ActiveSearchJson();
   /// The whole range as segment 0, from the confirmation (states saved before segments).
@@ -525,6 +534,11 @@ Result<ComparisonOutcome> BisectRunner::Session::Sitting(int a, int b, BisectSte
   if (!max_pairs_given_ && budget > 0) {
     plan.options.max_pairs = std::max(budget, options_.min_pairs);
   }
+  if (config_.bisect.max_total_pairs > 0) {
+    // Whole blocks (an AB and a BA pair), so a sitting never runs past the cap.
+    plan.options.max_pairs = std::min(plan.options.max_pairs, std::max(2, PairsLeft() / 2 * 2));
+    plan.options.min_pairs = std::min(plan.options.min_pairs, plan.options.max_pairs);
+  }
   plan.config_digest = config_.digest;
   plan.details["bisect_run"] = state_.run_id;
   plan.details["step_kind"] = BisectStepKindName(kind);
@@ -555,7 +569,24 @@ SearchOptions BisectRunner::Session::MakeSearchOptions(int n, int endpoint_pairs
     search_options.max_pairs =
         automatic + std::max(0, endpoint_pairs - search_options.verify_pairs_max);
   }
+  // The search's pairs include its endpoint observation, already counted when measured.
+  if (config_.bisect.max_total_pairs > 0) {
+    search_options.max_pairs = std::min(search_options.max_pairs, endpoint_pairs + PairsLeft());
+  }
   return search_options;
+}
+
+int BisectRunner::Session::PairsMeasured() const {
+  int pairs = 0;
+  for (const BisectStepLog& l : state_.log) {
+    if (!l.note.starts_with(kAdoptedNote)) pairs += l.pairs;
+  }
+  return pairs;
+}
+
+int BisectRunner::Session::PairsLeft() const {
+  if (config_.bisect.max_total_pairs <= 0) return std::numeric_limits<int>::max();
+  return std::max(0, config_.bisect.max_total_pairs - PairsMeasured());
 }
 
 namespace {
@@ -728,7 +759,7 @@ Result<BisectReport> BisectRunner::Session::AdoptConfirmation(const Record& reco
   state_.records.push_back(record.id);
   BisectStepLog log = SittingLog(static_cast<int>(state_.log.size()) + 1, BisectStepKind::kConfirm,
                                  0, n, state_.commits, record, static_cast<int>(d.size()));
-  log.note = "adopted: " + record.id;
+  log.note = std::string(kAdoptedNote) + record.id;
   return Confirmed(record, static_cast<int>(d.size()), std::move(d), log);
 }
 
@@ -742,6 +773,9 @@ Result<BisectReport> BisectRunner::Session::Confirmed(const Record& record, int 
   FillCheck(record, pairs_kept, state_.speedup, whole);
   state_.segments = {whole};
   state_.active_segment = 0;
+  // Logged first, so that the search's share of [bisect] max_total_pairs counts its pairs.
+  log.mass_at_or_before = 1;
+  state_.log.push_back(log);
   search_.emplace(n, MakeSearchOptions(n, static_cast<int>(d.size())));
   seg_lo_ = 0;
   if (state_.speedup) {
@@ -752,8 +786,6 @@ Result<BisectReport> BisectRunner::Session::Confirmed(const Record& record, int 
     std::optional<bool> known = engine_.builds.KnownBuildable(state_.commits[i]);
     if (known == true) search_->MarkCached(i);
   }
-  log.mass_at_or_before = 1;
-  state_.log.push_back(log);
   CULPRIT_TRY(Save());
   return Search();
 }
@@ -826,6 +858,16 @@ Result<BisectReport> BisectRunner::Session::Advance() {
     const int k = NextUnchecked(state_.segments);
     if (k < 0) return Finish("");
     BisectSegment segment = state_.segments[k];
+    if (PairsLeft() < options_.min_pairs) {
+      // Not measured, and said: the part is reported unplaced with this reason.
+      segment.check = SegmentCheck::kUndecided;
+      segment.reason = fmt::format(
+          "the bisect's pair budget ([bisect] max_total_pairs = {}) is spent",
+          config_.bisect.max_total_pairs);
+      state_.segments[k] = segment;
+      CULPRIT_TRY(Save());
+      continue;
+    }
     reporter_.Line(fmt::format(
         "checking what the changes found leave unexplained: {} against {} in one sitting",
         Short(state_.commits[segment.hi]), Short(state_.commits[segment.lo])));
@@ -1066,6 +1108,10 @@ Result<std::string> BisectRunner::Session::SearchedText(Record& record, BisectRe
                             {"unbuildable", main->unbuildable()}};
   std::string builds_line = fmt::format("builds {} (⌈log2 {}⌉ = {}), pairs {}", spent.builds, n,
                                         CeilLog2(n), spent.pairs);
+  if (config_.bisect.max_total_pairs > 0) {
+    builds_line += fmt::format(" (measured {} of [bisect] max_total_pairs = {})", PairsMeasured(),
+                               config_.bisect.max_total_pairs);
+  }
   std::string text;
   report.found = !VerifiedChanges(state_.segments).empty();
   if (!report.found) {
@@ -1187,6 +1233,10 @@ const char* CheckMeaning(const BisectSegment& s) {
   return "neither a tie nor a move beyond the band (undecided)";
 }
 
+// Whether a sitting measured the segment's check: one the pair cap left unmeasured has an
+// undecided check, a reason, and no figures to print.
+bool CheckMeasured(const BisectSegment& s) { return !s.check_record.empty(); }
+
 // "1a2b3c4d5e..9f8e7d6c5b": commits[lo]..commits[hi].
 std::string Span(const std::vector<std::string>& commits, int lo, int hi) {
   return fmt::format("{}..{}", Short(commits[lo]), Short(commits[hi]));
@@ -1255,7 +1305,9 @@ std::string NotShownFirstLine(const std::vector<BisectSegment>& segments,
                               const std::vector<std::string>& commits) {
   std::string before = fmt::format("{} was not checked", Span(commits, 0, earliest.first - 1));
   for (const BisectSegment& s : segments) {
-    if (s.lo == 0 && s.hi == earliest.first - 1 && s.check != SegmentCheck::kNotMeasured) {
+    if (s.lo != 0 || s.hi != earliest.first - 1) continue;
+    if (!CheckMeasured(s) && !s.reason.empty()) before += " (" + s.reason + ")";
+    if (CheckMeasured(s)) {
       before = fmt::format("{} against {} {} ({} at {} confidence, {} pairs)", Short(commits[s.hi]),
                            Short(commits[0]), CheckMeaning(s),
                            fmt::format("{:.3f} [{:.3f}, {:.3f}]", s.ratio, s.low, s.high),
@@ -1269,6 +1321,7 @@ std::string NotShownFirstLine(const std::vector<BisectSegment>& segments,
 
 // Why an unplaced segment holds a move no change was named for.
 std::string UnplacedReason(const BisectSegment& s) {
+  if (!CheckMeasured(s)) return "not checked: " + s.reason;
   if (s.check == SegmentCheck::kSame && s.outcome == SegmentOutcome::kUnsearched) return s.reason;
   if (s.check == SegmentCheck::kSame) return "its search verified no change: " + s.reason;
   if (s.check == SegmentCheck::kOpposite) {
@@ -1319,6 +1372,11 @@ std::string BisectRunner::Session::ChangesText(Record& record, BisectReport& rep
     const BisectSegment& s = segments[k];
     segments_json.push_back(SegmentJson(s, commits));
     if (k == 0) continue;
+    if (!CheckMeasured(s)) {
+      text += fmt::format("  not checked {} ({} commits): {}\n", Span(commits, s.lo, s.hi),
+                          s.hi - s.lo, s.reason);
+      continue;
+    }
     text += fmt::format(
         "  checked {} ({} commits): {} {:.3f} [{:.3f}, {:.3f}] at {} confidence, "
         "{} pairs\n",
@@ -1327,10 +1385,12 @@ std::string BisectRunner::Session::ChangesText(Record& record, BisectReport& rep
   }
   for (int k : UnplacedSegments(segments)) {
     const BisectSegment& s = segments[k];
-    const std::string line = fmt::format(
-        "UNPLACED: {} ×{:.3f} [{:.3f}, {:.3f}] (commits after {} up to {}): {}",
-        Span(commits, s.lo, s.hi), s.ratio, s.low, s.high, Short(commits[s.lo]),
-        Short(commits[s.hi]), UnplacedReason(s));
+    const std::string figures =
+        CheckMeasured(s) ? fmt::format(" ×{:.3f} [{:.3f}, {:.3f}]", s.ratio, s.low, s.high) : "";
+    const std::string line = fmt::format("UNPLACED: {}{} (commits after {} up to {}): {}",
+                                         Span(commits, s.lo, s.hi), figures,
+                                         Short(commits[s.lo]), Short(commits[s.hi]),
+                                         UnplacedReason(s));
     text += line + "\n";
     record.notes.push_back(line);
   }

@@ -505,5 +505,54 @@ TEST(BisectRunnerOnScriptedWorld, AConfirmationRecordThatDoesNotExistIsAUsageErr
   std::filesystem::remove_all(dir);
 }
 
+// [bisect] max_total_pairs bounds the whole bisect, its recursion included. The same two-change
+// world is bisected without a cap, then with a cap that the confirmation, the first search
+// and its verification fit into but a check does not: the bisect measures no more than the
+// cap, keeps the change it verified, calls it no first bad commit, and reports the parts it
+// could not check as unplaced, with the cap as the reason.
+TEST(BisectRunnerOnScriptedWorld, TheTotalPairCapStopsTheRecursionAndSaysSo) {
+  auto bisect = [](const BisectConfig& config, const std::string& name) {
+    SimWorld world(Quiet({{0.5}, {0.5}}), 12);
+    SimulatedEngine engine(world);
+    QuietReporter reporter;
+    Result<BisectReport> report = RunSimulatedBisect(engine, TrialDir(name), 12, reporter, config);
+    EXPECT_TRUE(report.ok()) << report.error().message();
+    return report.ok() ? *report : BisectReport{};
+  };
+  auto measured = [](const BisectState& state) {
+    int pairs = 0;
+    for (const BisectStepLog& l : state.log) pairs += l.pairs;
+    return pairs;
+  };
+  const BisectReport free = bisect(BisectConfig{}, "cap-free");
+  ASSERT_TRUE(free.found) << free.text;
+  int through_first_verification = 0;
+  for (const BisectStepLog& l : free.state.log) {
+    if (l.kind == BisectStepKind::kCheck) break;
+    through_first_verification += l.pairs;
+  }
+  ASSERT_LT(through_first_verification, measured(free.state)) << "no check ran: " << free.text;
+
+  BisectConfig capped;
+  capped.max_total_pairs = through_first_verification + 8;  // less than a check's first look
+  const BisectReport report = bisect(capped, "cap");
+  ASSERT_TRUE(report.found) << report.text;
+  EXPECT_LE(measured(report.state), capped.max_total_pairs) << report.text;
+  for (const BisectStepLog& l : report.state.log) EXPECT_NE(l.kind, BisectStepKind::kCheck);
+  EXPECT_EQ(report.text.find("CULPRIT "), std::string::npos) << report.text;
+  EXPECT_NE(report.text.find("UNPLACED: "), std::string::npos) << report.text;
+  // A part left unchecked has no figures: nothing is printed that was not measured.
+  EXPECT_EQ(report.text.find("0 pairs"), std::string::npos) << report.text;
+  EXPECT_EQ(report.text.find("×1.000 [1.000, 1.000]"), std::string::npos) << report.text;
+  EXPECT_NE(report.text.find("not checked: the bisect's pair budget ([bisect] max_total_pairs = " +
+                             std::to_string(capped.max_total_pairs) + ") is spent"),
+            std::string::npos)
+      << report.text;
+  EXPECT_NE(report.text.find("of [bisect] max_total_pairs = " +
+                             std::to_string(capped.max_total_pairs)),
+            std::string::npos)
+      << report.text;
+}
+
 }  // namespace
 }  // namespace culprit
