@@ -250,6 +250,169 @@ VerdictResult Inconclusive(std::string why) {
   return v;
 }
 
+// ---- the isolate record ----
+
+/// The record's hypothesis: what the suspect condition holds, or only the plan
+/// when it has no suspect.
+std::string IsolationHypothesis(const IsolationPlan& plan, int suspect) {
+  if (suspect <= 0) return fmt::format("residency plan '{}'", plan.name);
+  return fmt::format("holding {} in the engine slows {} (residency plan '{}')",
+                     Join(plan.conditions[suspect].hold, " + "), plan.query, plan.name);
+}
+
+/// Condition `c`'s arm: where the engine came from, the median of its visits
+/// over the complete rounds, and its measured samples (warm-ups left out)
+/// counted ok or failed.
+Arm ConditionArm(const IsolationPlan& plan, const IsolationResult& result,
+                 const IsolationProvenance& provenance, size_t c) {
+  Arm arm;
+  arm.name = plan.conditions[c].name;
+  arm.label = plan.conditions[c].name;
+  arm.condition = plan.conditions[c].name;
+  arm.revision = provenance.revision;
+  arm.commit = provenance.commit;
+  arm.tree = provenance.tree;
+  arm.command = provenance.command;
+  std::vector<double> visits;
+  for (int r = 0; r < result.rounds_done; ++r) visits.push_back(result.visit_values[r][c]);
+  if (!visits.empty()) arm.median = Median(visits);
+  for (const Sample& s : result.samples) {
+    if (s.arm != static_cast<int>(c) || s.warmup) continue;
+    if (s.ok) {
+      ++arm.ok_samples;
+    } else {
+      ++arm.failed_samples;
+    }
+  }
+  return arm;
+}
+
+/// The suspect's shift (log scale) as the record's ratio estimate.
+Estimate SuspectEstimate(const ShiftEstimate& shift) {
+  Estimate e;
+  e.ratio = std::exp(shift.estimate);
+  e.low = std::exp(shift.low);
+  e.high = std::exp(shift.high);
+  e.confidence = shift.confidence;
+  e.pairs = static_cast<int>(shift.n);
+  e.exact = shift.exact;
+  e.method = "paired by round, Hodges-Lehmann";
+  return e;
+}
+
+/// ERROR when the engine broke (the details name the condition and the
+/// command, and mark the record partial), else the suspect's verdict, else
+/// INCONCLUSIVE. `suspect` may be null.
+void SetIsolationVerdict(const IsolationResult& result, const ConditionOutcome* suspect,
+                         Record& record) {
+  if (result.failure) {
+    record.verdict = Verdict::kError;
+    record.verdict_detail = result.failure->message();
+    record.details["partial"] = "true";
+    record.details["failed_condition"] = result.failed_condition;
+    record.details["failed_command"] = result.failed_command;
+  } else if (suspect && suspect->verdict) {
+    record.verdict = suspect->verdict->verdict;
+    record.verdict_detail = result.conclusion;
+  } else {
+    record.verdict = Verdict::kInconclusive;
+    record.verdict_detail = result.conclusion;
+  }
+}
+
+/// The flat details: the plan, the design, the correction and the outcome.
+void AddIsolationDetails(const IsolationPlan& plan, const IsolationOptions& options,
+                         const IsolationResult& result,
+                         std::map<std::string, std::string>& details) {
+  details["plan"] = plan.name;
+  details["conclusion"] = result.conclusion;
+  details["seed"] = std::to_string(result.seed);
+  details["design"] = "random Latin square per block of rounds";
+  details["rounds"] = std::to_string(result.rounds_done);
+  details["runs_per_visit"] = std::to_string(options.runs_per_visit);
+  details["settle_runs"] = std::to_string(options.settle_runs);
+  details["sample_tags"] =
+      "arm = condition, pair = round (-1: warm-up visit); warmup = true with a round: the "
+      "settling run after the condition was set up";
+  details["correction"] = "bonferroni";
+  details["condition_alpha"] = fmt::format("{:.6g}", result.condition_alpha);
+  details["alpha_spending"] = "pocock-increments";
+  details["reversibility"] = std::string(ReversibilityName(result.reversibility.verdict));
+  if (result.suspect > 0) details["suspect"] = plan.conditions[result.suspect].name;
+  if (result.calibration) {
+    details["calibration_change"] = fmt::format("{:+.4f}", result.calibration->change);
+  }
+}
+
+std::string JsonInts(const std::vector<int>& items) {
+  std::vector<std::string> texts;
+  for (int i : items) texts.push_back(std::to_string(i));
+  return "[" + Join(texts, ",") + "]";
+}
+
+std::string JsonNumbers(const std::vector<double>& items) {
+  std::vector<std::string> texts;
+  for (double v : items) texts.push_back(JsonNumber(v));
+  return "[" + Join(texts, ",") + "]";
+}
+
+std::string OptionalJsonNumber(const std::optional<double>& value) {
+  return value ? JsonNumber(*value) : std::string("null");
+}
+
+/// One condition of the payload: its holds and releases, the sizes the engine
+/// answered, and its verdict and interval when it has them.
+std::string ConditionJson(const ConditionOutcome& o, bool baseline) {
+  std::vector<std::string> bytes;
+  for (const auto& [name, size] : o.bytes) {
+    bytes.push_back(JsonString(name) + ":" + std::to_string(size));
+  }
+  std::string item =
+      fmt::format("{{\"name\":{},\"hold\":{},\"release\":{},\"bytes\":{{{}}},\"baseline\":{}",
+                  JsonString(o.condition.name), JsonStrings(o.condition.hold),
+                  JsonStrings(o.condition.release), Join(bytes, ","), baseline ? "true" : "false");
+  if (o.verdict) {
+    item += fmt::format(",\"verdict\":{},\"explanation\":{}",
+                        JsonString(VerdictName(o.verdict->verdict)),
+                        JsonString(o.verdict->explanation));
+  }
+  if (o.shift) {
+    item += fmt::format(
+        ",\"ratio\":{},\"low\":{},\"high\":{},\"confidence\":{},\"nominal_confidence\":{},"
+        "\"rounds\":{}",
+        JsonNumber(std::exp(o.shift->estimate)), JsonNumber(std::exp(o.shift->low)),
+        JsonNumber(std::exp(o.shift->high)), JsonNumber(o.shift->confidence),
+        JsonNumber(o.nominal_confidence), o.decided_at);
+  }
+  return item + "}";
+}
+
+/// The structured payload (details_json): the design and its orders, the
+/// looks, the correction, every condition, the reversibility verdict and the
+/// calibrations.
+std::string IsolationPayload(const IsolationResult& result) {
+  std::vector<std::string> orders;
+  for (const std::vector<int>& order : result.orders) orders.push_back(JsonInts(order));
+  std::vector<std::string> conditions;
+  for (size_t c = 0; c < result.conditions.size(); ++c) {
+    conditions.push_back(ConditionJson(result.conditions[c], c == 0));
+  }
+  return fmt::format(
+      "{{\"design\":{{\"method\":\"random Latin square per block of rounds\",\"seed\":{},"
+      "\"conditions\":{},\"orders\":[{}]}},\"looks\":{},\"correction\":{{\"method\":"
+      "\"bonferroni\",\"comparisons\":{},\"condition_alpha\":{}}},\"conditions\":[{}],"
+      "\"suspect\":{},\"reversibility\":{{\"verdict\":{},\"condition\":{},\"sentence\":{}}},"
+      "\"calibration\":{{\"start_ms\":{},\"end_ms\":{},\"checkpoints_ms\":{}}},"
+      "\"partial\":{},\"conclusion\":{}}}",
+      JsonString(std::to_string(result.seed)), result.conditions.size(), Join(orders, ","),
+      JsonInts(result.looks), std::max<int>(0, static_cast<int>(result.conditions.size()) - 1),
+      JsonNumber(result.condition_alpha), Join(conditions, ","), result.suspect,
+      JsonString(ReversibilityName(result.reversibility.verdict)), result.reversibility.condition,
+      JsonString(result.reversibility.sentence), OptionalJsonNumber(result.start.calibration_ms),
+      OptionalJsonNumber(result.end.calibration_ms), JsonNumbers(result.checkpoint_calibrations_ms),
+      result.failure ? "true" : "false", JsonString(result.conclusion));
+}
+
 }  // namespace
 
 std::string_view ReversibilityName(Reversibility r) {
@@ -557,35 +720,9 @@ Record MakeIsolationRecord(const IsolationPlan& plan, const IsolationOptions& op
   record.query = plan.query;
   record.unit = "ms";
   record.band = options.band;
-  if (result.suspect > 0) {
-    std::vector<std::string> quoted;
-    for (const std::string& n : plan.conditions[result.suspect].hold) quoted.push_back(n);
-    record.hypothesis = fmt::format("holding {} in the engine slows {} (residency plan '{}')",
-                                    Join(quoted, " + "), plan.query, plan.name);
-  } else {
-    record.hypothesis = fmt::format("residency plan '{}'", plan.name);
-  }
+  record.hypothesis = IsolationHypothesis(plan, result.suspect);
   for (size_t c = 0; c < result.conditions.size(); ++c) {
-    Arm arm;
-    arm.name = plan.conditions[c].name;
-    arm.label = plan.conditions[c].name;
-    arm.condition = plan.conditions[c].name;
-    arm.revision = provenance.revision;
-    arm.commit = provenance.commit;
-    arm.tree = provenance.tree;
-    arm.command = provenance.command;
-    std::vector<double> visits;
-    for (int r = 0; r < result.rounds_done; ++r) visits.push_back(result.visit_values[r][c]);
-    if (!visits.empty()) arm.median = Median(visits);
-    for (const Sample& s : result.samples) {
-      if (s.arm != static_cast<int>(c) || s.warmup) continue;
-      if (s.ok) {
-        ++arm.ok_samples;
-      } else {
-        ++arm.failed_samples;
-      }
-    }
-    record.arms.push_back(std::move(arm));
+    record.arms.push_back(ConditionArm(plan, result, provenance, c));
   }
   record.samples = result.samples;
   // Samples of a round that did not complete were not analysed.
@@ -603,103 +740,10 @@ Record MakeIsolationRecord(const IsolationPlan& plan, const IsolationOptions& op
 
   const ConditionOutcome* suspect =
       result.suspect > 0 ? &result.conditions[result.suspect] : nullptr;
-  if (suspect && suspect->shift) {
-    Estimate e;
-    e.ratio = std::exp(suspect->shift->estimate);
-    e.low = std::exp(suspect->shift->low);
-    e.high = std::exp(suspect->shift->high);
-    e.confidence = suspect->shift->confidence;
-    e.pairs = static_cast<int>(suspect->shift->n);
-    e.exact = suspect->shift->exact;
-    e.method = "paired by round, Hodges-Lehmann";
-    record.estimate = e;
-  }
-  if (result.failure) {
-    record.verdict = Verdict::kError;
-    record.verdict_detail = result.failure->message();
-    record.details["partial"] = "true";
-    record.details["failed_condition"] = result.failed_condition;
-    record.details["failed_command"] = result.failed_command;
-  } else if (suspect && suspect->verdict) {
-    record.verdict = suspect->verdict->verdict;
-    record.verdict_detail = result.conclusion;
-  } else {
-    record.verdict = Verdict::kInconclusive;
-    record.verdict_detail = result.conclusion;
-  }
-  record.details["plan"] = plan.name;
-  record.details["conclusion"] = result.conclusion;
-  record.details["seed"] = std::to_string(result.seed);
-  record.details["design"] = "random Latin square per block of rounds";
-  record.details["rounds"] = std::to_string(result.rounds_done);
-  record.details["runs_per_visit"] = std::to_string(options.runs_per_visit);
-  record.details["settle_runs"] = std::to_string(options.settle_runs);
-  record.details["sample_tags"] =
-      "arm = condition, pair = round (-1: warm-up visit); warmup = true with a round: the "
-      "settling run after the condition was set up";
-  record.details["correction"] = "bonferroni";
-  record.details["condition_alpha"] = fmt::format("{:.6g}", result.condition_alpha);
-  record.details["alpha_spending"] = "pocock-increments";
-  record.details["reversibility"] = std::string(ReversibilityName(result.reversibility.verdict));
-  if (result.suspect > 0) record.details["suspect"] = plan.conditions[result.suspect].name;
-  if (result.calibration) {
-    record.details["calibration_change"] = fmt::format("{:+.4f}", result.calibration->change);
-  }
-
-  // The structured payload.
-  std::vector<std::string> orders;
-  for (const std::vector<int>& order : result.orders) {
-    std::vector<std::string> items;
-    for (int c : order) items.push_back(std::to_string(c));
-    orders.push_back("[" + Join(items, ",") + "]");
-  }
-  std::vector<std::string> looks;
-  for (int l : result.looks) looks.push_back(std::to_string(l));
-  std::vector<std::string> conditions;
-  for (size_t c = 0; c < result.conditions.size(); ++c) {
-    const ConditionOutcome& o = result.conditions[c];
-    std::vector<std::string> bytes;
-    for (const auto& [name, size] : o.bytes) {
-      bytes.push_back(JsonString(name) + ":" + std::to_string(size));
-    }
-    std::string item = fmt::format(
-        "{{\"name\":{},\"hold\":{},\"release\":{},\"bytes\":{{{}}},\"baseline\":{}", JsonString(
-            o.condition.name), JsonStrings(o.condition.hold), JsonStrings(o.condition.release),
-        Join(bytes, ","), c == 0 ? "true" : "false");
-    if (o.verdict) {
-      item += fmt::format(",\"verdict\":{},\"explanation\":{}",
-                          JsonString(VerdictName(o.verdict->verdict)),
-                          JsonString(o.verdict->explanation));
-    }
-    if (o.shift) {
-      item += fmt::format(
-          ",\"ratio\":{},\"low\":{},\"high\":{},\"confidence\":{},\"nominal_confidence\":{},"
-          "\"rounds\":{}",
-          JsonNumber(std::exp(o.shift->estimate)), JsonNumber(std::exp(o.shift->low)),
-          JsonNumber(std::exp(o.shift->high)), JsonNumber(o.shift->confidence),
-          JsonNumber(o.nominal_confidence), o.decided_at);
-    }
-    conditions.push_back(item + "}");
-  }
-  std::vector<std::string> checkpoints;
-  for (double ms : result.checkpoint_calibrations_ms) checkpoints.push_back(JsonNumber(ms));
-  auto optional_number = [](const std::optional<double>& v) {
-    return v ? JsonNumber(*v) : std::string("null");
-  };
-  record.details_json = fmt::format(
-      "{{\"design\":{{\"method\":\"random Latin square per block of rounds\",\"seed\":{},"
-      "\"conditions\":{},\"orders\":[{}]}},\"looks\":[{}],\"correction\":{{\"method\":"
-      "\"bonferroni\",\"comparisons\":{},\"condition_alpha\":{}}},\"conditions\":[{}],"
-      "\"suspect\":{},\"reversibility\":{{\"verdict\":{},\"condition\":{},\"sentence\":{}}},"
-      "\"calibration\":{{\"start_ms\":{},\"end_ms\":{},\"checkpoints_ms\":[{}]}},"
-      "\"partial\":{},\"conclusion\":{}}}",
-      JsonString(std::to_string(result.seed)), result.conditions.size(), Join(orders, ","),
-      Join(looks, ","), std::max<int>(0, static_cast<int>(result.conditions.size()) - 1),
-      JsonNumber(result.condition_alpha), Join(conditions, ","), result.suspect,
-      JsonString(ReversibilityName(result.reversibility.verdict)), result.reversibility.condition,
-      JsonString(result.reversibility.sentence), optional_number(result.start.calibration_ms),
-      optional_number(result.end.calibration_ms), Join(checkpoints, ","),
-      result.failure ? "true" : "false", JsonString(result.conclusion));
+  if (suspect && suspect->shift) record.estimate = SuspectEstimate(*suspect->shift);
+  SetIsolationVerdict(result, suspect, record);
+  AddIsolationDetails(plan, options, result, record.details);
+  record.details_json = IsolationPayload(result);
   return record;
 }
 
