@@ -207,6 +207,19 @@ class IsolationRun {
     return median;
   }
 
+  /// Round `round`: a visit of each condition in `order`. Returns the visits'
+  /// medians by condition, or nullopt at the first visit that failed or was
+  /// interrupted.
+  std::optional<std::vector<double>> Round(int round, const std::vector<int>& order) {
+    std::vector<double> values(plan_.conditions.size(), std::nan(""));
+    for (int c : order) {
+      std::optional<double> v = Visit(c, round);
+      if (!v) return std::nullopt;
+      values[c] = *v;
+    }
+    return values;
+  }
+
  private:
   template <typename F>
   bool Step(int c, const std::string& command, F&& f) {
@@ -248,6 +261,165 @@ VerdictResult Inconclusive(std::string why) {
   v.verdict = Verdict::kInconclusive;
   v.explanation = std::move(why);
   return v;
+}
+
+// ---- the sitting's rounds and looks ----
+
+/// The result before the first visit: the seed, one outcome per condition,
+/// the suspect, each comparison's alpha and the looks.
+IsolationResult PlannedResult(const IsolationPlan& plan, const IsolationOptions& options) {
+  IsolationResult r;
+  const int k = static_cast<int>(plan.conditions.size());
+  r.seed = PickSeed(options.seed);
+  for (const ResidencyCondition& c : plan.conditions) {
+    ConditionOutcome outcome;
+    outcome.condition = c;
+    r.conditions.push_back(std::move(outcome));
+  }
+  r.suspect = SuspectCondition(plan.conditions);
+  const int comparisons = std::max(0, k - 1);
+  r.condition_alpha = PerConditionAlpha(options.confidence, comparisons);
+  r.looks = comparisons == 0
+                ? std::vector<int>{std::max(1, options.min_rounds)}
+                : BlockAlignedLooks(LookSchedule(options.min_rounds, options.max_rounds), k);
+  return r;
+}
+
+/// A look at `alpha`: each condition not yet decided gets its interval over
+/// the complete rounds, and its verdict when the interval is decisive.
+/// Returns how many conditions this look decided.
+int DecideAtLook(IsolationResult& r, double alpha, double band, std::vector<bool>& decided) {
+  int newly_decided = 0;
+  for (int c = 1; c < static_cast<int>(r.conditions.size()); ++c) {
+    if (decided[c]) continue;
+    ConditionOutcome& outcome = r.conditions[c];
+    outcome.log_ratios = PairedLogRatios(r.visit_values, c, r.rounds_done);
+    Result<ShiftEstimate> shift = SignedRankEstimate(outcome.log_ratios, 1 - alpha);
+    if (!shift) continue;
+    outcome.shift = *shift;
+    outcome.nominal_confidence = 1 - alpha;
+    outcome.decided_at = r.rounds_done;
+    if (IsDecisive(*shift, band)) {
+      outcome.verdict = Decide(*shift, band);
+      decided[c] = true;
+      ++newly_decided;
+    }
+  }
+  return newly_decided;
+}
+
+void CalibrateBetweenLooks(const HostProbe& host, SittingProgress* progress, IsolationResult& r) {
+  if (progress) progress->OnPhase("calibrating (between looks)");
+  HostState checkpoint = host.Snapshot(true);
+  if (checkpoint.calibration_ms) {
+    r.checkpoint_calibrations_ms.push_back(*checkpoint.calibration_ms);
+  }
+}
+
+/// The rounds done, the next look's round count, and the suspect's ratio once
+/// it has an estimate.
+void ReportProgress(SittingProgress& progress, const IsolationResult& r, size_t look) {
+  std::optional<double> ratio;
+  if (r.suspect > 0 && r.conditions[r.suspect].shift) {
+    ratio = std::exp(r.conditions[r.suspect].shift->estimate);
+  }
+  progress.OnProgress(r.rounds_done, look < r.looks.size() ? r.looks[look] : r.rounds_done, ratio);
+}
+
+/// The rounds of the balanced design, with a look each time the complete
+/// rounds reach the next look. Stops when every condition is decided (a plan
+/// of the baseline alone runs to the last look), after the last look, or when
+/// a visit fails or is interrupted. Returns the index of the next look.
+size_t RunRounds(IsolationRun& run, const std::vector<double>& alphas, const HostProbe* host,
+                 const IsolationOptions& options, SittingProgress* progress, IsolationResult& r) {
+  const int k = static_cast<int>(r.conditions.size());
+  const std::vector<std::vector<int>> design = BalancedRoundOrders(k, r.looks.back(), r.seed);
+  size_t look = 0;
+  std::vector<bool> decided(k, false);
+  decided[0] = true;
+  int undecided = std::max(0, k - 1);
+  while (!r.failure && !r.interrupted && look < r.looks.size() && (undecided > 0 || k == 1)) {
+    if (InterruptRequested()) {
+      r.interrupted = true;
+      break;
+    }
+    const int round = r.rounds_done;
+    r.orders.push_back(design[round]);
+    std::optional<std::vector<double>> values = run.Round(round, design[round]);
+    if (!values) break;
+    r.visit_values.push_back(std::move(*values));
+    ++r.rounds_done;
+
+    if (r.rounds_done >= r.looks[look]) {
+      undecided -= DecideAtLook(r, alphas[look], options.band, decided);
+      ++look;
+      if (undecided > 0 && look < r.looks.size() && options.calibrate_between_looks && host) {
+        CalibrateBetweenLooks(*host, progress, r);
+      }
+      if (k == 1 && look >= r.looks.size()) break;
+    }
+    if (progress) ReportProgress(*progress, r, look);
+  }
+  return look;
+}
+
+/// Never a verdict built on a broken process; what was measured stays in the samples.
+void DropVerdicts(IsolationResult& r) {
+  for (ConditionOutcome& c : r.conditions) {
+    c.verdict.reset();
+    c.shift.reset();
+  }
+  r.notes.push_back(
+      fmt::format("partial: the engine broke after {} complete rounds", r.rounds_done));
+}
+
+/// After an interrupt, which is not a planned look: each condition's estimate
+/// at `alpha` (the next look's) once it has two rounds, and no verdict.
+void EstimateWithoutVerdict(IsolationResult& r, double alpha) {
+  for (int c = 1; c < static_cast<int>(r.conditions.size()); ++c) {
+    ConditionOutcome& outcome = r.conditions[c];
+    outcome.log_ratios = PairedLogRatios(r.visit_values, c, r.rounds_done);
+    if (outcome.log_ratios.size() >= 2) {
+      Result<ShiftEstimate> shift = SignedRankEstimate(outcome.log_ratios, 1 - alpha);
+      if (shift) {
+        outcome.shift = *shift;
+        outcome.nominal_confidence = 1 - alpha;
+        outcome.decided_at = r.rounds_done;
+      }
+    }
+    outcome.verdict = Inconclusive(
+        fmt::format("interrupted after {} rounds, before the sitting could decide", r.rounds_done));
+  }
+  r.notes.push_back(fmt::format("interrupted after {} complete rounds; no verdict", r.rounds_done));
+}
+
+/// After the last look: a condition no look decided gets the verdict of its
+/// last interval, INCONCLUSIVE when it never had one.
+void DecideTheUndecided(IsolationResult& r, double band) {
+  for (int c = 1; c < static_cast<int>(r.conditions.size()); ++c) {
+    ConditionOutcome& outcome = r.conditions[c];
+    if (outcome.verdict) continue;
+    if (outcome.shift) {
+      outcome.verdict = Decide(*outcome.shift, band);
+    } else {
+      outcome.verdict = Inconclusive(
+          fmt::format("only {} rounds, too few for an interval at this confidence", r.rounds_done));
+    }
+  }
+}
+
+/// Notes on the calibration drift between the sitting's two snapshots and on
+/// what changed on the host meanwhile. `host` may be null.
+void NoteHostChanges(const HostProbe* host, IsolationResult& r) {
+  if (r.start.calibration_ms && r.end.calibration_ms) {
+    r.calibration = CheckCalibration(*r.start.calibration_ms, *r.end.calibration_ms);
+    if (r.calibration->drifted || !r.calibration->valid) r.notes.push_back(r.calibration->message);
+  }
+  if (host != nullptr && !r.start.time.empty() && !r.end.time.empty()) {
+    for (std::string& w : HostChangeWarnings(host->Identity(), r.start, r.end)) {
+      r.notes.push_back(std::move(w));
+    }
+  }
 }
 
 // ---- the isolate record ----
@@ -565,23 +737,10 @@ std::string IsolationConclusion(const IsolationResult& result, const std::string
 IsolationResult RunIsolationSitting(HarnessSession& harness, const IsolationPlan& plan,
                                     const HostProbe* host, const IsolationOptions& options,
                                     SittingProgress* progress) {
-  IsolationResult r;
+  IsolationResult r = PlannedResult(plan, options);
   const int k = static_cast<int>(plan.conditions.size());
-  r.seed = PickSeed(options.seed);
-  for (const ResidencyCondition& c : plan.conditions) {
-    ConditionOutcome outcome;
-    outcome.condition = c;
-    r.conditions.push_back(std::move(outcome));
-  }
-  r.suspect = SuspectCondition(plan.conditions);
-  const int comparisons = std::max(0, k - 1);
-  r.condition_alpha = PerConditionAlpha(options.confidence, comparisons);
-  r.looks = comparisons == 0
-                ? std::vector<int>{std::max(1, options.min_rounds)}
-                : BlockAlignedLooks(LookSchedule(options.min_rounds, options.max_rounds), k);
   // Pocock-type spending, as `probe`: a large effect can stop at an early look.
   const std::vector<double> alphas = SpendAlpha(r.condition_alpha, r.looks, Spending::kPocock);
-  const std::vector<std::vector<int>> design = BalancedRoundOrders(k, r.looks.back(), r.seed);
   IsolationRun run(harness, plan, options, r);
 
   // Warm-up first: the first request also waits for the engine to load, and
@@ -592,121 +751,21 @@ IsolationResult RunIsolationSitting(HarnessSession& harness, const IsolationPlan
   }
   if (!r.failure && !r.interrupted) TakeSnapshot(host, progress, "calibrating (start)", r.start);
 
-  size_t look = 0;
-  std::vector<bool> decided(k, false);
-  decided[0] = true;
-  int undecided = comparisons;
-  while (!r.failure && !r.interrupted && look < r.looks.size() &&
-         (undecided > 0 || k == 1)) {
-    if (InterruptRequested()) {
-      r.interrupted = true;
-      break;
-    }
-    const int round = r.rounds_done;
-    r.orders.push_back(design[round]);
-    std::vector<double> values(k, std::nan(""));
-    bool complete = true;
-    for (int c : design[round]) {
-      std::optional<double> v = run.Visit(c, round);
-      if (!v) {
-        complete = false;
-        break;
-      }
-      values[c] = *v;
-    }
-    if (!complete) break;
-    r.visit_values.push_back(values);
-    ++r.rounds_done;
-
-    if (r.rounds_done >= r.looks[look]) {
-      for (int c = 1; c < k; ++c) {
-        if (decided[c]) continue;
-        ConditionOutcome& outcome = r.conditions[c];
-        outcome.log_ratios = PairedLogRatios(r.visit_values, c, r.rounds_done);
-        Result<ShiftEstimate> shift = SignedRankEstimate(outcome.log_ratios, 1 - alphas[look]);
-        if (!shift) continue;
-        outcome.shift = *shift;
-        outcome.nominal_confidence = 1 - alphas[look];
-        outcome.decided_at = r.rounds_done;
-        if (IsDecisive(*shift, options.band)) {
-          outcome.verdict = Decide(*shift, options.band);
-          decided[c] = true;
-          --undecided;
-        }
-      }
-      ++look;
-      if (undecided > 0 && look < r.looks.size() && options.calibrate_between_looks && host) {
-        if (progress) progress->OnPhase("calibrating (between looks)");
-        HostState checkpoint = host->Snapshot(true);
-        if (checkpoint.calibration_ms) {
-          r.checkpoint_calibrations_ms.push_back(*checkpoint.calibration_ms);
-        }
-      }
-      if (k == 1 && look >= r.looks.size()) break;
-    }
-    if (progress) {
-      std::optional<double> ratio;
-      if (r.suspect > 0 && r.conditions[r.suspect].shift) {
-        ratio = std::exp(r.conditions[r.suspect].shift->estimate);
-      }
-      progress->OnProgress(r.rounds_done,
-                           look < r.looks.size() ? r.looks[look] : r.rounds_done, ratio);
-    }
-  }
+  const size_t look = RunRounds(run, alphas, host, options, progress, r);
 
   if (r.failure) {
-    // Never a verdict built on a broken process; what was measured stays in the samples.
-    for (ConditionOutcome& c : r.conditions) {
-      c.verdict.reset();
-      c.shift.reset();
-    }
-    r.notes.push_back(fmt::format("partial: the engine broke after {} complete rounds",
-                                  r.rounds_done));
+    DropVerdicts(r);
   } else {
     TakeSnapshot(host, progress, "calibrating (end)", r.end);
     if (r.interrupted) {
-      // Not a planned look: estimates at the next look's alpha, no verdict.
-      const size_t next = std::min(look, r.looks.size() - 1);
-      for (int c = 1; c < k; ++c) {
-        ConditionOutcome& outcome = r.conditions[c];
-        outcome.log_ratios = PairedLogRatios(r.visit_values, c, r.rounds_done);
-        if (outcome.log_ratios.size() >= 2) {
-          Result<ShiftEstimate> shift = SignedRankEstimate(outcome.log_ratios, 1 - alphas[next]);
-          if (shift) {
-            outcome.shift = *shift;
-            outcome.nominal_confidence = 1 - alphas[next];
-            outcome.decided_at = r.rounds_done;
-          }
-        }
-        outcome.verdict = Inconclusive(fmt::format(
-            "interrupted after {} rounds, before the sitting could decide", r.rounds_done));
-      }
-      r.notes.push_back(
-          fmt::format("interrupted after {} complete rounds; no verdict", r.rounds_done));
+      EstimateWithoutVerdict(r, alphas[std::min(look, r.looks.size() - 1)]);
     } else {
-      for (int c = 1; c < k; ++c) {
-        ConditionOutcome& outcome = r.conditions[c];
-        if (outcome.verdict) continue;
-        if (outcome.shift) {
-          outcome.verdict = Decide(*outcome.shift, options.band);
-        } else {
-          outcome.verdict = Inconclusive(fmt::format(
-              "only {} rounds, too few for an interval at this confidence", r.rounds_done));
-        }
-      }
+      DecideTheUndecided(r, options.band);
     }
     Status quit = harness.Quit();
     if (!quit) r.notes.push_back("the engine did not quit cleanly: " + quit.error().message());
   }
-  if (r.start.calibration_ms && r.end.calibration_ms) {
-    r.calibration = CheckCalibration(*r.start.calibration_ms, *r.end.calibration_ms);
-    if (r.calibration->drifted || !r.calibration->valid) r.notes.push_back(r.calibration->message);
-  }
-  if (host != nullptr && !r.start.time.empty() && !r.end.time.empty()) {
-    for (std::string& w : HostChangeWarnings(host->Identity(), r.start, r.end)) {
-      r.notes.push_back(std::move(w));
-    }
-  }
+  NoteHostChanges(host, r);
   r.reversibility = JudgeReversibility(r.conditions, r.suspect);
   r.conclusion = IsolationConclusion(r, plan.query);
   return r;
