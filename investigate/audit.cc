@@ -391,6 +391,185 @@ std::string VerdictWord(const AuditFactor& f) {
   return f.verdict ? std::string(VerdictName(*f.verdict)) : "";
 }
 
+// ---- one audit's steps ----
+
+/// The outcome before anything is measured: the published figure, the query
+/// and the revisions it compares.
+AuditOutcome UnmeasuredOutcome(const PublishedNumber& published, const QueryConfig& query,
+                               const SittingOptions& options, const RegistryConfig& registry,
+                               const AuditRequest& request) {
+  AuditOutcome o;
+  o.published = published;
+  AuditFigures& f = o.figures;
+  f.query = query.name;
+  f.unit = query.unit;
+  f.published = published.value;
+  f.band = options.band;
+  f.predecessors = Predecessors(registry, f.query);
+  f.published_revision = published.revision;
+  f.today_revision = request.revision;
+  return o;
+}
+
+/// Both builds first: a commit that does not exist or does not build is an
+/// error before anything is measured, never a factor. Returns today's build;
+/// the published one is resolved only to be checked (the code sitting
+/// resolves it again).
+Result<ResolvedBuild> ResolveAuditBuilds(BuildProvider& builds, const PublishedNumber& published,
+                                         const std::string& published_rev,
+                                         const std::string& today_rev) {
+  Result<ResolvedBuild> then = builds.Resolve(published_rev);
+  if (!then) {
+    return then.error().WithContext(
+        fmt::format("the published commit {} ({})", published.revision, published.source));
+  }
+  Result<ResolvedBuild> today = builds.Resolve(today_rev);
+  if (!today) return today.error().WithContext("today's commit " + today_rev);
+  if (!published.commit.empty() && then->commit != published.commit) {
+    return Error::Usage(fmt::format("{} names commit {}, but it resolves to {} here",
+                                    published.source, published.commit, then->commit));
+  }
+  return today;
+}
+
+/// What the published number's provenance means for the host drift: it came
+/// from another machine, or it has no calibration to split the drift by.
+void AddProvenanceNotes(const PublishedNumber& published, const HostProbe* host,
+                        std::vector<std::string>& notes) {
+  HostIdentity identity;
+  if (host) identity = host->Identity();
+  if (published.host && !published.host->hostname.empty() &&
+      (published.host->hostname != identity.hostname ||
+       published.host->cpu_model != identity.cpu_model)) {
+    notes.push_back(fmt::format(
+        "the published number comes from another host ({}, {}); this is {} ({}): the host "
+        "drift factor includes the change of machine",
+        published.host->hostname, published.host->cpu_model, identity.hostname,
+        identity.cpu_model));
+  }
+  if (!published.calibration_ms) {
+    notes.push_back(
+        "no published calibration: the host drift cannot be split into CPU speed and the rest "
+        "(give --published-calibration MS, or publish with culprit run)");
+  }
+}
+
+/// Code: the published commit against today's, paired, one sitting.
+Result<ComparisonOutcome> MeasureCode(const AuditContext& context, const PublishedNumber& published,
+                                      const std::string& published_rev, const AuditRequest& request,
+                                      const std::string& query) {
+  CompareRequest compare;
+  compare.revision_a = published_rev;
+  compare.revision_b = request.revision;
+  compare.query = query;
+  compare.flags = request.flags;
+  MeasureContext measure{context.config, context.builds, context.host, context.progress};
+  if (context.progress)
+    context.progress->OnPhase("code: " + published.revision + " vs " + request.revision);
+  return RunCompare(measure, compare);
+}
+
+/// How much of the host drift the calibration loop's change explains (CPU
+/// speed), and the rest once the drift is measured.
+std::string CalibrationNote(double now_ms, double published_ms, const AuditFactor& drift) {
+  const double explained = now_ms / published_ms;
+  std::string line = fmt::format(
+      "calibration now {:.1f} ms against {:.1f} ms published: the CPU-bound loop is ×{:.3f}, "
+      "the drift that CPU speed explains",
+      now_ms, published_ms, explained);
+  if (drift.measured) {
+    line += fmt::format(
+        "; the rest of the drift is ×{:.3f} (memory, caches, load: what the "
+        "loop does not exercise)",
+        std::exp(drift.factor.log_ratio) / explained);
+  }
+  return line;
+}
+
+/// Drift: the code sitting's arm A is the published commit measured now,
+/// compared across sittings with the published figure. The factor's record is
+/// archived in `store`; `o` keeps today's calibration, the calibration note
+/// and the record's path.
+AuditFactor MeasureDrift(const PublishedNumber& published, const ComparisonOutcome& code,
+                         const SittingOptions& options, RecordStore& store, AuditOutcome& o) {
+  std::vector<double> now = KeptSamples(code.sitting, 0);
+  o.calibration_now_ms = code.sitting.start.calibration_ms;
+  AuditFactor drift = Unmeasured("host drift", "no samples of the published commit");
+  std::optional<ShiftEstimate> drift_shift;
+  if (!now.empty()) {
+    Result<ShiftEstimate> shift = CrossSittingShift(published, now, options.confidence);
+    if (shift) {
+      drift_shift = *shift;
+      drift = MakeAuditFactor("host drift", *shift, options.band);
+    } else {
+      drift = Unmeasured("host drift", shift.error().message());
+    }
+  }
+  drift.cross_sitting = true;
+  if (published.calibration_ms && o.calibration_now_ms) {
+    o.notes.push_back(CalibrationNote(*o.calibration_now_ms, *published.calibration_ms, drift));
+  }
+  Record drift_record = MakeDriftRecord(published, code, drift_shift, drift, options.band);
+  RecordStore::Archived archived = store.WriteOrFallback(drift_record);
+  drift.record_id = drift_record.id;
+  o.factor_record_paths.emplace_back("host drift", archived.path);
+  return drift;
+}
+
+/// Today's figure, the median of today in registry order, and its ratio to
+/// the published figure (across sittings).
+void SetTodayTotal(const PublishedNumber& published, const std::vector<double>& in_order,
+                   const SittingOptions& options, AuditFigures& f) {
+  f.today = Median(in_order);
+  f.today_samples = static_cast<int>(in_order.size());
+  Result<ShiftEstimate> total = CrossSittingShift(published, in_order, options.confidence);
+  if (total) {
+    f.total = MakeAuditFactor("today / published", *total, options.band);
+    f.total.cross_sitting = true;
+  } else {
+    f.total = Unmeasured("today / published", total.error().message());
+  }
+}
+
+/// Order: today's build alone against it in registry order, and from its
+/// in-order samples today's figure. A sitting that fails or breaks sets
+/// o.failure; the order factor is added either way. Returns the sitting, if
+/// it ran.
+std::optional<ComparisonOutcome> MeasureOrderFactor(
+    const AuditContext& context, const QueryConfig& query, const ResolvedBuild& today,
+    const SittingOptions& options, const PublishedNumber& published, AuditOutcome& o) {
+  AuditFigures& f = o.figures;
+  if (context.progress) context.progress->OnPhase("order: alone vs in registry order");
+  Result<ComparisonOutcome> measured =
+      MeasureOrder(context, query, today, options, f.predecessors, &o.order_way);
+  if (!measured) {
+    o.failure = measured.error();
+    f.factors.push_back(Unmeasured("order", measured.error().message()));
+    return std::nullopt;
+  }
+  o.factor_record_paths.emplace_back("order", measured->record_path);
+  f.factors.push_back(FactorFromRecord("order", measured->record));
+  Status order_status = OutcomeStatus(*measured);
+  if (!order_status) o.failure = order_status.error();
+  std::vector<double> in_order = KeptSamples(measured->sitting, 1);
+  if (!in_order.empty()) SetTodayTotal(published, in_order, options, f);
+  return std::move(*measured);
+}
+
+/// With today's figure, every factor and the total measured, the move
+/// decomposes into the factors and a remainder; without today the total is
+/// not measured.
+void DecomposeMove(AuditFigures& f) {
+  if (!f.today) f.total = Unmeasured("today / published", "no samples of today in registry order");
+  const bool all = f.total.measured && std::all_of(f.factors.begin(), f.factors.end(),
+                                                   [](const AuditFactor& x) { return x.measured; });
+  if (all) {
+    std::vector<Factor> parts;
+    for (const AuditFactor& x : f.factors) parts.push_back(x.factor);
+    f.decomposition = Decompose(f.total.factor, parts, f.band);
+  }
+}
+
 }  // namespace
 
 Result<ShiftEstimate> CrossSittingShift(const PublishedNumber& published,
@@ -616,140 +795,32 @@ Result<AuditOutcome> RunAudit(const AuditContext& context, const PublishedNumber
   if (!options) return options.error();
   CULPRIT_TRY(RecordStore(config.records.dir).CheckWritable());
 
-  AuditOutcome o;
-  o.published = published;
+  AuditOutcome o = UnmeasuredOutcome(published, **query, *options, config.registry, request);
   AuditFigures& f = o.figures;
-  f.query = (*query)->name;
-  f.unit = (*query)->unit;
-  f.published = published.value;
-  f.band = options->band;
-  f.predecessors = Predecessors(config.registry, f.query);
   const std::string published_rev =
       published.commit.empty() ? published.revision : published.commit;
-  f.published_revision = published.revision;
-  f.today_revision = request.revision;
+  Result<ResolvedBuild> today =
+      ResolveAuditBuilds(context.builds, published, published_rev, request.revision);
+  if (!today) return today.error();
+  AddProvenanceNotes(published, context.host, o.notes);
 
-  // Both builds first: a commit that does not exist or does not build is an
-  // error before anything is measured, never a factor.
-  Result<ResolvedBuild> then = context.builds.Resolve(published_rev);
-  if (!then) {
-    return then.error().WithContext(
-        fmt::format("the published commit {} ({})", published.revision, published.source));
-  }
-  Result<ResolvedBuild> today = context.builds.Resolve(request.revision);
-  if (!today) return today.error().WithContext("today's commit " + request.revision);
-  if (!published.commit.empty() && then->commit != published.commit) {
-    return Error::Usage(fmt::format("{} names commit {}, but it resolves to {} here",
-                                    published.source, published.commit, then->commit));
-  }
-
-  HostIdentity identity;
-  if (context.host) identity = context.host->Identity();
-  if (published.host && !published.host->hostname.empty() &&
-      (published.host->hostname != identity.hostname ||
-       published.host->cpu_model != identity.cpu_model)) {
-    o.notes.push_back(fmt::format(
-        "the published number comes from another host ({}, {}); this is {} ({}): the host "
-        "drift factor includes the change of machine",
-        published.host->hostname, published.host->cpu_model, identity.hostname,
-        identity.cpu_model));
-  }
-  if (!published.calibration_ms) {
-    o.notes.push_back(
-        "no published calibration: the host drift cannot be split into CPU speed and the rest "
-        "(give --published-calibration MS, or publish with culprit run)");
-  }
-
-  // Code: the published commit against today's, paired, one sitting.
-  CompareRequest compare;
-  compare.revision_a = published_rev;
-  compare.revision_b = request.revision;
-  compare.query = f.query;
-  compare.flags = request.flags;
-  MeasureContext measure{config, context.builds, context.host, context.progress};
-  if (context.progress)
-    context.progress->OnPhase("code: " + published.revision + " vs " + request.revision);
-  Result<ComparisonOutcome> code = RunCompare(measure, compare);
+  Result<ComparisonOutcome> code = MeasureCode(context, published, published_rev, request, f.query);
   if (!code) return code.error();
   o.factor_record_paths.emplace_back("code", code->record_path);
   AuditFactor code_factor = FactorFromRecord("code", code->record);
-
-  // Drift: the code sitting's arm A is the published commit measured now.
-  std::vector<double> now = KeptSamples(code->sitting, 0);
-  o.calibration_now_ms = code->sitting.start.calibration_ms;
-  AuditFactor drift = Unmeasured("host drift", "no samples of the published commit");
-  std::optional<ShiftEstimate> drift_shift;
-  if (!now.empty()) {
-    Result<ShiftEstimate> shift = CrossSittingShift(published, now, options->confidence);
-    if (shift) {
-      drift_shift = *shift;
-      drift = MakeAuditFactor("host drift", *shift, options->band);
-    } else {
-      drift = Unmeasured("host drift", shift.error().message());
-    }
-  }
-  drift.cross_sitting = true;
-  if (published.calibration_ms && o.calibration_now_ms) {
-    const double explained = *o.calibration_now_ms / *published.calibration_ms;
-    std::string line = fmt::format(
-        "calibration now {:.1f} ms against {:.1f} ms published: the CPU-bound loop is ×{:.3f}, "
-        "the drift that CPU speed explains",
-        *o.calibration_now_ms, *published.calibration_ms, explained);
-    if (drift.measured) {
-      line += fmt::format(
-          "; the rest of the drift is ×{:.3f} (memory, caches, load: what the "
-          "loop does not exercise)",
-          std::exp(drift.factor.log_ratio) / explained);
-    }
-    o.notes.push_back(line);
-  }
-  Record drift_record = MakeDriftRecord(published, *code, drift_shift, drift, options->band);
   RecordStore store(config.records.dir);
-  RecordStore::Archived archived = store.WriteOrFallback(drift_record);
-  drift.record_id = drift_record.id;
-  o.factor_record_paths.emplace_back("host drift", archived.path);
+  AuditFactor drift = MeasureDrift(published, *code, *options, store, o);
   f.factors = {drift, code_factor};
 
   Status code_status = OutcomeStatus(*code);
   std::optional<ComparisonOutcome> order;
   if (code_status) {
-    if (context.progress) context.progress->OnPhase("order: alone vs in registry order");
-    Result<ComparisonOutcome> measured =
-        MeasureOrder(context, **query, *today, *options, f.predecessors, &o.order_way);
-    if (!measured) {
-      o.failure = measured.error();
-      f.factors.push_back(Unmeasured("order", measured.error().message()));
-    } else {
-      order = std::move(*measured);
-      o.factor_record_paths.emplace_back("order", order->record_path);
-      f.factors.push_back(FactorFromRecord("order", order->record));
-      Status order_status = OutcomeStatus(*order);
-      if (!order_status) o.failure = order_status.error();
-      std::vector<double> in_order = KeptSamples(order->sitting, 1);
-      if (!in_order.empty()) {
-        f.today = Median(in_order);
-        f.today_samples = static_cast<int>(in_order.size());
-        Result<ShiftEstimate> total = CrossSittingShift(published, in_order, options->confidence);
-        if (total) {
-          f.total = MakeAuditFactor("today / published", *total, options->band);
-          f.total.cross_sitting = true;
-        } else {
-          f.total = Unmeasured("today / published", total.error().message());
-        }
-      }
-    }
+    order = MeasureOrderFactor(context, **query, *today, *options, published, o);
   } else {
     o.failure = code_status.error();
     f.factors.push_back(Unmeasured("order", "not measured: the code sitting did not finish"));
   }
-  if (!f.today) f.total = Unmeasured("today / published", "no samples of today in registry order");
-  const bool all = f.total.measured && std::all_of(f.factors.begin(), f.factors.end(),
-                                                   [](const AuditFactor& x) { return x.measured; });
-  if (all) {
-    std::vector<Factor> parts;
-    for (const AuditFactor& x : f.factors) parts.push_back(x.factor);
-    f.decomposition = Decompose(f.total.factor, parts, f.band);
-  }
+  DecomposeMove(f);
   o.conclusion = AuditConclusion(f);
   o.record = MakeAuditRecord(o, &*code, order ? &*order : nullptr, request, config);
   RecordStore::Archived audit = store.WriteOrFallback(o.record);
