@@ -128,6 +128,136 @@ std::string Story(const InvestigationState& s, const DemoOptions& options) {
   return out;
 }
 
+std::chrono::milliseconds Since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                               start);
+}
+
+/// Writes the demo's configuration to `config_path` from the template, for
+/// the history in `repo` (and `events` events, unless 0), and loads it.
+Result<Config> WriteDemoConfig(const std::filesystem::path& template_path,
+                               const std::filesystem::path& repo, int events,
+                               const std::filesystem::path& config_path) {
+  Result<std::string> config_text = ReadFile(template_path);
+  if (!config_text) return config_text.error();
+  std::string text = ReplaceAll(*config_text, "@DEMO_REPO@", repo.string());
+  if (events > 0) {
+    text = ReplaceAll(text, "\"1000000\"", fmt::format("\"{}\"", events));
+  }
+  // The demo keeps its builds beside it, so it never mixes with a user's cache.
+  text += "\n[cache]\ndir = \"cache\"\n";
+  CULPRIT_TRY(WriteFileAtomically(config_path, text));
+  Result<Config> config = LoadConfig(config_path);
+  if (!config) return config.error().WithContext("the demo's configuration");
+  return config;
+}
+
+InvestigateRequest LadderRequest(const DemoOptions& options) {
+  InvestigateRequest request;
+  request.good = options.good;
+  request.bad = options.bad;
+  request.query = options.query;
+  request.probe_query = options.probe_query;
+  request.plans = {options.plan};
+  request.invocation = {"culprit", "demo", "--dir", options.work_dir.string()};
+  return request;
+}
+
+/// The investigation's ladder. A demo interrupted earlier (Ctrl-C, kill)
+/// continues where it stopped; otherwise each demo is a fresh investigation
+/// (earlier records stay).
+Result<InvestigationReport> RunLadder(const Config& config, const DemoOptions& options,
+                                      EngineBuilds& builds, const HostProbe* host,
+                                      InvestigationReporter& timed, DemoReporter& reporter) {
+  const InvestigateRequest request = LadderRequest(options);
+  reporter.Line(fmt::format(
+      "the ladder: culprit investigate --good {} --bad {} -q {} --probe-query {} --plan \"{}\"",
+      request.good, request.bad, request.query, request.probe_query, options.plan));
+  Result<std::optional<InvestigationState>> saved = LoadInvestigationState(config);
+  if (!saved) return saved.error();
+  if (*saved && (*saved)->status != InvestigationStatus::kDone &&
+      (*saved)->request.good == request.good && (*saved)->request.bad == request.bad &&
+      (*saved)->request.query == request.query) {
+    reporter.Line(
+        "an earlier demo did not finish: resuming it (finished steps are not "
+        "measured again)");
+    return ResumeInvestigation(config, builds, host, timed, std::nullopt);
+  }
+  CULPRIT_TRY(DiscardInvestigationState(config));
+  std::error_code ec;
+  std::filesystem::remove(BisectStatePath(config), ec);
+  return RunInvestigation(config, builds, host, timed, request);
+}
+
+/// The ladder's findings, into the demo's report.
+void ReportLadder(const InvestigationState& s, DemoReport& report) {
+  report.outcome = s.outcome;
+  for (const InvestigationStepRecord& p : s.probes) {
+    if (p.name == "parallel_gate") report.probe_verdict = p.verdict;
+  }
+  if (s.bisect_found) {
+    report.culprit_commit = s.culprit;
+    report.culprit_subject = s.culprit_subject;
+    report.changed_files = s.changed_files;
+    report.culprit_on_code_path = s.relevance == CulpritRelevance::kOnPath;
+  }
+  if (!s.isolations.empty()) report.isolation_conclusion = s.isolations[0].sentence;
+}
+
+/// 4. The number that was published moved: which part of the move is the
+/// host, which the code and which the order the registry runs the queries in.
+/// The builds are the ladder's. Skipped when the demo's events are not those
+/// the table was measured with. An audit that cannot run is the error; a
+/// sitting that broke is `failure`, once its summary is shown.
+Status RunDemoAudit(const Config& config, const DemoOptions& options,
+                    const std::filesystem::path& examples, TimedBuilds& builds,
+                    DemoReporter& reporter, DemoReport& report, std::optional<Error>& failure) {
+  if (options.events != 0 && options.events != DemoOptions::kPublishedEvents) {
+    reporter.Result(fmt::format(
+        "4. the audit of the published v1.0 table is skipped: it was measured with {} events, "
+        "this demo uses {}\n",
+        DemoOptions::kPublishedEvents, options.events));
+    return {};
+  }
+  AuditRequest audit;
+  audit.query = options.audit_query;
+  audit.table = examples / "eventstore" / "published-v1.0.json";
+  audit.revision = options.bad;
+  audit.invocation = {"culprit", "audit",       "-q", audit.query, "--table", audit.table->string(),
+                      "--rev",   audit.revision};
+  reporter.Line(fmt::format("the audit: culprit audit -q {} --table {} --rev {}", audit.query,
+                            audit.table->string(), audit.revision));
+  Result<std::vector<AuditOutcome>> audited =
+      AuditWithEngine(config, audit, /*progress=*/nullptr, &builds);
+  if (!audited) return audited.error().WithContext("the demo's audit");
+  for (const AuditOutcome& o : *audited) {
+    reporter.Result(
+        fmt::format("\n4. the audit of the published v1.0 table:\n{}", FormatAuditSummary(o)));
+    report.audit_factors = o.figures.factors;
+    report.audit_conclusion = o.conclusion;
+    if (o.failure) failure = *o.failure;
+  }
+  return {};
+}
+
+/// Where the time went, measured in this process: builds (each build's wall
+/// time), and each step's wall time less the builds made during it.
+std::string WallTimes(std::chrono::milliseconds total, std::chrono::milliseconds history,
+                      const TimedBuilds& builds, const TimedReporter& steps,
+                      std::chrono::milliseconds audit_pairs) {
+  std::chrono::milliseconds confirm = steps.measuring(InvestigationStep::kConfirm);
+  std::chrono::milliseconds probes = steps.measuring(InvestigationStep::kProbes);
+  std::chrono::milliseconds bisect = steps.measuring(InvestigationStep::kBisect);
+  std::chrono::milliseconds isolation = steps.measuring(InvestigationStep::kIsolation);
+  std::chrono::milliseconds other =
+      total - history - builds.total() - confirm - probes - bisect - isolation - audit_pairs;
+  return fmt::format(
+      "\nwall time {} (this process): history {}, builds {} ({} builds), confirmation pairs {}, "
+      "probe pairs {}, bisect pairs {}, isolation rounds {}, audit sittings {}, the rest {}\n",
+      Seconds(total), Seconds(history), Seconds(builds.total()), builds.builds(), Seconds(confirm),
+      Seconds(probes), Seconds(bisect), Seconds(isolation), Seconds(audit_pairs), Seconds(other));
+}
+
 }  // namespace
 
 Result<DemoReport> RunDemo(const DemoOptions& options, DemoReporter& reporter) {
@@ -151,21 +281,11 @@ Result<DemoReport> RunDemo(const DemoOptions& options, DemoReporter& reporter) {
                             options.query, options.good, options.bad));
   const auto history_start = std::chrono::steady_clock::now();
   CULPRIT_TRY(CreateHistory(examples, repo, reporter));
-  const auto history = std::chrono::duration_cast<std::chrono::milliseconds>(
-      std::chrono::steady_clock::now() - history_start);
+  const std::chrono::milliseconds history = Since(history_start);
 
-  Result<std::string> config_text = ReadFile(template_path);
-  if (!config_text) return config_text.error();
-  std::string text = ReplaceAll(*config_text, "@DEMO_REPO@", repo.string());
-  if (options.events > 0) {
-    text = ReplaceAll(text, "\"1000000\"", fmt::format("\"{}\"", options.events));
-  }
-  // The demo keeps its builds beside it, so it never mixes with a user's cache.
-  text += "\n[cache]\ndir = \"cache\"\n";
   report.config_path = work / "culprit.toml";
-  CULPRIT_TRY(WriteFileAtomically(report.config_path, text));
-  Result<Config> config = LoadConfig(report.config_path);
-  if (!config) return config.error().WithContext("the demo's configuration");
+  Result<Config> config = WriteDemoConfig(template_path, repo, options.events, report.config_path);
+  if (!config) return config.error();
   reporter.Line(fmt::format("configuration: {}", report.config_path.string()));
 
   TimedBuilds build_progress;
@@ -174,102 +294,22 @@ Result<DemoReport> RunDemo(const DemoOptions& options, DemoReporter& reporter) {
   if (!builds) return builds.error();
   std::unique_ptr<HostProbe> host = MakeRealHostProbe();
   TimedReporter timed(reporter, build_progress);
-
-  InvestigateRequest request;
-  request.good = options.good;
-  request.bad = options.bad;
-  request.query = options.query;
-  request.probe_query = options.probe_query;
-  request.plans = {options.plan};
-  request.invocation = {"culprit", "demo", "--dir", options.work_dir.string()};
-  reporter.Line(fmt::format(
-      "the ladder: culprit investigate --good {} --bad {} -q {} --probe-query {} --plan \"{}\"",
-      request.good, request.bad, request.query, request.probe_query, options.plan));
-
-  // A demo interrupted earlier (Ctrl-C, kill) continues where it stopped;
-  // otherwise each demo is a fresh investigation (earlier records stay).
-  Result<std::optional<InvestigationState>> saved = LoadInvestigationState(*config);
-  if (!saved) return saved.error();
-  Result<InvestigationReport> ladder = Error("not run");
-  if (*saved && (*saved)->status != InvestigationStatus::kDone &&
-      (*saved)->request.good == request.good && (*saved)->request.bad == request.bad &&
-      (*saved)->request.query == request.query) {
-    reporter.Line(
-        "an earlier demo did not finish: resuming it (finished steps are not "
-        "measured again)");
-    ladder = ResumeInvestigation(*config, **builds, host.get(), timed, std::nullopt);
-  } else {
-    CULPRIT_TRY(DiscardInvestigationState(*config));
-    std::filesystem::remove(BisectStatePath(*config), ec);
-    ladder = RunInvestigation(*config, **builds, host.get(), timed, request);
-  }
+  Result<InvestigationReport> ladder =
+      RunLadder(*config, options, **builds, host.get(), timed, reporter);
   if (!ladder) return ladder.error();
-  const InvestigationState& s = ladder->state;
-  report.outcome = s.outcome;
-  for (const InvestigationStepRecord& p : s.probes) {
-    if (p.name == "parallel_gate") report.probe_verdict = p.verdict;
-  }
-  if (s.bisect_found) {
-    report.culprit_commit = s.culprit;
-    report.culprit_subject = s.culprit_subject;
-    report.changed_files = s.changed_files;
-    report.culprit_on_code_path = s.relevance == CulpritRelevance::kOnPath;
-  }
-  if (!s.isolations.empty()) report.isolation_conclusion = s.isolations[0].sentence;
-  reporter.Result(Story(s, options));
+  ReportLadder(ladder->state, report);
+  reporter.Result(Story(ladder->state, options));
 
-  // 4. The number that was published moved: which part of the move is the host, which the
-  // code and which the order the registry runs the queries in. The builds are the ladder's.
   const auto audit_start = std::chrono::steady_clock::now();
   const std::chrono::milliseconds builds_before_audit = build_progress.total();
   std::optional<Error> audit_failure;
-  if (options.events != 0 && options.events != DemoOptions::kPublishedEvents) {
-    reporter.Result(fmt::format(
-        "4. the audit of the published v1.0 table is skipped: it was measured with {} events, "
-        "this demo uses {}\n",
-        DemoOptions::kPublishedEvents, options.events));
-  } else {
-    AuditRequest audit;
-    audit.query = options.audit_query;
-    audit.table = examples / "eventstore" / "published-v1.0.json";
-    audit.revision = options.bad;
-    audit.invocation = {"culprit",   "audit",       "-q",
-                        audit.query, "--table",     audit.table->string(),
-                        "--rev",     audit.revision};
-    reporter.Line(fmt::format("the audit: culprit audit -q {} --table {} --rev {}", audit.query,
-                              audit.table->string(), audit.revision));
-    Result<std::vector<AuditOutcome>> audited =
-        AuditWithEngine(*config, audit, /*progress=*/nullptr, &build_progress);
-    if (!audited) return audited.error().WithContext("the demo's audit");
-    for (const AuditOutcome& o : *audited) {
-      reporter.Result(
-          fmt::format("\n4. the audit of the published v1.0 table:\n{}", FormatAuditSummary(o)));
-      report.audit_factors = o.figures.factors;
-      report.audit_conclusion = o.conclusion;
-      if (o.failure) audit_failure = *o.failure;
-    }
-  }
+  CULPRIT_TRY(
+      RunDemoAudit(*config, options, examples, build_progress, reporter, report, audit_failure));
   const std::chrono::milliseconds audit_builds = build_progress.total() - builds_before_audit;
-  const auto audit_wall = std::chrono::duration_cast<std::chrono::milliseconds>(
-      std::chrono::steady_clock::now() - audit_start);
+  const std::chrono::milliseconds audit_wall = Since(audit_start);
   const std::chrono::milliseconds audit_pairs = audit_wall - std::min(audit_wall, audit_builds);
 
-  // Where the time went, measured in this process: builds (each build's wall
-  // time), and each step's wall time less the builds made during it.
-  const auto total = std::chrono::duration_cast<std::chrono::milliseconds>(
-      std::chrono::steady_clock::now() - demo_start);
-  std::chrono::milliseconds confirm = timed.measuring(InvestigationStep::kConfirm);
-  std::chrono::milliseconds probes = timed.measuring(InvestigationStep::kProbes);
-  std::chrono::milliseconds bisect = timed.measuring(InvestigationStep::kBisect);
-  std::chrono::milliseconds isolation = timed.measuring(InvestigationStep::kIsolation);
-  std::chrono::milliseconds other = total - history - build_progress.total() - confirm - probes -
-                                    bisect - isolation - audit_pairs;
-  reporter.Result(fmt::format(
-      "\nwall time {} (this process): history {}, builds {} ({} builds), confirmation pairs {}, "
-      "probe pairs {}, bisect pairs {}, isolation rounds {}, audit sittings {}, the rest {}\n",
-      Seconds(total), Seconds(history), Seconds(build_progress.total()), build_progress.builds(),
-      Seconds(confirm), Seconds(probes), Seconds(bisect), Seconds(isolation), Seconds(audit_pairs),
-      Seconds(other)));
+  reporter.Result(WallTimes(Since(demo_start), history, build_progress, timed, audit_pairs));
   // Everything measured is archived and shown; a broken audit sitting is still an error.
   if (audit_failure) return *audit_failure;
   return report;
