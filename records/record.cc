@@ -319,72 +319,139 @@ HostState StateFromJson(const Json& o, std::string_view path) {
   return state;
 }
 
+RecordKind KindFromJson(const Json& j) {
+  const std::string kind = RequireString(j, "kind");
+  std::optional<RecordKind> parsed = ParseRecordKind(kind);
+  if (!parsed) {
+    Wrong("kind", "one of probe, compare, bisect, bisect-step, isolate, audit, run, investigation");
+  }
+  return *parsed;
+}
+
+/// nullopt when the field is absent or empty: a kind that concludes nothing.
+std::optional<Verdict> VerdictFromJson(const Json& j) {
+  const std::string verdict = GetString(j, "verdict");
+  if (verdict.empty()) return std::nullopt;
+  std::optional<Verdict> parsed = ParseVerdict(verdict);
+  if (!parsed || verdict != VerdictName(*parsed)) {
+    Wrong("verdict", "one of EFFECT, NULL, INCONCLUSIVE, ERROR or empty");
+  }
+  return parsed;
+}
+
+Estimate EstimateFromJson(const Json& e) {
+  Estimate estimate;
+  estimate.ratio = GetNumber(e, "ratio", 1, "estimate");
+  estimate.low = GetNumber(e, "low", 1, "estimate");
+  estimate.high = GetNumber(e, "high", 1, "estimate");
+  estimate.confidence = GetNumber(e, "confidence", 0.95, "estimate");
+  estimate.pairs = static_cast<int>(GetInteger(e, "pairs", 0, "estimate"));
+  estimate.exact = GetBool(e, "exact", false, "estimate");
+  estimate.method = GetString(e, "method", "estimate");
+  return estimate;
+}
+
+/// `a` is the arm at `path` ("arms[1]"), which field errors name.
+Arm ArmFromJson(const Json& a, const std::string& path) {
+  if (!a.is_object()) Wrong(path, "an object");
+  Arm arm;
+  arm.name = GetString(a, "name", path);
+  arm.label = GetString(a, "label", path);
+  arm.commit = GetString(a, "commit", path);
+  arm.tree = GetString(a, "tree", path);
+  arm.revision = GetString(a, "revision", path);
+  arm.env = GetStringMap(a, "env", path);
+  arm.unset = GetStrings(a, "unset", path);
+  arm.effective_env = GetStringMap(a, "effective_env", path);
+  arm.condition = GetString(a, "condition", path);
+  arm.command = GetStrings(a, "command", path);
+  arm.median = GetNumber(a, "median", 0, path);
+  arm.ok_samples = static_cast<int>(GetInteger(a, "ok_samples", 0, path));
+  arm.failed_samples = static_cast<int>(GetInteger(a, "failed_samples", 0, path));
+  return arm;
+}
+
+std::vector<Arm> ArmsFromJson(const Json& arms) {
+  std::vector<Arm> out;
+  for (size_t i = 0; i < arms.size(); ++i) {
+    out.push_back(ArmFromJson(arms[i], fmt::format("arms[{}]", i)));
+  }
+  return out;
+}
+
+HostIdentity HostIdentityFromJson(const Json& host) {
+  HostIdentity identity;
+  identity.hostname = GetString(host, "hostname", "host");
+  identity.cpu_model = GetString(host, "cpu_model", "host");
+  identity.kernel = GetString(host, "kernel", "host");
+  identity.logical_cores = static_cast<int>(GetInteger(host, "logical_cores", 0, "host"));
+  // Records written before it was kept lack it.
+  if (auto kb = GetOptionalInteger(host, "memory_total_kb", "host"); kb && *kb >= 0) {
+    identity.memory_total_kb = static_cast<uint64_t>(*kb);
+  }
+  return identity;
+}
+
+/// The details_json: the structured payload as its JSON text, else the
+/// payload that was not JSON, kept as text.
+std::string PayloadFromJson(const Json& j) {
+  if (const Json* payload = Field(j, "payload")) return payload->dump();
+  return GetString(j, "payload_text");
+}
+
+/// Sample `i` of the file; a sample's sequence defaults to its position, and
+/// its arm must be one of the record's `arms`.
+Sample SampleFromJson(const Json& s, size_t i, size_t arms) {
+  std::string path = fmt::format("samples[{}]", i);
+  if (!s.is_object()) Wrong(path, "an object");
+  Sample sample;
+  sample.sequence = static_cast<int>(GetInteger(s, "sequence", static_cast<long>(i), path));
+  sample.arm = static_cast<int>(GetInteger(s, "arm", 0, path));
+  sample.pair = static_cast<int>(GetInteger(s, "pair", -1, path));
+  sample.warmup = GetBool(s, "warmup", false, path);
+  sample.ok = GetBool(s, "ok", true, path);
+  std::optional<double> value = GetOptionalNumber(s, "value", path);
+  // An ok sample without a value cannot be used by anyone; say so rather
+  // than invent a zero.
+  if (sample.ok && !value) throw FieldError(fmt::format("{} is ok but has no value", path));
+  sample.value = value.value_or(0);
+  sample.failure = GetString(s, "failure", path);
+  sample.dropped = GetBool(s, "dropped", false, path);
+  sample.censored = GetBool(s, "censored", false, path);
+  sample.wall_ms = GetNumber(s, "wall_ms", 0, path);
+  sample.user_ms = GetNumber(s, "user_ms", 0, path);
+  sample.system_ms = GetNumber(s, "system_ms", 0, path);
+  sample.max_rss_kb = GetInteger(s, "max_rss_kb", 0, path);
+  if (sample.arm < 0 || static_cast<size_t>(sample.arm) >= arms) {
+    throw FieldError(
+        fmt::format("{} refers to arm {}, but the record has {} arm(s)", path, sample.arm, arms));
+  }
+  return sample;
+}
+
+std::vector<Sample> SamplesFromJson(const Json& samples, size_t arms) {
+  std::vector<Sample> out;
+  for (size_t i = 0; i < samples.size(); ++i) out.push_back(SampleFromJson(samples[i], i, arms));
+  return out;
+}
+
+/// Throws FieldError naming the first damaged field it reads.
 Record FromJson(const Json& j) {
   if (!j.is_object()) throw FieldError("the file is not a JSON object");
   Record record;
   record.id = RequireString(j, "id");
-  const std::string kind = RequireString(j, "kind");
-  if (auto parsed = ParseRecordKind(kind)) {
-    record.kind = *parsed;
-  } else {
-    Wrong("kind", "one of probe, compare, bisect, bisect-step, isolate, audit, run, investigation");
-  }
+  record.kind = KindFromJson(j);
   record.time = RequireString(j, "time");
   record.query = GetString(j, "query");
   record.unit = GetString(j, "unit");
   record.hypothesis = GetString(j, "hypothesis");
-  if (const std::string verdict = GetString(j, "verdict"); !verdict.empty()) {
-    record.verdict = ParseVerdict(verdict);
-    if (!record.verdict || verdict != VerdictName(*record.verdict)) {
-      Wrong("verdict", "one of EFFECT, NULL, INCONCLUSIVE, ERROR or empty");
-    }
-  }
+  record.verdict = VerdictFromJson(j);
   record.verdict_detail = GetString(j, "verdict_detail");
   record.interrupted = GetBool(j, "interrupted", false);
-  if (const Json* e = GetObject(j, "estimate")) {
-    Estimate estimate;
-    estimate.ratio = GetNumber(*e, "ratio", 1, "estimate");
-    estimate.low = GetNumber(*e, "low", 1, "estimate");
-    estimate.high = GetNumber(*e, "high", 1, "estimate");
-    estimate.confidence = GetNumber(*e, "confidence", 0.95, "estimate");
-    estimate.pairs = static_cast<int>(GetInteger(*e, "pairs", 0, "estimate"));
-    estimate.exact = GetBool(*e, "exact", false, "estimate");
-    estimate.method = GetString(*e, "method", "estimate");
-    record.estimate = estimate;
-  }
+  if (const Json* e = GetObject(j, "estimate")) record.estimate = EstimateFromJson(*e);
   record.band = GetNumber(j, "band", 0.05);
-  if (const Json* arms = GetArray(j, "arms")) {
-    for (size_t i = 0; i < arms->size(); ++i) {
-      const Json& a = (*arms)[i];
-      std::string path = fmt::format("arms[{}]", i);
-      if (!a.is_object()) Wrong(path, "an object");
-      Arm arm;
-      arm.name = GetString(a, "name", path);
-      arm.label = GetString(a, "label", path);
-      arm.commit = GetString(a, "commit", path);
-      arm.tree = GetString(a, "tree", path);
-      arm.revision = GetString(a, "revision", path);
-      arm.env = GetStringMap(a, "env", path);
-      arm.unset = GetStrings(a, "unset", path);
-      arm.effective_env = GetStringMap(a, "effective_env", path);
-      arm.condition = GetString(a, "condition", path);
-      arm.command = GetStrings(a, "command", path);
-      arm.median = GetNumber(a, "median", 0, path);
-      arm.ok_samples = static_cast<int>(GetInteger(a, "ok_samples", 0, path));
-      arm.failed_samples = static_cast<int>(GetInteger(a, "failed_samples", 0, path));
-      record.arms.push_back(std::move(arm));
-    }
-  }
-  if (const Json* host = GetObject(j, "host")) {
-    record.host.hostname = GetString(*host, "hostname", "host");
-    record.host.cpu_model = GetString(*host, "cpu_model", "host");
-    record.host.kernel = GetString(*host, "kernel", "host");
-    record.host.logical_cores = static_cast<int>(GetInteger(*host, "logical_cores", 0, "host"));
-    // Records written before it was kept lack it.
-    if (auto kb = GetOptionalInteger(*host, "memory_total_kb", "host"); kb && *kb >= 0) {
-      record.host.memory_total_kb = static_cast<uint64_t>(*kb);
-    }
-  }
+  if (const Json* arms = GetArray(j, "arms")) record.arms = ArmsFromJson(*arms);
+  if (const Json* host = GetObject(j, "host")) record.host = HostIdentityFromJson(*host);
   if (const Json* start = GetObject(j, "start")) {
     record.start = StateFromJson(*start, "start");
   }
@@ -395,40 +462,10 @@ Record FromJson(const Json& j) {
   record.notes = GetStrings(j, "notes");
   record.links = GetStrings(j, "links");
   record.details = GetStringMap(j, "details");
-  if (const Json* payload = Field(j, "payload")) {
-    record.details_json = payload->dump();
-  } else {
-    record.details_json = GetString(j, "payload_text");
-  }
+  record.details_json = PayloadFromJson(j);
   if (const Json* samples = GetArray(j, "samples")) {
-    for (size_t i = 0; i < samples->size(); ++i) {
-      const Json& s = (*samples)[i];
-      std::string path = fmt::format("samples[{}]", i);
-      if (!s.is_object()) Wrong(path, "an object");
-      Sample sample;
-      sample.sequence = static_cast<int>(GetInteger(s, "sequence", static_cast<long>(i), path));
-      sample.arm = static_cast<int>(GetInteger(s, "arm", 0, path));
-      sample.pair = static_cast<int>(GetInteger(s, "pair", -1, path));
-      sample.warmup = GetBool(s, "warmup", false, path);
-      sample.ok = GetBool(s, "ok", true, path);
-      std::optional<double> value = GetOptionalNumber(s, "value", path);
-      // An ok sample without a value cannot be used by anyone; say so rather
-      // than invent a zero.
-      if (sample.ok && !value) throw FieldError(fmt::format("{} is ok but has no value", path));
-      sample.value = value.value_or(0);
-      sample.failure = GetString(s, "failure", path);
-      sample.dropped = GetBool(s, "dropped", false, path);
-      sample.censored = GetBool(s, "censored", false, path);
-      sample.wall_ms = GetNumber(s, "wall_ms", 0, path);
-      sample.user_ms = GetNumber(s, "user_ms", 0, path);
-      sample.system_ms = GetNumber(s, "system_ms", 0, path);
-      sample.max_rss_kb = GetInteger(s, "max_rss_kb", 0, path);
-      if (sample.arm < 0 || static_cast<size_t>(sample.arm) >= record.arms.size()) {
-        throw FieldError(fmt::format("{} refers to arm {}, but the record has {} arm(s)", path,
-                                     sample.arm, record.arms.size()));
-      }
-      record.samples.push_back(std::move(sample));
-    }
+    // After the arms: each sample's arm is checked against them.
+    record.samples = SamplesFromJson(*samples, record.arms.size());
   }
   return record;
 }
