@@ -29,6 +29,134 @@ std::string RatioText(double estimate, double low, double high, int n) {
                      std::exp(low), std::exp(high), n);
 }
 
+// ---- reading a state ----
+
+constexpr std::string_view kDamagedHint =
+    "the bisect state file is damaged or from another version; `culprit bisect reset` "
+    "starts the bisect over";
+
+Error Invalid(std::string_view what) {
+  return Error(fmt::format("the bisect state has an invalid '{}'", what))
+      .WithHint(std::string(kDamagedHint));
+}
+
+/// The state's JSON object, once its schema is the one this culprit reads.
+Result<nlohmann::json> ParseState(std::string_view text) {
+  const std::string hint(kDamagedHint);
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) {
+    return Error("the bisect state is not valid JSON").WithHint(hint);
+  }
+  if (!j.contains("schema") || !j["schema"].is_string()) {
+    return Error("the bisect state has no schema").WithHint(hint);
+  }
+  if (j["schema"].get<std::string>() != kSchema) {
+    return Error(fmt::format("the bisect state has schema '{}', this culprit reads '{}'",
+                             j["schema"].get<std::string>(), kSchema))
+        .WithHint(hint);
+  }
+  return j;
+}
+
+// Each key is checked before it is read, so a wrong type is an Error
+// returned, never a json exception; an absent key keeps the default.
+bool ReadDouble(const nlohmann::json& jo, const char* key, double& field) {
+  if (!jo.contains(key)) return true;
+  if (!jo[key].is_number()) return false;
+  field = jo[key].get<double>();
+  return true;
+}
+
+bool ReadInt(const nlohmann::json& jo, const char* key, int& field) {
+  if (!jo.contains(key)) return true;
+  if (!jo[key].is_number_integer()) return false;
+  field = jo[key].get<int>();
+  return true;
+}
+
+/// The search's options from the state's "options" object: each present one
+/// must have its type and lie in its range; an absent one is the default.
+Result<SearchOptions> OptionsFromJson(const nlohmann::json& jo) {
+  SearchOptions o;
+  if (!ReadDouble(jo, "target_probability", o.target_probability)) {
+    return Invalid("target_probability");
+  }
+  if (!ReadInt(jo, "max_builds", o.max_builds)) return Invalid("max_builds");
+  if (!ReadInt(jo, "max_pairs", o.max_pairs)) return Invalid("max_pairs");
+  if (!ReadInt(jo, "pairs_per_batch", o.pairs_per_batch) || o.pairs_per_batch < 1)
+    return Invalid("pairs_per_batch");
+  if (!ReadInt(jo, "max_pairs_per_step", o.max_pairs_per_step) || o.max_pairs_per_step < 1)
+    return Invalid("max_pairs_per_step");
+  if (!ReadDouble(jo, "step_odds", o.step_odds) || o.step_odds <= 1) return Invalid("step_odds");
+  if (!ReadInt(jo, "verify_pairs_min", o.verify_pairs_min) || o.verify_pairs_min < 1)
+    return Invalid("verify_pairs_min");
+  if (!ReadInt(jo, "verify_pairs_max", o.verify_pairs_max) ||
+      o.verify_pairs_max < o.verify_pairs_min)
+    return Invalid("verify_pairs_max");
+  if (!ReadDouble(jo, "band", o.band) || o.band < 0) return Invalid("band");
+  if (!ReadDouble(jo, "confidence", o.confidence) || o.confidence <= 0 || o.confidence >= 1)
+    return Invalid("confidence");
+  if (jo.contains("confirm_endpoints")) {
+    if (!jo["confirm_endpoints"].is_boolean()) return Invalid("confirm_endpoints");
+    o.confirm_endpoints = jo["confirm_endpoints"].get<bool>();
+  }
+  // States written before the field existed were spent the O'Brien–Fleming way.
+  o.spending = Spending::kObrienFleming;
+  if (jo.contains("spending")) {
+    if (jo["spending"] == "pocock") {
+      o.spending = Spending::kPocock;
+    } else if (jo["spending"] != "obrien-fleming") {
+      return Invalid("spending");
+    }
+  }
+  if (!(o.target_probability > 0 && o.target_probability < 1)) {
+    return Invalid("target_probability");
+  }
+  return o;
+}
+
+/// The "unbuildable" and "cached" lists, commits in 0..n, marked in `search`.
+Status ReadCommitLists(const nlohmann::json& j, int n, BisectSearch& search) {
+  for (const char* key : {"unbuildable", "cached"}) {
+    if (!j.contains(key)) continue;
+    if (!j[key].is_array()) return Invalid(key);
+    for (const nlohmann::json& c : j[key]) {
+      if (!c.is_number_integer() || c.get<int>() < 0 || c.get<int>() > n) return Invalid(key);
+      if (std::string_view(key) == "cached") {
+        search.MarkCached(c.get<int>());
+      } else {
+        search.MarkUnbuildable(c.get<int>());
+      }
+    }
+  }
+  return {};
+}
+
+/// One observation: a measurement's baseline is commit 0, a verification's
+/// lies below its commit, and its d are finite.
+Result<Observation> ObservationFromJson(const nlohmann::json& ob, int n) {
+  if (!ob.is_object() || !ob.contains("commit") || !ob["commit"].is_number_integer() ||
+      !ob.contains("baseline") || !ob["baseline"].is_number_integer() || !ob.contains("d") ||
+      !ob["d"].is_array() || !ob.contains("kind") || !ob["kind"].is_string()) {
+    return Invalid("observations");
+  }
+  Observation parsed;
+  parsed.commit = ob["commit"].get<int>();
+  parsed.baseline = ob["baseline"].get<int>();
+  const std::string kind = ob["kind"].get<std::string>();
+  if (kind != "measure" && kind != "verify") return Invalid("observations.kind");
+  parsed.verification = kind == "verify";
+  if (parsed.baseline < 0 || parsed.baseline >= parsed.commit || parsed.commit > n ||
+      (!parsed.verification && parsed.baseline != 0)) {
+    return Invalid("observations.commit");
+  }
+  for (const nlohmann::json& x : ob["d"]) {
+    if (!x.is_number() || !std::isfinite(x.get<double>())) return Invalid("observations.d");
+    parsed.d.push_back(x.get<double>());
+  }
+  return parsed;
+}
+
 }  // namespace
 
 BisectSearch::BisectSearch(int n_commits, SearchOptions options)
@@ -386,111 +514,25 @@ std::string BisectSearch::ToJson() const {
 }
 
 culprit::Result<BisectSearch> BisectSearch::FromJson(std::string_view text) {
-  const std::string hint =
-      "the bisect state file is damaged or from another version; `culprit bisect reset` "
-      "starts the bisect over";
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) {
-    return Error("the bisect state is not valid JSON").WithHint(hint);
-  }
-  if (!j.contains("schema") || !j["schema"].is_string()) {
-    return Error("the bisect state has no schema").WithHint(hint);
-  }
-  if (j["schema"].get<std::string>() != kSchema) {
-    return Error(fmt::format("the bisect state has schema '{}', this culprit reads '{}'",
-                             j["schema"].get<std::string>(), kSchema))
-        .WithHint(hint);
-  }
-  // Reading with value() keeps going on a missing key; type errors are caught by the
-  // checks below rather than thrown.
-  auto bad = [&](std::string_view what) {
-    return Error(fmt::format("the bisect state has an invalid '{}'", what)).WithHint(hint);
-  };
+  culprit::Result<nlohmann::json> parsed = ParseState(text);
+  if (!parsed) return parsed.error();
+  const nlohmann::json& j = *parsed;
   if (!j.contains("n_commits") || !j["n_commits"].is_number_integer() ||
       j["n_commits"].get<int>() < 1) {
-    return bad("n_commits");
+    return Invalid("n_commits");
   }
   const int n = j["n_commits"].get<int>();
-  SearchOptions o;
-  if (!j.contains("options") || !j["options"].is_object()) return bad("options");
-  const nlohmann::json& jo = j["options"];
-  auto read_double = [&](const char* key, double& field) {
-    if (!jo.contains(key)) return true;
-    if (!jo[key].is_number()) return false;
-    field = jo[key].get<double>();
-    return true;
-  };
-  auto read_int = [&](const char* key, int& field) {
-    if (!jo.contains(key)) return true;
-    if (!jo[key].is_number_integer()) return false;
-    field = jo[key].get<int>();
-    return true;
-  };
-  if (!read_double("target_probability", o.target_probability)) return bad("target_probability");
-  if (!read_int("max_builds", o.max_builds)) return bad("max_builds");
-  if (!read_int("max_pairs", o.max_pairs)) return bad("max_pairs");
-  if (!read_int("pairs_per_batch", o.pairs_per_batch) || o.pairs_per_batch < 1)
-    return bad("pairs_per_batch");
-  if (!read_int("max_pairs_per_step", o.max_pairs_per_step) || o.max_pairs_per_step < 1)
-    return bad("max_pairs_per_step");
-  if (!read_double("step_odds", o.step_odds) || o.step_odds <= 1) return bad("step_odds");
-  if (!read_int("verify_pairs_min", o.verify_pairs_min) || o.verify_pairs_min < 1)
-    return bad("verify_pairs_min");
-  if (!read_int("verify_pairs_max", o.verify_pairs_max) || o.verify_pairs_max < o.verify_pairs_min)
-    return bad("verify_pairs_max");
-  if (!read_double("band", o.band) || o.band < 0) return bad("band");
-  if (!read_double("confidence", o.confidence) || o.confidence <= 0 || o.confidence >= 1)
-    return bad("confidence");
-  if (jo.contains("confirm_endpoints")) {
-    if (!jo["confirm_endpoints"].is_boolean()) return bad("confirm_endpoints");
-    o.confirm_endpoints = jo["confirm_endpoints"].get<bool>();
-  }
-  // States written before the field existed were spent the O'Brien–Fleming way.
-  o.spending = Spending::kObrienFleming;
-  if (jo.contains("spending")) {
-    if (jo["spending"] == "pocock") {
-      o.spending = Spending::kPocock;
-    } else if (jo["spending"] != "obrien-fleming") {
-      return bad("spending");
-    }
-  }
-  if (!(o.target_probability > 0 && o.target_probability < 1)) return bad("target_probability");
+  if (!j.contains("options") || !j["options"].is_object()) return Invalid("options");
+  culprit::Result<SearchOptions> options = OptionsFromJson(j["options"]);
+  if (!options) return options.error();
 
-  BisectSearch search(n, o);
-  for (const char* key : {"unbuildable", "cached"}) {
-    if (!j.contains(key)) continue;
-    if (!j[key].is_array()) return bad(key);
-    for (const nlohmann::json& c : j[key]) {
-      if (!c.is_number_integer() || c.get<int>() < 0 || c.get<int>() > n) return bad(key);
-      if (std::string_view(key) == "cached") {
-        search.MarkCached(c.get<int>());
-      } else {
-        search.MarkUnbuildable(c.get<int>());
-      }
-    }
-  }
-  if (!j.contains("observations") || !j["observations"].is_array()) return bad("observations");
+  BisectSearch search(n, *options);
+  CULPRIT_TRY(ReadCommitLists(j, n, search));
+  if (!j.contains("observations") || !j["observations"].is_array()) return Invalid("observations");
   for (const nlohmann::json& ob : j["observations"]) {
-    if (!ob.is_object() || !ob.contains("commit") || !ob["commit"].is_number_integer() ||
-        !ob.contains("baseline") || !ob["baseline"].is_number_integer() || !ob.contains("d") ||
-        !ob["d"].is_array() || !ob.contains("kind") || !ob["kind"].is_string()) {
-      return bad("observations");
-    }
-    Observation parsed;
-    parsed.commit = ob["commit"].get<int>();
-    parsed.baseline = ob["baseline"].get<int>();
-    const std::string kind = ob["kind"].get<std::string>();
-    if (kind != "measure" && kind != "verify") return bad("observations.kind");
-    parsed.verification = kind == "verify";
-    if (parsed.baseline < 0 || parsed.baseline >= parsed.commit || parsed.commit > n ||
-        (!parsed.verification && parsed.baseline != 0)) {
-      return bad("observations.commit");
-    }
-    for (const nlohmann::json& x : ob["d"]) {
-      if (!x.is_number() || !std::isfinite(x.get<double>())) return bad("observations.d");
-      parsed.d.push_back(x.get<double>());
-    }
-    search.observations_.push_back(std::move(parsed));
+    culprit::Result<Observation> observation = ObservationFromJson(ob, n);
+    if (!observation) return observation.error();
+    search.observations_.push_back(std::move(*observation));
   }
   return search;
 }
