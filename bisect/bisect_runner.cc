@@ -168,8 +168,8 @@ class BisectRunner::Session {
   std::optional<BisectSearch> search_;
   StepSamples step_;
   HostState start_snapshot_;
-  UnconfirmedMove unconfirmed_;  // What that confirmation measured.
-  int seg_lo_ = 0;               // The active segment's good end: its search's commit 0.
+  UnconfirmedMove unconfirmed_;   // What that confirmation measured.
+  int seg_lo_ = 0;                // The active segment's good end: its search's commit 0.
   bool max_pairs_given_ = false;  // --max-pairs: it, not [bisect] confirm_max_pairs, bounds
                                   // the confirmation.
 };
@@ -256,9 +256,8 @@ Batch BisectRunner::Session::MeasureBatch(BisectStepKind kind, int index, int ba
   options.min_pairs = options.max_pairs = pairs;
   options.warmup = warmup ? options_.warmup : 0;
   // With --seed every batch's order is reproducible (each batch its own); without, random.
-  options.seed = options_.seed == 0
-                     ? 0
-                     : options_.seed + 1 + static_cast<uint64_t>(search_->pairs_used());
+  options.seed =
+      options_.seed == 0 ? 0 : options_.seed + 1 + static_cast<uint64_t>(search_->pairs_used());
   // A batch is a fixed number of pairs: the search, not the sitting, decides
   // when there is enough evidence. Its looks are therefore ignored.
   SittingProgress* progress = reporter_.StartSitting(
@@ -428,8 +427,9 @@ Result<BisectReport> BisectRunner::Session::Start(const BisectRequest& request) 
     if (!found) {
       return Error::Usage(found.error().message())
           .WithContext("--confirmed-by")
-          .WithHint("give the id of a compare of --good against --bad (`culprit records list "
-                    "--kind compare`)");
+          .WithHint(
+              "give the id of a compare of --good against --bad (`culprit records list "
+              "--kind compare`)");
     }
     adopted = std::move(*found);
   }
@@ -609,7 +609,8 @@ BisectStepLog SittingLog(int step, BisectStepKind kind, int a, int b,
     log.high = record.estimate->high;
   }
   log.record_id = record.id;
-  if (record.start.calibration_ms && record.end.calibration_ms && *record.start.calibration_ms > 0) {
+  if (record.start.calibration_ms && record.end.calibration_ms &&
+      *record.start.calibration_ms > 0) {
     log.calibrated = true;
     log.drift = *record.end.calibration_ms / *record.start.calibration_ms - 1;
   }
@@ -619,8 +620,8 @@ BisectStepLog SittingLog(int step, BisectStepKind kind, int a, int b,
 BisectStepLog SittingLog(int step, BisectStepKind kind, int a, int b,
                          const std::vector<std::string>& commits,
                          const ComparisonOutcome& outcome) {
-  BisectStepLog log = SittingLog(step, kind, a, b, commits, outcome.record,
-                                 outcome.sitting.pairs_kept);
+  BisectStepLog log =
+      SittingLog(step, kind, a, b, commits, outcome.record, outcome.sitting.pairs_kept);
   log.calibrated = false;
   log.drift = 0;
   if (outcome.sitting.calibration && outcome.sitting.calibration->valid) {
@@ -662,8 +663,8 @@ std::string ConfirmationMismatch(const Record& record, const std::string& good,
     return fmt::format("it measured {} against {}, not the bisect's endpoints",
                        Short(record.arms[1].commit), Short(record.arms[0].commit));
   }
-  if (!record.arms[0].env.empty() || !record.arms[1].env.empty() ||
-      !record.arms[0].unset.empty() || !record.arms[1].unset.empty()) {
+  if (!record.arms[0].env.empty() || !record.arms[1].env.empty() || !record.arms[0].unset.empty() ||
+      !record.arms[1].unset.empty()) {
     return "its arms ran with overrides";
   }
   if (record.query != query) return fmt::format("it measured query '{}'", record.query);
@@ -754,8 +755,7 @@ Result<BisectReport> BisectRunner::Session::AdoptConfirmation(const Record& reco
   reporter_.Line(fmt::format(
       "the move was confirmed by record {} (ratio {:.3f} [{:.3f}, {:.3f}], {} pairs): its pairs "
       "are the bisect's confirmation, not measured again",
-      record.id, record.estimate->ratio, record.estimate->low, record.estimate->high,
-      d.size()));
+      record.id, record.estimate->ratio, record.estimate->low, record.estimate->high, d.size()));
   state_.records.push_back(record.id);
   BisectStepLog log = SittingLog(static_cast<int>(state_.log.size()) + 1, BisectStepKind::kConfirm,
                                  0, n, state_.commits, record, static_cast<int>(d.size()));
@@ -861,9 +861,9 @@ Result<BisectReport> BisectRunner::Session::Advance() {
     if (PairsLeft() < options_.min_pairs) {
       // Not measured, and said: the part is reported unplaced with this reason.
       segment.check = SegmentCheck::kUndecided;
-      segment.reason = fmt::format(
-          "the bisect's pair budget ([bisect] max_total_pairs = {}) is spent",
-          config_.bisect.max_total_pairs);
+      segment.reason =
+          fmt::format("the bisect's pair budget ([bisect] max_total_pairs = {}) is spent",
+                      config_.bisect.max_total_pairs);
       state_.segments[k] = segment;
       CULPRIT_TRY(Save());
       continue;
@@ -1128,9 +1128,9 @@ Result<std::string> BisectRunner::Session::SearchedText(Record& record, BisectRe
     }
     record.verdict = Verdict::kInconclusive;
     record.verdict_detail = whole.reason;
-    text += fmt::format("INCONCLUSIVE: {}\n  credible set ({:.0f}%): {}\n  {}\n", whole.reason,
-                        search_->options().target_probability * 100, Join(credible, " "),
-                        builds_line);
+    text +=
+        fmt::format("INCONCLUSIVE: {}\n  credible set ({:.0f}%): {}\n  {}\n", whole.reason,
+                    search_->options().target_probability * 100, Join(credible, " "), builds_line);
   } else {
     text += ChangesText(record, report, payload);
     text += "  " + builds_line + "\n";
@@ -1387,10 +1387,9 @@ std::string BisectRunner::Session::ChangesText(Record& record, BisectReport& rep
     const BisectSegment& s = segments[k];
     const std::string figures =
         CheckMeasured(s) ? fmt::format(" ×{:.3f} [{:.3f}, {:.3f}]", s.ratio, s.low, s.high) : "";
-    const std::string line = fmt::format("UNPLACED: {}{} (commits after {} up to {}): {}",
-                                         Span(commits, s.lo, s.hi), figures,
-                                         Short(commits[s.lo]), Short(commits[s.hi]),
-                                         UnplacedReason(s));
+    const std::string line =
+        fmt::format("UNPLACED: {}{} (commits after {} up to {}): {}", Span(commits, s.lo, s.hi),
+                    figures, Short(commits[s.lo]), Short(commits[s.hi]), UnplacedReason(s));
     text += line + "\n";
     record.notes.push_back(line);
   }
@@ -1408,8 +1407,8 @@ std::string BisectRunner::Session::ChangesText(Record& record, BisectReport& rep
   return text;
 }
 
-BisectRunner::BisectRunner(const BisectSections& config, BisectEngine engine,
-                           const HostProbe* host, BisectReporter& reporter)
+BisectRunner::BisectRunner(const BisectSections& config, BisectEngine engine, const HostProbe* host,
+                           BisectReporter& reporter)
     : config_(config), engine_(engine), host_(host), reporter_(reporter) {}
 
 Result<FileLock> LockBisect(const BisectSections& config) {

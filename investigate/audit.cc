@@ -659,12 +659,10 @@ std::string AuditConclusion(const AuditFigures& f) {
   }
   // With no sample of today (its sitting failed), there is no today's figure to print: a 0
   // would read as a measurement.
-  std::string out =
-      f.today > 0
-          ? fmt::format("{}: published {:.4g} → today {:.4g} {}", f.query, f.published, f.today,
-                        f.unit)
-          : fmt::format("{}: published {:.4g} {} → today not measured", f.query, f.published,
-                        f.unit);
+  std::string out = f.today > 0 ? fmt::format("{}: published {:.4g} → today {:.4g} {}", f.query,
+                                              f.published, f.today, f.unit)
+                                : fmt::format("{}: published {:.4g} {} → today not measured",
+                                              f.query, f.published, f.unit);
   if (f.total.measured) out += fmt::format(" ({})", Ratio(f.total.factor.log_ratio));
   out += ". ";
   auto list = [](const std::vector<std::string>& items) { return Join(items, ", "); };

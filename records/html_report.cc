@@ -343,9 +343,10 @@ std::string AuditPicture(const Record& r, const RecordIndex& index) {
     remainder = RatioInterval{ratio, ratio, ratio};
     remainder_caption = "no interval in this record";
   } else if (remainder) {
-    remainder_caption = ReadAgainstBand(remainder->low, remainder->high, r.band) == BandReading::kTie
-                            ? "fully explained"
-                            : BandWord(remainder->low, remainder->high, r.band);
+    remainder_caption =
+        ReadAgainstBand(remainder->low, remainder->high, r.band) == BandReading::kTie
+            ? "fully explained"
+            : BandWord(remainder->low, remainder->high, r.band);
   }
   spec.steps.push_back({"remainder", false, 0, remainder, false, remainder_caption});
   spec.steps.push_back({"today", true, facts.today.value_or(nan), {}, false, ""});

@@ -468,10 +468,10 @@ TEST(BisectRunnerOnScriptedWorld, ARecordOfOtherCommitsIsNotAdoptedAndSaysWhy) {
   request.confirmed_by = other.id;
   Result<BisectReport> report = runner.Run(request);
   ASSERT_TRUE(report.ok()) << report.error().message();
-  EXPECT_NE(reporter.lines.find("not using record " + other.id +
-                                " as the confirmation: it measured " +
-                                SimulatedEngine::Id(world.first_bad()).substr(0, 10)),
-            std::string::npos)
+  EXPECT_NE(
+      reporter.lines.find("not using record " + other.id + " as the confirmation: it measured " +
+                          SimulatedEngine::Id(world.first_bad()).substr(0, 10)),
+      std::string::npos)
       << reporter.lines;
   EXPECT_NE(reporter.lines.find("confirming the move: good vs bad in one sitting"),
             std::string::npos)
@@ -548,9 +548,9 @@ TEST(BisectRunnerOnScriptedWorld, TheTotalPairCapStopsTheRecursionAndSaysSo) {
                              std::to_string(capped.max_total_pairs) + ") is spent"),
             std::string::npos)
       << report.text;
-  EXPECT_NE(report.text.find("of [bisect] max_total_pairs = " +
-                             std::to_string(capped.max_total_pairs)),
-            std::string::npos)
+  EXPECT_NE(
+      report.text.find("of [bisect] max_total_pairs = " + std::to_string(capped.max_total_pairs)),
+      std::string::npos)
       << report.text;
 }
 
