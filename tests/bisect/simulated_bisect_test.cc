@@ -375,6 +375,25 @@ class LineRecorder : public BisectReporter {
   std::string lines;
 };
 
+// An empty directory for one test's bisect files.
+std::filesystem::path FreshTrialDir(const std::string& name) {
+  const std::filesystem::path dir = TrialDir(name);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+// `bisect run --good good --bad bad -q q --seed S --confirmed-by ID`.
+BisectRequest WholeRangeRequest(uint64_t seed, std::string confirmed_by) {
+  BisectRequest request;
+  request.good = "good";
+  request.bad = "bad";
+  request.query = "q";
+  request.flags.seed = seed;
+  request.confirmed_by = std::move(confirmed_by);
+  return request;
+}
+
 // A sitting of `a_rev` against `b_rev` of query q on `engine`, archived in `config`'s
 // records as `culprit compare` (investigate's step 1) would archive it; its record.
 Record ArchiveSitting(SimulatedEngine& engine, const BisectSections& config,
@@ -406,9 +425,7 @@ Record ArchiveSitting(SimulatedEngine& engine, const BisectSections& config,
 TEST(BisectRunnerOnScriptedWorld, AnArchivedConfirmationOfTheEndpointsIsAdoptedNotRemeasured) {
   SimWorld world(Quiet({{1.0}}, 32), 31);
   SimulatedEngine engine(world);
-  const std::filesystem::path dir = TrialDir("adopt");
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const std::filesystem::path dir = FreshTrialDir("adopt");
   const BisectSections config = SimulatedBisectConfig(dir);
   Record confirmation = ArchiveSitting(engine, config, "good", "bad");
   ASSERT_EQ(confirmation.verdict, Verdict::kEffect);
@@ -423,13 +440,8 @@ TEST(BisectRunnerOnScriptedWorld, AnArchivedConfirmationOfTheEndpointsIsAdoptedN
     std::vector<std::string>& out_;
   } reporter(labels);
   BisectRunner runner(config, {engine, engine, engine}, nullptr, reporter);
-  BisectRequest request;
-  request.good = "good";
-  request.bad = "bad";
-  request.query = "q";
-  request.flags.seed = 31;
-  request.confirmed_by = confirmation.id.substr(0, 12);  // a prefix, as a user types it
-  Result<BisectReport> report = runner.Run(request);
+  // A prefix of the id, as a user types it.
+  Result<BisectReport> report = runner.Run(WholeRangeRequest(31, confirmation.id.substr(0, 12)));
   ASSERT_TRUE(report.ok()) << report.error().message();
   EXPECT_NE(reporter.lines.find("the move was confirmed by record " + confirmation.id),
             std::string::npos)
@@ -453,20 +465,12 @@ TEST(BisectRunnerOnScriptedWorld, AnArchivedConfirmationOfTheEndpointsIsAdoptedN
 TEST(BisectRunnerOnScriptedWorld, ARecordOfOtherCommitsIsNotAdoptedAndSaysWhy) {
   SimWorld world(Quiet({{1.0}}, 32), 32);
   SimulatedEngine engine(world);
-  const std::filesystem::path dir = TrialDir("adopt-other");
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const std::filesystem::path dir = FreshTrialDir("adopt-other");
   const BisectSections config = SimulatedBisectConfig(dir);
   Record other = ArchiveSitting(engine, config, "good", "c" + std::to_string(world.first_bad()));
   LineRecorder reporter;
   BisectRunner runner(config, {engine, engine, engine}, nullptr, reporter);
-  BisectRequest request;
-  request.good = "good";
-  request.bad = "bad";
-  request.query = "q";
-  request.flags.seed = 32;
-  request.confirmed_by = other.id;
-  Result<BisectReport> report = runner.Run(request);
+  Result<BisectReport> report = runner.Run(WholeRangeRequest(32, other.id));
   ASSERT_TRUE(report.ok()) << report.error().message();
   EXPECT_NE(
       reporter.lines.find("not using record " + other.id + " as the confirmation: it measured " +
@@ -485,18 +489,11 @@ TEST(BisectRunnerOnScriptedWorld, ARecordOfOtherCommitsIsNotAdoptedAndSaysWhy) {
 TEST(BisectRunnerOnScriptedWorld, AConfirmationRecordThatDoesNotExistIsAUsageErrorAndNoState) {
   SimWorld world(Quiet({{1.0}}, 16), 33);
   SimulatedEngine engine(world);
-  const std::filesystem::path dir = TrialDir("adopt-missing");
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const std::filesystem::path dir = FreshTrialDir("adopt-missing");
   const BisectSections config = SimulatedBisectConfig(dir);
   LineRecorder reporter;
   BisectRunner runner(config, {engine, engine, engine}, nullptr, reporter);
-  BisectRequest request;
-  request.good = "good";
-  request.bad = "bad";
-  request.query = "q";
-  request.confirmed_by = "no-such-record";
-  Result<BisectReport> report = runner.Run(request);
+  Result<BisectReport> report = runner.Run(WholeRangeRequest(33, "no-such-record"));
   ASSERT_FALSE(report.ok());
   EXPECT_EQ(report.error().kind(), ErrorKind::kUsage) << report.error().message();
   EXPECT_NE(report.error().message().find("--confirmed-by"), std::string::npos)
