@@ -179,7 +179,7 @@ class PairedSitting {
   void Run() {
     Snapshot(host_, progress_, "calibrating (start)", r_.start);
     WarmUp();
-    while (!r_.failure && !decided_ && look_ < r_.looks.size()) {
+    while (!r_.failure && !decided_ && !r_.stopped_futile && look_ < r_.looks.size()) {
       if (InterruptRequested()) {
         r_.interrupted = true;
         break;
@@ -343,6 +343,10 @@ class PairedSitting {
     }
     decided_ = decided_ || r_.failures.differ;
     ++look_;
+    if (!decided_ && look_ < r_.looks.size() && options_.stop_when_futile && r_.shift) {
+      r_.stopped_futile = !TieOrEffectInReach();
+      if (r_.stopped_futile) return;
+    }
     if (!decided_ && look_ < r_.looks.size() && options_.calibrate_between_looks && host_) {
       if (progress_) progress_->OnPhase("calibrating (between looks)");
       HostState checkpoint = host_->Snapshot(true);
@@ -350,6 +354,23 @@ class PairedSitting {
         r_.checkpoint_calibrations_ms.push_back(*checkpoint.calibration_ms);
       }
     }
+  }
+
+  // Whether a later look may still decide (SittingOptions::stop_when_futile): an effect
+  // within reach of the last look, or a tie within reach of the last look at or before
+  // futility_tie_pairs. Sets reach_ to the last look's reach.
+  bool TieOrEffectInReach() {
+    reach_ = ReachOfLastLook(*r_.shift, options_.band, r_.looks.back(), alphas_.back());
+    if (reach_.effect_reachable) return true;
+    const int tie_pairs =
+        options_.futility_tie_pairs > 0 ? options_.futility_tie_pairs : r_.looks.back();
+    size_t tie_look = r_.looks.size();
+    while (tie_look > 0 && r_.looks[tie_look - 1] > tie_pairs) --tie_look;
+    // tie_look is one past the last look a tie may still be sought at; look_ the next look.
+    if (look_ >= tie_look) return false;
+    if (tie_look == r_.looks.size()) return reach_.tie_reachable;
+    return ReachOfLastLook(*r_.shift, options_.band, r_.looks[tie_look - 1], alphas_[tie_look - 1])
+        .tie_reachable;
   }
 
   void Conclude() {
@@ -380,6 +401,17 @@ class PairedSitting {
     } else {
       r_.verdict = Decide(*r_.shift, options_.band);
     }
+    if (r_.stopped_futile) {
+      std::string why = fmt::format(
+          "stopped after {} of at most {} pairs: at this noise neither a tie nor an effect "
+          "beyond the band is within reach of a later look",
+          r_.pairs_kept, r_.looks.back());
+      if (reach_.pairs_for_tie > 0 && reach_.pairs_for_tie < 1e7) {
+        why += fmt::format(" (a tie would take about {:.0f} pairs)", std::ceil(reach_.pairs_for_tie));
+      }
+      r_.verdict->explanation += "; " + why;
+      r_.notes.push_back(why);
+    }
     const FailureComparison& f = r_.failures;
     if (f.differ) {
       std::string differ = "the arms differ in failures: " + f.Describe();
@@ -409,6 +441,7 @@ class PairedSitting {
   std::vector<double> alphas_;
   std::vector<KeptPair> kept_;
   size_t look_ = 0;
+  LastLookReach reach_;  // At the last look taken, when stop_when_futile asked for it.
   int pair_number_ = 0;
   bool decided_ = false;
 };

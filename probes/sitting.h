@@ -68,6 +68,16 @@ struct SittingOptions {
   /// A failed warm-up run is retried up to this many times per arm before the
   /// arm is declared broken: one flaky start is infrastructure noise.
   int warmup_retries = 3;
+  /// Stop at a look from which neither verdict is within reach of the last look
+  /// (ReachOfLastLook), as INCONCLUSIVE that says what a tie would take. For a sitting whose
+  /// undecided answer serves as well early as late (the bisect's checks): on a noisy host a
+  /// tie inside a 5% band can be out of reach of the whole budget from the second look on.
+  bool stop_when_futile = false;
+  /// With stop_when_futile: the pairs within which a tie must be within reach for the sitting
+  /// to go on for it (0: max_pairs). Past them it goes on only while an effect is within reach
+  /// of the last look. The bisect's checks hunt a further change with their whole budget, but
+  /// a tie, which earns only the "first bad commit" label, with [measure]'s.
+  int futility_tie_pairs = 0;
 };
 
 /// Runs that gave no number, per arm, over the measured (not warm-up) runs, and Fisher's exact
@@ -101,6 +111,9 @@ struct SittingResult {
   std::optional<VerdictResult> verdict;
   double nominal_confidence = 0;       ///< The look's confidence after alpha spending.
   std::vector<int> looks;              ///< Pair counts at which the sitting looked.
+  /// The sitting stopped before its last look, neither verdict being within its reach
+  /// (SittingOptions::stop_when_futile); the verdict is INCONCLUSIVE.
+  bool stopped_futile = false;
   HostState start, end;
   std::vector<double> checkpoint_calibrations_ms;  ///< Between looks, if asked.
   std::optional<CalibrationCheck> calibration;

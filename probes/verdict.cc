@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cassert>
 #include <cmath>
 
@@ -100,6 +101,30 @@ VerdictResult Decide(const ShiftEstimate& shift, double band) {
 bool IsDecisive(const ShiftEstimate& shift, double band) {
   Verdict v = Classify(shift.low, shift.high, BandEdge(band));
   return v == Verdict::kEffect || v == Verdict::kNull;
+}
+
+LastLookReach ReachOfLastLook(const ShiftEstimate& now, double band, int last_pairs,
+                              double last_alpha) {
+  assert(last_pairs > 0 && last_alpha > 0 && last_alpha < 1);
+  LastLookReach reach;
+  const double tau = BandEdge(band);
+  const double m = std::fabs(now.estimate);
+  const double half_width = (now.high - now.low) / 2;
+  // z of the confidence achieved (an exact rank interval is at least the one asked for), from
+  // the tail so that a confidence within 1e-16 of 1 still gives a finite quantile.
+  const double z_now = -NormalQuantile(std::max(1 - now.confidence, 1e-300) / 2);
+  if (now.n == 0 || !(half_width > 0) || !(z_now > 0)) {
+    if (m < tau) reach.pairs_for_tie = static_cast<double>(now.n);
+    return reach;
+  }
+  const double se = half_width / z_now;
+  const double z_last = -NormalQuantile(last_alpha / 2);
+  const double w_last =
+      z_last * se * std::sqrt(static_cast<double>(now.n) / static_cast<double>(last_pairs));
+  reach.tie_reachable = std::max(0.0, m - kFutilityMargin * se) + w_last < tau;
+  reach.effect_reachable = m + kFutilityMargin * se - w_last > tau;
+  if (m < tau) reach.pairs_for_tie = static_cast<double>(now.n) * std::pow(z_last * se / (tau - m), 2);
+  return reach;
 }
 
 }  // namespace culprit

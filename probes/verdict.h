@@ -44,4 +44,31 @@ VerdictResult Decide(const ShiftEstimate& shift, double band);
 /// Whether sampling can stop at this look: the verdict is EFFECT or NULL.
 bool IsDecisive(const ShiftEstimate& shift, double band);
 
+/// What a sitting that did not decide at a look may still expect of its last look, if the
+/// noise to come is the noise so far (the interval's half-width shrinking as 1/√n).
+struct LastLookReach {
+  bool tie_reachable = true;     ///< A NULL is within reach of the last look.
+  bool effect_reachable = true;  ///< An EFFECT is.
+  /// Pairs the interval would need to fit inside the band around the current estimate, at the
+  /// last look's confidence; 0 when the estimate is at or beyond the band's edge.
+  double pairs_for_tie = 0;
+};
+
+/// How many standard errors of the current estimate ReachOfLastLook grants the true shift
+/// towards whichever verdict it asks about: the benefit of the doubt that keeps a futility
+/// stop from ending a sitting the last look would have decided.
+inline constexpr double kFutilityMargin = 2;
+
+/// The reach of the last look (`last_pairs` pairs at nominal two-sided `last_alpha`) from the
+/// interval `now` (at the confidence `now` achieved, on now.n pairs), against band b. With se
+/// the current standard error (the half-width over its z), w the last look's projected
+/// half-width (z_{1-last_alpha/2} · se · √(now.n / last_pairs)) and m = |estimate|:
+///  - a tie is reachable when max(0, m - kFutilityMargin·se) + w < τ;
+///  - an effect when m + kFutilityMargin·se - w > τ.
+/// Stopping when neither is reachable only ever turns a would-be verdict into INCONCLUSIVE,
+/// so it cannot raise the rate of a wrong EFFECT or NULL; what it costs is the rare sitting
+/// whose last look would have decided after all. An interval of zero width reaches both.
+LastLookReach ReachOfLastLook(const ShiftEstimate& now, double band, int last_pairs,
+                              double last_alpha);
+
 }  // namespace culprit
