@@ -5,11 +5,12 @@
 //
 //   bisect-sim [--trials 200] [--seed 1] [--quick] [--scenarios] [--no-outliers]
 //              [--no-drift] [--cell N,EFFECT,SIGMA,UNBUILDABLE] [--search-only] [--verbose]
-//              [--confirm-max-pairs N] [--check-max-pairs N]
+//              [--confirm-max-pairs N] [--check-max-pairs N] [--scenario NAME]...
 //
 // The default grid is one change (N = 100 and 1000; 5/10/18% effects; 5/10/24% noise; with
 // and without 10% unbuildable commits); --quick keeps N = 100 without unbuildable commits;
-// --scenarios runs the worlds of several changes, timeouts and host jumps instead; --cell
+// --scenarios runs the worlds of several changes, timeouts and host jumps instead
+// (--scenario NAME: those whose name contains NAME, e.g. --scenario quiet); --cell
 // one cell (e.g. --cell 100,0.18,0.24,0). --search-only drives BisectSearch alone (no
 // runner: the search model's own figures, for tuning the search). Deterministic: the same
 // flags print the same table. --verbose prints each cell's first inconclusive report;
@@ -36,7 +37,8 @@ int Usage(const std::string& message) {
                "bisect-sim: error: %s\n"
                "usage: bisect-sim [--trials N] [--seed S] [--quick] [--scenarios] "
                "[--no-outliers] [--no-drift] [--cell N,EFFECT,SIGMA,UNBUILDABLE] "
-               "[--search-only] [--verbose] [--confirm-max-pairs N] [--check-max-pairs N]\n",
+               "[--search-only] [--verbose] [--confirm-max-pairs N] [--check-max-pairs N] "
+               "[--scenario NAME]\n",
                message.c_str());
   return 2;
 }
@@ -101,6 +103,7 @@ int main(int argc, char** argv) {
   unsigned long long seed = 1;
   bool quick = false, scenarios = false, search_only = false, verbose = false;
   std::vector<Cell> cells;
+  std::vector<std::string> scenario_filter;  // --scenario: names that contain one of these
   culprit::WorldOptions base;
   culprit::BisectConfig bisect;  // [bisect] as an empty culprit.toml leaves it, unless told
   for (int i = 1; i < argc; ++i) {
@@ -126,6 +129,9 @@ int main(int argc, char** argv) {
       quick = true;
     } else if (arg == "--scenarios") {
       scenarios = true;
+    } else if (arg == "--scenario" && i + 1 < argc) {
+      scenarios = true;
+      scenario_filter.emplace_back(argv[++i]);
     } else if ((arg == "--confirm-max-pairs" || arg == "--check-max-pairs") && i + 1 < argc) {
       char* end = nullptr;
       const long v = std::strtol(argv[++i], &end, 10);
@@ -145,7 +151,16 @@ int main(int argc, char** argv) {
     }
   }
   if (scenarios && search_only) return Usage("--scenarios runs the runner; not with --search-only");
-  if (scenarios && cells.empty()) cells = Scenarios();
+  if (scenarios && cells.empty()) {
+    for (Cell& cell : Scenarios()) {
+      bool wanted = scenario_filter.empty();
+      for (const std::string& part : scenario_filter) {
+        wanted = wanted || cell.name.find(part) != std::string::npos;
+      }
+      if (wanted) cells.push_back(std::move(cell));
+    }
+    if (cells.empty()) return Usage("no scenario's name contains what --scenario gave");
+  }
   if (cells.empty()) {
     for (int n : {100, 1000}) {
       if (quick && n != 100) continue;
