@@ -20,18 +20,19 @@ struct BisectConfig {
   /// like the whole range, until this many searches were made. A part left over is reported
   /// as unplaced, with its segment and its ratio, never silently dropped.
   int max_changes = 3;
-  /// The most pairs of the endpoint confirmation (0: [measure] max_pairs). More than a
-  /// probe's: a confirmed range is a dozen builds spent, and a move a little beyond the band
-  /// on a noisy host needs several hundred pairs to be told from the band. Large moves still
-  /// stop at the first looks (10 or 20 pairs). `bisect run --max-pairs N` sets it and
-  /// check_max_pairs for one bisect.
+  /// The most pairs of the endpoint confirmation (0: [measure] max_pairs), and of each
+  /// check's search for a further move in a part a verified change leaves unexplained. More
+  /// than a probe's: a confirmed range is a dozen builds spent, and a move a little beyond the
+  /// band on a noisy host needs several hundred pairs to be told from the band. Large moves
+  /// still stop at the first looks (10 or 20 pairs), and a check stops as soon as neither a
+  /// move nor a tie is within reach. `bisect run --max-pairs N` sets it and check_max_pairs
+  /// for one bisect.
   int confirm_max_pairs = 640;
-  /// The most pairs of each check of a part a verified change leaves unexplained (0:
-  /// [measure] max_pairs). A check decides whether a change may be called the first bad
-  /// commit (a tie before it) and whether another change is searched. A tie within a few
-  /// percent of the band takes hundreds of pairs to show, on every bisect that finds a
-  /// change, so the default keeps [measure]'s budget and says "not shown to be the first bad
-  /// commit" when it was not enough; docs/bisect.md has the figures of both choices.
+  /// The most pairs a check spends seeking a tie (0: [measure] max_pairs). A tie of the part
+  /// before a change is what shows it is the first bad commit; within a few percent of the
+  /// band it takes hundreds of pairs to show, on every bisect that finds a change, so the
+  /// default keeps [measure]'s budget and says "not shown to be the first bad commit" when it
+  /// was not enough; docs/bisect.md has the figures of both choices.
   int check_max_pairs = 0;
   /// The most pairs of the whole bisect: the confirmation, every search with its
   /// verification, every check (0: no cap beyond each one's own budget). Each search and

@@ -527,12 +527,20 @@ Result<ComparisonOutcome> BisectRunner::Session::Sitting(int a, int b, BisectSte
     plan.details["baseline_index"] = std::to_string(a);
   }
   plan.options = options_;
-  // Whether a range moves is asked with [bisect]'s budgets, unless --max-pairs set them.
-  const int budget = confirm                          ? config_.bisect.confirm_max_pairs
-                     : kind == BisectStepKind::kCheck ? config_.bisect.check_max_pairs
-                                                      : 0;
-  if (!max_pairs_given_ && budget > 0) {
-    plan.options.max_pairs = std::max(budget, options_.min_pairs);
+  const bool check = kind == BisectStepKind::kCheck;
+  if (!max_pairs_given_) {
+    // Whether the range, or a part of it, moves is asked with the confirmation's budget: a
+    // move a little beyond the band on a noisy host takes hundreds of pairs to tell from
+    // the band. A part's tie, which earns only the "first bad commit" label, is sought
+    // within check_max_pairs ([measure]'s by default).
+    const int moves_budget = confirm || check ? config_.bisect.confirm_max_pairs : 0;
+    if (moves_budget > 0) plan.options.max_pairs = std::max(moves_budget, options_.min_pairs);
+    if (check) {
+      const int tie_budget = config_.bisect.check_max_pairs > 0 ? config_.bisect.check_max_pairs
+                                                                : options_.max_pairs;
+      plan.options.max_pairs = std::max(plan.options.max_pairs, tie_budget);
+      plan.options.futility_tie_pairs = tie_budget;
+    }
   }
   if (config_.bisect.max_total_pairs > 0) {
     // Whole blocks (an AB and a BA pair), so a sitting never runs past the cap.
@@ -540,8 +548,8 @@ Result<ComparisonOutcome> BisectRunner::Session::Sitting(int a, int b, BisectSte
     plan.options.min_pairs = std::min(plan.options.min_pairs, plan.options.max_pairs);
   }
   // A check's undecided answer is as good early as late (the part is reported unplaced
-  // either way), so it stops once neither a tie nor a move is within its budget's reach.
-  plan.options.stop_when_futile = kind == BisectStepKind::kCheck;
+  // either way), so it stops once neither a tie nor a move is within its budgets' reach.
+  plan.options.stop_when_futile = check;
   plan.config_digest = config_.digest;
   plan.details["bisect_run"] = state_.run_id;
   plan.details["step_kind"] = BisectStepKindName(kind);

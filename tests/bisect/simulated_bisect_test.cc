@@ -212,17 +212,19 @@ TEST(BisectRunnerOnScriptedWorld, ABadEndThatAlwaysHangsEndsWithAnErrorNotAVerdi
   EXPECT_EQ(r->builds, 0);
 }
 
-TEST(BisectRunnerOnScriptedWorld, ChecksOnANoisyHostKeepTheirBudgetAndSaySoInTheLabel) {
+TEST(BisectRunnerOnScriptedWorld, ChecksOnANoisyHostSeekATieWithinTheirBudgetAndSaySoInTheLabel) {
   // A doubling on a 24%-noise host: verified quickly, but a tie of the parts around it takes
-  // hundreds of pairs. By default a check stops at [measure]'s 160 and the change is named
-  // without the CULPRIT label; with [bisect] check_max_pairs = 640 the tie is shown.
+  // hundreds of pairs. A check looks for a further move with the confirmation's 640 pairs,
+  // but for a tie only within [measure]'s 160: it stops once neither is within reach, and
+  // the change is named without the CULPRIT label. With [bisect] check_max_pairs = 640 the
+  // tie is sought, and shown, with the whole budget.
   WorldOptions options = Quiet({{1.0}});
   options.sigma = 0.24;
   RunnerTrialResult r = Trial(options, 26, "noisy-checks");
   EXPECT_EQ(r.score, TrialResult::Score::kExact) << r.report;
-  EXPECT_LE(r.check_pairs, 2 * 160) << r.report;
   EXPECT_FALSE(r.claimed_first) << r.report;
   EXPECT_NE(r.report.find("NOT SHOWN TO BE THE FIRST BAD COMMIT"), std::string::npos) << r.report;
+  EXPECT_LT(r.check_pairs, 2 * 640) << r.report;  // stopped for futility, not at the budget
 
   BisectConfig patient;
   patient.check_max_pairs = 640;
@@ -230,7 +232,7 @@ TEST(BisectRunnerOnScriptedWorld, ChecksOnANoisyHostKeepTheirBudgetAndSaySoInThe
   Result<RunnerTrialResult> p = RunRunnerTrial(world, TrialDir("patient-checks"), 26, patient);
   ASSERT_TRUE(p.ok()) << p.error().message();
   EXPECT_EQ(p->score, TrialResult::Score::kExact) << p->report;
-  EXPECT_GT(p->check_pairs, 2 * 160) << p->report;
+  EXPECT_GT(p->check_pairs, r.check_pairs) << p->report;
   EXPECT_TRUE(p->claimed_first) << p->report;
 }
 
@@ -275,6 +277,10 @@ TEST(BisectRunnerCells, TwoChangesOnAQuietHostAreNeverMisreported) {
   Result<RunnerCellSummary> cell = RunRunnerCell(world, 20, 8, TrialDir("cell-two"));
   ASSERT_TRUE(cell.ok()) << cell.error().message();
   EXPECT_EQ(cell->wrong, 0) << (cell->wrong_examples.empty() ? "" : cell->wrong_examples[0]);
+  // Both named and verified (the goal: 90%; 98% of 100 in bisect-sim): the earlier +7%, 2%
+  // beyond the band, is found by the parent-against-good check's hunt for a move, which
+  // has the confirmation's budget.
+  EXPECT_GE(cell->exact, 0.85) << "partly named " << cell->partial;
 }
 
 TEST(BisectRunnerCells, AnAaHistoryIsRarelyAnEffect) {
