@@ -539,7 +539,7 @@ Result<ComparisonOutcome> BisectRunner::Session::Sitting(int a, int b, BisectSte
       const int tie_budget = config_.bisect.check_max_pairs > 0 ? config_.bisect.check_max_pairs
                                                                 : options_.max_pairs;
       plan.options.max_pairs = std::max(plan.options.max_pairs, tie_budget);
-      plan.options.futility_tie_pairs = tie_budget;
+      plan.options.null_max_pairs = tie_budget;
     }
   }
   if (config_.bisect.max_total_pairs > 0) {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 #include <random>
+#include <span>
 
 #include "base/interrupt.h"
 #include "probes/sequential.h"
@@ -169,11 +170,27 @@ class PairedSitting {
     rng_.seed(r_.seed);
     max_failed_ = options.max_failed_samples > 0 ? options.max_failed_samples
                                                  : std::max(5, options.max_pairs / 4);
-    r_.looks = LookSchedule(options.min_pairs, options.max_pairs);
+    const int null_max =
+        options.null_max_pairs > 0
+            ? std::clamp(options.null_max_pairs, options.min_pairs, options.max_pairs)
+            : options.max_pairs;
+    r_.looks = LookSchedule(options.min_pairs, null_max);
+    if (null_max < options.max_pairs) {
+      for (int n : LookSchedule(null_max, options.max_pairs)) {
+        if (n > null_max) r_.looks.push_back(n);
+      }
+    }
     // Pocock-type spending: a large effect can stop at the first look (10
     // pairs), which is most of culprit's work; O'Brien–Fleming would keep the
     // first two looks from ever stopping. The price is a wider final interval.
     alphas_ = SpendAlpha(1 - options.confidence, r_.looks, Spending::kPocock);
+    null_looks_ = static_cast<size_t>(
+        std::count_if(r_.looks.begin(), r_.looks.end(), [&](int n) { return n <= null_max; }));
+    null_alphas_ = null_looks_ == r_.looks.size()
+                       ? alphas_
+                       : SpendAlpha(1 - options.confidence,
+                                    std::span<const int>(r_.looks.data(), null_looks_),
+                                    Spending::kPocock);
   }
 
   void Run() {
@@ -330,7 +347,21 @@ class PairedSitting {
     if (shift) {
       r_.shift = *shift;
       r_.nominal_confidence = 1 - alphas_[look_];
-      decided_ = IsDecisive(*shift, options_.band);
+      null_claimable_ = NullMayStop();
+      const Verdict verdict = Classify(shift->low, shift->high, BandEdge(options_.band));
+      decided_ = verdict == Verdict::kEffect || (verdict == Verdict::kNull && null_claimable_);
+      if (!decided_ && look_ < null_looks_ && null_alphas_[look_] != alphas_[look_]) {
+        // NULL's own spending (null_max_pairs): its interval is the one a tie is read from.
+        Result<ShiftEstimate> null_shift = SignedRankEstimate(d, 1 - null_alphas_[look_]);
+        if (null_shift &&
+            Classify(null_shift->low, null_shift->high, BandEdge(options_.band)) ==
+                Verdict::kNull) {
+          r_.shift = *null_shift;
+          r_.nominal_confidence = 1 - null_alphas_[look_];
+          null_claimable_ = true;
+          decided_ = true;
+        }
+      }
     }
     TestFailures(alphas_[look_]);
     // A NULL claims the arms are the same; it may stop the sitting early only
@@ -356,21 +387,24 @@ class PairedSitting {
     }
   }
 
+  // Whether the looks already planned end with NULL's last one (null_max_pairs): a NULL
+  // is stated at a look of its own spending only.
+  bool NullMayStop() const { return look_ < null_looks_ && null_alphas_[look_] == alphas_[look_]; }
+
   // Whether a later look may still decide (SittingOptions::stop_when_futile): an effect
-  // within reach of the last look, or a tie within reach of the last look at or before
-  // futility_tie_pairs. Sets reach_ to the last look's reach.
+  // within reach of the last look, or a tie within reach of NULL's last look. Sets reach_:
+  // the effect's reach, with the pairs a tie would take.
   bool TieOrEffectInReach() {
     reach_ = ReachOfLastLook(*r_.shift, options_.band, r_.looks.back(), alphas_.back());
-    if (reach_.effect_reachable) return true;
-    const int tie_pairs =
-        options_.futility_tie_pairs > 0 ? options_.futility_tie_pairs : r_.looks.back();
-    size_t tie_look = r_.looks.size();
-    while (tie_look > 0 && r_.looks[tie_look - 1] > tie_pairs) --tie_look;
-    // tie_look is one past the last look a tie may still be sought at; look_ the next look.
-    if (look_ >= tie_look) return false;
-    if (tie_look == r_.looks.size()) return reach_.tie_reachable;
-    return ReachOfLastLook(*r_.shift, options_.band, r_.looks[tie_look - 1], alphas_[tie_look - 1])
-        .tie_reachable;
+    bool tie = false;
+    if (look_ < null_looks_) {
+      LastLookReach null_reach = ReachOfLastLook(*r_.shift, options_.band,
+                                                 r_.looks[null_looks_ - 1],
+                                                 null_alphas_[null_looks_ - 1]);
+      tie = null_reach.tie_reachable;
+      reach_.pairs_for_tie = null_reach.pairs_for_tie;
+    }
+    return tie || reach_.effect_reachable;
   }
 
   void Conclude() {
@@ -400,6 +434,12 @@ class PairedSitting {
           fmt::format("only {} pairs were kept, too few for an interval", r_.pairs_kept));
     } else {
       r_.verdict = Decide(*r_.shift, options_.band);
+      if (r_.verdict->verdict == Verdict::kNull && !null_claimable_) {
+        // Inside the band, but at a look past null_max_pairs: NULL's α is spent.
+        r_.verdict = InconclusiveBecause(fmt::format(
+            "{}, but a tie may be stated only up to {} pairs, and was not shown by then",
+            r_.verdict->explanation, r_.looks[null_looks_ - 1]));
+      }
     }
     if (r_.stopped_futile) {
       std::string why = fmt::format(
@@ -438,7 +478,10 @@ class PairedSitting {
   std::mt19937_64 rng_;
   int max_failed_ = 0;
   int lost_samples_ = 0;  // Measured runs that failed or lost their pair (see TakeBlock).
-  std::vector<double> alphas_;
+  std::vector<double> alphas_;       // EFFECT's spending, one per look
+  std::vector<double> null_alphas_;  // NULL's, one per look up to null_max_pairs
+  size_t null_looks_ = 0;            // looks at which a NULL may be stated
+  bool null_claimable_ = true;       // r_.shift is from a look that may state a NULL
   std::vector<KeptPair> kept_;
   size_t look_ = 0;
   LastLookReach reach_;  // At the last look taken, when stop_when_futile asked for it.

@@ -73,11 +73,13 @@ struct SittingOptions {
   /// undecided answer serves as well early as late (the bisect's checks): on a noisy host a
   /// tie inside a 5% band can be out of reach of the whole budget from the second look on.
   bool stop_when_futile = false;
-  /// With stop_when_futile: the pairs within which a tie must be within reach for the sitting
-  /// to go on for it (0: max_pairs). Past them it goes on only while an effect is within reach
-  /// of the last look. The bisect's checks hunt a further change with their whole budget, but
-  /// a tie, which earns only the "first bad commit" label, with [measure]'s.
-  int futility_tie_pairs = 0;
+  /// The last look at which a NULL may be declared (0: max_pairs; else clamped to
+  /// [min_pairs, max_pairs] and made a look). NULL's α is spent over the looks up to it and
+  /// EFFECT's over all of them: each verdict is wrong only when the interval misses the true
+  /// shift on its own side, so two spendings of α/2 a side keep P(a wrong verdict) <= α. The
+  /// bisect's checks hunt a further move with their whole budget, but a tie, which earns only
+  /// the "first bad commit" label, with [measure]'s, and at [measure]'s confidences.
+  int null_max_pairs = 0;
 };
 
 /// Runs that gave no number, per arm, over the measured (not warm-up) runs, and Fisher's exact

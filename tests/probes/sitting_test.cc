@@ -2,12 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <random>
 #include <tuple>
 
 #include "base/interrupt.h"
+#include "probes/sequential.h"
 
 namespace culprit {
 namespace {
@@ -173,6 +175,44 @@ TEST(RunPairedSitting, AFutilityStopLeavesDecidableSittingsAlone) {
     EXPECT_EQ(r.verdict->verdict, verdict) << ratio << " " << sigma;
     EXPECT_FALSE(r.stopped_futile);
   }
+}
+
+TEST(RunPairedSitting, ANullMaxKeepsTheTiesConfidenceAndLetsTheEffectHuntGoOn) {
+  SittingOptions o = Options();
+  o.max_pairs = 640;
+  o.null_max_pairs = 100;  // not a look of 10..640: it is made one
+  // A quiet tie is stated at a look of NULL's own spending, over 10..100, at the confidence
+  // a 10..100 sitting has there.
+  ScriptedSource quiet(1.0, 0.02, 3);
+  SittingResult tie = RunPairedSitting(quiet, nullptr, o, nullptr);
+  EXPECT_EQ(tie.looks, (std::vector<int>{10, 20, 40, 100, 200, 400, 640}));
+  ASSERT_TRUE(tie.verdict);
+  EXPECT_EQ(tie.verdict->verdict, Verdict::kNull);
+  const std::vector<int> null_looks = {10, 20, 40, 100};
+  const std::vector<double> null_alphas = SpendAlpha(0.05, null_looks, Spending::kPocock);
+  const size_t at = std::find(null_looks.begin(), null_looks.end(), tie.pairs_kept) -
+                    null_looks.begin();
+  ASSERT_LT(at, null_looks.size()) << tie.pairs_kept;
+  EXPECT_DOUBLE_EQ(tie.nominal_confidence, 1 - null_alphas[at]);
+
+  // +9% in 10% noise: beyond the 5% band, but by less than 100 pairs can show. The sitting
+  // goes on past 100 with EFFECT's spending, and finds it.
+  ScriptedSource move(1.09, 0.10, 4);
+  SittingResult effect = RunPairedSitting(move, nullptr, o, nullptr);
+  ASSERT_TRUE(effect.verdict);
+  EXPECT_EQ(effect.verdict->verdict, Verdict::kEffect);
+  EXPECT_GT(effect.pairs_kept, 100);
+
+  // Past 100 pairs no tie is stated, even when the interval comes to fit the band: a tie in
+  // 12% noise, which 100 pairs cannot show, is INCONCLUSIVE at 640 and says why.
+  ScriptedSource noisy(1.0, 0.12, 5);
+  SittingResult late = RunPairedSitting(noisy, nullptr, o, nullptr);
+  ASSERT_TRUE(late.verdict);
+  EXPECT_EQ(late.verdict->verdict, Verdict::kInconclusive) << late.verdict->explanation;
+  EXPECT_EQ(late.pairs_kept, 640);
+  EXPECT_NE(late.verdict->explanation.find("a tie may be stated only up to 100 pairs"),
+            std::string::npos)
+      << late.verdict->explanation;
 }
 
 TEST(RunPairedSitting, SamplesAreRecordedInExecutionOrderWithWarmup) {
