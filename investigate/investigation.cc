@@ -584,9 +584,6 @@ Result<bool> Session::Bisect() {
         reporter_.Line(fmt::format("step 3: resuming the bisect (culprit bisect resume)"));
         report = runner.Resume();
       } else {
-        reporter_.Line(fmt::format(
-            "step 3: bisect {}..{} on {} (culprit bisect run --good {} --bad {} --query {})",
-            r.good, r.bad, r.query, r.good, r.bad, r.query));
         BisectRequest request;
         request.good = r.good;
         request.bad = r.bad;
@@ -595,6 +592,11 @@ Result<bool> Session::Bisect() {
         // Step 1 measured these endpoints in one sitting: the bisect adopts it instead of
         // confirming the same move again (it says so, and why not when it cannot).
         if (state_.confirm) request.confirmed_by = state_.confirm->record_id;
+        // The command a user would type for the same bisect, adoption included.
+        reporter_.Line(fmt::format(
+            "step 3: bisect {}..{} on {} (culprit bisect run --good {} --bad {} --query {}{})",
+            r.good, r.bad, r.query, r.good, r.bad, r.query,
+            request.confirmed_by.empty() ? "" : " --confirmed-by " + request.confirmed_by));
         report = runner.Run(request);
       }
       if (!report) {
