@@ -5,7 +5,8 @@
 //
 //   bisect-sim [--trials 200] [--seed 1] [--quick] [--scenarios] [--no-outliers]
 //              [--no-drift] [--cell N,EFFECT,SIGMA,UNBUILDABLE] [--search-only] [--verbose]
-//              [--confirm-max-pairs N] [--check-max-pairs N] [--scenario NAME]...
+//              [--confirm-max-pairs N] [--check-max-pairs N] [--search-max-pairs N]
+//              [--scenario NAME]...
 //
 // The default grid is one change (N = 100 and 1000; 5/10/18% effects; 5/10/24% noise; with
 // and without 10% unbuildable commits); --quick keeps N = 100 without unbuildable commits;
@@ -14,7 +15,8 @@
 // one cell (e.g. --cell 100,0.18,0.24,0). --search-only drives BisectSearch alone (no
 // runner: the search model's own figures, for tuning the search). Deterministic: the same
 // flags print the same table. --verbose prints each cell's first inconclusive report;
-// --confirm-max-pairs and --check-max-pairs set [bisect]'s budgets (to compare choices).
+// --confirm-max-pairs, --check-max-pairs and --search-max-pairs set [bisect]'s
+// confirm_max_pairs, check_max_pairs and max_pairs (to compare choices).
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -38,7 +40,7 @@ int Usage(const std::string& message) {
                "usage: bisect-sim [--trials N] [--seed S] [--quick] [--scenarios] "
                "[--no-outliers] [--no-drift] [--cell N,EFFECT,SIGMA,UNBUILDABLE] "
                "[--search-only] [--verbose] [--confirm-max-pairs N] [--check-max-pairs N] "
-               "[--scenario NAME]\n",
+               "[--search-max-pairs N] [--scenario NAME]\n",
                message.c_str());
   return 2;
 }
@@ -132,12 +134,18 @@ int main(int argc, char** argv) {
     } else if (arg == "--scenario" && i + 1 < argc) {
       scenarios = true;
       scenario_filter.emplace_back(argv[++i]);
-    } else if ((arg == "--confirm-max-pairs" || arg == "--check-max-pairs") && i + 1 < argc) {
+    } else if ((arg == "--confirm-max-pairs" || arg == "--check-max-pairs" ||
+                arg == "--search-max-pairs") &&
+               i + 1 < argc) {
       char* end = nullptr;
       const long v = std::strtol(argv[++i], &end, 10);
-      if (*end != '\0' || v < 0 || v > 2000) return Usage(fmt::format("{} takes 0 to 2000", arg));
-      (arg == "--confirm-max-pairs" ? bisect.confirm_max_pairs : bisect.check_max_pairs) =
-          static_cast<int>(v);
+      if (*end != '\0' || v < 0 || v > 20000) {
+        return Usage(fmt::format("{} takes 0 to 20000", arg));
+      }
+      int& budget = arg == "--confirm-max-pairs" ? bisect.confirm_max_pairs
+                    : arg == "--check-max-pairs" ? bisect.check_max_pairs
+                                                 : bisect.max_pairs;
+      budget = static_cast<int>(v);
     } else if (arg == "--verbose") {
       verbose = true;
     } else if (arg == "--search-only") {
