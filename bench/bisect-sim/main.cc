@@ -6,7 +6,7 @@
 //   bisect-sim [--trials 200] [--seed 1] [--quick] [--scenarios] [--no-outliers]
 //              [--no-drift] [--cell N,EFFECT,SIGMA,UNBUILDABLE] [--search-only] [--verbose]
 //              [--confirm-max-pairs N] [--check-max-pairs N] [--search-max-pairs N]
-//              [--scenario NAME]...
+//              [--max-builds N] [--scenario NAME]...
 //
 // The default grid is one change (N = 100 and 1000; 5/10/18% effects; 5/10/24% noise; with
 // and without 10% unbuildable commits); --quick keeps N = 100 without unbuildable commits;
@@ -15,8 +15,8 @@
 // one cell (e.g. --cell 100,0.18,0.24,0). --search-only drives BisectSearch alone (no
 // runner: the search model's own figures, for tuning the search). Deterministic: the same
 // flags print the same table. --verbose prints each cell's first inconclusive report;
-// --confirm-max-pairs, --check-max-pairs and --search-max-pairs set [bisect]'s
-// confirm_max_pairs, check_max_pairs and max_pairs (to compare choices).
+// --confirm-max-pairs, --check-max-pairs, --search-max-pairs and --max-builds set [bisect]'s
+// confirm_max_pairs, check_max_pairs, max_pairs and max_builds (to compare choices).
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -40,7 +40,7 @@ int Usage(const std::string& message) {
                "usage: bisect-sim [--trials N] [--seed S] [--quick] [--scenarios] "
                "[--no-outliers] [--no-drift] [--cell N,EFFECT,SIGMA,UNBUILDABLE] "
                "[--search-only] [--verbose] [--confirm-max-pairs N] [--check-max-pairs N] "
-               "[--search-max-pairs N] [--scenario NAME]\n",
+               "[--search-max-pairs N] [--max-builds N] [--scenario NAME]\n",
                message.c_str());
   return 2;
 }
@@ -135,7 +135,7 @@ int main(int argc, char** argv) {
       scenarios = true;
       scenario_filter.emplace_back(argv[++i]);
     } else if ((arg == "--confirm-max-pairs" || arg == "--check-max-pairs" ||
-                arg == "--search-max-pairs") &&
+                arg == "--search-max-pairs" || arg == "--max-builds") &&
                i + 1 < argc) {
       char* end = nullptr;
       const long v = std::strtol(argv[++i], &end, 10);
@@ -144,6 +144,7 @@ int main(int argc, char** argv) {
       }
       int& budget = arg == "--confirm-max-pairs" ? bisect.confirm_max_pairs
                     : arg == "--check-max-pairs" ? bisect.check_max_pairs
+                    : arg == "--max-builds"      ? bisect.max_builds
                                                  : bisect.max_pairs;
       budget = static_cast<int>(v);
     } else if (arg == "--verbose") {
