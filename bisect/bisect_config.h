@@ -20,8 +20,9 @@ struct BisectConfig {
   /// like the whole range, until this many searches were made. A part left over is reported
   /// as unplaced, with its segment and its ratio, never silently dropped.
   int max_changes = 3;
-  /// The most pairs of the endpoint confirmation (0: [measure] max_pairs), and of each
-  /// check's search for a further move in a part a verified change leaves unexplained. More
+  /// The most pairs of the endpoint confirmation (0: [measure] max_pairs), of the
+  /// verification of a culprit against its parent, and of each check's search for a further
+  /// move in a part a verified change leaves unexplained: whether something moves. More
   /// than a probe's: a confirmed range is a dozen builds spent, and a move a little beyond the
   /// band on a noisy host needs several hundred pairs to be told from the band. Large moves
   /// still stop at the first looks (10 or 20 pairs), and a check stops as soon as neither a
