@@ -217,6 +217,11 @@ Result<FileLock> LockScratch(const fs::path& scratch, BuildProgress* progress) {
   if (std::optional<std::string> stopped = StopLeftoverStep(scratch / "step-group")) {
     fmt::print(stderr, "culprit: {}\n", *stopped);
   }
+  // A culprit killed between starting a step and writing its group down left no record;
+  // the step's processes still carry the marker of this scratch directory.
+  if (std::optional<std::string> stopped = StopMarkedSteps(scratch)) {
+    fmt::print(stderr, "culprit: {}\n", *stopped);
+  }
   return lock;
 }
 
@@ -291,6 +296,8 @@ class BuildAttempt {
     spec.argv = settings_.steps[index];
     spec.cwd = checkout_;
     spec.set_env = settings_.env;
+    // Marks the step's whole process tree as this scratch directory's (StopMarkedSteps).
+    spec.set_env[kBuildStepMarker] = checkout_.parent_path().string();
     spec.timeout = settings_.timeout;
     spec.output_limit = kStepOutputLimit;
     std::string command = FormatCommand(spec.argv);

@@ -4,10 +4,12 @@
 #include <chrono>
 #include <csignal>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include "base/atomic_file.h"
 
@@ -80,6 +82,39 @@ std::optional<std::string> StopLeftoverStep(const fs::path& path) {
   return fmt::format(
       "a build step left running by an earlier culprit (process group {}) was stopped",
       pgid);
+}
+
+std::optional<std::string> StopMarkedSteps(const fs::path& scratch) {
+  const std::string marker = std::string(kBuildStepMarker) + "=" + scratch.string();
+  const pid_t own_group = ::getpgrp();
+  std::set<pid_t> groups;
+  std::error_code ec;
+  for (const fs::directory_entry& entry : fs::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    // NUL-separated NAME=VALUE entries; unreadable (another user's, or gone): not ours.
+    std::ifstream in(entry.path() / "environ", std::ios::binary);
+    std::string variable;
+    bool marked = false;
+    while (!marked && std::getline(in, variable, '\0')) marked = variable == marker;
+    if (!marked) continue;
+    const pid_t group = ::getpgid(static_cast<pid_t>(std::stol(name)));
+    if (group > 1 && group != own_group) groups.insert(group);
+  }
+  if (groups.empty()) return std::nullopt;
+  for (pid_t group : groups) ::kill(-group, SIGKILL);
+  for (int i = 0; i < 200; ++i) {
+    bool any = false;
+    for (pid_t group : groups) any = any || GroupExists(group);
+    if (!any) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  std::string list;
+  for (pid_t group : groups) list += (list.empty() ? "" : ", ") + std::to_string(group);
+  return fmt::format(
+      "a build step left running by an earlier culprit, unrecorded (process group {}), was "
+      "stopped",
+      list);
 }
 
 }  // namespace culprit

@@ -37,6 +37,18 @@ void ClearStepGroup(const std::filesystem::path& path);
 /// owns the group.
 std::optional<std::string> StopLeftoverStep(const std::filesystem::path& path);
 
+/// The environment variable every build step runs with: its value is the scratch directory
+/// the step builds in. It marks the step's whole process tree (a compiler's linker
+/// included), even one started in the instant before RecordStepGroup wrote the group down.
+inline constexpr const char* kBuildStepMarker = "CULPRIT_BUILD_SCRATCH";
+
+/// Kills (SIGKILL, whole process groups) every process of this user whose environment holds
+/// kBuildStepMarker=`scratch`, other than culprit's own group, and waits briefly for them to
+/// go: the steps of a killed culprit that StopLeftoverStep could not know of. Returns a
+/// sentence for the user, or nullopt when there was none. Call it only while holding the
+/// lock that guards `scratch`: then no live culprit is building there.
+std::optional<std::string> StopMarkedSteps(const std::filesystem::path& scratch);
+
 /// The start time of process `pid` in clock ticks since boot (field 22 of
 /// /proc/PID/stat); nullopt if there is no such process or /proc is not
 /// readable.

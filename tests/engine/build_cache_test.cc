@@ -517,6 +517,52 @@ TEST_F(BuildCacheTest, AStepLeftRunningByAKilledCulpritIsStoppedBeforeTheNextBui
       << stat;
 }
 
+TEST_F(BuildCacheTest, AStepACulpritDiedBeforeRecordingIsStoppedByItsMarker) {
+  // Killed in the instant between starting a step and writing its group down, culprit
+  // leaves a step nobody recorded; in the fault suite the next build then linked beside
+  // it and remembered the commit as broken. The step's environment marks it.
+  fs::path pid_file = dir_.path() / "leftover.pid";
+  BuildSettings settings = Settings();
+  settings.steps = {{"sh", "-c",
+                     "if grep -q version=slow main.c; then echo $$ > '" + pid_file.string() +
+                         "'; exec sleep 60; fi; exec cc -O1 -o prog main.c"}};
+  pid_t culprit = ::fork();
+  ASSERT_GE(culprit, 0);
+  if (culprit == 0) {
+    BuildCache cache(*repo_, settings);
+    (void)cache.Ensure(slow_);
+    ::_exit(0);
+  }
+  for (int i = 0; i < 6000 && ReadAll(pid_file).empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  std::string pid_text = ReadAll(pid_file);
+  ASSERT_FALSE(pid_text.empty()) << "the step never started";
+  ::kill(culprit, SIGKILL);
+  ::waitpid(culprit, nullptr, 0);
+  pid_t step = std::stoi(pid_text);
+  ASSERT_EQ(::kill(step, 0), 0) << "the step died with culprit: nothing to test";
+  // As if culprit had died before RecordStepGroup: no record of the step.
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir_.path(), ec);
+       it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (it->path().filename() == "step-group") fs::remove(it->path(), ec);
+  }
+
+  BuildCache cache(*repo_, settings);
+  ::testing::internal::CaptureStderr();
+  auto build = cache.Ensure(base_);
+  std::string err = ::testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(build) << build.error().message();
+  EXPECT_EQ(RunProgram(build->artifacts.at("prog")), "version=base\n");
+  EXPECT_NE(err.find("unrecorded (process group " + std::to_string(step)), std::string::npos)
+      << err;
+  std::string stat = ReadAll("/proc/" + std::to_string(step) + "/stat");
+  size_t close = stat.rfind(')');
+  EXPECT_TRUE(stat.empty() || (close != std::string::npos && stat.substr(close + 2, 1) == "Z"))
+      << stat;
+}
+
 TEST_F(BuildCacheTest, ARunningStepReportsItsLastLineOfOutput) {
   BuildSettings settings = Settings();
   settings.steps = {{"sh", "-c", "echo configuring; echo 'compiling main.c' >&2; exec cc -O1 -o prog main.c"}};
