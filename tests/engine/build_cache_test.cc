@@ -105,6 +105,68 @@ class BuildCacheTest : public ::testing::Test {
     return settings;
   }
 
+  /// Settings whose slow commit's step hangs (after writing its pid to `pid_file`); the
+  /// other commits build.
+  BuildSettings HangingSlowSettings(const fs::path& pid_file) const {
+    BuildSettings settings = Settings();
+    settings.steps = {{"sh", "-c",
+                       "if grep -q version=slow main.c; then echo $$ > '" + pid_file.string() +
+                           "'; exec sleep 60; fi; exec cc -O1 -o prog main.c"}};
+    return settings;
+  }
+
+  /// A culprit (a forked child) builds the slow commit, and is killed with SIGKILL while its
+  /// step hangs: `kill -9` of culprit alone. Returns the step's pid, still running; 0 (with
+  /// a failure added) when it never started or died with culprit.
+  pid_t LeaveAHungStep(const BuildSettings& settings, const fs::path& pid_file) {
+    pid_t culprit = ::fork();
+    if (culprit < 0) {
+      ADD_FAILURE() << "fork failed";
+      return 0;
+    }
+    if (culprit == 0) {
+      BuildCache cache(*repo_, settings);
+      (void)cache.Ensure(slow_);
+      ::_exit(0);
+    }
+    // Wait for the step to run (bounded by the step's own 60 s).
+    for (int i = 0; i < 6000 && ReadAll(pid_file).empty(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    const std::string pid_text = ReadAll(pid_file);
+    ::kill(culprit, SIGKILL);
+    ::waitpid(culprit, nullptr, 0);
+    if (pid_text.empty()) {
+      ADD_FAILURE() << "the step never started";
+      return 0;
+    }
+    const pid_t step = std::stoi(pid_text);
+    if (::kill(step, 0) != 0) {
+      ADD_FAILURE() << "the step died with culprit: nothing to test";
+      return 0;
+    }
+    return step;
+  }
+
+  /// The next culprit builds the base commit, correctly; returns what it printed on stderr.
+  std::string BuildBaseAfterTheKill(const BuildSettings& settings) {
+    BuildCache cache(*repo_, settings);
+    ::testing::internal::CaptureStderr();
+    auto build = cache.Ensure(base_);
+    std::string err = ::testing::internal::GetCapturedStderr();
+    EXPECT_TRUE(build) << build.error().message();
+    if (build) EXPECT_EQ(RunProgram(build->artifacts.at("prog")), "version=base\n");
+    return err;
+  }
+
+  /// Gone, or a zombie waiting for a parent that reaps: either way it runs no code.
+  static void ExpectStopped(pid_t step) {
+    std::string stat = ReadAll("/proc/" + std::to_string(step) + "/stat");
+    size_t close = stat.rfind(')');
+    EXPECT_TRUE(stat.empty() || (close != std::string::npos && stat.substr(close + 2, 1) == "Z"))
+        << stat;
+  }
+
   TempDir dir_;
   std::unique_ptr<GitFixture> fixture_;
   std::unique_ptr<GitRepo> repo_;
@@ -478,43 +540,15 @@ TEST_F(BuildCacheTest, AStepLeftRunningByAKilledCulpritIsStoppedBeforeTheNextBui
   // checkout with it: a compiler writing there while another commit is
   // checked out corrupts that build, which is then remembered as broken.
   fs::path pid_file = dir_.path() / "leftover.pid";
-  BuildSettings settings = Settings();
-  // The slow commit's step hangs (after saying who it is); the others build.
-  settings.steps = {{"sh", "-c",
-                     "if grep -q version=slow main.c; then echo $$ > '" + pid_file.string() +
-                         "'; exec sleep 60; fi; exec cc -O1 -o prog main.c"}};
-  pid_t culprit = ::fork();
-  ASSERT_GE(culprit, 0);
-  if (culprit == 0) {
-    BuildCache cache(*repo_, settings);
-    (void)cache.Ensure(slow_);
-    ::_exit(0);
-  }
-  // Wait for the step to run (bounded by the step's own 60 s).
-  for (int i = 0; i < 6000 && ReadAll(pid_file).empty(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  std::string pid_text = ReadAll(pid_file);
-  ASSERT_FALSE(pid_text.empty()) << "the step never started";
-  ::kill(culprit, SIGKILL);
-  ::waitpid(culprit, nullptr, 0);
-  pid_t step = std::stoi(pid_text);
-  ASSERT_EQ(::kill(step, 0), 0) << "the step died with culprit: nothing to test";
+  BuildSettings settings = HangingSlowSettings(pid_file);
+  pid_t step = LeaveAHungStep(settings, pid_file);
+  ASSERT_GT(step, 0);
 
-  BuildCache cache(*repo_, settings);
-  ::testing::internal::CaptureStderr();
-  auto build = cache.Ensure(base_);
-  std::string err = ::testing::internal::GetCapturedStderr();
-  ASSERT_TRUE(build) << build.error().message();
-  EXPECT_EQ(RunProgram(build->artifacts.at("prog")), "version=base\n");
+  std::string err = BuildBaseAfterTheKill(settings);
   EXPECT_NE(err.find("left running by an earlier culprit (process group " + std::to_string(step)),
             std::string::npos)
       << err;
-  // Gone, or a zombie waiting for a parent that reaps: either way it runs no code.
-  std::string stat = ReadAll("/proc/" + std::to_string(step) + "/stat");
-  size_t close = stat.rfind(')');
-  EXPECT_TRUE(stat.empty() || (close != std::string::npos && stat.substr(close + 2, 1) == "Z"))
-      << stat;
+  ExpectStopped(step);
 }
 
 TEST_F(BuildCacheTest, AStepACulpritDiedBeforeRecordingIsStoppedByItsMarker) {
@@ -522,26 +556,9 @@ TEST_F(BuildCacheTest, AStepACulpritDiedBeforeRecordingIsStoppedByItsMarker) {
   // leaves a step nobody recorded; in the fault suite the next build then linked beside
   // it and remembered the commit as broken. The step's environment marks it.
   fs::path pid_file = dir_.path() / "leftover.pid";
-  BuildSettings settings = Settings();
-  settings.steps = {{"sh", "-c",
-                     "if grep -q version=slow main.c; then echo $$ > '" + pid_file.string() +
-                         "'; exec sleep 60; fi; exec cc -O1 -o prog main.c"}};
-  pid_t culprit = ::fork();
-  ASSERT_GE(culprit, 0);
-  if (culprit == 0) {
-    BuildCache cache(*repo_, settings);
-    (void)cache.Ensure(slow_);
-    ::_exit(0);
-  }
-  for (int i = 0; i < 6000 && ReadAll(pid_file).empty(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  std::string pid_text = ReadAll(pid_file);
-  ASSERT_FALSE(pid_text.empty()) << "the step never started";
-  ::kill(culprit, SIGKILL);
-  ::waitpid(culprit, nullptr, 0);
-  pid_t step = std::stoi(pid_text);
-  ASSERT_EQ(::kill(step, 0), 0) << "the step died with culprit: nothing to test";
+  BuildSettings settings = HangingSlowSettings(pid_file);
+  pid_t step = LeaveAHungStep(settings, pid_file);
+  ASSERT_GT(step, 0);
   // As if culprit had died before RecordStepGroup: no record of the step.
   std::error_code ec;
   for (auto it = fs::recursive_directory_iterator(dir_.path(), ec);
@@ -549,18 +566,10 @@ TEST_F(BuildCacheTest, AStepACulpritDiedBeforeRecordingIsStoppedByItsMarker) {
     if (it->path().filename() == "step-group") fs::remove(it->path(), ec);
   }
 
-  BuildCache cache(*repo_, settings);
-  ::testing::internal::CaptureStderr();
-  auto build = cache.Ensure(base_);
-  std::string err = ::testing::internal::GetCapturedStderr();
-  ASSERT_TRUE(build) << build.error().message();
-  EXPECT_EQ(RunProgram(build->artifacts.at("prog")), "version=base\n");
+  std::string err = BuildBaseAfterTheKill(settings);
   EXPECT_NE(err.find("unrecorded (process group " + std::to_string(step)), std::string::npos)
       << err;
-  std::string stat = ReadAll("/proc/" + std::to_string(step) + "/stat");
-  size_t close = stat.rfind(')');
-  EXPECT_TRUE(stat.empty() || (close != std::string::npos && stat.substr(close + 2, 1) == "Z"))
-      << stat;
+  ExpectStopped(step);
 }
 
 TEST_F(BuildCacheTest, ARunningStepReportsItsLastLineOfOutput) {
