@@ -536,8 +536,8 @@ Result<ComparisonOutcome> BisectRunner::Session::Sitting(int a, int b, BisectSte
     const int moves_budget = confirm || check ? config_.bisect.confirm_max_pairs : 0;
     if (moves_budget > 0) plan.options.max_pairs = std::max(moves_budget, options_.min_pairs);
     if (check) {
-      const int tie_budget = config_.bisect.check_max_pairs > 0 ? config_.bisect.check_max_pairs
-                                                                : options_.max_pairs;
+      const int tie_budget =
+          config_.bisect.check_max_pairs > 0 ? config_.bisect.check_max_pairs : options_.max_pairs;
       plan.options.max_pairs = std::max(plan.options.max_pairs, tie_budget);
       plan.options.null_max_pairs = tie_budget;
     }

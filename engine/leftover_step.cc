@@ -1,5 +1,8 @@
 #include "engine/leftover_step.h"
 
+#include <fmt/format.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -7,9 +10,6 @@
 #include <set>
 #include <sstream>
 #include <thread>
-
-#include <fmt/format.h>
-#include <unistd.h>
 
 #include "base/atomic_file.h"
 

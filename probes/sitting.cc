@@ -186,11 +186,11 @@ class PairedSitting {
     alphas_ = SpendAlpha(1 - options.confidence, r_.looks, Spending::kPocock);
     null_looks_ = static_cast<size_t>(
         std::count_if(r_.looks.begin(), r_.looks.end(), [&](int n) { return n <= null_max; }));
-    null_alphas_ = null_looks_ == r_.looks.size()
-                       ? alphas_
-                       : SpendAlpha(1 - options.confidence,
-                                    std::span<const int>(r_.looks.data(), null_looks_),
-                                    Spending::kPocock);
+    null_alphas_ =
+        null_looks_ == r_.looks.size()
+            ? alphas_
+            : SpendAlpha(1 - options.confidence, std::span<const int>(r_.looks.data(), null_looks_),
+                         Spending::kPocock);
   }
 
   void Run() {
@@ -353,9 +353,8 @@ class PairedSitting {
       if (!decided_ && look_ < null_looks_ && null_alphas_[look_] != alphas_[look_]) {
         // NULL's own spending (null_max_pairs): its interval is the one a tie is read from.
         Result<ShiftEstimate> null_shift = SignedRankEstimate(d, 1 - null_alphas_[look_]);
-        if (null_shift &&
-            Classify(null_shift->low, null_shift->high, BandEdge(options_.band)) ==
-                Verdict::kNull) {
+        if (null_shift && Classify(null_shift->low, null_shift->high, BandEdge(options_.band)) ==
+                              Verdict::kNull) {
           r_.shift = *null_shift;
           r_.nominal_confidence = 1 - null_alphas_[look_];
           null_claimable_ = true;
@@ -398,9 +397,8 @@ class PairedSitting {
     reach_ = ReachOfLastLook(*r_.shift, options_.band, r_.looks.back(), alphas_.back());
     bool tie = false;
     if (look_ < null_looks_) {
-      LastLookReach null_reach = ReachOfLastLook(*r_.shift, options_.band,
-                                                 r_.looks[null_looks_ - 1],
-                                                 null_alphas_[null_looks_ - 1]);
+      LastLookReach null_reach = ReachOfLastLook(
+          *r_.shift, options_.band, r_.looks[null_looks_ - 1], null_alphas_[null_looks_ - 1]);
       tie = null_reach.tie_reachable;
       reach_.pairs_for_tie = null_reach.pairs_for_tie;
     }
@@ -447,7 +445,8 @@ class PairedSitting {
           "beyond the band is within reach of a later look",
           r_.pairs_kept, r_.looks.back());
       if (reach_.pairs_for_tie > 0 && reach_.pairs_for_tie < 1e7) {
-        why += fmt::format(" (a tie would take about {:.0f} pairs)", std::ceil(reach_.pairs_for_tie));
+        why +=
+            fmt::format(" (a tie would take about {:.0f} pairs)", std::ceil(reach_.pairs_for_tie));
       }
       r_.verdict->explanation += "; " + why;
       r_.notes.push_back(why);

@@ -123,7 +123,8 @@ LastLookReach ReachOfLastLook(const ShiftEstimate& now, double band, int last_pa
       z_last * se * std::sqrt(static_cast<double>(now.n) / static_cast<double>(last_pairs));
   reach.tie_reachable = std::max(0.0, m - kFutilityMargin * se) + w_last < tau;
   reach.effect_reachable = m + kFutilityMargin * se - w_last > tau;
-  if (m < tau) reach.pairs_for_tie = static_cast<double>(now.n) * std::pow(z_last * se / (tau - m), 2);
+  if (m < tau)
+    reach.pairs_for_tie = static_cast<double>(now.n) * std::pow(z_last * se / (tau - m), 2);
   return reach;
 }
 

@@ -358,8 +358,9 @@ TEST_F(InvestigateCliTest, WithoutAPlanItSaysSoAndStopsAfterRelevance) {
   EXPECT_TRUE(Contains(r.stderr_text, "the move was confirmed by record " + step1))
       << r.stderr_text;
   // The command the ladder prints for its bisect is the one that would adopt it too.
-  EXPECT_TRUE(Contains(r.stdout_text + r.stderr_text,
-                       "culprit bisect run --good v1 --bad v2 --query scan --confirmed-by " + step1))
+  EXPECT_TRUE(
+      Contains(r.stdout_text + r.stderr_text,
+               "culprit bisect run --good v1 --bad v2 --query scan --confirmed-by " + step1))
       << r.stdout_text << r.stderr_text;
   for (const Json& step : Records("bisect-step")) {
     EXPECT_NE(step["details"]["step_kind"], "confirm") << step.dump(1);

@@ -164,9 +164,9 @@ TEST(RunPairedSitting, AFutileSittingStopsEarlyAsInconclusiveAndSaysWhatATieWoul
 }
 
 TEST(RunPairedSitting, AFutilityStopLeavesDecidableSittingsAlone) {
-  for (auto [ratio, sigma, verdict] : {std::tuple{1.0, 0.01, Verdict::kNull},
-                                       std::tuple{1.3, 0.10, Verdict::kEffect},
-                                       std::tuple{0.75, 0.10, Verdict::kEffect}}) {
+  for (auto [ratio, sigma, verdict] :
+       {std::tuple{1.0, 0.01, Verdict::kNull}, std::tuple{1.3, 0.10, Verdict::kEffect},
+        std::tuple{0.75, 0.10, Verdict::kEffect}}) {
     ScriptedSource source(ratio, sigma, 11);
     SittingOptions o = Options();
     o.stop_when_futile = true;
@@ -190,8 +190,8 @@ TEST(RunPairedSitting, ANullMaxKeepsTheTiesConfidenceAndLetsTheEffectHuntGoOn) {
   EXPECT_EQ(tie.verdict->verdict, Verdict::kNull);
   const std::vector<int> null_looks = {10, 20, 40, 100};
   const std::vector<double> null_alphas = SpendAlpha(0.05, null_looks, Spending::kPocock);
-  const size_t at = std::find(null_looks.begin(), null_looks.end(), tie.pairs_kept) -
-                    null_looks.begin();
+  const size_t at =
+      std::find(null_looks.begin(), null_looks.end(), tie.pairs_kept) - null_looks.begin();
   ASSERT_LT(at, null_looks.size()) << tie.pairs_kept;
   EXPECT_DOUBLE_EQ(tie.nominal_confidence, 1 - null_alphas[at]);
 
