@@ -16,9 +16,16 @@ namespace {
 
 constexpr std::string_view kSchema = "culprit.bisect-search/v1";
 
+// The verification's looks: from verify_pairs_min, doubling, with a first look that can
+// stop (StoppableLooks; the runner measures whole blocks of two pairs).
+std::vector<int> VerificationLooks(const SearchOptions& o) {
+  return StoppableLooks(LookSchedule(o.verify_pairs_min, o.verify_pairs_max), 1 - o.confidence,
+                        o.spending, 2);
+}
+
 // The next look after `have` pairs (always > have).
 int NextLook(const SearchOptions& o, int have) {
-  for (int look : LookSchedule(o.verify_pairs_min, o.verify_pairs_max)) {
+  for (int look : VerificationLooks(o)) {
     if (look > have) return look;
   }
   return have + 1;
@@ -242,7 +249,7 @@ const BisectSearch::VerdictMemo& BisectSearch::LookVerdict(VerdictMemo& memo, in
   const int have = static_cast<int>(d.size());
   if (memo.culprit == culprit && memo.parent == parent && memo.pairs == have) return memo;
   memo = VerdictMemo{culprit, parent, have};
-  const std::vector<int> looks = LookSchedule(options_.verify_pairs_min, options_.verify_pairs_max);
+  const std::vector<int> looks = VerificationLooks(options_);
   const std::vector<double> alphas = SpendAlpha(1 - options_.confidence, looks, options_.spending);
   int look = -1;
   for (size_t k = 0; k < looks.size(); ++k) {
@@ -319,8 +326,7 @@ std::optional<BisectSearch::Decision> BisectSearch::ConfirmEndpoints(SearchOutco
     return Finish(out, SearchOutcome::Kind::kInconclusive,
                   "the pair budget ran out while confirming the endpoints");
   }
-  const int want = have < options_.verify_pairs_min ? options_.verify_pairs_min - have
-                                                    : NextLook(options_, have) - have;
+  const int want = NextLook(options_, have) - have;
   return Decision{{Action::Kind::kMeasure, n_, 0, std::min(want, budget)}, out};
 }
 
@@ -405,8 +411,7 @@ BisectSearch::Decision BisectSearch::Verify(SearchOutcome out, int budget,
     return Finish(out, SearchOutcome::Kind::kInconclusive,
                   fmt::format("the pair budget ran out while verifying {}; {}", culprit, credible));
   }
-  const int want = have < options_.verify_pairs_min ? options_.verify_pairs_min - have
-                                                    : NextLook(options_, have) - have;
+  const int want = NextLook(options_, have) - have;
   return {{Action::Kind::kVerify, culprit, parent, std::min(want, budget)}, out};
 }
 

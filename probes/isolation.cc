@@ -281,7 +281,12 @@ IsolationResult PlannedResult(const IsolationPlan& plan, const IsolationOptions&
   r.condition_alpha = PerConditionAlpha(options.confidence, comparisons);
   r.looks = comparisons == 0
                 ? std::vector<int>{std::max(1, options.min_rounds)}
-                : BlockAlignedLooks(LookSchedule(options.min_rounds, options.max_rounds), k);
+                // Split over the comparisons, the first look's alpha is small (0.0013 at
+                // 10 of 160 rounds, five conditions), beyond any interval on 10 rounds:
+                // that look moves up by whole blocks of rounds until it can stop.
+                : StoppableLooks(
+                      BlockAlignedLooks(LookSchedule(options.min_rounds, options.max_rounds), k),
+                      r.condition_alpha, Spending::kPocock, k);
   return r;
 }
 

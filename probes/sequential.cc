@@ -57,4 +57,20 @@ std::vector<double> SpendAlpha(double alpha, std::span<const int> looks, Spendin
   return increments;
 }
 
+std::vector<int> StoppableLooks(std::vector<int> looks, double alpha, Spending spending,
+                                int step) {
+  assert(step >= 1);
+  auto stoppable = [&](const std::vector<int>& candidate) {
+    const double first = SpendAlpha(alpha, candidate, spending).front();
+    return MinPairsForSignedRank(1 - first) <= static_cast<size_t>(candidate.front());
+  };
+  if (looks.empty() || stoppable(looks)) return looks;
+  std::vector<int> moved = looks;
+  while (moved.size() > 1 && moved[0] + step < moved[1]) {
+    moved[0] += step;
+    if (stoppable(moved)) return moved;
+  }
+  return looks;
+}
+
 }  // namespace culprit

@@ -14,6 +14,9 @@
 namespace culprit {
 namespace {
 
+// A block is an AB pair and a BA pair (TakeBlock): pairs are kept two at a time.
+constexpr int kPairsPerBlock = 2;
+
 const char* ArmLetter(int arm) { return arm == 0 ? "A" : "B"; }
 
 class SittingRun {
@@ -183,6 +186,10 @@ class PairedSitting {
     // Pocock-type spending: a large effect can stop at the first look (10
     // pairs), which is most of culprit's work; O'Brien–Fleming would keep the
     // first two looks from ever stopping. The price is a wider final interval.
+    // Over many looks (10..640) even Pocock's first share is too small for 10
+    // pairs to reach, so that look moves up by whole blocks until it can stop.
+    r_.looks = StoppableLooks(std::move(r_.looks), 1 - options.confidence, Spending::kPocock,
+                              kPairsPerBlock);
     alphas_ = SpendAlpha(1 - options.confidence, r_.looks, Spending::kPocock);
     null_looks_ = static_cast<size_t>(
         std::count_if(r_.looks.begin(), r_.looks.end(), [&](int n) { return n <= null_max; }));

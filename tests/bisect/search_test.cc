@@ -107,7 +107,8 @@ TEST(BisectSearchTest, TheVerifiedIntervalCarriesTheConfidenceOfItsLook) {
   RunToEnd(search, world);
   const SearchOutcome out = search.Result();
   ASSERT_TRUE(out.verified) << out.reason;
-  const std::vector<int> looks = LookSchedule(10, 320);
+  const std::vector<int> looks =
+      StoppableLooks(LookSchedule(10, 320), 0.05, Spending::kPocock, 2);
   const std::vector<double> alphas = SpendAlpha(0.05, looks, Spending::kPocock);
   int look = -1;
   for (size_t k = 0; k < looks.size(); ++k) {

@@ -138,5 +138,39 @@ TEST(SpendAlpha, MonteCarloFamilyWiseErrorStaysWithinAlpha) {
   std::printf("naive 5%% at every look: %.4f\n", naive_rate);
 }
 
+
+TEST(StoppableLooks, MovesAFirstLookNoIntervalCanReachUpByWholeBlocks) {
+  // 95% Pocock over 10..640: 0.05 ln(1 + 1.718 · 10/640) = 0.00132 at 10 pairs, and a
+  // signed-rank interval at 99.87% needs 11 pairs (2^-10 > 0.00066 >= 2^-11). At 12
+  // pairs the look spends 0.00159, which 11 pairs already reach.
+  const std::vector<int> looks = LookSchedule(10, 640);
+  ASSERT_EQ(looks, (std::vector<int>{10, 20, 40, 80, 160, 320, 640}));
+  EXPECT_EQ(MinPairsForSignedRank(1 - SpendAlpha(0.05, looks, Spending::kPocock)[0]), 11u);
+  const std::vector<int> moved = StoppableLooks(looks, 0.05, Spending::kPocock, 2);
+  EXPECT_EQ(moved, (std::vector<int>{12, 20, 40, 80, 160, 320, 640}));
+  EXPECT_LE(MinPairsForSignedRank(1 - SpendAlpha(0.05, moved, Spending::kPocock)[0]), 12u);
+}
+
+TEST(StoppableLooks, LeavesLooksThatCanStopAlone) {
+  // 10..160: the first look spends 0.0051, reachable with 9 pairs.
+  EXPECT_EQ(StoppableLooks(LookSchedule(10, 160), 0.05, Spending::kPocock, 2),
+            LookSchedule(10, 160));
+}
+
+TEST(StoppableLooks, MovesByTheStepGiven) {
+  // An isolation sitting of five conditions: 0.05 / 4 per comparison, rounds in blocks of
+  // five. At 10 of 160 rounds the look spends 0.00128 (needs 11); at 15 it spends 0.00187.
+  EXPECT_EQ(StoppableLooks(LookSchedule(10, 160), 0.0125, Spending::kPocock, 5),
+            (std::vector<int>{15, 20, 40, 80, 160}));
+}
+
+TEST(StoppableLooks, NeverReachesTheSecondLook) {
+  // O'Brien–Fleming's first look at 10 of 160 spends 4.5e-15: no move short of 20 helps,
+  // so the looks come back as given. A single look has nothing to move towards.
+  EXPECT_EQ(StoppableLooks(LookSchedule(10, 160), 0.05, Spending::kObrienFleming, 2),
+            LookSchedule(10, 160));
+  EXPECT_EQ(StoppableLooks({5}, 0.05, Spending::kPocock, 1), (std::vector<int>{5}));
+}
+
 }  // namespace
 }  // namespace culprit

@@ -181,14 +181,15 @@ TEST(RunPairedSitting, ANullMaxKeepsTheTiesConfidenceAndLetsTheEffectHuntGoOn) {
   SittingOptions o = Options();
   o.max_pairs = 640;
   o.null_max_pairs = 100;  // not a look of 10..640: it is made one
-  // A quiet tie is stated at a look of NULL's own spending, over 10..100, at the confidence
-  // a 10..100 sitting has there.
+  // A quiet tie is stated at a look of NULL's own spending, over 12..100, at the confidence
+  // a sitting with those looks has there. (EFFECT's first share over 10..640 is out of
+  // reach of 10 pairs, so the first look is at 12: StoppableLooks.)
   ScriptedSource quiet(1.0, 0.02, 3);
   SittingResult tie = RunPairedSitting(quiet, nullptr, o, nullptr);
-  EXPECT_EQ(tie.looks, (std::vector<int>{10, 20, 40, 100, 200, 400, 640}));
+  EXPECT_EQ(tie.looks, (std::vector<int>{12, 20, 40, 100, 200, 400, 640}));
   ASSERT_TRUE(tie.verdict);
   EXPECT_EQ(tie.verdict->verdict, Verdict::kNull);
-  const std::vector<int> null_looks = {10, 20, 40, 100};
+  const std::vector<int> null_looks = {12, 20, 40, 100};
   const std::vector<double> null_alphas = SpendAlpha(0.05, null_looks, Spending::kPocock);
   const size_t at =
       std::find(null_looks.begin(), null_looks.end(), tie.pairs_kept) - null_looks.begin();
