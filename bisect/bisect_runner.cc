@@ -33,6 +33,12 @@ int CeilLog2(int n) {
 
 std::string Short(const std::string& id) { return id.substr(0, 10); }
 
+// A step's ratio with its 95% interval, or, for a step too short for one, with its pairs.
+std::string StepRatioText(const BisectStepLog& s) {
+  if (s.has_interval) return fmt::format("{:.3f} [{:.3f}, {:.3f}]", s.ratio, s.low, s.high);
+  return fmt::format("{:.3f} (median, {} pairs: no interval)", s.ratio, s.pairs);
+}
+
 // The note of a confirmation step whose pairs an archived record measured (--confirmed-by):
 // they are the bisect's evidence, not pairs it spent.
 constexpr std::string_view kAdoptedNote = "adopted: ";
@@ -327,6 +333,10 @@ Status BisectRunner::Session::FlushStep() {
     sitting.shift = *shift;
     sitting.nominal_confidence = options_.confidence;
   }
+  // A step of fewer pairs than a 95% interval needs (6; a quiet host's batch is 2) has a
+  // ratio, the median of its pairs, and no interval: it is said so, never given a made-up one.
+  const std::optional<double> median_ratio =
+      step_.d.empty() ? std::nullopt : std::optional<double>(std::exp(Median(step_.d)));
 
   BisectStepLog log;
   log.step = static_cast<int>(state_.log.size()) + 1;
@@ -335,6 +345,8 @@ Status BisectRunner::Session::FlushStep() {
   log.baseline = step_.baseline;
   log.commit = state_.commits[step_.index];
   log.pairs = step_.pairs;
+  log.has_interval = false;
+  if (median_ratio) log.ratio = *median_ratio;
   if (sitting.calibration && sitting.calibration->valid) {
     log.calibrated = true;
     log.drift = sitting.calibration->change;
@@ -361,15 +373,21 @@ Status BisectRunner::Session::FlushStep() {
   record.details["posterior_at_or_before"] = fmt::format("{:.6f}", log.mass_at_or_before);
   record.details["best_commit"] = log.best_commit;
   record.details["best_probability"] = fmt::format("{:.6f}", log.best_probability);
+  record.details["pairs"] = std::to_string(step_.d.size());
   if (!record.verdict) {
+    std::string ratio;
+    if (record.estimate) {
+      ratio = fmt::format(" ratio {} over {} pairs", FormatRatio(*record.estimate),
+                          record.estimate->pairs);
+    } else if (median_ratio) {
+      ratio = fmt::format(" ratio {:.3f} (median of {} pairs: too few for a 95% interval)",
+                          *median_ratio, step_.d.size());
+    }
     record.verdict_detail = fmt::format(
         "evidence for the search: {} vs {}{}; after it P(first bad ≤ {}) = {:.3f}, best guess "
         "{} (p = {:.3f})",
-        Short(plan.b.commit), Short(plan.a.commit),
-        record.estimate ? fmt::format(" ratio {} over {} pairs", FormatRatio(*record.estimate),
-                                      record.estimate->pairs)
-                        : std::string(),
-        Short(plan.b.commit), log.mass_at_or_before, Short(log.best_commit), log.best_probability);
+        Short(plan.b.commit), Short(plan.a.commit), ratio, Short(plan.b.commit),
+        log.mass_at_or_before, Short(log.best_commit), log.best_probability);
   }
   Result<std::filesystem::path> path = store_.Write(record);
   if (!path) return path.error().WithContext("archiving a bisect step");
@@ -378,6 +396,7 @@ Status BisectRunner::Session::FlushStep() {
     log.ratio = record.estimate->ratio;
     log.low = record.estimate->low;
     log.high = record.estimate->high;
+    log.has_interval = true;
   }
   log.record_id = record.id;
   if (step_.interrupted) log.note = "interrupted";
@@ -399,10 +418,10 @@ void BisectRunner::Session::ReportStep(const BisectStepLog& s) {
     mass += posterior[left];
   }
   reporter_.Line(fmt::format(
-      "step {:>2} {:<7} {} (#{} of {})  {:>3} pairs  ratio {:.3f} [{:.3f}, {:.3f}]  "
+      "step {:>2} {:<7} {} (#{} of {})  {:>3} pairs  ratio {}  "
       "P(first bad ≤ it) {:.3f}  {} left, best {} p={:.3f}  builds {} (⌈log2 N⌉={}) pairs {}{}",
-      s.step, BisectStepKindName(s.kind), Short(s.commit), s.index, n, s.pairs, s.ratio, s.low,
-      s.high, s.mass_at_or_before, left, Short(s.best_commit), s.best_probability,
+      s.step, BisectStepKindName(s.kind), Short(s.commit), s.index, n, s.pairs, StepRatioText(s),
+      s.mass_at_or_before, left, Short(s.best_commit), s.best_probability,
       search_->builds_used(), CeilLog2(n), search_->pairs_used(),
       s.note.empty() ? "" : "  " + s.note));
 }
@@ -621,6 +640,7 @@ BisectStepLog SittingLog(int step, BisectStepKind kind, int a, int b,
   log.baseline = a;
   log.commit = commits[b];
   log.pairs = pairs_kept;
+  log.has_interval = record.estimate.has_value();
   if (record.estimate) {
     log.ratio = record.estimate->ratio;
     log.low = record.estimate->low;
@@ -1497,8 +1517,7 @@ std::string FormatBisectLog(const BisectState& s) {
       fmt::format("{:>4}  {:<8} {:<10} {:>5} {:>6}  {:<24} {:>8}  {}\n", "step", "kind", "commit",
                   "index", "pairs", "ratio [interval]", "P(≤ it)", "record / note");
   for (const BisectStepLog& l : s.log) {
-    std::string ratio =
-        l.pairs > 0 ? fmt::format("{:.3f} [{:.3f}, {:.3f}]", l.ratio, l.low, l.high) : "-";
+    std::string ratio = l.pairs > 0 ? StepRatioText(l) : "-";
     out += fmt::format("{:>4}  {:<8} {:<10} {:>5} {:>6}  {:<24} {:>8.3f}  {}\n", l.step,
                        BisectStepKindName(l.kind), Short(l.commit), l.index, l.pairs, ratio,
                        l.mass_at_or_before,

@@ -76,6 +76,7 @@ std::string BisectStateToJson(const BisectState& s) {
                    {"ratio", step.ratio},
                    {"low", step.low},
                    {"high", step.high},
+                   {"has_interval", step.has_interval},
                    {"mass_at_or_before", step.mass_at_or_before},
                    {"best_commit", step.best_commit},
                    {"best_probability", step.best_probability},
@@ -175,6 +176,8 @@ Result<BisectState> BisectStateFromJson(std::string_view text, std::string_view 
       l.ratio = step.at("ratio").get<double>();
       l.low = step.at("low").get<double>();
       l.high = step.at("high").get<double>();
+      // Absent in states written before a step could have too few pairs for an interval.
+      l.has_interval = step.value("has_interval", true);
       l.mass_at_or_before = step.at("mass_at_or_before").get<double>();
       l.best_commit = step.at("best_commit").get<std::string>();
       l.best_probability = step.at("best_probability").get<double>();

@@ -76,6 +76,9 @@ struct BisectStepLog {
   std::string commit;  ///< Full id.
   int pairs = 0;
   double ratio = 1, low = 1, high = 1;  ///< Over this step's pairs, 95% interval.
+  /// False when the step's pairs were too few for a 95% interval (a search batch of 2 on a
+  /// quiet host): `ratio` is then the pairs' median and low/high mean nothing.
+  bool has_interval = true;
   double mass_at_or_before = 0;         ///< P(first bad ≤ index) after the step.
   std::string best_commit;              ///< Most probable first-bad commit after the step.
   double best_probability = 0;

@@ -206,11 +206,19 @@ TEST_F(BisectCommand, FindsAndVerifiesTheCulpritPastAnUnbuildableCommit) {
     EXPECT_EQ(step.details.count("posterior_at_or_before"), 1u) << step.id;
     EXPECT_NE(step.verdict_detail.find("evidence for the search"), std::string::npos)
         << step.verdict_detail;
+    // Every step record says how many pairs it holds; one too short for a 95% interval
+    // (a batch of 2 when the change stands far above the noise) says that, not a made-up one.
+    ASSERT_EQ(step.details.count("pairs"), 1u) << step.id;
+    if (!step.estimate) {
+      EXPECT_NE(step.verdict_detail.find("too few for a 95% interval"), std::string::npos)
+          << step.verdict_detail;
+    }
     EXPECT_TRUE(step.start.calibration_ms.has_value()) << step.id;
     EXPECT_TRUE(step.end.calibration_ms.has_value()) << step.id;
     EXPECT_EQ(step.details.count("calibration_change"), 1u) << step.id;
   }
   EXPECT_GT(search_steps, 0);
+  EXPECT_EQ(out.find("[1.000, 1.000]"), std::string::npos) << out;
   for (const BisectStepLog& step : state->log) {
     if (step.pairs > 0) EXPECT_TRUE(step.calibrated) << step.step;
   }

@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include "bisect/bisect_runner.h"
+
 namespace culprit {
 namespace {
 
@@ -26,6 +28,40 @@ TEST(BisectStateJson, RoundTrips) {
   ASSERT_TRUE(back.ok()) << back.error().message();
   EXPECT_EQ(back->commits, s.commits);
   EXPECT_EQ(back->good_rev, "v1");
+}
+
+// A step too short for an interval keeps saying so after a save, and the log prints its
+// median and pairs, not an interval; a state saved before the field existed had intervals.
+TEST(BisectStateJson, AStepWithoutAnIntervalIsPrintedWithoutOne) {
+  BisectState s = TwoCommits();
+  BisectStepLog short_step;
+  short_step.step = 1;
+  short_step.index = 1;
+  short_step.commit = s.commits.back();
+  short_step.pairs = 2;
+  short_step.ratio = 1.31;
+  short_step.has_interval = false;
+  BisectStepLog long_step = short_step;
+  long_step.step = 2;
+  long_step.pairs = 12;
+  long_step.low = 1.2;
+  long_step.high = 1.4;
+  long_step.has_interval = true;
+  s.log = {short_step, long_step};
+  Result<BisectState> back = BisectStateFromJson(BisectStateToJson(s), "state.json");
+  ASSERT_TRUE(back.ok()) << back.error().message();
+  ASSERT_EQ(back->log.size(), 2u);
+  EXPECT_FALSE(back->log[0].has_interval);
+  EXPECT_TRUE(back->log[1].has_interval);
+  const std::string text = FormatBisectLog(*back);
+  EXPECT_NE(text.find("1.310 (median, 2 pairs: no interval)"), std::string::npos) << text;
+  EXPECT_NE(text.find("1.310 [1.200, 1.400]"), std::string::npos) << text;
+
+  nlohmann::json old = nlohmann::json::parse(BisectStateToJson(s));
+  old["log"][0].erase("has_interval");
+  Result<BisectState> older = BisectStateFromJson(old.dump(), "state.json");
+  ASSERT_TRUE(older.ok()) << older.error().message();
+  EXPECT_TRUE(older->log[0].has_interval);
 }
 
 TEST(BisectStateJson, RunsFlagsRoundTripAndOlderStatesHaveNone) {
