@@ -221,6 +221,18 @@ int BisectSearch::pairs_used() const {
   return total;
 }
 
+int SearchBatchPairs(double effect, double noise, int max_batch) {
+  constexpr int kMinBatch = 2;  // one AB and one BA pair: the runner's smallest sitting
+  if (max_batch <= kMinBatch || !(effect > 0) || !(noise > 0)) return max_batch;
+  // n pairs at separation δ and scale s carry an expected log-likelihood ratio of about
+  // n δ² / (2 s²) between "bad" and "good"; a step is decisive at ln(step_odds) = ln 99 ≈ 4.6.
+  // Twice the pairs that take in expectation, so a batch is decisive most of the time even
+  // when δ/s was estimated high from the few pairs of a quiet host.
+  const double wanted = 4 * std::log(99.0) * (noise * noise) / (effect * effect);
+  if (!(wanted < max_batch)) return max_batch;
+  return std::max(kMinBatch, static_cast<int>(std::ceil(wanted)));
+}
+
 int BisectSearch::max_builds() const {
   if (options_.max_builds > 0) return options_.max_builds;
   const int log2n = static_cast<int>(std::ceil(std::log2(static_cast<double>(n_))));
@@ -290,12 +302,14 @@ BisectSearch::Decision BisectSearch::Decide() const {
   if (options_.confirm_endpoints) {
     if (std::optional<Decision> confirming = ConfirmEndpoints(out, budget)) return *confirming;
   }
-  const std::vector<double> cdf = Locate(out);
+  const ModelFit fit = Fit();
+  const std::vector<double> cdf = Locate(fit, out);
   const std::string credible =
       fmt::format("{} commit(s) hold {:.0f}% of the probability", out.credible_set.size(),
                   100 * options_.target_probability);
   if (out.probability >= options_.target_probability) return Verify(out, budget, credible);
-  return Split(out, cdf, budget, credible);
+  return Split(out, cdf, SearchBatchPairs(fit.effect, fit.noise, options_.pairs_per_batch),
+               budget, credible);
 }
 
 // 1. The endpoints must differ by an EFFECT before anything is bisected.
@@ -334,8 +348,7 @@ std::optional<BisectSearch::Decision> BisectSearch::ConfirmEndpoints(SearchOutco
 // hypotheses j and j + 1 differ only in whether commit j is bad, so an unbuildable j
 // merges them. Every block ends at a buildable commit (or N). Fills the most probable
 // block and the credible set into `out`; returns the posterior's cumulative sums.
-std::vector<double> BisectSearch::Locate(SearchOutcome& out) const {
-  const ModelFit fit = Fit();
+std::vector<double> BisectSearch::Locate(const ModelFit& fit, SearchOutcome& out) const {
   const std::vector<double>& post = fit.posterior;
   std::vector<double> cdf(n_ + 1, 0.0);
   for (int j = 1; j <= n_; ++j) cdf[j] = cdf[j - 1] + post[j];
@@ -418,7 +431,8 @@ BisectSearch::Decision BisectSearch::Verify(SearchOutcome out, int budget,
 // 4. Search: keep measuring the current candidate until its side is decisive, else pick
 // the buildable commit that splits the posterior most evenly (nearest the median).
 BisectSearch::Decision BisectSearch::Split(SearchOutcome out, const std::vector<double>& cdf,
-                                           int budget, const std::string& credible) const {
+                                           int batch, int budget,
+                                           const std::string& credible) const {
   if (budget <= 0) {
     return Finish(out, SearchOutcome::Kind::kInconclusive,
                   fmt::format("the pair budget ({}) ran out; {}", max_pairs(), credible));
@@ -439,8 +453,7 @@ BisectSearch::Decision BisectSearch::Split(SearchOutcome out, const std::vector<
         step_pairs += static_cast<int>(it->d.size());
       }
       if (step_pairs < options_.max_pairs_per_step && !decisive(c)) {
-        const int want =
-            std::min(options_.pairs_per_batch, options_.max_pairs_per_step - step_pairs);
+        const int want = std::min(batch, options_.max_pairs_per_step - step_pairs);
         return {{Action::Kind::kMeasure, c, 0, std::min(want, budget)}, out};
       }
     }
@@ -474,7 +487,7 @@ BisectSearch::Decision BisectSearch::Split(SearchOutcome out, const std::vector<
                     may_build ? "" : fmt::format(" within the budget of {} builds", max_builds()),
                     credible));
   }
-  return {{Action::Kind::kMeasure, best, 0, std::min(options_.pairs_per_batch, budget)}, out};
+  return {{Action::Kind::kMeasure, best, 0, std::min(batch, budget)}, out};
 }
 
 Action BisectSearch::Next() const { return Decide().action; }

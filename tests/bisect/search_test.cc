@@ -122,6 +122,39 @@ TEST(BisectSearchTest, TheVerifiedIntervalCarriesTheConfidenceOfItsLook) {
   EXPECT_LT(out.interval_confidence, 1);
 }
 
+TEST(SearchBatchPairs, FewerPairsWhenTheEffectStandsFarAboveTheNoise) {
+  // 4 ln(99) s² / δ² = 18.38 s² / δ²: at δ = 0.1, s = 0.04 that is 2.94, so 3 pairs.
+  EXPECT_EQ(SearchBatchPairs(0.1, 0.04, 5), 3);
+  EXPECT_EQ(SearchBatchPairs(0.1, 0.05, 5), 5);   // 4.59: rounded up
+  EXPECT_EQ(SearchBatchPairs(0.1, 0.02, 5), 2);   // 0.74: never below one AB and one BA pair
+  EXPECT_EQ(SearchBatchPairs(std::log(1.3), 0.03, 5), 2);
+  EXPECT_EQ(SearchBatchPairs(std::log(1.18), 0.24, 5), 5);  // a noisy host: the full batch
+  EXPECT_EQ(SearchBatchPairs(0, 0.1, 5), 5);     // no effect fitted yet
+  EXPECT_EQ(SearchBatchPairs(0.1, 0, 5), 5);
+  EXPECT_EQ(SearchBatchPairs(0.1, 0.02, 2), 2);
+}
+
+// The batch follows the fit: a quiet host's search asks for pairs two at a time and still
+// finds and verifies the culprit; a noisy one asks for the full batch.
+TEST(BisectSearchTest, SearchBatchesShrinkOnAQuietHostOnly) {
+  for (double noise_scale : {1.0, 5.0}) {
+    ScriptedWorld world(13, 0.20, noise_scale);
+    BisectSearch search(20);
+    std::vector<Action> log;
+    RunToEnd(search, world, &log);
+    const SearchOutcome out = search.Result();
+    EXPECT_EQ(out.kind, SearchOutcome::Kind::kCulprit) << out.reason;
+    EXPECT_EQ(out.first, 13);
+    int search_batches = 0;
+    for (const Action& a : log) {
+      if (a.kind != Action::Kind::kMeasure || a.commit == 20) continue;
+      ++search_batches;
+      EXPECT_EQ(a.pairs, noise_scale == 1.0 ? 2 : 5) << "noise ×" << noise_scale;
+    }
+    EXPECT_GT(search_batches, 0);
+  }
+}
+
 TEST(BisectSearchTest, FirstActionConfirmsTheEndpoints) {
   BisectSearch search(50);
   const Action a = search.Next();
