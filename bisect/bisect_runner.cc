@@ -566,9 +566,11 @@ Result<ComparisonOutcome> BisectRunner::Session::Sitting(int a, int b, BisectSte
     plan.options.max_pairs = std::min(plan.options.max_pairs, std::max(2, PairsLeft() / 2 * 2));
     plan.options.min_pairs = std::min(plan.options.min_pairs, plan.options.max_pairs);
   }
-  // A check's undecided answer is as good early as late (the part is reported unplaced
-  // either way), so it stops once neither a tie nor a move is within its budgets' reach.
-  plan.options.stop_when_futile = check;
+  // An undecided answer is as good early as late: a check's part is reported unplaced
+  // either way, and an undecided confirmation ends the bisect INCONCLUSIVE with what the
+  // pairs could have seen. So both stop once neither verdict is within their budgets' reach
+  // (a move on the band's edge is, until about half the budget).
+  plan.options.stop_when_futile = check || confirm;
   plan.config_digest = config_.digest;
   plan.details["bisect_run"] = state_.run_id;
   plan.details["step_kind"] = BisectStepKindName(kind);

@@ -160,7 +160,7 @@ std::shared_ptr<void> AddInvestigationCommands(CLI::App& app, GlobalOptions& glo
   run_cmd->add_option("--band", bisect.request.flags.band, "reproducibility band");
   run_cmd->add_option("--max-pairs", bisect.request.flags.max_pairs,
                       "the most pairs of the confirmation and of each check (default [bisect] "
-                      "confirm_max_pairs, 640)");
+                      "confirm_max_pairs, 1280)");
   run_cmd->add_option("--seed", bisect.request.flags.seed,
                       "order every sitting and batch reproducibly (default: random)");
   run_cmd->add_option("--confirmed-by", bisect.request.confirmed_by,

@@ -57,7 +57,7 @@ struct LastLookReach {
 /// How many standard errors of the current estimate ReachOfLastLook grants the true shift
 /// towards whichever verdict it asks about: the benefit of the doubt that keeps a futility
 /// stop from ending a sitting the last look would have decided.
-inline constexpr double kFutilityMargin = 2;
+inline constexpr double kFutilityMargin = 1.5;
 
 /// The reach of the last look (`last_pairs` pairs at nominal two-sided `last_alpha`) from the
 /// interval `now` (at the confidence `now` achieved, on now.n pairs), against band b. With se

@@ -34,7 +34,7 @@ TEST(BisectSection, ReadsEveryKey) {
 }
 
 TEST(BisectSection, TheConfirmationBudgetIsBoundedLikeASitting) {
-  EXPECT_EQ(BisectConfig{}.confirm_max_pairs, 640);
+  EXPECT_EQ(BisectConfig{}.confirm_max_pairs, 1280);
   EXPECT_EQ(BisectConfig{}.check_max_pairs, 0);  // [measure] max_pairs
   EXPECT_EQ(BisectErrorOf("[bisect]\nconfirm_max_pairs = 5000\n"),
             "/proj/culprit.toml:5:21: bisect.confirm_max_pairs: expected an integer from 0 to "

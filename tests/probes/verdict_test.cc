@@ -159,7 +159,7 @@ TEST(IsDecisive, MatchesDecide) {
 TEST(ReachOfLastLook, ANoisyTieReachesNeitherVerdictAndSaysWhatATieWouldTake) {
   // se = 0.1 / 1.96 = 0.0510; the last look (160 pairs at alpha 0.01) would have
   // w = 2.576 * 0.0510 * sqrt(40 / 160) = 0.0657, wider than tau = ln 1.05 = 0.0488: no tie.
-  // An effect would need the true shift beyond tau + w = 0.114, and 2 se grant only 0.102.
+  // An effect would need the true shift beyond tau + w = 0.114, and 1.5 se grant only 0.077.
   LastLookReach reach = ReachOfLastLook(Interval(-0.1, 0, 0.1, 40), 0.05, 160, 0.01);
   EXPECT_FALSE(reach.tie_reachable);
   EXPECT_FALSE(reach.effect_reachable);
@@ -171,13 +171,13 @@ TEST(ReachOfLastLook, AQuietTieAndAClearMoveStayWithinReach) {
   // se = 0.0153 on 10 pairs; at 160 pairs w = 0.0099: a tie fits inside 0.0488.
   LastLookReach quiet = ReachOfLastLook(Interval(-0.03, 0, 0.03, 10), 0.05, 160, 0.01);
   EXPECT_TRUE(quiet.tie_reachable);
-  // The noisy case's interval, moved to +7%: 0.068 + 2 se - w = 0.104 > tau.
+  // The noisy case's interval, moved to +7%: 0.068 + 1.5 se - w = 0.079 > tau.
   LastLookReach move = ReachOfLastLook(Interval(-0.032, 0.068, 0.168, 40), 0.05, 160, 0.01);
   EXPECT_TRUE(move.effect_reachable);
   EXPECT_FALSE(move.tie_reachable);
   EXPECT_EQ(move.pairs_for_tie, 0);  // beyond the edge: no number of pairs makes it a tie
   // The benefit of the doubt: +4% in that noise may be a move beyond the band after all
-  // (0.04 + 2 se - w = 0.076 > 0.0488), so such a sitting goes on.
+  // (0.04 + 1.5 se - w = 0.0508 > 0.0488), so such a sitting goes on.
   LastLookReach edge = ReachOfLastLook(Interval(-0.06, 0.04, 0.14, 40), 0.05, 160, 0.01);
   EXPECT_TRUE(edge.effect_reachable);
 }
