@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "probes/sequential.h"
+#include "probes/sitting.h"
 #include "probes/statistics.h"
 #include "probes/verdict.h"
 
@@ -20,7 +21,7 @@ constexpr std::string_view kSchema = "culprit.bisect-search/v1";
 // stop (StoppableLooks; the runner measures whole blocks of two pairs).
 std::vector<int> VerificationLooks(const SearchOptions& o) {
   return StoppableLooks(LookSchedule(o.verify_pairs_min, o.verify_pairs_max), 1 - o.confidence,
-                        o.spending, 2);
+                        o.spending, kPairsPerBlock);
 }
 
 // The next look after `have` pairs (always > have).
@@ -222,7 +223,7 @@ int BisectSearch::pairs_used() const {
 }
 
 int SearchBatchPairs(double effect, double noise, int max_batch) {
-  constexpr int kMinBatch = 2;  // one AB and one BA pair: the runner's smallest sitting
+  constexpr int kMinBatch = kPairsPerBlock;  // the runner's smallest sitting
   if (max_batch <= kMinBatch || !(effect > 0) || !(noise > 0)) return max_batch;
   // n pairs at separation δ and scale s carry an expected log-likelihood ratio of about
   // n δ² / (2 s²) between "bad" and "good"; a step is decisive at ln(step_odds) = ln 99 ≈ 4.6.

@@ -14,9 +14,6 @@
 namespace culprit {
 namespace {
 
-// A block is an AB pair and a BA pair (TakeBlock): pairs are kept two at a time.
-constexpr int kPairsPerBlock = 2;
-
 const char* ArmLetter(int arm) { return arm == 0 ? "A" : "B"; }
 
 class SittingRun {

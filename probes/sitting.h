@@ -53,6 +53,10 @@ class SittingProgress {
   virtual void OnPhase(const std::string& phase) {}
 };
 
+/// A paired sitting keeps pairs a block at a time: an AB pair and a BA pair, so the smallest
+/// sitting, and the step by which a look can move (StoppableLooks), is two pairs.
+inline constexpr int kPairsPerBlock = 2;
+
 struct SittingOptions {
   int warmup = 1;            ///< Warm-up runs per arm, not analysed.
   int min_pairs = 10;        ///< First look.
