@@ -26,8 +26,8 @@ struct BisectConfig {
   /// than a probe's: a confirmed range is a dozen builds spent, and a move a little beyond the
   /// band on a noisy host needs several hundred pairs to be told from the band. Large moves
   /// still stop at the first looks (12 or 20 pairs), and a confirmation or a check stops as soon
-  /// as neither a move nor a tie is within reach. `bisect run --max-pairs N` sets it and check_max_pairs
-  /// for one bisect.
+  /// as neither a move nor a tie is within reach. `bisect run --max-pairs N` sets it and
+  /// check_max_pairs for one bisect.
   int confirm_max_pairs = 1280;
   /// The most pairs a check spends seeking a tie (0: [measure] max_pairs). A tie of the part
   /// before a change is what shows it is the first bad commit; within a few percent of the

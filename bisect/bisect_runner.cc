@@ -421,9 +421,8 @@ void BisectRunner::Session::ReportStep(const BisectStepLog& s) {
       "step {:>2} {:<7} {} (#{} of {})  {:>3} pairs  ratio {}  "
       "P(first bad ≤ it) {:.3f}  {} left, best {} p={:.3f}  builds {} (⌈log2 N⌉={}) pairs {}{}",
       s.step, BisectStepKindName(s.kind), Short(s.commit), s.index, n, s.pairs, StepRatioText(s),
-      s.mass_at_or_before, left, Short(s.best_commit), s.best_probability,
-      search_->builds_used(), CeilLog2(n), search_->pairs_used(),
-      s.note.empty() ? "" : "  " + s.note));
+      s.mass_at_or_before, left, Short(s.best_commit), s.best_probability, search_->builds_used(),
+      CeilLog2(n), search_->pairs_used(), s.note.empty() ? "" : "  " + s.note));
 }
 
 Result<BisectReport> BisectRunner::Session::Start(const BisectRequest& request) {

@@ -309,8 +309,8 @@ BisectSearch::Decision BisectSearch::Decide() const {
       fmt::format("{} commit(s) hold {:.0f}% of the probability", out.credible_set.size(),
                   100 * options_.target_probability);
   if (out.probability >= options_.target_probability) return Verify(out, budget, credible);
-  return Split(out, cdf, SearchBatchPairs(fit.effect, fit.noise, options_.pairs_per_batch),
-               budget, credible);
+  return Split(out, cdf, SearchBatchPairs(fit.effect, fit.noise, options_.pairs_per_batch), budget,
+               credible);
 }
 
 // 1. The endpoints must differ by an EFFECT before anything is bisected.

@@ -57,8 +57,7 @@ std::vector<double> SpendAlpha(double alpha, std::span<const int> looks, Spendin
   return increments;
 }
 
-std::vector<int> StoppableLooks(std::vector<int> looks, double alpha, Spending spending,
-                                int step) {
+std::vector<int> StoppableLooks(std::vector<int> looks, double alpha, Spending spending, int step) {
   assert(step >= 1);
   auto stoppable = [&](const std::vector<int>& candidate) {
     const double first = SpendAlpha(alpha, candidate, spending).front();

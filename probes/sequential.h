@@ -63,7 +63,6 @@ std::vector<double> SpendAlpha(double alpha, std::span<const int> looks,
 /// and stops once every pair is clear of the band. The first look is never moved to or past
 /// the second one: when that would not be enough (O'Brien–Fleming's first looks) the looks
 /// are returned as given. Requires the SpendAlpha preconditions and step >= 1.
-std::vector<int> StoppableLooks(std::vector<int> looks, double alpha, Spending spending,
-                                int step);
+std::vector<int> StoppableLooks(std::vector<int> looks, double alpha, Spending spending, int step);
 
 }  // namespace culprit

@@ -107,8 +107,7 @@ TEST(BisectSearchTest, TheVerifiedIntervalCarriesTheConfidenceOfItsLook) {
   RunToEnd(search, world);
   const SearchOutcome out = search.Result();
   ASSERT_TRUE(out.verified) << out.reason;
-  const std::vector<int> looks =
-      StoppableLooks(LookSchedule(10, 320), 0.05, Spending::kPocock, 2);
+  const std::vector<int> looks = StoppableLooks(LookSchedule(10, 320), 0.05, Spending::kPocock, 2);
   const std::vector<double> alphas = SpendAlpha(0.05, looks, Spending::kPocock);
   int look = -1;
   for (size_t k = 0; k < looks.size(); ++k) {
@@ -125,11 +124,11 @@ TEST(BisectSearchTest, TheVerifiedIntervalCarriesTheConfidenceOfItsLook) {
 TEST(SearchBatchPairs, FewerPairsWhenTheEffectStandsFarAboveTheNoise) {
   // 4 ln(99) s² / δ² = 18.38 s² / δ²: at δ = 0.1, s = 0.04 that is 2.94, so 3 pairs.
   EXPECT_EQ(SearchBatchPairs(0.1, 0.04, 5), 3);
-  EXPECT_EQ(SearchBatchPairs(0.1, 0.05, 5), 5);   // 4.59: rounded up
-  EXPECT_EQ(SearchBatchPairs(0.1, 0.02, 5), 2);   // 0.74: never below one AB and one BA pair
+  EXPECT_EQ(SearchBatchPairs(0.1, 0.05, 5), 5);  // 4.59: rounded up
+  EXPECT_EQ(SearchBatchPairs(0.1, 0.02, 5), 2);  // 0.74: never below one AB and one BA pair
   EXPECT_EQ(SearchBatchPairs(std::log(1.3), 0.03, 5), 2);
   EXPECT_EQ(SearchBatchPairs(std::log(1.18), 0.24, 5), 5);  // a noisy host: the full batch
-  EXPECT_EQ(SearchBatchPairs(0, 0.1, 5), 5);     // no effect fitted yet
+  EXPECT_EQ(SearchBatchPairs(0, 0.1, 5), 5);                // no effect fitted yet
   EXPECT_EQ(SearchBatchPairs(0.1, 0, 5), 5);
   EXPECT_EQ(SearchBatchPairs(0.1, 0.02, 2), 2);
 }

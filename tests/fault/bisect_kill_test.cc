@@ -346,7 +346,8 @@ class FaultBisectKill : public ::testing::Test {
       // A search step too short for an interval (2 pairs on a quiet host) has no estimate;
       // its record says how many pairs it holds.
       int pairs = step.estimate ? step.estimate->pairs : 0;
-      if (!step.estimate && step.details.count("pairs")) pairs = std::stoi(step.details.at("pairs"));
+      if (!step.estimate && step.details.count("pairs"))
+        pairs = std::stoi(step.details.at("pairs"));
       if (pairs == 0) continue;
       std::string commit = kind == "confirm" ? state->commits.back()
                                              : (kind == "verify" ? "verify " : "") +

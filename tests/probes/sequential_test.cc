@@ -138,7 +138,6 @@ TEST(SpendAlpha, MonteCarloFamilyWiseErrorStaysWithinAlpha) {
   std::printf("naive 5%% at every look: %.4f\n", naive_rate);
 }
 
-
 TEST(StoppableLooks, MovesAFirstLookNoIntervalCanReachUpByWholeBlocks) {
   // 95% Pocock over 10..640: 0.05 ln(1 + 1.718 · 10/640) = 0.00132 at 10 pairs, and a
   // signed-rank interval at 99.87% needs 11 pairs (2^-10 > 0.00066 >= 2^-11). At 12
