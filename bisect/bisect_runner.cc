@@ -119,8 +119,8 @@ class BisectRunner::Session {
   /// The active segment's search is done: its outcome is kept, and the parts of its
   /// segment a verified change leaves unexplained are added, unchecked.
   Result<BisectReport> SegmentDone();
-  /// Checks the unchecked segments one by one; searches one that moves the way the range
-  /// does (while the budget of changes lasts); finishes when nothing is left.
+  /// Checks the unchecked segments one by one; searches one that moves, either way (while
+  /// the budget of changes lasts); finishes when nothing is left.
   Result<BisectReport> Advance();
   Result<BisectReport> StartSegmentSearch(int k, std::vector<double> d);
   /// One sitting of commits[a] (arm A) against commits[b] (arm B) with the full sequential
@@ -135,6 +135,9 @@ class BisectRunner::Session {
   int PairsLeft() const;
   /// Where the active segment's search is saved.
   std::string& ActiveSearchJson();
+  /// Whether the active segment's search looks for a speed-up (its d's sign is flipped):
+  /// the range's direction, or the other for a part that moves the other way.
+  bool ActiveSearchesForSpeedup() const;
   /// The whole range as segment 0, from the confirmation (states saved before segments).
   BisectSegment WholeRange() const;
   Result<BisectReport> Finish(const std::string& confirm_summary);
@@ -183,6 +186,11 @@ class BisectRunner::Session {
 std::string& BisectRunner::Session::ActiveSearchJson() {
   if (state_.segments.empty() || state_.active_segment == 0) return state_.search_json;
   return state_.segments[state_.active_segment].search_json;
+}
+
+bool BisectRunner::Session::ActiveSearchesForSpeedup() const {
+  if (state_.segments.empty() || state_.active_segment == 0) return state_.speedup;
+  return SearchesForSpeedup(state_.segments[state_.active_segment], state_.speedup);
 }
 
 Status BisectRunner::Session::Save() {
@@ -835,7 +843,7 @@ Result<BisectReport> BisectRunner::Session::StartSegmentSearch(int k, std::vecto
   state_.active_segment = k;
   seg_lo_ = segment.lo;
   search_.emplace(n, MakeSearchOptions(n, static_cast<int>(d.size())));
-  if (state_.speedup) {
+  if (ActiveSearchesForSpeedup()) {
     for (double& x : d) x = -x;
   }
   // The check's pairs are this search's endpoint observation, as the confirmation's are
@@ -845,9 +853,12 @@ Result<BisectReport> BisectRunner::Session::StartSegmentSearch(int k, std::vecto
     std::optional<bool> known = engine_.builds.KnownBuildable(state_.commits[seg_lo_ + i]);
     if (known == true) search_->MarkCached(i);
   }
-  reporter_.Line(fmt::format("searching {}..{} ({} commits): it moves the way the range does",
+  reporter_.Line(fmt::format("searching {}..{} ({} commits): it moves {}",
                              Short(state_.commits[segment.lo]), Short(state_.commits[segment.hi]),
-                             n));
+                             n,
+                             segment.check == SegmentCheck::kOpposite
+                                 ? "the other way from the range: searched in its own direction"
+                                 : "the way the range does"));
   CULPRIT_TRY(Save());
   return Search();
 }
@@ -870,10 +881,11 @@ Result<BisectReport> BisectRunner::Session::SegmentDone() {
       segment.first = seg_lo_ + o.first;
       segment.change = seg_lo_ + o.last;
       // As measured: the search sees a speed-up's d with the sign flipped.
-      const double sign = state_.speedup ? -1 : 1;
+      const bool flipped = ActiveSearchesForSpeedup();
+      const double sign = flipped ? -1 : 1;
       segment.log_ratio = sign * o.log_ratio;
-      segment.log_low = state_.speedup ? -o.log_ratio_high : o.log_ratio_low;
-      segment.log_high = state_.speedup ? -o.log_ratio_low : o.log_ratio_high;
+      segment.log_low = flipped ? -o.log_ratio_high : o.log_ratio_low;
+      segment.log_high = flipped ? -o.log_ratio_low : o.log_ratio_high;
       segment.verify_confidence = o.interval_confidence;
       segment.verification_pairs = o.verification_pairs;
     } else {
@@ -936,7 +948,9 @@ Result<BisectReport> BisectRunner::Session::Advance() {
         SegmentCheckName(segment.check)));
     const bool search =
         ShouldSearch(segment, SearchesMade(state_.segments), config_.bisect.max_changes);
-    if (segment.check == SegmentCheck::kSame && !search) {
+    const bool moves =
+        segment.check == SegmentCheck::kSame || segment.check == SegmentCheck::kOpposite;
+    if (moves && !search) {
       segment.outcome = SegmentOutcome::kUnsearched;
       segment.reason = fmt::format("the budget of [bisect] max_changes = {} searches is spent",
                                    config_.bisect.max_changes);
@@ -1006,9 +1020,9 @@ Result<BisectReport> BisectRunner::Session::Search() {
       case Batch::Kind::kMeasured:
         break;
     }
-    // The search sees slowdowns as positive; a bisect of a speed-up flips them.
+    // The search sees slowdowns as positive; a search for a speed-up flips them.
     std::vector<double> d = batch.d;
-    if (state_.speedup) {
+    if (ActiveSearchesForSpeedup()) {
       for (double& x : d) x = -x;
     }
     if (action.kind == Action::Kind::kVerify) {
@@ -1242,7 +1256,8 @@ std::string BisectRunner::Session::ChangeText(const BisectSegment& change, const
   text += fmt::format(
       "  ratio across it {} at {} confidence ({} fresh pairs against its parent {}): {}\n",
       FormatRatio(e), FormatProbability(e.confidence), e.pairs, Short(state_.commits[parent]),
-      "EFFECT, verified");
+      change.check == SegmentCheck::kOpposite ? "EFFECT the other way from the range, verified"
+                                              : "EFFECT, verified");
   text += fmt::format("  probability {} (one change in {}..{})\n",
                       FormatProbability(change.probability), Short(state_.commits[change.lo]),
                       Short(state_.commits[change.hi]));
@@ -1303,6 +1318,9 @@ SearchOutcome EarliestChangeOutcome(const BisectSegment& earliest, bool speedup)
 
 nlohmann::json ChangeJson(const BisectSegment& c, const std::vector<std::string>& commits) {
   return {{"commit", commits[c.change]},
+          // "range": the way the endpoints moved; "other": the other way (an improvement
+          // before a regression, or a regression partly undone).
+          {"direction", c.check == SegmentCheck::kOpposite ? "other" : "range"},
           {"first_commit", commits[c.first]},
           {"parent_commit", commits[c.first - 1]},
           {"ratio", std::exp(c.log_ratio)},
@@ -1361,11 +1379,9 @@ std::string NotShownFirstLine(const std::vector<BisectSegment>& segments,
 // Why an unplaced segment holds a move no change was named for.
 std::string UnplacedReason(const BisectSegment& s) {
   if (!CheckMeasured(s)) return "not checked: " + s.reason;
-  if (s.check == SegmentCheck::kSame && s.outcome == SegmentOutcome::kUnsearched) return s.reason;
-  if (s.check == SegmentCheck::kSame) return "its search verified no change: " + s.reason;
-  if (s.check == SegmentCheck::kOpposite) {
-    return "it moves the other way, and only changes the way the range moved are searched";
-  }
+  const bool moves = s.check == SegmentCheck::kSame || s.check == SegmentCheck::kOpposite;
+  if (moves && s.outcome == SegmentOutcome::kUnsearched) return s.reason;
+  if (moves) return "its search verified no change: " + s.reason;
   if (!s.reason.empty()) return "its check could not tell a tie from a change: " + s.reason;
   return "its check could not tell a tie from a change";
 }
@@ -1379,7 +1395,11 @@ std::string BisectRunner::Session::ChangesText(Record& record, BisectReport& rep
   const std::vector<int> changes = VerifiedChanges(segments);
   const bool first_is_first = FirstChangeIsFirst(segments);
   const bool single = changes.size() == 1;
-  const BisectSegment& earliest = segments[changes.front()];
+  // The culprit candidate is the earliest change the way the range moved; one the other
+  // way (an improvement before a regression) is reported, never called bad. A search only
+  // starts inside a verified change's segment, and the first is the range's, so one exists.
+  const int earliest_k = EarliestChange(segments) >= 0 ? EarliestChange(segments) : changes.front();
+  const BisectSegment& earliest = segments[earliest_k];
   report.outcome = EarliestChangeOutcome(earliest, state_.speedup);
 
   std::string text;
@@ -1389,16 +1409,25 @@ std::string BisectRunner::Session::ChangesText(Record& record, BisectReport& rep
     const BisectSegment& c = segments[changes[i]];
     // CULPRIT (the first bad commit) only when nothing before it moves, checked.
     const std::string head = single && first_is_first ? "CULPRIT" : "CHANGE";
-    text += ChangeText(c, head, record, i == 0);
+    text += ChangeText(c, head, record, changes[i] == earliest_k);
     names.push_back("commit " + Short(commits[c.change]));
     ids.push_back(commits[c.change]);
     changes_json.push_back(ChangeJson(c, commits));
   }
   if (!single && first_is_first) {
-    text += fmt::format("CULPRIT {}  the first of the {} changes: {} measured a tie\n",
-                        commits[earliest.change], changes.size(),
-                        earliest.first - 1 == 0 ? std::string("nothing precedes it")
-                                                : Span(commits, 0, earliest.first - 1));
+    const int parent = earliest.first - 1;
+    const bool other_way_before = std::any_of(changes.begin(), changes.end(), [&](int k) {
+      return segments[k].check == SegmentCheck::kOpposite && segments[k].change <= parent;
+    });
+    const std::string before =
+        parent == 0         ? std::string("nothing precedes it")
+        : other_way_before  ? fmt::format("every commit of {} is in a part measured a tie or is "
+                                          "a verified change the other way",
+                                          Span(commits, 0, parent))
+                            : Span(commits, 0, parent) + " measured a tie";
+    text += fmt::format("CULPRIT {}  the first change the way the range moved ({} changes in all): "
+                        "{}\n",
+                        commits[earliest.change], changes.size(), before);
   }
   if (!first_is_first) text += NotShownFirstLine(segments, earliest, commits);
 

@@ -54,7 +54,12 @@ int SearchesMade(const std::vector<BisectSegment>& segments) {
 }
 
 bool ShouldSearch(const BisectSegment& segment, int searches_made, int max_changes) {
-  return segment.check == SegmentCheck::kSame && searches_made < max_changes;
+  return (segment.check == SegmentCheck::kSame || segment.check == SegmentCheck::kOpposite) &&
+         searches_made < max_changes;
+}
+
+bool SearchesForSpeedup(const BisectSegment& segment, bool range_speedup) {
+  return segment.check == SegmentCheck::kOpposite ? !range_speedup : range_speedup;
 }
 
 int NextUnchecked(const std::vector<BisectSegment>& segments) {
@@ -74,14 +79,29 @@ std::vector<int> VerifiedChanges(const std::vector<BisectSegment>& segments) {
   return out;
 }
 
+int EarliestChange(const std::vector<BisectSegment>& segments) {
+  // A change's direction is its segment's: a part checked "opposite" is searched the other
+  // way, and a part of that part checked "same" the range's way again.
+  for (int k : VerifiedChanges(segments)) {
+    if (segments[k].check != SegmentCheck::kOpposite) return k;
+  }
+  return -1;
+}
+
 bool FirstChangeIsFirst(const std::vector<BisectSegment>& segments) {
-  std::vector<int> changes = VerifiedChanges(segments);
-  if (changes.empty()) return false;
-  const int parent = segments[changes.front()].first - 1;
-  if (parent == 0) return true;
-  return std::any_of(segments.begin(), segments.end(), [&](const BisectSegment& s) {
-    return s.lo == 0 && s.hi == parent && s.check == SegmentCheck::kTie;
-  });
+  const int earliest = EarliestChange(segments);
+  if (earliest < 0) return false;
+  const int parent = segments[earliest].first - 1;
+  // Commit i is accounted for by a tie over (lo, hi] that holds it, or by a verified
+  // change the other way that is it.
+  for (int i = 1; i <= parent; ++i) {
+    const bool accounted = std::any_of(segments.begin(), segments.end(), [&](const BisectSegment& s) {
+      if (s.check == SegmentCheck::kTie && s.lo < i && i <= s.hi) return true;
+      return Verified(s) && s.check == SegmentCheck::kOpposite && s.first <= i && i <= s.change;
+    });
+    if (!accounted) return false;
+  }
+  return true;
 }
 
 std::vector<int> UnplacedSegments(const std::vector<BisectSegment>& segments) {
@@ -91,7 +111,8 @@ std::vector<int> UnplacedSegments(const std::vector<BisectSegment>& segments) {
     if (s.check == SegmentCheck::kTie || s.check == SegmentCheck::kNotMeasured || Verified(s))
       continue;
     // A segment still being searched has no outcome yet; it is not a leftover.
-    if (s.check == SegmentCheck::kSame && s.outcome == SegmentOutcome::kNone) continue;
+    const bool moves = s.check == SegmentCheck::kSame || s.check == SegmentCheck::kOpposite;
+    if (moves && s.outcome == SegmentOutcome::kNone) continue;
     out.push_back(static_cast<int>(k));
   }
   std::sort(out.begin(), out.end(), [&](int a, int b) { return segments[a].lo < segments[b].lo; });

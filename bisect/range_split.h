@@ -27,9 +27,13 @@ SegmentCheck ClassifyCheck(Verdict verdict, double ratio, bool speedup);
 /// when it holds at least one commit.
 std::vector<BisectSegment> UnexplainedParts(const BisectSegment& searched);
 
-/// Whether a checked segment is to be searched: it moves the way the range moved and
-/// fewer than `max_changes` searches were made.
+/// Whether a checked segment is to be searched: it moves (either way) and fewer than
+/// `max_changes` searches were made.
 bool ShouldSearch(const BisectSegment& segment, int searches_made, int max_changes);
+/// Whether a segment's search looks for a speed-up: a part that moves the other way from
+/// the range (`range_speedup`: the range's bad end is faster) is searched in its own
+/// direction, so an improvement before a regression is named, not left unplaced.
+bool SearchesForSpeedup(const BisectSegment& segment, bool range_speedup);
 /// Searches made (segments whose search started), the whole range included.
 int SearchesMade(const std::vector<BisectSegment>& segments);
 /// The first segment whose check is not measured yet, or -1.
@@ -38,13 +42,18 @@ int NextUnchecked(const std::vector<BisectSegment>& segments);
 /// Indexes of the segments holding a verified change, ordered by the change's commit.
 std::vector<int> VerifiedChanges(const std::vector<BisectSegment>& segments);
 
-/// Whether the earliest verified change may be called the first bad commit (the CULPRIT
-/// line): it is the first commit of the range, or (G, its parent] was checked in one
-/// sitting and came out a tie. Undecided or moving prefixes never allow it.
+/// The index into `segments` of the earliest verified change that moves the way the range
+/// does (the culprit candidate; a change the other way is never "bad"), or -1.
+int EarliestChange(const std::vector<BisectSegment>& segments);
+
+/// Whether EarliestChange may be called the first bad commit (the CULPRIT line): every
+/// commit before it lies in a part checked a tie, or is a verified change the other way
+/// (an improvement before a regression). Undecided or unplaced moves before it, or a part
+/// not checked, never allow it.
 bool FirstChangeIsFirst(const std::vector<BisectSegment>& segments);
 
-/// Segments that hold a move nothing placed: checked "same" but unsearched or searched
-/// without a verified change, "opposite", or "undecided". Ordered by lo.
+/// Segments that hold a move nothing placed: checked "same" or "opposite" but unsearched or
+/// searched without a verified change, or "undecided". Ordered by lo.
 std::vector<int> UnplacedSegments(const std::vector<BisectSegment>& segments);
 
 /// The endpoint move (segment 0's check) taken apart into the verified changes (named by

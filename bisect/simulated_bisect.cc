@@ -233,12 +233,16 @@ Result<RunnerTrialResult> RunRunnerTrial(SimWorld& world, const std::filesystem:
                                             : r.search_pairs) += step.pairs;
   }
 
-  // The truth the answer is held to: the changes that move the way the range does.
+  // The truth the answer is held to: the changes that move the way the range does, and
+  // those that move the other way (a change named in a part that moves the other way must
+  // be one of these).
   double total = 0;
   for (double e : world.change_log_effects()) total += e;
-  std::vector<int> truth;
+  std::vector<int> truth, other_truth;
   for (size_t k = 0; k < world.change_commits().size(); ++k) {
-    if (world.change_log_effects()[k] * total > 0) truth.push_back(world.change_commits()[k]);
+    const double e = world.change_log_effects()[k];
+    if (e * total > 0) truth.push_back(world.change_commits()[k]);
+    if (e * total < 0) other_truth.push_back(world.change_commits()[k]);
   }
   const std::vector<BisectSegment>& segments = report->state.segments;
   const std::vector<int> changes = VerifiedChanges(segments);
@@ -247,14 +251,15 @@ Result<RunnerTrialResult> RunRunnerTrial(SimWorld& world, const std::filesystem:
   bool all_single = true;
   for (int k : changes) {
     const BisectSegment& s = segments[k];
-    if (!Holds(truth, s.first, s.change)) {
-      r.wrong = fmt::format("named c{}..c{}, which holds no change the way the range moved",
-                            s.first, s.change);
+    const bool other_way = s.check == SegmentCheck::kOpposite;
+    if (!Holds(other_way ? other_truth : truth, s.first, s.change)) {
+      r.wrong = fmt::format("named c{}..c{}, which holds no change {}", s.first, s.change,
+                            other_way ? "the other way" : "the way the range moved");
     }
     all_single = all_single && s.first == s.change;
   }
   if (r.wrong.empty() && r.claimed_first && !truth.empty()) {
-    const BisectSegment& first = segments[changes.front()];
+    const BisectSegment& first = segments[EarliestChange(segments)];
     if (first.first > truth.front()) {
       r.wrong = fmt::format("called c{} the first bad commit; c{} moves before it", first.change,
                             truth.front());
@@ -264,6 +269,13 @@ Result<RunnerTrialResult> RunRunnerTrial(SimWorld& world, const std::filesystem:
     return std::any_of(changes.begin(), changes.end(),
                        [&](int k) { return segments[k].first <= t && t <= segments[k].change; });
   });
+  r.others_named = !other_truth.empty() &&
+                   std::all_of(other_truth.begin(), other_truth.end(), [&](int t) {
+                     return std::any_of(changes.begin(), changes.end(), [&](int k) {
+                       return segments[k].check == SegmentCheck::kOpposite &&
+                              segments[k].first <= t && t <= segments[k].change;
+                     });
+                   });
   if (!r.wrong.empty()) {
     r.score = TrialResult::Score::kWrong;
   } else if (changes.empty()) {
@@ -313,6 +325,7 @@ Result<RunnerCellSummary> RunRunnerCell(const WorldOptions& world, int trials, u
     }
     s.not_reproducible += r->not_reproducible;
     s.claimed_first += r->claimed_first;
+    s.others_named += r->others_named;
     s.mean_builds += r->builds;
     s.mean_pairs += r->pairs;
     s.mean_confirm_pairs += r->confirm_pairs;
@@ -332,6 +345,7 @@ Result<RunnerCellSummary> RunRunnerCell(const WorldOptions& world, int trials, u
   s.not_reproducible /= n;
   s.errors /= n;
   s.claimed_first /= n;
+  s.others_named /= n;
   s.mean_builds /= n;
   s.mean_pairs /= n;
   s.mean_confirm_pairs /= n;

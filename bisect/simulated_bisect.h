@@ -87,7 +87,10 @@ struct RunnerTrialResult {
   /// or a change called the first bad commit (CULPRIT) with an earlier one unnamed.
   std::string wrong;
   int changes_named = 0;
-  bool claimed_first = false;  ///< The report's first change was called CULPRIT.
+  bool claimed_first = false;  ///< The earliest change the range's way was called CULPRIT.
+  /// The world has changes the other way from the range, and every one was named (as a
+  /// change the other way). They do not count in `score`, which is the range's changes.
+  bool others_named = false;
   /// The endpoint confirmation was a NULL: the report said NOT REPRODUCIBLE.
   bool not_reproducible = false;
   int builds = 0;  ///< Commits between the endpoints whose build was asked for.
@@ -117,6 +120,7 @@ struct RunnerCellSummary {
   double errors = 0;
   std::string error_example;  ///< The first error's message.
   double claimed_first = 0;   ///< Fraction whose first change was called CULPRIT.
+  double others_named = 0;    ///< Fraction that named every change the other way.
   double mean_builds = 0;
   int p95_builds = 0;
   double mean_pairs = 0;

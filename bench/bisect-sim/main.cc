@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -61,6 +62,14 @@ std::string RunnerRow(const culprit::RunnerCellSummary& s) {
       "{:<9} {:6.1f}% {:6.1f}% {:6.1f}% {:6.1f}% {:6.1f}% {:5.1f}% {:7.1f} {:4d} {:8.1f} {:5d}",
       "culprit", 100 * s.exact, 100 * s.range, 100 * s.partial, 100 * s.wrong, 100 * s.inconclusive,
       100 * s.not_reproducible, s.mean_builds, s.p95_builds, s.mean_pairs, s.max_pairs);
+}
+
+// Whether the world's changes move both ways (an improvement and a regression).
+bool BothWays(const culprit::WorldOptions& world) {
+  auto faster = [](const culprit::SimChange& c) { return c.effect < 0; };
+  auto slower = [](const culprit::SimChange& c) { return c.effect > 0; };
+  return std::any_of(world.changes.begin(), world.changes.end(), faster) &&
+         std::any_of(world.changes.begin(), world.changes.end(), slower);
 }
 
 std::vector<Cell> Scenarios() {
@@ -233,9 +242,13 @@ int main(int argc, char** argv) {
       fmt::print("{} {}\n", head, RunnerRow(*runner));
       fmt::print(
           "{:{}}   pairs by step: confirm {:.1f}, search {:.1f}, verify {:.1f}, check "
-          "{:.1f}; CULPRIT (first bad commit shown) {:.1f}%\n",
+          "{:.1f}; CULPRIT (first bad commit shown) {:.1f}%{}\n",
           "", head.size(), runner->mean_confirm_pairs, runner->mean_search_pairs,
-          runner->mean_verify_pairs, runner->mean_check_pairs, 100 * runner->claimed_first);
+          runner->mean_verify_pairs, runner->mean_check_pairs, 100 * runner->claimed_first,
+          BothWays(world)
+              ? fmt::format("; the change the other way named {:.1f}%",
+                            100 * runner->others_named)
+              : "");
       if (verbose && !runner->inconclusive_example.empty()) {
         fmt::print("first inconclusive report:\n{}\n", runner->inconclusive_example);
       }

@@ -135,7 +135,8 @@ TEST(RangeSplit, OnlyATieBeforeTheChangeMakesItTheFirstBadCommit) {
   for (SegmentCheck before :
        {SegmentCheck::kUndecided, SegmentCheck::kOpposite, SegmentCheck::kSame}) {
     segments[1] = Checked(0, 8, before);
-    if (before == SegmentCheck::kSame) segments[1].outcome = SegmentOutcome::kInconclusive;
+    // A move either way is searched; here the search verified nothing.
+    if (before != SegmentCheck::kUndecided) segments[1].outcome = SegmentOutcome::kInconclusive;
     EXPECT_FALSE(FirstChangeIsFirst(segments)) << SegmentCheckName(before);
     EXPECT_EQ(UnplacedSegments(segments), std::vector<int>{1}) << SegmentCheckName(before);
   }
@@ -144,6 +145,7 @@ TEST(RangeSplit, OnlyATieBeforeTheChangeMakesItTheFirstBadCommit) {
   // A move the other way after the change does not make it any less the first; it is
   // still reported.
   segments[2] = Checked(9, 12, SegmentCheck::kOpposite, 0.8);
+  segments[2].outcome = SegmentOutcome::kInconclusive;
   EXPECT_TRUE(FirstChangeIsFirst(segments));
   EXPECT_EQ(UnplacedSegments(segments), std::vector<int>{2});
   // The first commit of the range has nothing before it to check.
@@ -153,6 +155,65 @@ TEST(RangeSplit, OnlyATieBeforeTheChangeMakesItTheFirstBadCommit) {
   BisectSegment none = Checked(0, 12, SegmentCheck::kSame, 2);
   none.outcome = SegmentOutcome::kInconclusive;
   EXPECT_FALSE(FirstChangeIsFirst({none}));
+}
+
+// An improvement (commit 4, x0.90) before a regression (commit 9, x1.25): the search of the
+// range names 9; the commits before it move the other way, and are searched that way.
+TEST(RangeSplit, AnImprovementBeforeTheRegressionIsSearchedAndNamed) {
+  std::vector<BisectSegment> segments = {
+      Found(Checked(0, 12, SegmentCheck::kSame, 1.125), 9, 1.25)};
+  for (BisectSegment& part : UnexplainedParts(segments[0])) segments.push_back(part);
+  segments[1] = Checked(0, 8, SegmentCheck::kOpposite, 0.90);
+  segments[2] = Checked(9, 12, SegmentCheck::kTie);
+  ASSERT_TRUE(ShouldSearch(segments[1], SearchesMade(segments), /*max_changes=*/3));
+  EXPECT_TRUE(SearchesForSpeedup(segments[1], /*range_speedup=*/false));
+  EXPECT_FALSE(SearchesForSpeedup(segments[0], false));
+  EXPECT_FALSE(SearchesForSpeedup(segments[1], /*range_speedup=*/true));
+  // While the commits before 9 move and are not placed, 9 is not the first bad commit.
+  segments[1].search_json = "{}";
+  EXPECT_FALSE(FirstChangeIsFirst(segments));
+
+  segments[1] = Found(segments[1], 4, 0.90);
+  for (BisectSegment& part : UnexplainedParts(segments[1])) segments.push_back(part);
+  ASSERT_EQ(segments.size(), 5u);
+  segments[3] = Checked(0, 3, SegmentCheck::kTie);
+  segments[4] = Checked(4, 8, SegmentCheck::kUndecided);
+  // The improvement is the earlier change, but the culprit is the regression.
+  ASSERT_EQ(VerifiedChanges(segments), (std::vector<int>{1, 0}));
+  EXPECT_EQ(EarliestChange(segments), 0);
+  // (4, 8] undecided: something may move there, the regression's way.
+  EXPECT_FALSE(FirstChangeIsFirst(segments));
+  EXPECT_EQ(UnplacedSegments(segments), std::vector<int>{4});
+
+  segments[4] = Checked(4, 8, SegmentCheck::kTie);
+  // 1..3 in a tie, 4 the improvement, 5..8 in a tie: nothing before 9 is bad.
+  EXPECT_TRUE(FirstChangeIsFirst(segments));
+  EXPECT_TRUE(UnplacedSegments(segments).empty());
+  Decomposition d = DecomposeMove(segments, {"commit 4", "commit 9"}, 0.05);
+  EXPECT_NEAR(std::exp(d.remainder.log_ratio), 1.125 / (0.90 * 1.25), 1e-12);
+  EXPECT_EQ(d.remainder_class, RemainderClass::kTie);
+
+  // Only changes the range's way are culprits: an improvement alone names none.
+  std::vector<BisectSegment> other_only = {segments[1]};
+  EXPECT_EQ(EarliestChange(other_only), -1);
+  EXPECT_FALSE(FirstChangeIsFirst(other_only));
+}
+
+// A regression (commit 3, x1.20) partly undone later (commit 8, x0.92): the undoing is
+// searched and named, and does not take "first bad commit" from commit 3.
+TEST(RangeSplit, ARegressionPartlyUndoneKeepsItsCulprit) {
+  std::vector<BisectSegment> segments = {
+      Found(Checked(0, 12, SegmentCheck::kSame, 1.104), 3, 1.20)};
+  for (BisectSegment& part : UnexplainedParts(segments[0])) segments.push_back(part);
+  segments[1] = Checked(0, 2, SegmentCheck::kTie);
+  segments[2] = Found(Checked(3, 12, SegmentCheck::kOpposite, 0.92), 8, 0.92);
+  for (BisectSegment& part : UnexplainedParts(segments[2])) segments.push_back(part);
+  ASSERT_EQ(segments.size(), 5u);
+  segments[3] = Checked(3, 7, SegmentCheck::kTie);
+  segments[4] = Checked(8, 12, SegmentCheck::kTie);
+  EXPECT_EQ(EarliestChange(segments), 0);
+  EXPECT_TRUE(FirstChangeIsFirst(segments));
+  EXPECT_TRUE(UnplacedSegments(segments).empty());
 }
 
 TEST(RangeSplit, ASegmentStillBeingSearchedIsNotALeftover) {

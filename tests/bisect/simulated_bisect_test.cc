@@ -133,21 +133,48 @@ TEST(BisectRunnerOnScriptedWorld, TwoChangesAreBothNamedAndVerified) {
   }
 }
 
-TEST(BisectRunnerOnScriptedWorld, APartialUndoIsNotNamedAsTheRegression) {
+// The CULPRIT line's commit, or "" when there is none.
+std::string CulpritLine(const std::string& report) {
+  const size_t at = report.find("CULPRIT ");
+  if (at == std::string::npos) return "";
+  return report.substr(at, report.find('\n', at) - at);
+}
+
+TEST(BisectRunnerOnScriptedWorld, APartialUndoIsNamedTheOtherWayNotAsTheRegression) {
   SimWorld* world = nullptr;
   RunnerTrialResult r = Trial(Quiet({{1.0}, {-0.3}}), 13, "undo", &world);
   EXPECT_EQ(r.score, TrialResult::Score::kExact) << r.report;
-  EXPECT_EQ(r.report.find(SimulatedEngine::Id(world->change_commits()[1])), std::string::npos)
+  // The undoing is searched the other way and named, as what it is.
+  EXPECT_TRUE(r.others_named) << r.report;
+  EXPECT_EQ(r.changes_named, 2) << r.report;
+  EXPECT_NE(r.report.find("CHANGE " + SimulatedEngine::Id(world->change_commits()[1])),
+            std::string::npos)
+      << r.report;
+  EXPECT_NE(r.report.find("EFFECT the other way from the range, verified"), std::string::npos)
+      << r.report;
+  // The regression keeps the CULPRIT line.
+  EXPECT_TRUE(r.claimed_first) << r.report;
+  EXPECT_NE(CulpritLine(r.report).find(SimulatedEngine::Id(world->change_commits()[0])),
+            std::string::npos)
       << r.report;
 }
 
-TEST(BisectRunnerOnScriptedWorld, AnEarlierImprovementIsNotTheCulprit) {
-  RunnerTrialResult r = Trial(Quiet({{-0.4}, {1.5}}), 14, "improve");
+TEST(BisectRunnerOnScriptedWorld, AnEarlierImprovementIsNamedButNotTheCulprit) {
+  SimWorld* world = nullptr;
+  RunnerTrialResult r = Trial(Quiet({{-0.4}, {1.5}}), 14, "improve", &world);
   EXPECT_NE(r.score, TrialResult::Score::kWrong) << r.wrong << "\n" << r.report;
   EXPECT_EQ(r.score, TrialResult::Score::kExact) << r.report;
-  // The commits before the regression are faster than the good end: not a tie, so the
-  // regression is a change, not shown to be the first bad commit.
-  EXPECT_FALSE(r.claimed_first) << r.report;
+  // The commits before the regression move the other way: they are searched that way, the
+  // improvement is named, and with the rest of them ties the regression is the first bad
+  // commit (nothing before it is slower than the good end).
+  EXPECT_TRUE(r.others_named) << r.report;
+  EXPECT_TRUE(r.claimed_first) << r.report;
+  const std::string culprit = CulpritLine(r.report);
+  EXPECT_NE(culprit.find(SimulatedEngine::Id(world->change_commits()[1])), std::string::npos)
+      << r.report;
+  EXPECT_NE(culprit.find("is a verified change the other way"), std::string::npos) << r.report;
+  EXPECT_EQ(culprit.find(SimulatedEngine::Id(world->change_commits()[0])), std::string::npos)
+      << r.report;
 }
 
 TEST(BisectRunnerOnScriptedWorld, AChangeThatOnlyHangsIsReportedNotCalledATieOrBisected) {
