@@ -139,7 +139,7 @@ TEST(PublishedTable, WritesWhatItReads) {
     r.revision = "v1.0";
     r.commit = "abc";
     r.unit = "ms";
-    r.host = HostIdentity{"bench1", "cpu", "6.1", 2};
+    r.host = HostIdentity{"bench1", "cpu", "6.1", 2, std::nullopt};
   }
   std::string text = PublishedTableToJson(rows, "culprit publish --rev v1.0 -o t.json");
   auto back = ParsePublishedTable(text, "t.json", TableFormat::kJson);

@@ -67,8 +67,18 @@ inline Record FullRecord() {
                sample(4, 0, 1, 12.75),
                failed,
                dropped};
-  r.start = HostState{101.5, 0.52, 2400.0, "performance", "2026-11-30T10:15:00Z"};
-  r.end = HostState{103.0, 0.61, 2300.0, "powersave", "2026-11-30T10:16:40Z"};
+  // Field by field: an aggregate initializer of the first five would leave the rest to
+  // -Wmissing-field-initializers.
+  r.start.calibration_ms = 101.5;
+  r.start.load1 = 0.52;
+  r.start.cpu_mhz = 2400.0;
+  r.start.governor = "performance";
+  r.start.time = "2026-11-30T10:15:00Z";
+  r.end.calibration_ms = 103.0;
+  r.end.load1 = 0.61;
+  r.end.cpu_mhz = 2300.0;
+  r.end.governor = "powersave";
+  r.end.time = "2026-11-30T10:16:40Z";
   r.start.load5 = 1.25;
   r.start.load15 = 0.75;
   r.end.load5 = 1.5;

@@ -111,11 +111,15 @@ inline void ExpectInsideViewBox(const std::string& svg) {
     std::string e = it->str();
     for (const char* a : {"x", "x1", "x2", "cx"}) {
       double v = Attr(e, a);
-      if (!std::isnan(v)) EXPECT_TRUE(v >= -0.5 && v <= w + 0.5) << a << " outside: " << e;
+      if (!std::isnan(v)) {
+        EXPECT_TRUE(v >= -0.5 && v <= w + 0.5) << a << " outside: " << e;
+      }
     }
     for (const char* a : {"y", "y1", "y2", "cy"}) {
       double v = Attr(e, a);
-      if (!std::isnan(v)) EXPECT_TRUE(v >= -0.5 && v <= h + 0.5) << a << " outside: " << e;
+      if (!std::isnan(v)) {
+        EXPECT_TRUE(v >= -0.5 && v <= h + 0.5) << a << " outside: " << e;
+      }
     }
     if ((*it)[1].str() == "rect") {
       EXPECT_LE(Attr(e, "x") + Attr(e, "width"), w + 0.5) << e;
