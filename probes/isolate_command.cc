@@ -94,6 +94,17 @@ Result<IsolateOutcome> RunIsolate(const MeasureContext& context, const IsolateRe
   options.runs_per_visit = request.runs_per_visit;
   options.min_rounds = sitting->min_pairs;
   options.max_rounds = sitting->max_pairs;
+  // The plan's own budget, unless --max-pairs gave one for this run.
+  if ((*plan)->max_rounds > 0 && !request.flags.max_pairs) {
+    if ((*plan)->max_rounds < sitting->min_pairs) {
+      return Error::Usage(fmt::format(
+                              "residency plan '{}' has max_rounds = {}, below the {} rounds of "
+                              "the first look ([measure] min_pairs or --min-pairs)",
+                              (*plan)->name, (*plan)->max_rounds, sitting->min_pairs))
+          .WithHint("raise max_rounds, or lower min_pairs");
+    }
+    options.max_rounds = (*plan)->max_rounds;
+  }
   options.band = sitting->band;
   options.confidence = sitting->confidence;
   options.calibrate_between_looks = sitting->calibrate_between_looks;
@@ -150,9 +161,10 @@ std::string FormatIsolateSummary(const IsolateOutcome& outcome) {
   const IsolationResult& r = outcome.result;
   const Record& record = outcome.record;
   std::string out = fmt::format(
-      "isolate {}  plan '{}'  {} rounds x {} conditions, {} runs per visit, band ±{:g}%\n",
-      outcome.plan.query, outcome.plan.name, r.rounds_done, r.conditions.size(),
-      outcome.options.runs_per_visit, outcome.options.band * 100);
+      "isolate {}  plan '{}'  {} rounds (at most {}) x {} conditions, {} runs per visit, band "
+      "±{:g}%\n",
+      outcome.plan.query, outcome.plan.name, r.rounds_done, outcome.options.max_rounds,
+      r.conditions.size(), outcome.options.runs_per_visit, outcome.options.band * 100);
   out += fmt::format("  {:<24} {:<28} {:>10} {:>10}  {:<26} {}\n", "condition", "held", "size",
                      "median ms", "vs baseline", "verdict");
   for (size_t c = 0; c < r.conditions.size(); ++c) {

@@ -506,6 +506,7 @@ void AddIsolationDetails(const IsolationPlan& plan, const IsolationOptions& opti
   details["seed"] = std::to_string(result.seed);
   details["design"] = "random Latin square per block of rounds";
   details["rounds"] = std::to_string(result.rounds_done);
+  details["max_rounds"] = std::to_string(options.max_rounds);
   details["runs_per_visit"] = std::to_string(options.runs_per_visit);
   details["settle_runs"] = std::to_string(options.settle_runs);
   details["sample_tags"] =

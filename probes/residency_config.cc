@@ -6,6 +6,7 @@
 #include <cctype>
 
 #include "base/strings.h"
+#include "probes/measure_options.h"
 
 namespace culprit {
 namespace {
@@ -70,7 +71,8 @@ Status ReadCondition(const ConfigValue& element, std::string_view element_path,
 Status ReadPlan(const ConfigTable& plan_node, std::string_view path,
                 const std::map<std::string, QueryConfig>& queries, const HarnessConfig& harness,
                 ResidencyPlan* plan) {
-  CULPRIT_TRY(plan_node.CheckKeys(path, {"query", "conditions"}));
+  CULPRIT_TRY(plan_node.CheckKeys(path, {"query", "conditions", "max_rounds"}));
+  CULPRIT_TRY(plan_node.ReadInt(path, "max_rounds", &plan->max_rounds, 2, MeasureConfig::kMaxPairs));
   std::optional<ConfigValue> query = plan_node.Get("query");
   if (!query) {
     return plan_node.At(

@@ -33,6 +33,10 @@ struct ResidencyPlan {
   std::string name;
   std::string query;                           ///< A key of [queries].
   std::vector<ResidencyCondition> conditions;  ///< At least one; names unique.
+  /// Rounds at the last look (`max_rounds`); 0: [measure] max_pairs. A plan whose released
+  /// condition must be shown a tie may need more rounds than a probe needs pairs: the
+  /// reversibility verdict asks for a NULL, whose interval must fit inside the band.
+  int max_rounds = 0;
 };
 
 /// Reads [harness]; its command may use `engine`'s artifacts.

@@ -186,6 +186,37 @@ TEST_F(IsolateCliTest, NamesTheResidentStructureNotTheOthers) {
   EXPECT_EQ(RecordFiles().size(), 2u);
 }
 
+TEST_F(IsolateCliTest, APlansMaxRoundsIsItsBudgetUnlessMaxPairsIsGiven) {
+  WriteConfig({kEngine, "--pidfile", Pidfile().string()});
+  const std::string text = ReadAll(Config());
+  auto with_max_rounds = [&](int rounds) {
+    std::string edited = text;
+    edited.replace(edited.find("conditions = ["), 0,
+                   "max_rounds = " + std::to_string(rounds) + "\n");
+    WriteTextFile(Config(), edited);
+  };
+  with_max_rounds(24);
+  ProcessResult r = Culprit({"isolate", "--json"});
+  ASSERT_EQ(r.exit_code, 3) << DescribeRun(r);
+  Json record = Json::parse(r.stdout_text);
+  EXPECT_EQ(record["details"]["max_rounds"], "24");
+  EXPECT_LE(std::stoi(record["details"]["rounds"].get<std::string>()), 24);
+
+  // --max-pairs is this run's budget, the plan's notwithstanding.
+  r = Culprit({"isolate", "--max-pairs", "30"});
+  ASSERT_EQ(r.exit_code, 3) << DescribeRun(r);
+  EXPECT_TRUE(Contains(r.stdout_text, "(at most 30) x 4 conditions")) << r.stdout_text;
+
+  // A budget below the first look is refused before the engine starts.
+  with_max_rounds(12);
+  r = Culprit({"isolate"});
+  EXPECT_EQ(r.exit_code, 2) << DescribeRun(r);
+  EXPECT_TRUE(Contains(r.stderr_text, "residency plan 'rollup' has max_rounds = 12, below the 20 "
+                                      "rounds of the first look"))
+      << r.stderr_text;
+  EXPECT_EQ(RecordFiles().size(), 2u);
+}
+
 TEST_F(IsolateCliTest, EngineThatCrashesMidRoundGivesAPartialRecord) {
   WriteConfig({kEngine, "--fault", "crash", "--fault-after", "30", "--pidfile", Pidfile().string()});
   ProcessResult r = Culprit({"isolate"});

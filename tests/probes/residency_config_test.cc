@@ -59,6 +59,32 @@ TEST(HarnessSection, Errors) {
             "starts the engine's in-process harness");
 }
 
+TEST(ResidencySection, AMaxRoundsIsThePlansOwnBudget) {
+  constexpr char kPlan[] =
+      "[queries.scan]\ncommand = [\"{artifact:es}\"]\n"
+      "[harness]\ncommand = [\"{artifact:es}\", \"serve\"]\n"
+      "[residency.index]\nquery = \"scan\"\nconditions = [{ name = \"a\" }]\n";
+  HarnessConfig harness;
+  std::map<std::string, ResidencyPlan> residency;
+  ASSERT_TRUE(ReadConfigText(WithTestEngine(std::string(kPlan) + "max_rounds = 320\n"),
+                             [&](const ConfigTable& root) {
+                               return ReadIsolation(root, &harness, &residency);
+                             }));
+  EXPECT_EQ(residency.at("index").max_rounds, 320);
+  residency.clear();
+  ASSERT_TRUE(ReadConfigText(WithTestEngine(kPlan), [&](const ConfigTable& root) {
+    return ReadIsolation(root, &harness, &residency);
+  }));
+  EXPECT_EQ(residency.at("index").max_rounds, 0);  // [measure] max_pairs
+
+  EXPECT_EQ(IsolationErrorOf(std::string(kPlan) + "max_rounds = 1\n"),
+            "/proj/culprit.toml:11:14: residency.index.max_rounds: expected an integer from 2 "
+            "to 2000, found 1");
+  EXPECT_EQ(IsolationErrorOf(std::string(kPlan) + "max_rounds = \"320\"\n"),
+            "/proj/culprit.toml:11:14: residency.index.max_rounds: expected an integer from 2 "
+            "to 2000, found \"320\"");
+}
+
 TEST(ResidencySection, Errors) {
   constexpr char kQueryAndHarness[] =
       "[queries.scan]\ncommand = [\"{artifact:es}\"]\n"         // lines 4-5
