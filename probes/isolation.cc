@@ -107,11 +107,43 @@ class IsolationRun {
                IsolationResult& result)
       : harness_(harness), plan_(plan), options_(options), r_(result) {}
 
-  /// One visit of condition `c` in round `round` (-1: warm-up). Returns its
-  /// median value, or nullopt when it failed or was interrupted (r_ says which).
+  /// One visit of condition `c` in round `round` (-1: warm-up): set up, settle, measure,
+  /// undo. Returns its median value, or nullopt when it failed or was interrupted (r_ says
+  /// which).
   std::optional<double> Visit(int c, int round) {
-    const ResidencyCondition& condition = plan_.conditions[c];
     std::set<std::string> held;
+    if (!SetUp(c, held)) return std::nullopt;
+    if (options_.settle_runs > 0 && round >= 0 && !Settle(c, round)) return std::nullopt;
+    const std::string command = fmt::format("run {} {}", plan_.query, options_.runs_per_visit);
+    std::optional<std::vector<double>> values = Measure(c, round, command);
+    if (!values || !Undo(c, held)) return std::nullopt;
+    const double median = Median(*values);
+    if (!(median > 0)) {
+      Fail(c, command,
+           Error(fmt::format("'{}': the median of the answer is {} ms, not a positive time",
+                             command, median)));
+      return std::nullopt;
+    }
+    return median;
+  }
+
+  /// Round `round`: a visit of each condition in `order`. Returns the visits'
+  /// medians by condition, or nullopt at the first visit that failed or was
+  /// interrupted.
+  std::optional<std::vector<double>> Round(int round, const std::vector<int>& order) {
+    std::vector<double> values(plan_.conditions.size(), std::nan(""));
+    for (int c : order) {
+      std::optional<double> v = Visit(c, round);
+      if (!v) return std::nullopt;
+      values[c] = *v;
+    }
+    return values;
+  }
+
+ private:
+  /// The condition's holds, then its releases; `held` is what stays resident.
+  bool SetUp(int c, std::set<std::string>& held) {
+    const ResidencyCondition& condition = plan_.conditions[c];
     for (const std::string& name : condition.hold) {
       if (!Step(c, "hold " + name, [&] {
             Result<HoldReply> reply = harness_.Hold(name);
@@ -119,7 +151,7 @@ class IsolationRun {
             if (reply) held.insert(name);
             return reply ? Status() : Status(reply.error());
           })) {
-        return std::nullopt;
+        return false;
       }
     }
     for (const std::string& name : condition.release) {
@@ -128,32 +160,42 @@ class IsolationRun {
             if (done) held.erase(name);
             return done;
           })) {
-        return std::nullopt;
+        return false;
       }
     }
-    if (options_.settle_runs > 0 && round >= 0) {
-      const std::string settle = fmt::format("run {} {}", plan_.query, options_.settle_runs);
-      std::vector<double> settled;
-      if (!Step(c, settle, [&] {
-            Result<std::vector<double>> got = harness_.Run(plan_.query, options_.settle_runs);
-            if (!got) return Status(got.error());
-            settled = std::move(*got);
-            return Status();
-          })) {
-        return std::nullopt;
-      }
-      for (double v : settled) {
-        Sample s;
-        s.sequence = static_cast<int>(r_.samples.size());
-        s.arm = c;
-        s.pair = round;
-        s.warmup = true;  // a settling run: recorded, not analysed
-        s.value = v;
-        r_.samples.push_back(std::move(s));
-      }
+    return true;
+  }
+
+  /// The settling runs after the set-up (`run QUERY settle_runs`): recorded as warm-ups of
+  /// the round, not analysed, so what the set-up itself disturbs (caches, page faults) is
+  /// not measured as the condition.
+  bool Settle(int c, int round) {
+    const std::string settle = fmt::format("run {} {}", plan_.query, options_.settle_runs);
+    std::vector<double> settled;
+    if (!Step(c, settle, [&] {
+          Result<std::vector<double>> got = harness_.Run(plan_.query, options_.settle_runs);
+          if (!got) return Status(got.error());
+          settled = std::move(*got);
+          return Status();
+        })) {
+      return false;
     }
+    for (double v : settled) {
+      Sample s;
+      s.sequence = static_cast<int>(r_.samples.size());
+      s.arm = c;
+      s.pair = round;
+      s.warmup = true;  // a settling run: recorded, not analysed
+      s.value = v;
+      r_.samples.push_back(std::move(s));
+    }
+    return true;
+  }
+
+  /// The visit's measured runs (`command`), each recorded as a sample; a failed request is
+  /// recorded as one failed sample. Returns the values, or nullopt.
+  std::optional<std::vector<double>> Measure(int c, int round, const std::string& command) {
     const int n = options_.runs_per_visit;
-    const std::string command = fmt::format("run {} {}", plan_.query, n);
     std::vector<double> values;
     double round_trip_ms = 0;
     bool ran = Step(c, command, [&] {
@@ -192,35 +234,18 @@ class IsolationRun {
       }
       r_.samples.push_back(std::move(s));
     }
-    // Undo: release what this visit holds still.
-    for (const std::string& name : condition.hold) {
-      if (held.count(name) == 0) continue;
-      if (!Step(c, "release " + name, [&] { return harness_.Release(name); })) return std::nullopt;
-    }
-    const double median = Median(values);
-    if (!(median > 0)) {
-      Fail(c, command,
-           Error(fmt::format("'{}': the median of the answer is {} ms, not a positive time",
-                             command, median)));
-      return std::nullopt;
-    }
-    return median;
-  }
-
-  /// Round `round`: a visit of each condition in `order`. Returns the visits'
-  /// medians by condition, or nullopt at the first visit that failed or was
-  /// interrupted.
-  std::optional<std::vector<double>> Round(int round, const std::vector<int>& order) {
-    std::vector<double> values(plan_.conditions.size(), std::nan(""));
-    for (int c : order) {
-      std::optional<double> v = Visit(c, round);
-      if (!v) return std::nullopt;
-      values[c] = *v;
-    }
     return values;
   }
 
- private:
+  /// Undo: release what the visit holds still.
+  bool Undo(int c, const std::set<std::string>& held) {
+    for (const std::string& name : plan_.conditions[c].hold) {
+      if (held.count(name) == 0) continue;
+      if (!Step(c, "release " + name, [&] { return harness_.Release(name); })) return false;
+    }
+    return true;
+  }
+
   template <typename F>
   bool Step(int c, const std::string& command, F&& f) {
     if (InterruptRequested()) {
