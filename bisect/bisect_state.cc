@@ -132,12 +132,74 @@ std::string BisectStateToJson(const BisectState& s) {
   return ToJsonText(j, 2) + "\n";
 }
 
+namespace {
+
+// A state file that cannot be read back as written: the one remedy is a reset.
+Error Damaged(std::string_view source, std::string_view what) {
+  return Error(fmt::format("{}: damaged bisect state: {}", source, what))
+      .WithHint("`culprit bisect reset` discards it");
+}
+
+// One step of the log. Throws json::exception or BadName as the caller's parse does.
+BisectStepLog StepLogFromJson(const json& step) {
+  BisectStepLog l;
+  l.step = step.at("step").get<int>();
+  l.kind = Require<BisectStepKind>(kStepKindNames, step, "kind");
+  l.index = step.at("index").get<int>();
+  l.baseline = step.at("baseline").get<int>();
+  l.commit = step.at("commit").get<std::string>();
+  l.pairs = step.at("pairs").get<int>();
+  l.ratio = step.at("ratio").get<double>();
+  l.low = step.at("low").get<double>();
+  l.high = step.at("high").get<double>();
+  // Absent in states written before a step could have too few pairs for an interval.
+  l.has_interval = step.value("has_interval", true);
+  l.mass_at_or_before = step.at("mass_at_or_before").get<double>();
+  l.best_commit = step.at("best_commit").get<std::string>();
+  l.best_probability = step.at("best_probability").get<double>();
+  l.record_id = step.at("record_id").get<std::string>();
+  l.note = step.at("note").get<std::string>();
+  // Absent in states written before steps were calibrated.
+  l.calibrated = step.value("calibrated", false);
+  l.drift = step.value("drift", 0.0);
+  return l;
+}
+
+// One segment of a range of `n` commits; a segment outside it is damage. Throws as above.
+Result<BisectSegment> SegmentFromJson(const json& g, int n, std::string_view source) {
+  BisectSegment seg;
+  seg.lo = g.at("lo").get<int>();
+  seg.hi = g.at("hi").get<int>();
+  if (seg.lo < 0 || seg.hi > n || seg.lo >= seg.hi) {
+    return Damaged(source,
+                   fmt::format("a segment {}..{} outside the range 0..{}", seg.lo, seg.hi, n));
+  }
+  seg.check = Require<SegmentCheck>(kCheckNames, g, "check");
+  seg.ratio = g.at("ratio").get<double>();
+  seg.low = g.at("low").get<double>();
+  seg.high = g.at("high").get<double>();
+  seg.confidence = g.at("confidence").get<double>();
+  seg.pairs = g.at("pairs").get<int>();
+  seg.check_record = g.at("check_record").get<std::string>();
+  if (!g.at("search").is_null()) seg.search_json = g.at("search").dump();
+  seg.outcome = Require<SegmentOutcome>(kOutcomeNames, g, "outcome");
+  seg.first = g.at("first").get<int>();
+  seg.change = g.at("change").get<int>();
+  seg.log_ratio = g.at("log_ratio").get<double>();
+  seg.log_low = g.at("log_low").get<double>();
+  seg.log_high = g.at("log_high").get<double>();
+  seg.verify_confidence = g.at("verify_confidence").get<double>();
+  seg.verification_pairs = g.at("verification_pairs").get<int>();
+  seg.probability = g.at("probability").get<double>();
+  seg.reason = g.at("reason").get<std::string>();
+  return seg;
+}
+
+}  // namespace
+
 Result<BisectState> BisectStateFromJson(std::string_view text, std::string_view source) {
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) {
-    return Error(fmt::format("{}: damaged bisect state (not a JSON object)", source))
-        .WithHint("`culprit bisect reset` discards it");
-  }
+  if (j.is_discarded() || !j.is_object()) return Damaged(source, "not a JSON object");
   std::string schema = j.value("schema", "");
   if (schema != kBisectStateSchema) {
     return Error(fmt::format("{}: bisect state schema '{}' is not supported (reads {})", source,
@@ -160,85 +222,34 @@ Result<BisectState> BisectStateFromJson(std::string_view text, std::string_view 
     s.speedup = j.at("speedup").get<bool>();
     s.commits = j.at("commits").get<std::vector<std::string>>();
     if (s.commits.size() < 2) {
-      return Error(fmt::format("{}: damaged bisect state: it names {} commit(s), not a range",
-                               source, s.commits.size()))
-          .WithHint("`culprit bisect reset` discards it");
+      return Damaged(source,
+                     fmt::format("it names {} commit(s), not a range", s.commits.size()));
     }
     if (!j.at("search").is_null()) s.search_json = j.at("search").dump();
-    for (const json& step : j.at("log")) {
-      BisectStepLog l;
-      l.step = step.at("step").get<int>();
-      l.kind = Require<BisectStepKind>(kStepKindNames, step, "kind");
-      l.index = step.at("index").get<int>();
-      l.baseline = step.at("baseline").get<int>();
-      l.commit = step.at("commit").get<std::string>();
-      l.pairs = step.at("pairs").get<int>();
-      l.ratio = step.at("ratio").get<double>();
-      l.low = step.at("low").get<double>();
-      l.high = step.at("high").get<double>();
-      // Absent in states written before a step could have too few pairs for an interval.
-      l.has_interval = step.value("has_interval", true);
-      l.mass_at_or_before = step.at("mass_at_or_before").get<double>();
-      l.best_commit = step.at("best_commit").get<std::string>();
-      l.best_probability = step.at("best_probability").get<double>();
-      l.record_id = step.at("record_id").get<std::string>();
-      l.note = step.at("note").get<std::string>();
-      // Absent in states written before steps were calibrated.
-      l.calibrated = step.value("calibrated", false);
-      l.drift = step.value("drift", 0.0);
-      s.log.push_back(std::move(l));
-    }
+    for (const json& step : j.at("log")) s.log.push_back(StepLogFromJson(step));
     s.records = j.at("records").get<std::vector<std::string>>();
     s.result_record = j.at("result_record").get<std::string>();
     s.config_digest = j.at("config_digest").get<std::string>();
     // Absent in states written before a range was taken apart into segments.
     if (j.contains("segments")) {
+      const int n = static_cast<int>(s.commits.size()) - 1;
       for (const json& g : j.at("segments")) {
-        BisectSegment seg;
-        seg.lo = g.at("lo").get<int>();
-        seg.hi = g.at("hi").get<int>();
-        const int n = static_cast<int>(s.commits.size()) - 1;
-        if (seg.lo < 0 || seg.hi > n || seg.lo >= seg.hi) {
-          return Error(fmt::format("{}: damaged bisect state: a segment {}..{} outside the "
-                                   "range 0..{}",
-                                   source, seg.lo, seg.hi, n))
-              .WithHint("`culprit bisect reset` discards it");
-        }
-        seg.check = Require<SegmentCheck>(kCheckNames, g, "check");
-        seg.ratio = g.at("ratio").get<double>();
-        seg.low = g.at("low").get<double>();
-        seg.high = g.at("high").get<double>();
-        seg.confidence = g.at("confidence").get<double>();
-        seg.pairs = g.at("pairs").get<int>();
-        seg.check_record = g.at("check_record").get<std::string>();
-        if (!g.at("search").is_null()) seg.search_json = g.at("search").dump();
-        seg.outcome = Require<SegmentOutcome>(kOutcomeNames, g, "outcome");
-        seg.first = g.at("first").get<int>();
-        seg.change = g.at("change").get<int>();
-        seg.log_ratio = g.at("log_ratio").get<double>();
-        seg.log_low = g.at("log_low").get<double>();
-        seg.log_high = g.at("log_high").get<double>();
-        seg.verify_confidence = g.at("verify_confidence").get<double>();
-        seg.verification_pairs = g.at("verification_pairs").get<int>();
-        seg.probability = g.at("probability").get<double>();
-        seg.reason = g.at("reason").get<std::string>();
-        s.segments.push_back(std::move(seg));
+        Result<BisectSegment> seg = SegmentFromJson(g, n, source);
+        if (!seg) return seg.error();
+        s.segments.push_back(std::move(*seg));
       }
       s.active_segment = j.at("active_segment").get<int>();
       if (!s.segments.empty() &&
           (s.active_segment < 0 || s.active_segment >= static_cast<int>(s.segments.size()))) {
-        return Error(fmt::format("{}: damaged bisect state: active segment {} of {}", source,
-                                 s.active_segment, s.segments.size()))
-            .WithHint("`culprit bisect reset` discards it");
+        return Damaged(source, fmt::format("active segment {} of {}", s.active_segment,
+                                           s.segments.size()));
       }
     }
     return s;
   } catch (const json::exception& e) {
-    return Error(fmt::format("{}: damaged bisect state: {}", source, e.what()))
-        .WithHint("`culprit bisect reset` discards it");
+    return Damaged(source, e.what());
   } catch (const BadName& e) {
-    return Error(fmt::format("{}: damaged bisect state: {}", source, e.what()))
-        .WithHint("`culprit bisect reset` discards it");
+    return Damaged(source, e.what());
   }
 }
 
