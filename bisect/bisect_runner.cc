@@ -156,7 +156,13 @@ class BisectRunner::Session {
   std::string ChangeText(const BisectSegment& change, const std::string& head, Record& record,
                          bool first);
   Batch MeasureBatch(BisectStepKind kind, int index, int baseline, int pairs, bool warmup);
+  /// Archives the step in flight (its samples so far) as a bisect-step record and logs it.
   Status FlushStep();
+  /// FlushStep's parts: the step's plan (commits, details), its sitting (samples, host at
+  /// both ends, a plain interval), and its log line (the search's posterior after it).
+  ComparisonPlan StepPlan() const;
+  SittingResult StepSitting() const;
+  BisectStepLog StepLog(const SittingResult& sitting, std::optional<double> median_ratio) const;
   void ReportStep(const BisectStepLog& step);
   Error Interrupted();
   /// Ends this process's part of the bisect with `error`: archives the step in flight and
@@ -302,8 +308,7 @@ Batch BisectRunner::Session::MeasureBatch(BisectStepKind kind, int index, int ba
   return batch;
 }
 
-Status BisectRunner::Session::FlushStep() {
-  if (step_.empty()) return {};
+ComparisonPlan BisectRunner::Session::StepPlan() const {
   ComparisonPlan plan;
   plan.kind = RecordKind::kBisectStep;
   plan.query = query_->name;
@@ -321,7 +326,10 @@ Status BisectRunner::Session::FlushStep() {
   plan.details["candidate_commit"] = plan.b.commit;
   plan.details["baseline_commit"] = plan.a.commit;
   plan.details["candidate_index"] = std::to_string(step_.index);
+  return plan;
+}
 
+SittingResult BisectRunner::Session::StepSitting() const {
   SittingResult sitting;
   sitting.samples = step_.samples;
   sitting.log_ratios = step_.d;
@@ -341,11 +349,11 @@ Status BisectRunner::Session::FlushStep() {
     sitting.shift = *shift;
     sitting.nominal_confidence = options_.confidence;
   }
-  // A step of fewer pairs than a 95% interval needs (6; a quiet host's batch is 2) has a
-  // ratio, the median of its pairs, and no interval: it is said so, never given a made-up one.
-  const std::optional<double> median_ratio =
-      step_.d.empty() ? std::nullopt : std::optional<double>(std::exp(Median(step_.d)));
+  return sitting;
+}
 
+BisectStepLog BisectRunner::Session::StepLog(const SittingResult& sitting,
+                                             std::optional<double> median_ratio) const {
   BisectStepLog log;
   log.step = static_cast<int>(state_.log.size()) + 1;
   log.kind = step_.kind;
@@ -368,6 +376,18 @@ Status BisectRunner::Session::FlushStep() {
   auto best = std::max_element(posterior.begin(), posterior.end());
   log.best_commit = state_.commits[seg_lo_ + (best - posterior.begin())];
   log.best_probability = *best;
+  return log;
+}
+
+Status BisectRunner::Session::FlushStep() {
+  if (step_.empty()) return {};
+  const ComparisonPlan plan = StepPlan();
+  const SittingResult sitting = StepSitting();
+  // A step of fewer pairs than a 95% interval needs (6; a quiet host's batch is 2) has a
+  // ratio, the median of its pairs, and no interval: it is said so, never given a made-up one.
+  const std::optional<double> median_ratio =
+      step_.d.empty() ? std::nullopt : std::optional<double>(std::exp(Median(step_.d)));
+  BisectStepLog log = StepLog(sitting, median_ratio);
 
   HostIdentity identity;
   if (host_) identity = host_->Identity();
