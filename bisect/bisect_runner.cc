@@ -1439,15 +1439,17 @@ std::string BisectRunner::Session::ChangesText(Record& record, BisectReport& rep
     const bool other_way_before = std::any_of(changes.begin(), changes.end(), [&](int k) {
       return segments[k].check == SegmentCheck::kOpposite && segments[k].change <= parent;
     });
-    const std::string before =
-        parent == 0         ? std::string("nothing precedes it")
-        : other_way_before  ? fmt::format("every commit of {} is in a part measured a tie or is "
-                                          "a verified change the other way",
-                                          Span(commits, 0, parent))
-                            : Span(commits, 0, parent) + " measured a tie";
-    text += fmt::format("CULPRIT {}  the first change the way the range moved ({} changes in all): "
-                        "{}\n",
-                        commits[earliest.change], changes.size(), before);
+    const std::string before = parent == 0 ? std::string("nothing precedes it")
+                               : other_way_before
+                                   ? fmt::format(
+                                         "every commit of {} is in a part measured a tie or is "
+                                         "a verified change the other way",
+                                         Span(commits, 0, parent))
+                                   : Span(commits, 0, parent) + " measured a tie";
+    text += fmt::format(
+        "CULPRIT {}  the first change the way the range moved ({} changes in all): "
+        "{}\n",
+        commits[earliest.change], changes.size(), before);
   }
   if (!first_is_first) text += NotShownFirstLine(segments, earliest, commits);
 

@@ -222,8 +222,7 @@ Result<BisectState> BisectStateFromJson(std::string_view text, std::string_view 
     s.speedup = j.at("speedup").get<bool>();
     s.commits = j.at("commits").get<std::vector<std::string>>();
     if (s.commits.size() < 2) {
-      return Damaged(source,
-                     fmt::format("it names {} commit(s), not a range", s.commits.size()));
+      return Damaged(source, fmt::format("it names {} commit(s), not a range", s.commits.size()));
     }
     if (!j.at("search").is_null()) s.search_json = j.at("search").dump();
     for (const json& step : j.at("log")) s.log.push_back(StepLogFromJson(step));
@@ -241,8 +240,8 @@ Result<BisectState> BisectStateFromJson(std::string_view text, std::string_view 
       s.active_segment = j.at("active_segment").get<int>();
       if (!s.segments.empty() &&
           (s.active_segment < 0 || s.active_segment >= static_cast<int>(s.segments.size()))) {
-        return Damaged(source, fmt::format("active segment {} of {}", s.active_segment,
-                                           s.segments.size()));
+        return Damaged(source,
+                       fmt::format("active segment {} of {}", s.active_segment, s.segments.size()));
       }
     }
     return s;

@@ -95,10 +95,11 @@ bool FirstChangeIsFirst(const std::vector<BisectSegment>& segments) {
   // Commit i is accounted for by a tie over (lo, hi] that holds it, or by a verified
   // change the other way that is it.
   for (int i = 1; i <= parent; ++i) {
-    const bool accounted = std::any_of(segments.begin(), segments.end(), [&](const BisectSegment& s) {
-      if (s.check == SegmentCheck::kTie && s.lo < i && i <= s.hi) return true;
-      return Verified(s) && s.check == SegmentCheck::kOpposite && s.first <= i && i <= s.change;
-    });
+    const bool accounted =
+        std::any_of(segments.begin(), segments.end(), [&](const BisectSegment& s) {
+          if (s.check == SegmentCheck::kTie && s.lo < i && i <= s.hi) return true;
+          return Verified(s) && s.check == SegmentCheck::kOpposite && s.first <= i && i <= s.change;
+        });
     if (!accounted) return false;
   }
   return true;

@@ -269,13 +269,13 @@ Result<RunnerTrialResult> RunRunnerTrial(SimWorld& world, const std::filesystem:
     return std::any_of(changes.begin(), changes.end(),
                        [&](int k) { return segments[k].first <= t && t <= segments[k].change; });
   });
-  r.others_named = !other_truth.empty() &&
-                   std::all_of(other_truth.begin(), other_truth.end(), [&](int t) {
-                     return std::any_of(changes.begin(), changes.end(), [&](int k) {
-                       return segments[k].check == SegmentCheck::kOpposite &&
-                              segments[k].first <= t && t <= segments[k].change;
-                     });
-                   });
+  r.others_named =
+      !other_truth.empty() && std::all_of(other_truth.begin(), other_truth.end(), [&](int t) {
+        return std::any_of(changes.begin(), changes.end(), [&](int k) {
+          return segments[k].check == SegmentCheck::kOpposite && segments[k].first <= t &&
+                 t <= segments[k].change;
+        });
+      });
   if (!r.wrong.empty()) {
     r.score = TrialResult::Score::kWrong;
   } else if (changes.empty()) {

@@ -97,10 +97,10 @@ Result<IsolateOutcome> RunIsolate(const MeasureContext& context, const IsolateRe
   // The plan's own budget, unless --max-pairs gave one for this run.
   if ((*plan)->max_rounds > 0 && !request.flags.max_pairs) {
     if ((*plan)->max_rounds < sitting->min_pairs) {
-      return Error::Usage(fmt::format(
-                              "residency plan '{}' has max_rounds = {}, below the {} rounds of "
-                              "the first look ([measure] min_pairs or --min-pairs)",
-                              (*plan)->name, (*plan)->max_rounds, sitting->min_pairs))
+      return Error::Usage(
+                 fmt::format("residency plan '{}' has max_rounds = {}, below the {} rounds of "
+                             "the first look ([measure] min_pairs or --min-pairs)",
+                             (*plan)->name, (*plan)->max_rounds, sitting->min_pairs))
           .WithHint("raise max_rounds, or lower min_pairs");
     }
     options.max_rounds = (*plan)->max_rounds;

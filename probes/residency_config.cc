@@ -72,7 +72,8 @@ Status ReadPlan(const ConfigTable& plan_node, std::string_view path,
                 const std::map<std::string, QueryConfig>& queries, const HarnessConfig& harness,
                 ResidencyPlan* plan) {
   CULPRIT_TRY(plan_node.CheckKeys(path, {"query", "conditions", "max_rounds"}));
-  CULPRIT_TRY(plan_node.ReadInt(path, "max_rounds", &plan->max_rounds, 2, MeasureConfig::kMaxPairs));
+  CULPRIT_TRY(
+      plan_node.ReadInt(path, "max_rounds", &plan->max_rounds, 2, MeasureConfig::kMaxPairs));
   std::optional<ConfigValue> query = plan_node.Get("query");
   if (!query) {
     return plan_node.At(

@@ -246,8 +246,7 @@ int main(int argc, char** argv) {
           "", head.size(), runner->mean_confirm_pairs, runner->mean_search_pairs,
           runner->mean_verify_pairs, runner->mean_check_pairs, 100 * runner->claimed_first,
           BothWays(world)
-              ? fmt::format("; the change the other way named {:.1f}%",
-                            100 * runner->others_named)
+              ? fmt::format("; the change the other way named {:.1f}%", 100 * runner->others_named)
               : "");
       if (verbose && !runner->inconclusive_example.empty()) {
         fmt::print("first inconclusive report:\n{}\n", runner->inconclusive_example);

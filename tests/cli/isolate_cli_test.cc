@@ -211,8 +211,9 @@ TEST_F(IsolateCliTest, APlansMaxRoundsIsItsBudgetUnlessMaxPairsIsGiven) {
   with_max_rounds(12);
   r = Culprit({"isolate"});
   EXPECT_EQ(r.exit_code, 2) << DescribeRun(r);
-  EXPECT_TRUE(Contains(r.stderr_text, "residency plan 'rollup' has max_rounds = 12, below the 20 "
-                                      "rounds of the first look"))
+  EXPECT_TRUE(Contains(r.stderr_text,
+                       "residency plan 'rollup' has max_rounds = 12, below the 20 "
+                       "rounds of the first look"))
       << r.stderr_text;
   EXPECT_EQ(RecordFiles().size(), 2u);
 }

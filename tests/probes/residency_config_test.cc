@@ -66,10 +66,9 @@ TEST(ResidencySection, AMaxRoundsIsThePlansOwnBudget) {
       "[residency.index]\nquery = \"scan\"\nconditions = [{ name = \"a\" }]\n";
   HarnessConfig harness;
   std::map<std::string, ResidencyPlan> residency;
-  ASSERT_TRUE(ReadConfigText(WithTestEngine(std::string(kPlan) + "max_rounds = 320\n"),
-                             [&](const ConfigTable& root) {
-                               return ReadIsolation(root, &harness, &residency);
-                             }));
+  ASSERT_TRUE(ReadConfigText(
+      WithTestEngine(std::string(kPlan) + "max_rounds = 320\n"),
+      [&](const ConfigTable& root) { return ReadIsolation(root, &harness, &residency); }));
   EXPECT_EQ(residency.at("index").max_rounds, 320);
   residency.clear();
   ASSERT_TRUE(ReadConfigText(WithTestEngine(kPlan), [&](const ConfigTable& root) {
