@@ -16,8 +16,9 @@ struct BisectConfig {
   int max_pairs = 0;                 ///< 0: automatic.
   int pairs_per_step = 0;            ///< 0: automatic.
   /// Changes searched for in one range (>= 1). After a change is verified, the parts of the
-  /// range it does not explain are checked; a part that still moves the same way is searched
-  /// like the whole range, until this many searches were made. A part left over is reported
+  /// range it does not explain are checked; a part that still moves (either way: a part
+  /// that moves the other way is searched in its own direction) is searched like the whole
+  /// range, until this many searches were made. A part left over is reported
   /// as unplaced, with its segment and its ratio, never silently dropped.
   int max_changes = 3;
   /// The most pairs of the endpoint confirmation (0: [measure] max_pairs), of the
