@@ -92,6 +92,26 @@ TEST(CheckpointerWritesOnceAndKeepsChecking) {
   std::unique_ptr<TraversalIndex> loaded = LoadTraversalIndex(path, &error);
   CHECK(loaded != nullptr);
   if (loaded != nullptr) CHECK(SameIndex(*index, *loaded));
+  {
+    // The same index built again finds its checkpoint already on disk.
+    const std::unique_ptr<TraversalIndex> again = TraversalIndex::Build(columns);
+    IndexCheckpointer checkpointer(*again, path, std::chrono::milliseconds(1));
+    for (int i = 0; i < 20000 && checkpointer.checkpoints() < 3; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    CHECK(checkpointer.checkpoints() >= 3);
+    CHECK_EQ(checkpointer.writes(), 0u);
+  }
+  {
+    // A different index at that path is written.
+    const EventColumns other_columns = GenerateEvents(StoreOptions{7, 3000, 150});
+    const std::unique_ptr<TraversalIndex> other = TraversalIndex::Build(other_columns);
+    IndexCheckpointer checkpointer(*other, path, std::chrono::milliseconds(1));
+    for (int i = 0; i < 20000 && checkpointer.checkpoints() < 1; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    CHECK_EQ(checkpointer.writes(), 1u);
+  }
   std::remove(path.c_str());
 }
 

@@ -202,6 +202,17 @@ std::string DefaultCheckpointPath(size_t edges, uint32_t entities) {
          std::to_string(entities) + ".idx";
 }
 
+bool FileHoldsCheckpoint(const std::string& path, size_t serialized_bytes, uint64_t checksum) {
+  std::ifstream file(path, std::ios::binary | std::ios::ate);
+  if (!file || static_cast<uint64_t>(file.tellg()) != serialized_bytes + sizeof(checksum)) {
+    return false;
+  }
+  uint64_t stored = 0;
+  file.seekg(-static_cast<std::streamoff>(sizeof(stored)), std::ios::end);
+  file.read(reinterpret_cast<char*>(&stored), sizeof(stored));
+  return file && stored == checksum;
+}
+
 IndexCheckpointer::IndexCheckpointer(const TraversalIndex& index, std::string path,
                                      std::chrono::milliseconds period)
     : index_(index),
@@ -234,6 +245,12 @@ void IndexCheckpointer::Loop() {
       // Out of memory for the buffer: skip this checkpoint, try again next period.
       if (!warned) std::cerr << "eventstore: traversal index checkpoint failed: " << e.what() << "\n";
       warned = true;
+    }
+    // A file already holding this very checkpoint (an index rebuilt from the
+    // same columns, by this process or an earlier one) is not written again:
+    // rewriting 16 MB that did not change only feeds the disk.
+    if (checksum != written && FileHoldsCheckpoint(path_, buffer.size(), checksum)) {
+      written = checksum;
     }
     if (checksum != written) {
       std::string error;

@@ -7,7 +7,7 @@
 // columns plus a sort of every adjacency list, so the engine keeps a recent
 // copy on disk. The checkpointer does that in the background: while an index
 // is resident, it re-serializes and checksums the index at a fixed cadence and
-// rewrites the file whenever the checksum differs from the last one written.
+// rewrites the file whenever the checksum differs from the one in the file.
 // It does not know whether the index changed since the last checkpoint (future
 // incremental updates will change it in place), so it always re-reads it:
 // that is the price of losing at most one period of work on a crash. So that a
@@ -60,6 +60,11 @@ bool WriteCheckpointFile(const std::string& path, const std::vector<uint8_t>& se
 /// Reads a checkpoint file back. Returns nullptr and sets `error` if the file
 /// is missing, truncated, fails its checksum or does not describe an index.
 std::unique_ptr<TraversalIndex> LoadTraversalIndex(const std::string& path, std::string* error);
+
+/// True if the file at `path` is a checkpoint of `serialized_bytes` bytes whose
+/// stored checksum is `checksum` (its size and trailer only; the loader verifies
+/// the contents).
+bool FileHoldsCheckpoint(const std::string& path, size_t serialized_bytes, uint64_t checksum);
 
 /// Where the checkpoint of an index of this shape goes: in $EVENTSTORE_DATA_DIR,
 /// else $TMPDIR, else /tmp.
