@@ -711,6 +711,15 @@ Result<bool> Session::Isolation() {
       request.plan = plan->name;
       request.runs_per_visit = state_.request.runs_per_visit;
       request.flags = state_.request.flags;
+      // The parent is the contrast, not the verdict: nothing held there is
+      // expected to cost, so it has [measure]'s budget, not the extra rounds a
+      // plan may carry for the released condition's tie on the culprit (the
+      // demo's 320 took the ladder past ten minutes). --max-pairs still rules.
+      if (role == "parent" && !request.flags.max_pairs &&
+          plan->max_rounds > config_.measure.max_pairs &&
+          request.flags.min_pairs.value_or(0) <= config_.measure.max_pairs) {
+        request.flags.max_pairs = config_.measure.max_pairs;
+      }
       Result<IsolateOutcome> outcome = RunIsolate(Context(), request);
       if (!outcome) return outcome.error();
       reporter_.Result(FormatIsolateSummary(*outcome));

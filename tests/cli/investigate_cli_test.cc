@@ -209,6 +209,7 @@ conditions = [
   { name = "rollup held", hold = ["rollup"] },
   { name = "rollup released", hold = ["rollup"], release = ["rollup"] },
 ]
+max_rounds = 120
 )";
     }
     WriteTextFile(dir_.path() / "culprit.toml", text);
@@ -308,6 +309,10 @@ TEST_F(InvestigateCliTest, BisectsOffThePathThenIsolatesTheRollupAndResumes) {
     if (r["arms"][0]["commit"] == culprit_) on_culprit = &r;
   }
   ASSERT_NE(on_culprit, nullptr);
+  // The plan's 120 rounds on the culprit; [measure]'s 80 on the parent, the contrast.
+  for (const Json& r : isolations) {
+    EXPECT_EQ(r["details"]["max_rounds"], &r == on_culprit ? "120" : "80") << r.dump(1);
+  }
   Json payload = (*on_culprit)["payload"];
   EXPECT_EQ(ConditionNamed(payload, "rollup held")["verdict"], "EFFECT") << payload.dump(1);
   EXPECT_GE((*on_culprit)["estimate"]["low"].get<double>(), 2.0) << on_culprit->dump(1);
