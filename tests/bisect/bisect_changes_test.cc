@@ -1,7 +1,9 @@
 // End to end: `culprit bisect run` on a real temporary git history with more
 // than one change, real builds with cc and real measurements of a tiny C
-// program. Each change is at least 1.4x (the band is 10%), so the assertions
-// are about what the bisect names, verifies and keeps, never about time.
+// program. Each change is at least 1.4x and the band is 20%, so the assertions
+// are about what the bisect names, verifies and keeps, never about time: the
+// checks of the parts without a change must come out ties, and a tie within
+// 10% of two real processes is not what a loaded host (ctest -j2, -j3) grants.
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -42,7 +44,7 @@ class BisectChanges : public ::testing::Test {
       commits_.push_back(git.Commit(
           {{"main.c", LoopEngineSource("revision " + std::to_string(i), work[i])}}, {}, message));
     }
-    config_ = WriteLoopEngineConfig(dir_.path(), "10s", 0.1);
+    config_ = WriteLoopEngineConfig(dir_.path(), "10s", 0.2);
   }
 
   fs::path records_dir() const { return dir_.path() / "records"; }
@@ -81,7 +83,7 @@ class BisectChanges : public ::testing::Test {
     EXPECT_TRUE(Contains(out, "the move ×")) << out;
     EXPECT_TRUE(Contains(out, "commit " + commits_[first].substr(0, 10) + " ×")) << out;
     EXPECT_TRUE(Contains(out, "commit " + commits_[second].substr(0, 10) + " ×")) << out;
-    EXPECT_FALSE(Contains(out, "UNPLACED")) << out;
+    EXPECT_TRUE(UnplacedMoves(out).empty()) << out;
     EXPECT_FALSE(Contains(out, "first bad commit")) << out;
 
     Result<BisectState> state = LoadBisectState(state_path());

@@ -69,7 +69,9 @@ class BisectCommand : public ::testing::Test {
            {"NOTES", "revision " + std::to_string(i) + "\n"}},
           {}, message));
     }
-    config_ = WriteLoopEngineConfig(dir_.path(), "10s", 0.1);
+    // A 20% band: the slow commit is 2.5x, and the checks of the parts around it must
+    // come out ties, which two real processes within 10% do not on a loaded host.
+    config_ = WriteLoopEngineConfig(dir_.path(), "10s", 0.2);
   }
 
   fs::path records_dir() const { return dir_.path() / "records"; }
@@ -149,19 +151,24 @@ TEST_F(BisectCommand, FindsAndVerifiesTheCulpritPastAnUnbuildableCommit) {
   ASSERT_FALSE(verifies.empty());
   EXPECT_EQ(verifies.back().commit, commits_[kCulprit]);
   EXPECT_EQ(verifies.back().baseline, kCulprit - 1);
+  // Ties, or undecided where a loaded host kept the sitting from showing one; never a move.
   ASSERT_EQ(checks.size(), 2u);
   EXPECT_EQ(checks[0].baseline, 0);
   EXPECT_EQ(checks[0].index, kCulprit - 1);
-  EXPECT_EQ(checks[0].note, "tie");
+  EXPECT_TRUE(checks[0].note == "tie" || checks[0].note == "undecided") << checks[0].note;
   EXPECT_EQ(checks[1].baseline, kCulprit);
   EXPECT_EQ(checks[1].index, kLast);
-  EXPECT_EQ(checks[1].note, "tie");
+  EXPECT_TRUE(checks[1].note == "tie" || checks[1].note == "undecided") << checks[1].note;
+  // The culprit is called the first bad commit exactly when the commits before it tied.
+  EXPECT_EQ(Contains(out, "CULPRIT " + commits_[kCulprit]), checks[0].note == "tie")
+      << DescribeRun(run);
   ASSERT_EQ(state->segments.size(), 3u);
   EXPECT_EQ(state->segments[0].change, kCulprit);
   // One change: the decomposition says it explains the move, and no CHANGE line is needed.
   EXPECT_NE(out.find("the move ×"), std::string::npos) << DescribeRun(run);
-  EXPECT_EQ(out.find("CHANGE "), std::string::npos) << DescribeRun(run);
-  EXPECT_EQ(out.find("UNPLACED"), std::string::npos) << DescribeRun(run);
+  EXPECT_EQ(out.find("CHANGE ") != std::string::npos, checks[0].note != "tie")
+      << DescribeRun(run);
+  EXPECT_TRUE(UnplacedMoves(out).empty()) << DescribeRun(run);
 
   // The result is archived as a "bisect" record naming the culprit.
   std::vector<Record> bisects = RecordsOfKind("bisect");

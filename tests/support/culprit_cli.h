@@ -70,4 +70,20 @@ inline bool NamesVerifiedChange(const std::string& out, const std::string& commi
   return Contains(out, "CULPRIT " + commit) || Contains(out, "CHANGE " + commit);
 }
 
+/// The `UNPLACED:` lines of a bisect's output that are not an undecided tie: a part of the
+/// range without a change is checked for a tie, which two real processes on a loaded host
+/// may not reach within the sitting's pairs ("its check could not tell a tie from a
+/// change", said honestly); any other unplaced part (one that moves and was not searched)
+/// is a finding a test of a known history must not see. Empty when there is none.
+inline std::vector<std::string> UnplacedMoves(const std::string& out) {
+  std::vector<std::string> found;
+  size_t at = 0;
+  while ((at = out.find("UNPLACED:", at)) != std::string::npos) {
+    const std::string line = out.substr(at, out.find('\n', at) - at);
+    if (!Contains(line, "its check could not tell a tie from a change")) found.push_back(line);
+    at += line.size();
+  }
+  return found;
+}
+
 }  // namespace culprit
