@@ -484,12 +484,11 @@ Result<bool> Session::Probes() {
   int number = 0;
   for (const auto& [name, named] : config_.overrides) {
     ++number;
-    auto done = std::find_if(state_.probes.begin(), state_.probes.end(),
-                             // An init-capture: clang before 16 cannot capture a
-                             // structured binding (the fuzz build uses clang 14).
-                             [&name = name](const InvestigationStepRecord& p) {
-                               return p.name == name;
-                             });
+    auto done =
+        std::find_if(state_.probes.begin(), state_.probes.end(),
+                     // An init-capture: clang before 16 cannot capture a
+                     // structured binding (the fuzz build uses clang 14).
+                     [&name = name](const InvestigationStepRecord& p) { return p.name == name; });
     if (done != state_.probes.end()) {
       reporter_.Line(fmt::format("step 2.{} done: {} {}", number, name, done->sentence));
       continue;
