@@ -540,13 +540,9 @@ Status Session::AdoptBisect(const std::string& result_record, std::vector<std::s
   state_.bisect_record = bisect->id;
   state_.bisect_records = std::move(records);
   state_.bisect_text = std::move(text);
-  auto detail = [&](const char* key) {
-    auto it = bisect->details.find(key);
-    return it == bisect->details.end() ? std::string() : it->second;
-  };
-  state_.culprit = detail("culprit_commit");
+  state_.culprit = bisect->Detail("culprit_commit");
   state_.bisect_found = bisect->verdict == Verdict::kEffect && !state_.culprit.empty();
-  state_.culprit_subject = detail("culprit_subject");
+  state_.culprit_subject = bisect->Detail("culprit_subject");
   for (const Arm& arm : bisect->arms) {
     if (arm.name == "parent") state_.parent = arm.commit;
   }

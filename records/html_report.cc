@@ -137,11 +137,6 @@ std::string RecordLink(std::string_view id, const RecordIndex& index) {
                      Escape(id));
 }
 
-std::string Detail(const Record& r, const std::string& key) {
-  auto it = r.details.find(key);
-  return it == r.details.end() ? "" : it->second;
-}
-
 std::string Bytes(uint64_t bytes) {
   if (bytes >= (1u << 20)) return fmt::format("{:.1f} MiB", bytes / 1048576.0);
   if (bytes >= (1u << 10)) return fmt::format("{:.1f} KiB", bytes / 1024.0);
@@ -185,9 +180,9 @@ std::string BisectPicture(const Record& r, const RecordIndex& index) {
   std::string table;
   for (const Record* step : steps) {
     std::optional<int> i = StepIndex(*step, n);
-    std::string commit = ShortCommit(Detail(*step, "candidate_commit"));
+    std::string commit = ShortCommit(step->Detail("candidate_commit"));
     if (commit.empty() && step->arms.size() == 2) commit = ShortCommit(step->arms[1].commit);
-    std::string kind = Detail(*step, "step_kind");
+    std::string kind = step->Detail("step_kind");
     std::string ratio = "-", interval = "-", reading = "-";
     if (step->estimate) {
       const Estimate& e = *step->estimate;
@@ -208,7 +203,7 @@ std::string BisectPicture(const Record& r, const RecordIndex& index) {
   }
   if (facts.culprit_index) {
     scatter.lines.push_back({static_cast<double>(*facts.culprit_index),
-                             "culprit " + ShortCommit(Detail(r, "culprit_commit"))});
+                             "culprit " + ShortCommit(r.Detail("culprit_commit"))});
   }
   for (int u : facts.unbuildable) {
     scatter.crosses.push_back({static_cast<double>(u),

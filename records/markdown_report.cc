@@ -31,11 +31,6 @@ std::string Code(std::string_view text) {
 }
 
 
-std::string Detail(const Record& r, const std::string& key) {
-  auto it = r.details.find(key);
-  return it == r.details.end() ? "" : it->second;
-}
-
 std::string Interval(double low, double high) { return fmt::format("[{:.3f}, {:.3f}]", low, high); }
 
 std::string Reading(double ratio, double low, double high, double band) {
@@ -77,7 +72,7 @@ std::string BisectTable(const Record& r, const RecordIndex& index) {
            "|---|---|---|---|---|---|---|\n";
     for (const Record* step : steps) {
       std::optional<int> i = StepIndex(*step, facts.range_commits);
-      std::string commit = ShortCommit(Detail(*step, "candidate_commit"));
+      std::string commit = ShortCommit(step->Detail("candidate_commit"));
       if (commit.empty() && step->arms.size() == 2) commit = ShortCommit(step->arms[1].commit);
       std::string ratio = "-", interval = "-", reading = "-";
       if (step->estimate) {
@@ -87,11 +82,11 @@ std::string BisectTable(const Record& r, const RecordIndex& index) {
         reading = Reading(e.ratio, e.low, e.high, step->band);
       }
       out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", i ? std::to_string(*i) : "?",
-                         Cell(Detail(*step, "step_kind")), Code(commit), ratio, interval, reading,
+                         Cell(step->Detail("step_kind")), Code(commit), ratio, interval, reading,
                          Link(step->id, index));
     }
   }
-  std::string culprit = Detail(r, "culprit_commit");
+  std::string culprit = r.Detail("culprit_commit");
   out += fmt::format("\nculprit: {}{}\n", culprit.empty() ? "none named" : Code(ShortCommit(culprit)),
                      facts.culprit_index ? fmt::format(" (index {})", *facts.culprit_index) : "");
   if (!facts.unbuildable_commits.empty() || !facts.unbuildable.empty()) {

@@ -486,6 +486,11 @@ std::optional<RecordKind> ParseRecordKind(std::string_view name) {
   return ParseIn<RecordKind>(kRecordKindNames, name);
 }
 
+std::string Record::Detail(const std::string& key) const {
+  auto it = details.find(key);
+  return it == details.end() ? "" : it->second;
+}
+
 std::string RecordToJson(const Record& record) {
   std::string out;
   Dump(ToJson(record), 0, &out);

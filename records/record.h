@@ -160,6 +160,9 @@ struct Record {
   /// empty. It is embedded in the file as JSON, so it reads back in compact form.
   std::string details_json;
 
+  /// details[key], or "" when the record holds no such fact.
+  std::string Detail(const std::string& key) const;
+
   bool operator==(const Record&) const = default;
 };
 

@@ -66,11 +66,6 @@ std::optional<int> Integer(std::string_view text) {
   return value;
 }
 
-std::string Detail(const Record& record, const std::string& key) {
-  auto it = record.details.find(key);
-  return it == record.details.end() ? "" : it->second;
-}
-
 std::optional<int> IndexOf(const std::vector<std::string>& commits, std::string_view commit) {
   if (commit.empty()) return std::nullopt;
   for (size_t i = 0; i < commits.size(); ++i) {
@@ -94,8 +89,8 @@ IsolateFacts ReadIsolateFacts(const Record& record) {
     facts.reversibility_sentence = String(rev, "sentence");
     if (auto c = Number(rev, "condition")) released = static_cast<int>(*c);
   }
-  if (facts.reversibility.empty()) facts.reversibility = Detail(record, "reversibility");
-  std::string suspect_name = Detail(record, "suspect");
+  if (facts.reversibility.empty()) facts.reversibility = record.Detail("reversibility");
+  std::string suspect_name = record.Detail("suspect");
   if (doc.contains("conditions") && doc["conditions"].is_array()) {
     for (const json& item : doc["conditions"]) {
       if (!item.is_object()) continue;
@@ -186,7 +181,7 @@ BisectFacts ReadBisectFacts(const Record& record) {
   if (doc.contains("posterior") && doc["posterior"].is_array()) {
     for (const json& p : doc["posterior"]) facts.posterior.push_back(p.is_number() ? p.get<double>() : 0);
   }
-  if (auto n = Integer(Detail(record, "range_commits"))) facts.range_commits = *n;
+  if (auto n = Integer(record.Detail("range_commits"))) facts.range_commits = *n;
   if (facts.range_commits == 0 && !facts.commits.empty()) {
     facts.range_commits = static_cast<int>(facts.commits.size()) - 1;
   }
@@ -204,8 +199,8 @@ BisectFacts ReadBisectFacts(const Record& record) {
     if (auto i = IndexOf(facts.commits, commit)) unbuildable.insert(*i);
   }
   facts.unbuildable.assign(unbuildable.begin(), unbuildable.end());
-  facts.culprit_index = IndexOf(facts.commits, Detail(record, "culprit_commit"));
-  facts.first_index = IndexOf(facts.commits, Detail(record, "first_commit"));
+  facts.culprit_index = IndexOf(facts.commits, record.Detail("culprit_commit"));
+  facts.first_index = IndexOf(facts.commits, record.Detail("first_commit"));
   if (!facts.culprit_index) {
     if (auto i = Number(doc, "culprit_index")) facts.culprit_index = static_cast<int>(*i);
   }
@@ -213,8 +208,8 @@ BisectFacts ReadBisectFacts(const Record& record) {
 }
 
 std::optional<int> StepIndex(const Record& step, int bad_index) {
-  if (auto i = Integer(Detail(step, "candidate_index"))) return i;
-  if (Detail(step, "step_kind") == "confirm" && bad_index > 0) return bad_index;
+  if (auto i = Integer(step.Detail("candidate_index"))) return i;
+  if (step.Detail("step_kind") == "confirm" && bad_index > 0) return bad_index;
   return std::nullopt;
 }
 
@@ -230,7 +225,7 @@ CalibrationSeries ReadCalibrations(const Record& record) {
     for (const json& v : doc["calibration"]["checkpoints_ms"]) {
       if (v.is_number()) checkpoints.push_back(v.get<double>());
     }
-  } else if (std::string list = Detail(record, "checkpoint_calibrations_ms"); !list.empty()) {
+  } else if (std::string list = record.Detail("checkpoint_calibrations_ms"); !list.empty()) {
     size_t start = 0;
     while (start <= list.size()) {
       size_t comma = list.find(',', start);
@@ -263,11 +258,11 @@ const Record* RecordIndex::Find(std::string_view id) const {
 
 std::vector<const Record*> RecordIndex::StepsOf(const Record& bisect) const {
   std::set<std::string_view> linked(bisect.links.begin(), bisect.links.end());
-  std::string run = Detail(bisect, "bisect_run");
+  std::string run = bisect.Detail("bisect_run");
   std::vector<const Record*> out;
   for (const Record& r : records_) {
     if (r.kind != RecordKind::kBisectStep) continue;
-    if (linked.count(r.id) || (!run.empty() && Detail(r, "bisect_run") == run)) out.push_back(&r);
+    if (linked.count(r.id) || (!run.empty() && r.Detail("bisect_run") == run)) out.push_back(&r);
   }
   return out;
 }

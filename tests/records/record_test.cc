@@ -54,6 +54,19 @@ TEST(RecordJson, AbsentFactsStayAbsent) {
   EXPECT_EQ(*parsed, r);
 }
 
+TEST(RecordJson, DetailIsTheFactReadBackOrEmpty) {
+  Record r;
+  r.id = "x";
+  r.kind = RecordKind::kBisect;
+  r.time = "2026-11-30T10:15:00Z";
+  r.details["culprit_commit"] = "0123456789abcdef";
+  auto parsed = RecordFromJson(RecordToJson(r), "x.json");
+  ASSERT_TRUE(parsed) << parsed.error().message();
+  EXPECT_EQ(parsed->Detail("culprit_commit"), "0123456789abcdef");
+  EXPECT_EQ(parsed->Detail("first_commit"), "");
+  EXPECT_EQ(parsed->details.count("first_commit"), 0u);  // asking adds nothing
+}
+
 TEST(RecordJson, FileIsValidJsonWithSchemaFirstAndOneSamplePerLine) {
   std::string json = RecordToJson(FullRecord());
   auto doc = nlohmann::ordered_json::parse(json);
