@@ -227,7 +227,9 @@ TEST_F(BisectCommand, FindsAndVerifiesTheCulpritPastAnUnbuildableCommit) {
   EXPECT_GT(search_steps, 0);
   EXPECT_EQ(out.find("[1.000, 1.000]"), std::string::npos) << out;
   for (const BisectStepLog& step : state->log) {
-    if (step.pairs > 0) EXPECT_TRUE(step.calibrated) << step.step;
+    if (step.pairs > 0) {
+      EXPECT_TRUE(step.calibrated) << step.step;
+    }
   }
   ProcessResult effects =
       Culprit({"records", "list", "--kind", "bisect-step", "--verdict", "EFFECT"});
