@@ -17,6 +17,9 @@ namespace culprit {
 namespace fs = std::filesystem;
 namespace {
 
+/// The last line of the tree stamp while Materialize is writing files.
+constexpr const char* kSwitchingLine = "switching";
+
 void EnsureLibgit2Initialized() {
   static const int initialized = git_libgit2_init();
   (void)initialized;
@@ -402,11 +405,15 @@ Status GitRepo::Materialize(std::string_view revision, const fs::path& dir) cons
   fs::create_directories(dir, ec);
   if (ec) return Error(fmt::format("cannot create {}: {}", dir.string(), ec.message()));
 
-  // The stamp lists every tree whose files may be in `dir`: one when it is
-  // clean, two while a switch is under way (so a switch that was interrupted
-  // is finished correctly by the next one).
+  // The stamp lists every tree whose files may be in `dir`. A finished
+  // checkout's stamp is its tree's id alone; while one is under way the stamp
+  // lists the trees before and the target, then kSwitchingLine, so that one a
+  // kill interrupted is finished correctly by the next. The line matters for
+  // a first checkout: its in-progress stamp names a single tree too, and
+  // without the line a file cut short by the kill would be taken as whole.
   fs::path stamp = dir / kTreeStampFile;
   std::vector<std::string> present_trees;
+  bool stamp_says_finished = false;
   if (fs::exists(stamp, ec)) {
     Result<std::string> text = ReadFile(stamp);
     if (text) {
@@ -414,13 +421,14 @@ Status GitRepo::Materialize(std::string_view revision, const fs::path& dir) cons
       for (std::string line; std::getline(lines, line);) {
         if (line.size() == GIT_OID_HEXSZ) present_trees.push_back(line);
       }
+      stamp_says_finished = present_trees.size() == 1 && *text == present_trees[0] + "\n";
     }
   }
   // Files of the trees present before, to remove those the target lacks; and
   // whether `dir` is known to hold exactly one tree, whose unchanged files need
   // no reading.
   std::map<std::string, TreeFile> old_files;
-  bool clean = present_trees.size() == 1;
+  bool clean = stamp_says_finished;
   for (const std::string& tree_id : present_trees) {
     git_oid oid;
     Result<TreeListing> listing = git_oid_fromstr(&oid, tree_id.c_str()) == 0
@@ -437,7 +445,7 @@ Status GitRepo::Materialize(std::string_view revision, const fs::path& dir) cons
   if (std::find(pending.begin(), pending.end(), commit->tree_id) == pending.end()) {
     pending.push_back(commit->tree_id);
   }
-  Status stamped = WriteFileAtomically(stamp, Join(pending, "\n") + "\n");
+  Status stamped = WriteFileAtomically(stamp, Join(pending, "\n") + "\n" + kSwitchingLine + "\n");
   if (!stamped) return stamped.error().WithContext("checking out " + commit->short_id);
 
   for (const auto& [path, file] : old_files) {

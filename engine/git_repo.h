@@ -63,7 +63,9 @@ class GitRepo : public History {
   /// directory culprit owns (never the user's working tree). A stamp file
   /// `.culprit-tree` in `dir` names the tree it holds, so switching commits
   /// only rewrites the files that differ: unchanged files keep their mtimes and
-  /// an incremental build rebuilds only what changed. Untracked files (build
+  /// an incremental build rebuilds only what changed. A checkout interrupted
+  /// at any point (culprit killed) is finished correctly by the next call: the
+  /// stamp says "switching" until every file is written. Untracked files (build
   /// outputs) are left alone unless a tracked path needs their place.
   /// Contents are written raw, without git attributes filters (no CRLF or LFS
   /// conversion). A tree with submodules is an error (not supported yet).

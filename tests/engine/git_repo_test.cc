@@ -1,5 +1,6 @@
 #include "engine/git_repo.h"
 
+#include <git2.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -216,6 +217,37 @@ TEST_F(GitRepoTest, MaterializeFinishesAnInterruptedSwitch) {
   EXPECT_FALSE(fs::exists(out / "notes/old.txt"));
   EXPECT_EQ(ReadAll(out / "main.c"), "int main() { return 2; }\n");
   EXPECT_EQ(ReadAll(out / GitRepo::kTreeStampFile), repo_->Commit(c3_)->tree_id + "\n");
+}
+
+// A first checkout killed half way (CI saw it: a kill while main.c was being
+// written left it empty, and the next checkout took the directory as whole, so
+// a good commit was remembered as unbuildable). Here the interruption is a real
+// one: a blob missing from the object store stops the checkout after the files
+// before it are written; the cut-short file is then made by hand.
+TEST_F(GitRepoTest, MaterializeFinishesAnInterruptedFirstCheckout) {
+  const std::string unique = "int last_file_of_the_tree = 1;\n";
+  std::string with_last = fixture_->Commit({{"zz.c", unique}}, {}, "Add zz.c");
+  git_oid blob;
+  ASSERT_EQ(git_odb_hash(&blob, unique.data(), unique.size(), GIT_OBJECT_BLOB), 0);
+  std::string hex = git_oid_tostr_s(&blob);
+  fs::path object = fixture_->path() / ".git/objects" / hex.substr(0, 2) / hex.substr(2);
+  fs::path hidden = dir_.path() / "hidden-object";
+  ASSERT_TRUE(fs::exists(object));
+  fs::rename(object, hidden);
+
+  fs::path out = dir_.path() / "checkout";
+  EXPECT_FALSE(repo_->Materialize(with_last, out));
+  ASSERT_EQ(ReadAll(out / "main.c"), "int main() { return 2; }\n");  // written before zz.c
+  WriteTextFile(out / "main.c", "");  // as a kill inside its write leaves it
+  EXPECT_NE(ReadAll(out / GitRepo::kTreeStampFile), repo_->Commit(with_last)->tree_id + "\n");
+
+  fs::rename(hidden, object);
+  auto reopened = GitRepo::Open(fixture_->path());
+  ASSERT_TRUE(reopened) << reopened.error().message();
+  ASSERT_TRUE(reopened->Materialize(with_last, out));
+  EXPECT_EQ(ReadAll(out / "main.c"), "int main() { return 2; }\n");
+  EXPECT_EQ(ReadAll(out / "zz.c"), unique);
+  EXPECT_EQ(ReadAll(out / GitRepo::kTreeStampFile), repo_->Commit(with_last)->tree_id + "\n");
 }
 
 TEST_F(GitRepoTest, MaterializeHandlesSymlinksAndFilesBecomingDirectories) {
