@@ -173,7 +173,9 @@ class BuildCacheTest : public ::testing::Test {
     auto build = cache.Ensure(base_);
     std::string err = ::testing::internal::GetCapturedStderr();
     EXPECT_TRUE(build) << build.error().message();
-    if (build) EXPECT_EQ(RunProgram(build->artifacts.at("prog")), "version=base\n");
+    if (build) {
+      EXPECT_EQ(RunProgram(build->artifacts.at("prog")), "version=base\n");
+    }
     return err;
   }
 
