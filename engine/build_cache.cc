@@ -199,6 +199,21 @@ class RemoveOnExit {
   fs::path path_;
 };
 
+/// What a build tool prints when a write fails with ENOSPC or EDQUOT
+/// (strerror's text in the C locale, which compilers, linkers and make print
+/// in an English locale too), when `result`'s output holds it. A tool that
+/// prints the message translated is not recognised: its failure is
+/// remembered, and `--rebuild` tries the commit again.
+std::optional<std::string_view> OutOfSpaceMessage(const ProcessResult& result) {
+  for (std::string_view message : {"No space left on device", "Disk quota exceeded"}) {
+    if (result.stderr_text.find(message) != std::string::npos ||
+        result.stdout_text.find(message) != std::string::npos) {
+      return message;
+    }
+  }
+  return std::nullopt;
+}
+
 /// Where the process group of the running build step is written down (see
 /// leftover_step.h). Both kinds of checkout are directly under scratch/.
 fs::path StepGroupFile(const fs::path& checkout) { return checkout.parent_path() / "step-group"; }
@@ -334,6 +349,13 @@ class BuildAttempt {
     LogOutput(result);
     std::string what =
         fmt::format("step {}/{} `{}` {}", index + 1, steps, command, result.Describe(spec));
+    const bool failed = (result.outcome == ProcessOutcome::kExited && result.exit_code != 0) ||
+                        result.outcome == ProcessOutcome::kSignaled;
+    if (failed) {
+      if (std::optional<std::string_view> full = OutOfSpaceMessage(result)) {
+        return OutOfSpace(what, *full);
+      }
+    }
     switch (result.outcome) {
       case ProcessOutcome::kExited:
         if (result.exit_code == 0) return {};
@@ -406,6 +428,22 @@ class BuildAttempt {
     }
     log_ << result.stderr_text;
     log_.flush();
+  }
+
+  /// Ends the attempt without remembering it: the step failed saying the disk
+  /// or a quota is full (`message`), which is the machine's fault, not the
+  /// commit's. A bisect stops on this error rather than skip a good commit.
+  Error OutOfSpace(const std::string& what, std::string_view message) {
+    log_ << fmt::format("culprit: {}: \"{}\"; not remembered as the commit's failure\n", what,
+                        message);
+    log_.close();
+    if (progress_ != nullptr) progress_->OnDone(commit_, false, Elapsed());
+    return Error(fmt::format("cannot build {}: {} and printed \"{}\"", commit_.short_id, what,
+                             message))
+        .WithHint(fmt::format(
+            "a full disk says nothing about the commit, so this attempt is not remembered; free "
+            "space where the build writes (the checkout under {}) and run again",
+            checkout_.parent_path().string()));
   }
 
   /// Ends the attempt as the commit's failure (`failure`: kFailed or

@@ -410,6 +410,28 @@ TEST_F(BuildCacheTest, AStepThatCannotStartIsNotHeldAgainstTheCommit) {
   EXPECT_EQ(cache.KnownBuildable(base_), std::nullopt);
 }
 
+TEST_F(BuildCacheTest, AStepThatRanOutOfDiskSpaceIsNotHeldAgainstTheCommit) {
+  BuildSettings settings = Settings();
+  // What GNU ld prints when the disk fills under it.
+  settings.steps = {{"sh", "-c",
+                     "echo '/usr/bin/ld: final link failed: No space left on device' >&2; "
+                     "exit 1"}};
+  BuildCache cache(*repo_, settings);
+  auto build = cache.Ensure(base_);
+  ASSERT_FALSE(build);
+  const std::string message = build.error().message();
+  EXPECT_NE(message.find("No space left on device"), std::string::npos) << message;
+  EXPECT_NE(build.error().hint().find("not remembered"), std::string::npos) << message;
+  EXPECT_EQ(cache.KnownBuildable(base_), std::nullopt);
+  EXPECT_FALSE(cache.Failure(base_));
+
+  // The same step failing for any other reason is the commit's failure.
+  settings.steps = {{"sh", "-c", "echo 'main.c:1: error: expected ;' >&2; exit 1"}};
+  BuildCache other(*repo_, settings);
+  EXPECT_FALSE(other.Ensure(base_));
+  EXPECT_EQ(other.KnownBuildable(base_), std::optional<bool>(false));
+}
+
 TEST_F(BuildCacheTest, ATimedOutStepMakesTheCommitUnbuildable) {
   BuildSettings settings = Settings();
   settings.steps = {{"sleep", "30"}};
