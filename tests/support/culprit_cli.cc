@@ -42,11 +42,13 @@ bool WaitWhileRunning(pid_t pid, const std::function<bool()>& ready, std::chrono
   return true;
 }
 
-ProcessResult RunCulprit(const std::vector<std::string>& args, const std::filesystem::path& cwd) {
+ProcessResult RunCulprit(const std::vector<std::string>& args, const std::filesystem::path& cwd,
+                         const std::map<std::string, std::string>& set_env) {
   ProcessSpec spec;
   spec.argv = {CULPRIT_EXE};
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
   spec.cwd = cwd;
+  spec.set_env = set_env;
   spec.timeout = std::chrono::minutes(2);
   return RunProcess(spec);
 }

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -15,9 +16,11 @@
 
 namespace culprit {
 
-/// Runs CULPRIT_EXE with `args` from `cwd`. The timeout only guards against a
-/// wedged test; no test asserts on time.
-ProcessResult RunCulprit(const std::vector<std::string>& args, const std::filesystem::path& cwd);
+/// Runs CULPRIT_EXE with `args` from `cwd`, the environment inherited plus
+/// `set_env`. The timeout only guards against a wedged test; no test asserts
+/// on time.
+ProcessResult RunCulprit(const std::vector<std::string>& args, const std::filesystem::path& cwd,
+                         const std::map<std::string, std::string>& set_env = {});
 
 /// Starts CULPRIT_EXE with `args` in `cwd` without waiting, its stdout and stderr written to
 /// the files `out` and `err`, for a test that signals it mid-run; its pid (0 when it could
