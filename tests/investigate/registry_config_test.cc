@@ -1,5 +1,6 @@
 #include "investigate/registry_config.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -31,7 +32,7 @@ std::string RegistryErrorOf(std::string_view rest) {
 TEST(RegistrySection, ReadsTheOrder) {
   RegistryConfig registry;
   Status status =
-      ReadConfigText(WithTestEngine(std::string(kQueries) + "[registry]\norder = [\"b\", \"a\"]\n"),
+      ReadConfigText(WithTestEngine(fmt::format("{}[registry]\norder = [\"b\", \"a\"]\n", kQueries)),
                      [&](const ConfigTable& root) { return ReadRegistry(root, &registry); });
   ASSERT_TRUE(status.ok()) << status.error().message();
   EXPECT_EQ(registry.order, (std::vector<std::string>{"b", "a"}));
@@ -49,9 +50,10 @@ TEST(RegistrySection, Errors) {
 TEST(RegistrySection, ReadsTheCommand) {
   RegistryConfig registry;
   Status status = ReadConfigText(
-      WithTestEngine(std::string(kQueries) +
-                     "[registry]\norder = [\"b\", \"a\"]\n"
-                     "command = [\"{artifact:es}\", \"registry\", \"--only\", \"{query}\"]\n"),
+      WithTestEngine(fmt::format("{}[registry]\norder = [\"b\", \"a\"]\n"
+                                 "command = [\"{{artifact:es}}\", \"registry\", \"--only\", "
+                                 "\"{{query}}\"]\n",
+                                 kQueries)),
       [&](const ConfigTable& root) { return ReadRegistry(root, &registry); });
   ASSERT_TRUE(status.ok()) << status.error().message();
   EXPECT_EQ(RegistryCommandFor(registry.command, "a"),
