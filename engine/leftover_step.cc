@@ -48,6 +48,61 @@ namespace {
 
 bool GroupExists(pid_t group) { return ::kill(-group, 0) == 0 || errno == EPERM; }
 
+/// Whether a process of `group` still runs code. A zombie member (gone,
+/// waiting for its parent to reap it, which a container's init may never do)
+/// does not count, so a wait for the group to go is not a wait for a reaper.
+bool GroupRunning(pid_t group) {
+  if (!GroupExists(group)) return false;
+  std::error_code ec;
+  fs::directory_iterator processes("/proc", ec);
+  if (ec) return true;  // no /proc to tell zombies apart: the group exists
+  for (const fs::directory_entry& entry : processes) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "stat");
+    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    // "PID (COMM) STATE PPID PGRP ...": COMM may hold spaces or ')'.
+    size_t close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream fields(stat.substr(close + 1));
+    char state = 0;
+    long long parent = 0, pgrp = 0;
+    if (!(fields >> state >> parent >> pgrp) || pgrp != group) continue;
+    if (state != 'Z' && state != 'X') return true;
+  }
+  return false;
+}
+
+/// How long a leftover step has, after SIGTERM, before SIGKILL.
+constexpr std::chrono::seconds kTermGrace(2);
+
+/// Polls until no group of `groups` runs, or `limit` passes.
+void WaitForGroups(const std::set<pid_t>& groups, std::chrono::milliseconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < deadline) {
+    bool any = false;
+    for (pid_t group : groups) any = any || GroupRunning(group);
+    if (!any) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+/// Stops whole process groups: SIGTERM first, so that a build tool deletes
+/// the file it was writing (make deletes the target of a command it was
+/// running; ninja the outputs of its running commands), which would
+/// otherwise stay cut short and newer than its source, for the next
+/// incremental build to trust; then SIGKILL for what still runs after
+/// kTermGrace. Waits until they are gone (bounded: signals are delivered
+/// asynchronously, and the caller must not share the directory with them).
+void StopGroups(const std::set<pid_t>& groups) {
+  for (pid_t group : groups) ::kill(-group, SIGTERM);
+  WaitForGroups(groups, kTermGrace);
+  for (pid_t group : groups) {
+    if (GroupRunning(group)) ::kill(-group, SIGKILL);
+  }
+  WaitForGroups(groups, std::chrono::seconds(2));
+}
+
 /// Whether `group` is still the group the record describes. A pid is not
 /// reused while a process group of that id exists, so: if the leader is
 /// alive it must have the recorded start time; if the leader is gone but the
@@ -71,17 +126,9 @@ std::optional<std::string> StopLeftoverStep(const fs::path& path) {
   if (!parsed || group <= 1) return std::nullopt;
   auto pgid = static_cast<pid_t>(group);
   if (!IsRecordedGroup(pgid, start)) return std::nullopt;
-  ::kill(-pgid, SIGKILL);
-  // SIGKILL is delivered asynchronously; wait until the group is gone so the
-  // caller does not share the directory with it even for a moment. Members
-  // that stay as zombies (a container whose init does not reap) run no code,
-  // so the wait is bounded.
-  for (int i = 0; i < 200 && GroupExists(pgid); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  StopGroups({pgid});
   return fmt::format(
-      "a build step left running by an earlier culprit (process group {}) was stopped",
-      pgid);
+      "a build step left running by an earlier culprit (process group {}) was stopped", pgid);
 }
 
 std::optional<std::string> StopMarkedSteps(const fs::path& scratch) {
@@ -102,13 +149,7 @@ std::optional<std::string> StopMarkedSteps(const fs::path& scratch) {
     if (group > 1 && group != own_group) groups.insert(group);
   }
   if (groups.empty()) return std::nullopt;
-  for (pid_t group : groups) ::kill(-group, SIGKILL);
-  for (int i = 0; i < 200; ++i) {
-    bool any = false;
-    for (pid_t group : groups) any = any || GroupExists(group);
-    if (!any) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  StopGroups(groups);
   std::string list;
   for (pid_t group : groups) list += (list.empty() ? "" : ", ") + std::to_string(group);
   return fmt::format(

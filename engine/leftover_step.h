@@ -10,11 +10,11 @@
 // not build". So each build step's process group is written beside the lock
 // while it runs, and whoever takes the lock next stops a group still running.
 
+#include <sys/types.h>
+
 #include <filesystem>
 #include <optional>
 #include <string>
-
-#include <sys/types.h>
 
 #include "base/result.h"
 
@@ -30,7 +30,9 @@ Status RecordStepGroup(const std::filesystem::path& path, pid_t group);
 void ClearStepGroup(const std::filesystem::path& path);
 
 /// If `path` names a group that is still running (the culprit that started it
-/// died), kills the whole group with SIGKILL and waits briefly for it to go.
+/// died), stops the whole group and waits briefly for it to go: SIGTERM, so
+/// that make or ninja can delete the output it was writing, then SIGKILL two
+/// seconds later for what still runs.
 /// Returns a sentence for the user saying what was stopped, or nullopt when
 /// there was nothing to stop. Removes the record either way. Call it only
 /// while holding the lock that guards the directory: then no live culprit
@@ -42,11 +44,11 @@ std::optional<std::string> StopLeftoverStep(const std::filesystem::path& path);
 /// included), even one started in the instant before RecordStepGroup wrote the group down.
 inline constexpr const char* kBuildStepMarker = "CULPRIT_BUILD_SCRATCH";
 
-/// Kills (SIGKILL, whole process groups) every process of this user whose environment holds
-/// kBuildStepMarker=`scratch`, other than culprit's own group, and waits briefly for them to
-/// go: the steps of a killed culprit that StopLeftoverStep could not know of. Returns a
-/// sentence for the user, or nullopt when there was none. Call it only while holding the
-/// lock that guards `scratch`: then no live culprit is building there.
+/// Stops (as StopLeftoverStep does, whole process groups) every process of this user whose
+/// environment holds kBuildStepMarker=`scratch`, other than culprit's own group, and waits
+/// briefly for them to go: the steps of a killed culprit that StopLeftoverStep could not know
+/// of. Returns a sentence for the user, or nullopt when there was none. Call it only while
+/// holding the lock that guards `scratch`: then no live culprit is building there.
 std::optional<std::string> StopMarkedSteps(const std::filesystem::path& scratch);
 
 /// The start time of process `pid` in clock ticks since boot (field 22 of

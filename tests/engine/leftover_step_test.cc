@@ -25,10 +25,12 @@ bool IsRunning(pid_t pid) {
 }
 
 /// A `sleep` in a process group of its own, like a build step; reaped by us.
-pid_t StartSleeperGroup() {
+/// With `ignore_term`, it ignores SIGTERM (the disposition survives exec).
+pid_t StartSleeperGroup(bool ignore_term = false) {
   pid_t pid = ::fork();
   if (pid == 0) {
     ::setpgid(0, 0);
+    if (ignore_term) ::signal(SIGTERM, SIG_IGN);
     ::execlp("sleep", "sleep", "60", static_cast<char*>(nullptr));
     ::_exit(127);
   }
@@ -42,7 +44,7 @@ TEST(ProcessStartTime, IsKnownForThisProcessAndNotForANonexistentOne) {
   EXPECT_FALSE(ProcessStartTime(5000000).has_value());
 }
 
-TEST(StopLeftoverStep, KillsTheRecordedGroupAndRemovesTheRecord) {
+TEST(StopLeftoverStep, StopsTheRecordedGroupAndRemovesTheRecord) {
   TempDir dir;
   fs::path record = dir.path() / "step-group";
   pid_t group = StartSleeperGroup();
@@ -53,8 +55,49 @@ TEST(StopLeftoverStep, KillsTheRecordedGroupAndRemovesTheRecord) {
   EXPECT_NE(stopped->find(std::to_string(group)), std::string::npos) << *stopped;
   int status = 0;
   ASSERT_EQ(::waitpid(group, &status, 0), group);
-  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  // Asked first: SIGTERM ends it.
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << status;
   EXPECT_FALSE(fs::exists(record));
+}
+
+TEST(StopLeftoverStep, AGroupThatIgnoresSigtermIsKilled) {
+  TempDir dir;
+  fs::path record = dir.path() / "step-group";
+  pid_t group = StartSleeperGroup(/*ignore_term=*/true);
+  ASSERT_GT(group, 0);
+  ASSERT_TRUE(RecordStepGroup(record, group));
+  EXPECT_TRUE(StopLeftoverStep(record).has_value());
+  int status = 0;
+  ASSERT_EQ(::waitpid(group, &status, 0), group);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << status;
+}
+
+TEST(StopLeftoverStep, MakeDeletesTheTargetItWasWritingBeforeTheNextBuild) {
+  // A step cut short leaves an output newer than its source, which the next
+  // incremental build would trust; make deletes it when asked to stop, and
+  // only SIGTERM asks.
+  TempDir dir;
+  WriteTextFile(dir.path() / "Makefile",
+                "out.o:\n\techo partial > out.o; touch started; sleep 60\n");
+  pid_t group = ::fork();
+  if (group == 0) {
+    ::setpgid(0, 0);
+    if (::chdir(dir.path().c_str()) != 0) ::_exit(126);
+    ::execlp("make", "make", "-s", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ASSERT_GT(group, 0);
+  ::setpgid(group, group);
+  for (int i = 0; i < 6000 && !fs::exists(dir.path() / "started"); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_TRUE(fs::exists(dir.path() / "out.o"));
+  fs::path record = dir.path() / "step-group";
+  ASSERT_TRUE(RecordStepGroup(record, group));
+  EXPECT_TRUE(StopLeftoverStep(record).has_value());
+  int status = 0;
+  ASSERT_EQ(::waitpid(group, &status, 0), group);
+  EXPECT_FALSE(fs::exists(dir.path() / "out.o")) << "make left its half-written target";
 }
 
 TEST(StopLeftoverStep, LeavesAProcessThatOnlySharesThePid) {
