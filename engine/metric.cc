@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -64,9 +65,52 @@ Result<double> ParseNumber(std::string_view text) {
   return value;
 }
 
+// libstdc++'s regex compiler reads the number of a back-reference (\N) and
+// the counts of a brace quantifier ({m,n}) into a long without checking for
+// overflow: undefined behaviour, found by the config fuzz target. Such a
+// number of more than nine digits (no regex a metric needs has one) is
+// returned, with what surrounds it, so that it is refused before std::regex
+// sees it; digits anywhere else are characters to match.
+std::optional<std::string_view> OverlongRegexNumber(std::string_view pattern) {
+  constexpr size_t kMaxDigits = 9;
+  auto digits_from = [&](size_t at) {
+    size_t end = at;
+    while (end < pattern.size() && std::isdigit(static_cast<unsigned char>(pattern[end]))) ++end;
+    return end;
+  };
+  bool in_class = false;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    const char c = pattern[i];
+    if (c == '\\') {
+      size_t end = digits_from(i + 1);
+      if (end - (i + 1) > kMaxDigits) return pattern.substr(i, end - i);
+      i = std::max(i + 1, end - 1);  // past the escaped character or the number
+    } else if (in_class) {
+      in_class = c != ']';
+    } else if (c == '[') {
+      in_class = true;
+    } else if (c == '{') {
+      size_t end = i + 1;
+      while (end < pattern.size() && pattern[end] != '}') {
+        size_t run = digits_from(end);
+        if (run - end > kMaxDigits) return pattern.substr(i, run - i);
+        end = run > end ? run : end + 1;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 // The regex rule: ECMAScript, at least one capture group.
 MetricRuleProblem CompileMetricRegex(const std::string& pattern, std::regex* out,
                                      std::string* detail) {
+  if (std::optional<std::string_view> number = OverlongRegexNumber(pattern)) {
+    if (detail != nullptr) {
+      *detail =
+          fmt::format("the number in '{}' is too large (at most 9 digits)", number->substr(0, 24));
+    }
+    return MetricRuleProblem::kRegexInvalid;
+  }
   try {
     std::regex regex(pattern, std::regex::ECMAScript);
     if (regex.mark_count() < 1) return MetricRuleProblem::kRegexWithoutGroup;
