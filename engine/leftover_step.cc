@@ -16,21 +16,31 @@
 namespace culprit {
 namespace fs = std::filesystem;
 
-std::optional<unsigned long long> ProcessStartTime(pid_t pid) {
+namespace {
+
+/// The fields of /proc/PID/stat from field 3 (the state) on; nullopt when
+/// there is no such process. The command name (field 2) is in parentheses and
+/// may hold spaces or ')': the fields after it start after the last ')'.
+std::optional<std::istringstream> StatFieldsAfterCommand(pid_t pid) {
   std::ifstream in(fmt::format("/proc/{}/stat", pid));
   std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  // The command name (field 2) is in parentheses and may hold spaces or ')':
-  // the fields after it start after the last ')'.
   size_t close = stat.rfind(')');
   if (close == std::string::npos) return std::nullopt;
-  std::istringstream fields(stat.substr(close + 1));
+  return std::istringstream(stat.substr(close + 1));
+}
+
+}  // namespace
+
+std::optional<unsigned long long> ProcessStartTime(pid_t pid) {
+  std::optional<std::istringstream> fields = StatFieldsAfterCommand(pid);
+  if (!fields) return std::nullopt;
   std::string field;
   // Field 3 (state) is the first after ')'; start time is field 22.
   for (int i = 3; i < 22; ++i) {
-    if (!(fields >> field)) return std::nullopt;
+    if (!(*fields >> field)) return std::nullopt;
   }
   unsigned long long start = 0;
-  if (!(fields >> start)) return std::nullopt;
+  if (!(*fields >> start)) return std::nullopt;
   return start;
 }
 
@@ -59,15 +69,12 @@ bool GroupRunning(pid_t group) {
   for (const fs::directory_entry& entry : processes) {
     const std::string name = entry.path().filename().string();
     if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(entry.path() / "stat");
-    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    // "PID (COMM) STATE PPID PGRP ...": COMM may hold spaces or ')'.
-    size_t close = stat.rfind(')');
-    if (close == std::string::npos) continue;
-    std::istringstream fields(stat.substr(close + 1));
+    std::optional<std::istringstream> fields = StatFieldsAfterCommand(std::stoi(name));
+    if (!fields) continue;
+    // Fields 3 to 5: state, parent, process group.
     char state = 0;
     long long parent = 0, pgrp = 0;
-    if (!(fields >> state >> parent >> pgrp) || pgrp != group) continue;
+    if (!(*fields >> state >> parent >> pgrp) || pgrp != group) continue;
     if (state != 'Z' && state != 'X') return true;
   }
   return false;
