@@ -1,11 +1,12 @@
 #include "base/interrupt.h"
 
-#include <csignal>
-#include <cstdlib>
-#include <ctime>
+#include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <csignal>
+#include <cstdlib>
+#include <ctime>
 
 namespace culprit {
 namespace {
@@ -13,6 +14,19 @@ namespace {
 std::atomic<bool> g_requested{false};
 std::atomic<int> g_signals{0};
 std::atomic<long long> g_first_ns{0};
+
+// The noted child groups, 0 for a free slot. The signal handler reads them,
+// so they must be lock-free atomics (async-signal-safe), not a container.
+static_assert(std::atomic<int>::is_always_lock_free);
+std::atomic<int> g_groups[kMaxNotedGroups];
+
+/// SIGKILLs every noted group. Async-signal-safe: atomic loads and kill().
+void KillNotedGroups() {
+  for (std::atomic<int>& slot : g_groups) {
+    const int group = slot.load();
+    if (group > 0) ::kill(-group, SIGKILL);
+  }
+}
 
 long long MonotonicNs() {
   timespec now{};
@@ -49,6 +63,11 @@ extern "C" void HandleInterrupt(int signal_number) {
       "culprit: quit at once; the sample that was running and any record not yet written are "
       "lost (records already written are complete)\n";
   Say(kMessage, sizeof(kMessage) - 1);
+  // The running children are in process groups of their own (so that a
+  // terminal's Ctrl-C reaches only culprit): nothing else would stop them, and
+  // one that ignores SIGTERM, or is between culprit's SIGTERM and SIGKILL,
+  // would run on after culprit is gone.
+  KillNotedGroups();
   _exit(128 + signal_number);  // async-signal-safe
 }
 
@@ -65,6 +84,22 @@ void InstallInterruptHandler() {
 }
 
 bool InterruptRequested() { return g_requested.load(); }
+
+void NoteChildGroup(int group) {
+  if (group <= 0) return;
+  for (std::atomic<int>& slot : g_groups) {
+    int free = 0;
+    if (slot.compare_exchange_strong(free, group)) return;
+  }
+}
+
+void ForgetChildGroup(int group) {
+  if (group <= 0) return;
+  for (std::atomic<int>& slot : g_groups) {
+    int noted = group;
+    if (slot.compare_exchange_strong(noted, 0)) return;
+  }
+}
 
 void SetInterruptRequested(bool requested) {
   g_requested.store(requested);

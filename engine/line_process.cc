@@ -95,11 +95,32 @@ struct LineProcess::State {
     }
   }
 
+  /// Whether the child has exited (without reaping it); `block`: wait for it.
+  bool HasExited(bool block) const {
+    siginfo_t info{};
+    int flags = WEXITED | WNOWAIT | (block ? 0 : WNOHANG);
+    int r;
+    do {
+      r = ::waitid(P_PID, static_cast<id_t>(pid), &info, flags);
+    } while (r != 0 && errno == EINTR);
+    return r != 0 || info.si_pid != 0;  // An error: not ours to wait for any more.
+  }
+
+  /// Reaps the exited child. Its group is forgotten for the quit at once
+  /// (base/interrupt.h) first, while the unreaped leader keeps its id unused.
+  void ReapExited() {
+    ForgetChildGroup(pid);
+    int status = 0;
+    pid_t r;
+    do {
+      r = ::waitpid(pid, &status, 0);
+    } while (r < 0 && errno == EINTR);
+    Reaped(status);
+  }
+
   bool TryReap() {
     if (reaped) return true;
-    int status = 0;
-    pid_t r = ::waitpid(pid, &status, WNOHANG);
-    if (r == pid) Reaped(status);
+    if (HasExited(false)) ReapExited();
     return reaped;
   }
 
@@ -107,12 +128,8 @@ struct LineProcess::State {
     if (reaped) return;
     killed_by_us = true;
     SignalGroup(pid, SIGKILL);
-    int status = 0;
-    pid_t r;
-    do {
-      r = ::waitpid(pid, &status, 0);
-    } while (r < 0 && errno == EINTR);
-    Reaped(status);
+    HasExited(true);
+    ReapExited();
   }
 
   /// Waits up to `grace` for the child to exit by itself, then SIGTERM, then SIGKILL.

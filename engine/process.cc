@@ -287,6 +287,13 @@ class ExitWatcher {
 
  private:
   void Reap() {
+    // Forget the group for a quit at once (base/interrupt.h) once the child
+    // has exited but before it is reaped: until then its id cannot be reused.
+    siginfo_t info{};
+    while (::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOWAIT) != 0 &&
+           errno == EINTR) {
+    }
+    ForgetChildGroup(pid_);
     int status = 0;
     rusage usage{};
     pid_t r;

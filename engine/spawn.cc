@@ -21,6 +21,7 @@
 #include <cstring>
 #include <system_error>
 
+#include "base/interrupt.h"
 #include "engine/orphans.h"
 #include "engine/posix_io.h"
 
@@ -186,6 +187,8 @@ Result<pid_t> Spawn(const ProcessSpec& spec, const std::string& program, int std
   // object neither waits for nor terminates the process when it is destroyed.
   child.detach();
   NoteChild(pid);
+  // For a quit at once (a third Ctrl-C), which must not leave it running.
+  NoteChildGroup(pid);
   return pid;
 }
 

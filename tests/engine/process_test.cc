@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -14,6 +15,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include "base/interrupt.h"
@@ -196,6 +198,78 @@ TEST(ProcessTest, InterruptKillsTheGroup) {
   pid_t grandchild = WaitForPid(pidfile);
   ASSERT_GT(grandchild, 0);
   EXPECT_TRUE(GoneWithin(grandchild, 10s));
+}
+
+/// Reads `fd` into `seen` until it holds `text`; false at end of file or
+/// after a generous deadline.
+bool ReadUntil(int fd, std::string& seen, std::string_view text) {
+  auto until = std::chrono::steady_clock::now() + 30s;
+  while (seen.find(text) == std::string::npos) {
+    if (std::chrono::steady_clock::now() >= until) return false;
+    pollfd entry{fd, POLLIN, 0};
+    if (::poll(&entry, 1, 100) <= 0) continue;
+    char buffer[512];
+    ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n == 0) return false;
+    if (n > 0) seen.append(buffer, n);
+  }
+  return true;
+}
+
+// A third Ctrl-C quits at once; the child culprit was running (here one that
+// ignores SIGTERM, with a grandchild that does too) goes with it. A forked copy
+// of this process plays culprit, with the real handler and a real child.
+TEST(InterruptQuitTest, ThirdCtrlCKillsTheRunningChildsGroup) {
+  TempDir dir;
+  const std::string pidfile = (dir.path() / "grandchild.pid").string();
+  int said[2], started[2];
+  ASSERT_EQ(::pipe(said), 0);
+  ASSERT_EQ(::pipe(started), 0);
+  pid_t culprit = ::fork();
+  ASSERT_GE(culprit, 0);
+  if (culprit == 0) {
+    ::dup2(said[1], STDERR_FILENO);
+    ::close(said[0]);
+    ::close(started[0]);
+    InstallInterruptHandler();
+    ProcessSpec spec = Spec({kWork, "--hang", "--pidfile", pidfile});
+    spec.on_start = [&](int group) {
+      [[maybe_unused]] auto n = ::write(started[1], &group, sizeof group);
+      // Stay here, with the child running, until the quit at once: supervision
+      // (and its own SIGTERM then SIGKILL on Ctrl-C) never starts, so only the
+      // handler can stop the child.
+      while (true) ::pause();
+    };
+    RunProcess(spec);
+    ::_exit(0);
+  }
+  ::close(said[1]);
+  ::close(started[1]);
+  int group = 0;
+  ASSERT_EQ(::read(started[0], &group, sizeof group), static_cast<ssize_t>(sizeof group));
+  ::close(started[0]);
+  ASSERT_GT(group, 0);
+  pid_t grandchild = WaitForPid(pidfile);
+  ASSERT_GT(grandchild, 0) << "the fixture did not write its grandchild's pid";
+
+  // One signal at a time, each once the handler has said it took it: signals
+  // of one kind sent together would merge into one.
+  std::string stderr_text;
+  ::kill(culprit, SIGINT);
+  EXPECT_TRUE(ReadUntil(said[0], stderr_text, "interrupted;")) << stderr_text;
+  ::kill(culprit, SIGINT);
+  EXPECT_TRUE(ReadUntil(said[0], stderr_text, "once more")) << stderr_text;
+  ::kill(culprit, SIGINT);
+  int status = 0;
+  ASSERT_EQ(::waitpid(culprit, &status, 0), culprit);
+  ::close(said[0]);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGINT) << status;
+
+  const bool leader_gone = GoneWithin(group, 30s);
+  const bool grandchild_gone = GoneWithin(grandchild, 30s);
+  if (!leader_gone || !grandchild_gone) ::kill(-group, SIGKILL);  // Leave nothing behind.
+  EXPECT_TRUE(leader_gone) << "the child " << group << " outlived culprit";
+  EXPECT_TRUE(grandchild_gone) << "the grandchild " << grandchild << " outlived culprit";
 }
 
 TEST(ProcessTest, DoesNotStartWhenAlreadyInterrupted) {
