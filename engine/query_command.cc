@@ -1,9 +1,9 @@
 #include "engine/query_command.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <iterator>
-
-#include <fmt/format.h>
 
 #include "base/strings.h"
 
@@ -30,8 +30,8 @@ Result<std::string> Substitute(std::string_view word, F&& on_placeholder) {
     }
     size_t close = word.find('}', i);
     if (close == std::string_view::npos) {
-      return Error::Usage(fmt::format("unclosed '{{' in '{}' (write '{{{{' for a literal brace)",
-                                      word));
+      return Error::Usage(
+          fmt::format("unclosed '{{' in '{}' (write '{{{{' for a literal brace)", word));
     }
     Result<std::string> value = on_placeholder(word.substr(i + 1, close - i - 1));
     if (!value) return value.error();
@@ -41,7 +41,27 @@ Result<std::string> Substitute(std::string_view word, F&& on_placeholder) {
   return out;
 }
 
+/// What `{rev}` becomes: the revision if plain, else its commit id.
+Result<std::string> RevisionText(const ArmContext& context, std::string_view word) {
+  if (context.rev.empty()) return std::string("worktree");
+  if (IsPlainRevision(context.rev)) return context.rev;
+  if (!context.commit.empty()) return context.commit;
+  // The revision itself is left out of the message: it is untrusted text.
+  return Error::Usage(fmt::format(
+      "'{{rev}}' in '{}': the revision is not a plain name ([A-Za-z0-9._/-]) and has no commit "
+      "id to stand for it",
+      word));
+}
+
 }  // namespace
+
+bool IsPlainRevision(std::string_view revision) {
+  if (revision.empty() || revision.front() == '-') return false;
+  return std::all_of(revision.begin(), revision.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '_' || c == '/' || c == '-';
+  });
+}
 
 Result<std::string> ExpandPlaceholders(std::string_view word, const ArmContext& context) {
   return Substitute(word, [&](std::string_view name) -> Result<std::string> {
@@ -57,7 +77,7 @@ Result<std::string> ExpandPlaceholders(std::string_view word, const ArmContext& 
       }
       return it->second.string();
     }
-    if (name == "rev") return context.rev.empty() ? std::string("worktree") : context.rev;
+    if (name == "rev") return RevisionText(context, word);
     if (name == "commit") {
       if (context.commit.empty()) {
         return Error::Usage(fmt::format("'{{commit}}' in '{}' needs a revision (--rev)", word));
@@ -67,8 +87,8 @@ Result<std::string> ExpandPlaceholders(std::string_view word, const ArmContext& 
     if (name == "tree") return context.tree.string();
     std::vector<std::string> known(std::begin(kPlaceholderNames), std::end(kPlaceholderNames));
     known.push_back("artifact:NAME");
-    return Error::Usage(fmt::format("unknown placeholder '{{{}}}' in '{}'{}", name, word,
-                                    DidYouMean(name, known)));
+    return Error::Usage(
+        fmt::format("unknown placeholder '{{{}}}' in '{}'{}", name, word, DidYouMean(name, known)));
   });
 }
 

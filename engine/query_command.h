@@ -1,9 +1,10 @@
 #pragma once
 
 // A query's command as configured is a template: `{artifact:NAME}` is the path
-// of artifact NAME in the arm's build, `{rev}` the revision the user gave,
-// `{commit}` its full id and `{tree}` the build's source tree. Expanding it per
-// arm is what lets one query definition measure any build.
+// of artifact NAME in the arm's build, `{rev}` the revision the user gave (or
+// its commit id, see ExpandPlaceholders), `{commit}` its full id and `{tree}`
+// the build's source tree. Expanding it per arm is what lets one query
+// definition measure any build. Values are inserted as they are, unquoted.
 
 #include <filesystem>
 #include <map>
@@ -19,13 +20,21 @@ namespace culprit {
 /// What the placeholders of one arm resolve to.
 struct ArmContext {
   std::map<std::string, std::filesystem::path> artifacts;  ///< Artifact name (file name) -> path.
-  std::string rev;                    ///< As the user wrote it; "" for the working tree.
-  std::string commit;                 ///< Full id; "" for the working tree.
-  std::filesystem::path tree;         ///< Source tree of the build (the working tree if no rev).
+  std::string rev;             ///< As given; "" for the working tree. Not trusted.
+  std::string commit;          ///< Full id; "" for the working tree.
+  std::filesystem::path tree;  ///< Source tree of the build (the working tree if no rev).
 };
+
+/// Whether `revision` is plain: only [A-Za-z0-9._/-], not empty, not starting
+/// with '-'. Such a name is safe to pass into a command, even into a shell's.
+bool IsPlainRevision(std::string_view revision);
 
 /// Expands every placeholder in `word`. Unknown placeholders and artifacts the
 /// arm does not have are usage errors naming them; `{{` and `}}` are literal braces.
+/// `{rev}` is the revision as given only when it is plain (IsPlainRevision);
+/// any other is replaced by its commit id, since a revision is text from the
+/// command line or a published table that git resolves leniently
+/// (`HEAD@{now;touch x}` names HEAD) and a command may be a shell's.
 Result<std::string> ExpandPlaceholders(std::string_view word, const ArmContext& context);
 
 /// Expands each word of a command.

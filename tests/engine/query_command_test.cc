@@ -50,6 +50,31 @@ TEST(ExpandPlaceholders, CommitNeedsARevision) {
   EXPECT_EQ(*ExpandPlaceholders("{rev}", worktree), "worktree");
 }
 
+// A revision is untrusted text (a published table's, or one git resolves
+// leniently: `HEAD@{now;touch x}` names HEAD); only a plain one reaches a
+// command, which may be a shell's.
+TEST(ExpandPlaceholders, RevIsTheCommitIdUnlessTheRevisionIsPlain) {
+  ArmContext context = Context();
+  for (const char* plain : {"v1.0", "main", "feature/x-1_2", "HEAD", "0123abc"}) {
+    context.rev = plain;
+    EXPECT_EQ(*ExpandPlaceholders("{rev}", context), plain);
+  }
+  for (const char* other :
+       {"HEAD@{now;touch pwned}", "HEAD~1", "v1^", "a b", "$(id)", "-rf", "x`y`", "a\nb", "x;y"}) {
+    context.rev = other;
+    EXPECT_EQ(*ExpandPlaceholders("--at={rev}", context), "--at=0123456789abcdef") << other;
+  }
+  context.commit.clear();
+  context.rev = "HEAD@{now;touch pwned}";
+  Result<std::string> refused = ExpandPlaceholders("{rev}", context);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().kind(), ErrorKind::kUsage);
+  EXPECT_EQ(refused.error().message().find("pwned"), std::string::npos);
+  EXPECT_TRUE(IsPlainRevision("release-1.2/rc"));
+  EXPECT_FALSE(IsPlainRevision(""));
+  EXPECT_FALSE(IsPlainRevision("-x"));
+}
+
 TEST(FindTemplateProblem, NamesTheFirstPlaceholderNoBuildCanFill) {
   using Kind = TemplateProblem::Kind;
   const std::vector<std::string> artifacts = {"es", "tool"};
