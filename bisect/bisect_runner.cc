@@ -202,6 +202,17 @@ bool BisectRunner::Session::ActiveSearchesForSpeedup() const {
 Status BisectRunner::Session::Save() {
   state_.updated = NowIsoUtc();
   if (search_) ActiveSearchJson() = search_->ToJson();
+  // The search already counts the pairs of the step in flight; until the step's record is
+  // written, the state is the only place that keeps them (BisectPendingStep).
+  state_.pending_step.reset();
+  if (!step_.empty()) {
+    state_.pending_step = BisectPendingStep{.kind = step_.kind,
+                                            .index = step_.index,
+                                            .baseline = step_.baseline,
+                                            .pairs = step_.pairs,
+                                            .d = step_.d,
+                                            .samples = step_.samples};
+  }
   Status saved = SaveBisectState(BisectStatePath(config_), state_);
   if (!saved) return saved.error().WithContext("saving the bisect state");
   return {};
@@ -527,6 +538,19 @@ Result<BisectReport> BisectRunner::Session::Continue(BisectState state) {
   }
   search_ = std::move(*search);
   seg_lo_ = lo;
+  if (state_.pending_step) {
+    // The step a killed (or stopped) process had in flight: continued if the search asks for
+    // more of it, archived with what it holds otherwise. Its host state at the start is this
+    // process's: the one it was started under is gone with that process.
+    const BisectPendingStep& p = *state_.pending_step;
+    step_.kind = p.kind;
+    step_.index = p.index;
+    step_.baseline = p.baseline;
+    step_.pairs = p.pairs;
+    step_.d = p.d;
+    step_.samples = p.samples;
+    state_.pending_step.reset();
+  }
   // The band the search was started with (a --band given to `bisect run`).
   options_.band = search_->options().band;
   reporter_.Line(fmt::format("resuming the bisect of {} commits on {}: {} steps done, {} pairs",
@@ -535,6 +559,7 @@ Result<BisectReport> BisectRunner::Session::Continue(BisectState state) {
   state_.status = BisectStatus::kRunning;
   if (!state_.segments.empty() &&
       state_.segments[state_.active_segment].outcome != SegmentOutcome::kNone) {
+    CULPRIT_TRY(FlushStep());
     return Advance();
   }
   return Search();

@@ -64,6 +64,29 @@ std::optional<SegmentOutcome> ParseSegmentOutcome(std::string_view name) {
   return ParseIn<SegmentOutcome>(kOutcomeNames, name);
 }
 
+namespace {
+
+// The samples are written as a record's are (one format for every sample culprit keeps): a
+// record of two arms that holds nothing else.
+json PendingStepToJson(const BisectPendingStep& p, const std::string& time) {
+  Record carrier;
+  carrier.id = "pending-step";
+  carrier.kind = RecordKind::kBisectStep;
+  carrier.time = time.empty() ? "-" : time;
+  carrier.arms.resize(2);
+  carrier.arms[0].name = "baseline";
+  carrier.arms[1].name = "candidate";
+  carrier.samples = p.samples;
+  return {{"kind", BisectStepKindName(p.kind)},
+          {"index", p.index},
+          {"baseline", p.baseline},
+          {"pairs", p.pairs},
+          {"d", p.d},
+          {"samples", json::parse(RecordToJson(carrier))}};
+}
+
+}  // namespace
+
 std::string BisectStateToJson(const BisectState& s) {
   json log = json::array();
   for (const BisectStepLog& step : s.log) {
@@ -128,6 +151,7 @@ std::string BisectStateToJson(const BisectState& s) {
             {"config_digest", s.config_digest},
             {"segments", segments},
             {"active_segment", s.active_segment}};
+  if (s.pending_step) j["pending_step"] = PendingStepToJson(*s.pending_step, s.updated);
   // A note or a revision may carry a Latin-1 commit subject: replaced, not thrown on.
   return ToJsonText(j, 2) + "\n";
 }
@@ -195,6 +219,26 @@ Result<BisectSegment> SegmentFromJson(const json& g, int n, std::string_view sou
   return seg;
 }
 
+// The step in flight of a range of `n` commits. Throws as above.
+Result<BisectPendingStep> PendingStepFromJson(const json& p, int n, std::string_view source) {
+  BisectPendingStep step;
+  step.kind = Require<BisectStepKind>(kStepKindNames, p, "kind");
+  step.index = p.at("index").get<int>();
+  step.baseline = p.at("baseline").get<int>();
+  step.pairs = p.at("pairs").get<int>();
+  step.d = p.at("d").get<std::vector<double>>();
+  if (step.index < 0 || step.index > n || step.baseline < 0 || step.baseline > n ||
+      step.pairs != static_cast<int>(step.d.size())) {
+    return Damaged(source, fmt::format("a step in flight of commit {} against {} with {} pairs "
+                                       "and {} values, in a range of {} commits",
+                                       step.index, step.baseline, step.pairs, step.d.size(), n));
+  }
+  Result<Record> carrier = RecordFromJson(p.at("samples").dump(), "its step in flight");
+  if (!carrier) return Damaged(source, carrier.error().message());
+  step.samples = std::move(carrier->samples);
+  return step;
+}
+
 }  // namespace
 
 Result<BisectState> BisectStateFromJson(std::string_view text, std::string_view source) {
@@ -243,6 +287,13 @@ Result<BisectState> BisectStateFromJson(std::string_view text, std::string_view 
         return Damaged(source,
                        fmt::format("active segment {} of {}", s.active_segment, s.segments.size()));
       }
+    }
+    const int n = static_cast<int>(s.commits.size()) - 1;
+    // Absent in states written before a step in flight was kept, and between steps.
+    if (j.contains("pending_step")) {
+      Result<BisectPendingStep> pending = PendingStepFromJson(j.at("pending_step"), n, source);
+      if (!pending) return pending.error();
+      s.pending_step = std::move(*pending);
     }
     return s;
   } catch (const json::exception& e) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "records/record.h"
 
 namespace culprit {
 
@@ -113,6 +114,20 @@ struct BisectSegment {
   std::string reason;
 };
 
+/// The step in flight when the state was saved: the pairs of its batches so far. The search
+/// counts them as soon as they are measured, but a step is archived as one record only when
+/// it ends; the state carries them meanwhile, so that a process killed between a save and the
+/// step's record loses none of them from the archive: a resumed bisect continues the step with
+/// them and archives them in its record.
+struct BisectPendingStep {
+  BisectStepKind kind = BisectStepKind::kMeasure;  ///< kMeasure or kVerify.
+  int index = -1;                                  ///< Commit index in the range (0 = good).
+  int baseline = 0;
+  int pairs = 0;
+  std::vector<double> d;        ///< The pairs' log ratios as measured (not sign-flipped).
+  std::vector<Sample> samples;  ///< Execution order, numbered across the step's batches.
+};
+
 struct BisectState {
   std::string schema = std::string(kBisectStateSchema);
   std::string run_id;  ///< Links this bisect's records together.
@@ -135,6 +150,7 @@ struct BisectState {
   /// confirmed (and in states written before segments existed: then the whole range).
   std::vector<BisectSegment> segments;
   int active_segment = 0;  ///< The segment whose search runs now.
+  std::optional<BisectPendingStep> pending_step;
 };
 
 std::string BisectStateToJson(const BisectState& state);

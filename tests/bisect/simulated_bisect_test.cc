@@ -6,15 +6,18 @@
 
 #include "bisect/simulated_bisect.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "base/interrupt.h"
 #include "bisect/bisect_runner.h"
 #include "bisect/bisect_state.h"
+#include "bisect/search.h"
 #include "probes/comparison.h"
 #include "probes/measure_commands.h"
 #include "probes/sitting.h"
@@ -366,6 +369,85 @@ TEST(BisectRunnerOnScriptedWorld, AnInterruptedBisectWhoseStateCannotBeSavedSays
       << e.message();
   EXPECT_NE(e.message().find("a resume continues from the last state that was"), std::string::npos)
       << e.message();
+}
+
+// Pairs of segment 0's search (the confirmation's and every step's, a verification's apart)
+// and the pairs that the bisect's linked records of each kind and commit hold.
+struct PairsHeld {
+  std::map<std::string, size_t> searched, archived;
+};
+
+PairsHeld PairsOfTheSearchAndTheArchive(const std::filesystem::path& dir) {
+  PairsHeld held;
+  const BisectSections config = SimulatedBisectConfig(dir);
+  Result<BisectState> state = LoadBisectState(BisectStatePath(config));
+  EXPECT_TRUE(state.ok()) << state.error().message();
+  if (!state) return held;
+  Result<BisectSearch> search = BisectSearch::FromJson(state->search_json);
+  EXPECT_TRUE(search.ok()) << search.error().message();
+  if (!search) return held;
+  for (const Observation& o : search->observations()) {
+    held.searched[(o.verification ? "verify " : "") + state->commits[o.commit]] += o.d.size();
+  }
+  RecordStore store(config.records.dir);
+  for (const std::string& id : state->records) {
+    Result<Record> record = store.Find(id);
+    EXPECT_TRUE(record.ok()) << "a record the bisect names is missing: " << id;
+    if (!record || record->arms.size() != 2) continue;
+    const std::string kind = record->Detail("step_kind");
+    held.archived[(kind == "verify" ? "verify " : "") + record->arms[1].commit] +=
+        KeptLogRatios(record->samples).size();
+  }
+  return held;
+}
+
+TEST(BisectRunnerOnScriptedWorld, AKillAfterASaveMidStepLosesNoPairFromTheArchive) {
+  // A noisy host, so that steps span several batches: the state is saved after each batch,
+  // the step's record is written when the step ends. A process killed between the two is
+  // stood for by a copy of the bisect's files taken at that moment (the next batch's start,
+  // when the last save holds a step in flight), resumed by a fresh runner. Every pair the
+  // resumed search counts must be in a record the bisect links: the step in flight travels
+  // in the state (BisectPendingStep) until its record is written.
+  WorldOptions options = Quiet({{0.5}}, 40);
+  options.sigma = 0.24;
+  const std::filesystem::path dir = TrialDir("kill-mid-step");
+  const BisectSections config = SimulatedBisectConfig(dir);
+  std::map<BisectStepKind, std::filesystem::path> copies;
+  // A seed whose search and verification both have a step of several batches (43 is the
+  // first from 41 on; 41, 42 and 45 have no verification that spans batches).
+  const uint64_t seed = 43;
+  SimWorld world(options, seed);
+  SimulatedEngine engine(world);
+  engine.OnPair([&](int) {
+    Result<BisectState> state = LoadBisectState(BisectStatePath(config));
+    if (!state || !state->pending_step) return;
+    const BisectStepKind kind = state->pending_step->kind;
+    if (copies.count(kind)) return;
+    copies[kind] = TrialDir(fmt::format("kill-mid-{}", BisectStepKindName(kind)));
+    std::filesystem::remove_all(copies[kind]);
+    std::filesystem::copy(dir, copies[kind], std::filesystem::copy_options::recursive);
+  });
+  QuietReporter reporter;
+  Result<BisectReport> whole = RunSimulatedBisect(engine, dir, seed, reporter);
+  ASSERT_TRUE(whole.ok()) << whole.error().message();
+  ASSERT_EQ(copies.size(), 2u);
+  for (const auto& [kind, copy] : copies) {
+    SCOPED_TRACE(fmt::format("killed mid {}", BisectStepKindName(kind)));
+    SimulatedEngine resumed_engine(world);
+    const BisectSections resumed_config = SimulatedBisectConfig(copy);
+    BisectRunner runner(resumed_config, {resumed_engine, resumed_engine, resumed_engine},
+                        /*host=*/nullptr, reporter);
+    Result<BisectReport> resumed = runner.Resume();
+    ASSERT_TRUE(resumed.ok()) << resumed.error().message();
+    EXPECT_TRUE(resumed->found) << resumed->text;
+    PairsHeld held = PairsOfTheSearchAndTheArchive(copy);
+    ASSERT_FALSE(held.searched.empty());
+    for (const auto& [commit, pairs] : held.searched) {
+      EXPECT_GE(held.archived[commit], pairs)
+          << "pairs of " << commit << " the search used but no record holds";
+    }
+    std::filesystem::remove_all(copy);
+  }
 }
 
 // Every sitting and batch of a bisect reports its pairs' progress where the reporter says,
