@@ -216,6 +216,14 @@ Result<BisectSegment> SegmentFromJson(const json& g, int n, std::string_view sou
   seg.verification_pairs = g.at("verification_pairs").get<int>();
   seg.probability = g.at("probability").get<double>();
   seg.reason = g.at("reason").get<std::string>();
+  // A verified change lies inside its segment, first..change, both past the good end; a
+  // segment without one has neither. Anything else would index past the range's commits.
+  const bool none = seg.first == -1 && seg.change == -1;
+  const bool inside = seg.lo < seg.first && seg.first <= seg.change && seg.change <= seg.hi;
+  if (!none && !inside) {
+    return Damaged(source, fmt::format("segment {}..{} names a change {}..{} outside it", seg.lo,
+                                       seg.hi, seg.first, seg.change));
+  }
   return seg;
 }
 
@@ -289,6 +297,13 @@ Result<BisectState> BisectStateFromJson(std::string_view text, std::string_view 
       }
     }
     const int n = static_cast<int>(s.commits.size()) - 1;
+    for (const BisectStepLog& l : s.log) {
+      if (l.index < 0 || l.index > n || l.baseline < 0 || l.baseline > n) {
+        return Damaged(source, fmt::format("step {} measures commit {} against {}, outside the "
+                                           "range 0..{}",
+                                           l.step, l.index, l.baseline, n));
+      }
+    }
     // Absent in states written before a step in flight was kept, and between steps.
     if (j.contains("pending_step")) {
       Result<BisectPendingStep> pending = PendingStepFromJson(j.at("pending_step"), n, source);

@@ -117,6 +117,67 @@ TEST(BisectStateJson, SegmentsRoundTrip) {
   EXPECT_NE(bad.error().message().find("segment 0..7"), std::string::npos) << bad.error().message();
 }
 
+TEST(BisectStateJson, AChangeOrAStepOutsideTheRangeIsDamagedNotTrusted) {
+  // `bisect resume` once indexed the commits with a segment's change as read (a crash).
+  BisectState s = TwoCommits();
+  s.commits.push_back(std::string(40, 'c'));
+  BisectSegment whole;
+  whole.lo = 0;
+  whole.hi = 2;
+  whole.check = SegmentCheck::kSame;
+  whole.outcome = SegmentOutcome::kChange;
+  whole.first = whole.change = 2;
+  s.segments = {whole};
+  ASSERT_TRUE(BisectStateFromJson(BisectStateToJson(s), "state.json").ok());
+  for (auto [first, change] : {std::pair{2, 99}, {0, 2}, {-5, 1}, {2, 1}, {-1, 2}}) {
+    s.segments[0].first = first;
+    s.segments[0].change = change;
+    Result<BisectState> bad = BisectStateFromJson(BisectStateToJson(s), "state.json");
+    ASSERT_FALSE(bad.ok()) << first << ".." << change;
+    EXPECT_NE(bad.error().message().find("damaged bisect state"), std::string::npos)
+        << bad.error().message();
+  }
+  s.segments[0].first = s.segments[0].change = 2;
+  BisectStepLog step;
+  step.index = 3;  // one past the bad end
+  s.log = {step};
+  Result<BisectState> bad = BisectStateFromJson(BisectStateToJson(s), "state.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message().find("outside the range 0..2"), std::string::npos)
+      << bad.error().message();
+}
+
+TEST(BisectStateJson, AStepInFlightRoundTripsAndIsCheckedAgainstTheRange) {
+  BisectState s = TwoCommits();
+  BisectPendingStep pending;
+  pending.kind = BisectStepKind::kVerify;
+  pending.index = 1;
+  pending.baseline = 0;
+  pending.pairs = 1;
+  pending.d = {0.5};
+  Sample a, b;
+  a.arm = 0;
+  a.pair = 0;
+  a.value = 10;
+  b.sequence = 1;
+  b.arm = 1;
+  b.pair = 0;
+  b.value = 16.5;
+  pending.samples = {a, b};
+  s.pending_step = pending;
+  Result<BisectState> back = BisectStateFromJson(BisectStateToJson(s), "state.json");
+  ASSERT_TRUE(back.ok()) << back.error().message();
+  ASSERT_TRUE(back->pending_step.has_value());
+  EXPECT_EQ(back->pending_step->kind, BisectStepKind::kVerify);
+  EXPECT_EQ(back->pending_step->d, pending.d);
+  EXPECT_EQ(back->pending_step->samples, pending.samples);
+  s.pending_step->index = 5;
+  EXPECT_FALSE(BisectStateFromJson(BisectStateToJson(s), "state.json").ok());
+  s.pending_step->index = 1;
+  s.pending_step->pairs = 2;  // more pairs than values
+  EXPECT_FALSE(BisectStateFromJson(BisectStateToJson(s), "state.json").ok());
+}
+
 TEST(BisectStateJson, Latin1TextIsReplacedNotThrownOn) {
   // A skip note quotes a commit subject, which real histories write in
   // Latin-1 (0xE9: é) as often as in UTF-8.
