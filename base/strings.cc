@@ -68,6 +68,82 @@ std::string TailLines(std::string_view text, size_t max_lines) {
   return out;
 }
 
+namespace {
+
+/// The length of the valid UTF-8 sequence starting at `text[0]` (1 to 4), or 0 when
+/// the bytes there are not one: overlong forms, surrogates and code points above
+/// U+10FFFF are invalid, as in RFC 3629.
+size_t Utf8SequenceLength(std::string_view text) {
+  const auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
+  const unsigned char lead = byte(0);
+  size_t length = 0;
+  unsigned char low = 0x80, high = 0xbf;  // the range allowed for the second byte
+  if (lead < 0x80) return 1;
+  if (lead >= 0xc2 && lead <= 0xdf) {
+    length = 2;
+  } else if (lead >= 0xe0 && lead <= 0xef) {
+    length = 3;
+    if (lead == 0xe0) low = 0xa0;   // overlong
+    if (lead == 0xed) high = 0x9f;  // surrogates
+  } else if (lead >= 0xf0 && lead <= 0xf4) {
+    length = 4;
+    if (lead == 0xf0) low = 0x90;   // overlong
+    if (lead == 0xf4) high = 0x8f;  // above U+10FFFF
+  } else {
+    return 0;
+  }
+  if (text.size() < length || byte(1) < low || byte(1) > high) return 0;
+  for (size_t i = 2; i < length; ++i) {
+    if (byte(i) < 0x80 || byte(i) > 0xbf) return 0;
+  }
+  return length;
+}
+
+void AppendHexEscape(std::string& out, std::string_view prefix, unsigned char byte) {
+  static const char kHex[] = "0123456789abcdef";
+  out += prefix;
+  out += kHex[byte >> 4];
+  out += kHex[byte & 0xf];
+}
+
+}  // namespace
+
+std::string EscapeControlChars(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    if (byte < 0x20 || byte == 0x7f) {
+      AppendHexEscape(out, "\\x", byte);
+      ++i;
+      continue;
+    }
+    if (byte < 0x80) {
+      out += text[i++];
+      continue;
+    }
+    const size_t length = Utf8SequenceLength(text.substr(i));
+    if (length == 0) {
+      // A byte outside valid UTF-8: 0x80-0x9f is a C1 control to an 8-bit terminal.
+      if (byte <= 0x9f) {
+        AppendHexEscape(out, "\\x", byte);
+      } else {
+        out += text[i];
+      }
+      ++i;
+      continue;
+    }
+    const auto second = static_cast<unsigned char>(text[i + 1]);
+    if (length == 2 && byte == 0xc2 && second <= 0x9f) {
+      AppendHexEscape(out, "\\u00", second);  // U+0080-U+009F: C2 followed by the code point
+    } else {
+      out.append(text.substr(i, length));
+    }
+    i += length;
+  }
+  return out;
+}
+
 std::string Join(std::span<const std::string> parts, std::string_view separator) {
   std::string out;
   for (size_t i = 0; i < parts.size(); ++i) {
@@ -87,7 +163,8 @@ std::string FormatProbability(double p) {
   int decimals = std::max(0, static_cast<int>(std::ceil(-std::log10(complement))));
   std::string text = fmt::format("{:.{}f}", p * 100, decimals);
   // Rounding may still reach 100 (99.96 at one decimal): add decimals until it does not.
-  while (text.starts_with("100") && decimals < 12) text = fmt::format("{:.{}f}", p * 100, ++decimals);
+  while (text.starts_with("100") && decimals < 12)
+    text = fmt::format("{:.{}f}", p * 100, ++decimals);
   // Trailing zeros add no information: 95.0% is 95%.
   if (text.find('.') != std::string::npos) {
     while (text.back() == '0') text.pop_back();
@@ -116,7 +193,9 @@ std::vector<std::string_view> SplitLines(std::string_view text) {
   return lines;
 }
 
-std::string FirstLine(std::string_view text) { return std::string(text.substr(0, text.find('\n'))); }
+std::string FirstLine(std::string_view text) {
+  return std::string(text.substr(0, text.find('\n')));
+}
 
 std::string ShortCommit(std::string_view id) {
   return std::string(id.substr(0, std::min(id.size(), kShortCommitLength)));

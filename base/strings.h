@@ -27,6 +27,16 @@ std::string DidYouMean(std::string_view word, std::span<const std::string> candi
 inline constexpr size_t kMaxTailBytes = 4096;
 std::string TailLines(std::string_view text, size_t max_lines);
 
+/// `text` made safe to print as one line on a terminal: every C0 control byte
+/// (0x00-0x1f, newline and tab among them) and DEL become "\xNN"; a C1 control
+/// (U+0080-U+009F, which some terminals obey as ESC + letter: U+009B is CSI)
+/// becomes "\u00NN" when it is validly UTF-8 encoded and "\xNN" when its byte
+/// stands alone outside valid UTF-8. Everything else, other invalid bytes
+/// (0xa0-0xff: a Latin-1 name) and backslashes among it, is copied unchanged,
+/// so ordinary text reads as before. For commit subjects, record fields and
+/// engine error text, which are untrusted and must not drive the terminal.
+std::string EscapeControlChars(std::string_view text);
+
 /// A probability or confidence in [0, 1] as a percentage with as many decimals
 /// as it takes not to round up to a certainty it does not have: 0.95 -> "95%",
 /// 0.99612 -> "99.6%", 1 - 3e-8 -> "99.999997%". Never "100%": within 1e-12 of 1

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "base/strings.h"
 #include "records/report.h"
 #include "records/report_facts.h"
 
@@ -13,14 +14,25 @@ namespace {
 
 constexpr size_t kWrapColumn = 96;
 
+// Every field a record holds may come from someone else's archive or history (a
+// commit subject, an engine's error text): shown with its control characters
+// escaped, so that none of it drives the terminal. Tables escape their cells;
+// lines built outside a table escape each field.
+std::string Safe(std::string_view field) { return EscapeControlChars(field); }
+
 std::string Table(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<size_t> widths;
+  std::vector<std::vector<std::string>> escaped;
   for (const auto& row : rows) {
+    escaped.emplace_back();
+    for (const std::string& cell : row) escaped.back().push_back(Safe(cell));
+  }
+  std::vector<size_t> widths;
+  for (const auto& row : escaped) {
     widths.resize(std::max(widths.size(), row.size()));
     for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
   }
   std::string out;
-  for (const auto& row : rows) {
+  for (const auto& row : escaped) {
     std::string line;
     for (size_t i = 0; i < row.size(); ++i) {
       line += row[i];
@@ -78,7 +90,7 @@ class TextReporter : public RecordReporter {
   }
 
   std::string RenderOne(const Record& r) override {
-    std::string out = fmt::format("record {}\n", r.id);
+    std::string out = fmt::format("record {}\n", Safe(r.id));
     std::vector<std::vector<std::string>> facts;
     facts.push_back({"  kind", std::string(RecordKindName(r.kind))});
     facts.push_back({"  time", r.time});
@@ -102,22 +114,23 @@ class TextReporter : public RecordReporter {
     for (size_t i = 0; i < r.arms.size(); ++i) {
       const Arm& arm = r.arms[i];
       ArmFacts f = SummarizeArm(r, static_cast<int>(i));
-      out += fmt::format("  [{}] {}{}\n", i, ArmName(r, static_cast<int>(i)),
-                         arm.label.empty() ? "" : " (" + arm.label + ")");
-      out += fmt::format("      setup     {}\n", ArmSetup(arm));
+      out += fmt::format("  [{}] {}{}\n", i, Safe(ArmName(r, static_cast<int>(i))),
+                         arm.label.empty() ? "" : " (" + Safe(arm.label) + ")");
+      out += fmt::format("      setup     {}\n", Safe(ArmSetup(arm)));
       if (!arm.commit.empty() || !arm.revision.empty()) {
         out += fmt::format("      build     commit {} tree {} revision {}\n",
-                           OrUnavailable(arm.commit), OrUnavailable(arm.tree),
-                           OrUnavailable(arm.revision));
+                           Safe(OrUnavailable(arm.commit)), Safe(OrUnavailable(arm.tree)),
+                           Safe(OrUnavailable(arm.revision)));
       }
       if (!arm.command.empty()) {
         std::string command;
         for (const std::string& word : arm.command) command += (command.empty() ? "" : " ") + word;
-        out += fmt::format("      command   {}\n", command);
+        out += fmt::format("      command   {}\n", Safe(command));
       }
       out += fmt::format("      median    {}{}  n={} ok, {} failed, {} dropped, {} warm-up\n",
                          f.median ? FormatValue(*f.median) : "n/a",
-                         r.unit.empty() ? "" : " " + r.unit, f.ok, f.failed, f.dropped, f.warmups);
+                         r.unit.empty() ? "" : " " + Safe(r.unit), f.ok, f.failed, f.dropped,
+                         f.warmups);
       if (r.samples.empty() && (arm.ok_samples > 0 || arm.failed_samples > 0)) {
         out += fmt::format("      stored    median {}, {} ok, {} failed (no raw samples kept)\n",
                            FormatValue(arm.median), arm.ok_samples, arm.failed_samples);
@@ -128,9 +141,9 @@ class TextReporter : public RecordReporter {
     std::string failures;
     for (const Sample& s : r.samples) {
       if (s.ok) continue;
-      failures += fmt::format("  #{} {}{}: {}\n", s.sequence, ArmName(r, s.arm),
+      failures += fmt::format("  #{} {}{}: {}\n", s.sequence, Safe(ArmName(r, s.arm)),
                               s.pair >= 0 ? fmt::format(" pair {}", s.pair) : "",
-                              s.failure.empty() ? "no reason recorded" : s.failure);
+                              s.failure.empty() ? "no reason recorded" : Safe(s.failure));
     }
     if (!failures.empty()) out += "\nfailed samples\n" + failures;
 
@@ -158,16 +171,18 @@ class TextReporter : public RecordReporter {
 
     if (!r.details.empty()) {
       out += "\ndetails\n";
-      for (const auto& [key, value] : r.details) out += fmt::format("  {}: {}\n", key, value);
+      for (const auto& [key, value] : r.details) {
+        out += fmt::format("  {}: {}\n", Safe(key), Safe(value));
+      }
     }
-    if (!r.details_json.empty()) out += fmt::format("\npayload\n  {}\n", r.details_json);
+    if (!r.details_json.empty()) out += fmt::format("\npayload\n  {}\n", Safe(r.details_json));
     if (!r.notes.empty()) {
       out += "\nnotes\n";
-      for (const std::string& note : r.notes) out += "  - " + note + "\n";
+      for (const std::string& note : r.notes) out += "  - " + Safe(note) + "\n";
     }
     if (!r.links.empty()) {
       out += "\nlinks\n";
-      for (const std::string& link : r.links) out += "  - " + link + "\n";
+      for (const std::string& link : r.links) out += "  - " + Safe(link) + "\n";
     }
 
     out += fmt::format(
@@ -177,7 +192,7 @@ class TextReporter : public RecordReporter {
     std::vector<std::string> tags = ArmTags(r);
     std::string line = " ";
     for (const Sample& s : r.samples) {
-      std::string token = SampleToken(s, tags);
+      std::string token = Safe(SampleToken(s, tags));
       if (line.size() + token.size() + 2 > kWrapColumn) {
         out += line + "\n";
         line = " ";

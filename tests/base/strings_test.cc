@@ -92,5 +92,36 @@ TEST(TailLines, EscapesControlBytesAndStaysShort) {
   EXPECT_EQ(tail.substr(tail.size() - 3), "END");
 }
 
+TEST(EscapeControlChars, ShowsC0AndDelAsHex) {
+  // A commit subject that would set the terminal's title and clear the screen.
+  EXPECT_EQ(EscapeControlChars("fix\x1b]0;pwned\x07\x1b[2J"), "fix\\x1b]0;pwned\\x07\\x1b[2J");
+  // One-line fields: newline, carriage return and tab are escaped too, and NUL and DEL.
+  EXPECT_EQ(EscapeControlChars(std::string("a\nb\rc\td\0e\x7f", 10)),
+            "a\\x0ab\\x0dc\\x09d\\x00e\\x7f");
+}
+
+TEST(EscapeControlChars, ShowsC1ControlsEncodedOrBare) {
+  // U+009B (CSI) validly encoded in UTF-8, and a bare 0x9b byte outside UTF-8.
+  EXPECT_EQ(EscapeControlChars("x\xc2\x9b"
+                               "31m"),
+            "x\\u009b31m");
+  EXPECT_EQ(EscapeControlChars("x\x9b"
+                               "31m"),
+            "x\\x9b31m");
+  EXPECT_EQ(EscapeControlChars("\xc2\x80\xc2\x9f"), "\\u0080\\u009f");
+}
+
+TEST(EscapeControlChars, KeepsOrdinaryTextUnchanged) {
+  EXPECT_EQ(EscapeControlChars(""), "");
+  EXPECT_EQ(EscapeControlChars("plain C:\\path [x] 100%"), "plain C:\\path [x] 100%");
+  // UTF-8 beyond the C1 range: é (U+00E9, starts C3), NBSP (U+00A0, C2 A0), €, an emoji.
+  const std::string utf8 = "caf\xc3\xa9 \xc2\xa0 \xe2\x82\xac \xf0\x9f\x98\x80";
+  EXPECT_EQ(EscapeControlChars(utf8), utf8);
+  // A Latin-1 name (é as the lone byte 0xe9) stays as it was: not a control anywhere.
+  EXPECT_EQ(EscapeControlChars("caf\xe9"), "caf\xe9");
+  // A truncated UTF-8 sequence whose continuation is a C1 byte: the bare byte is escaped.
+  EXPECT_EQ(EscapeControlChars("\xe2\x82"), "\xe2\\x82");
+}
+
 }  // namespace
 }  // namespace culprit

@@ -103,6 +103,42 @@ TEST(TextReporter, ListHasOneRowPerRecord) {
   EXPECT_EQ(MakeTextReporter()->RenderList({}), "no records\n");
 }
 
+TEST(TextReporter, FieldsFromForeignRecordsCannotDriveTheTerminal) {
+  // A record from someone else's archive whose fields carry escape sequences: a title
+  // change, a screen clear, a CSI as a C1 control, a line break that would forge a row.
+  Record r = FullRecord();
+  r.id = "id\x1b]0;owned\x07";
+  r.hypothesis = "hyp\x1b[2J";
+  r.query =
+      "q\xc2\x9b"
+      "31m";
+  r.arms[0].label = "lbl\x1b[1A";
+  r.arms[0].commit = "c\x1b[K";
+  r.samples[5].failure = "harness said \x1b[31mred\nforged line";
+  r.notes = {"note\x1b[H"};
+  r.links = {"link\x07"};
+  r.details = {{"k\x1b", "v\x1b"}};
+  r.details_json = "{\"x\":\"\xc2\x9b\"}";
+  std::vector<Record> records = {r};
+  for (const std::string& out :
+       {MakeTextReporter()->RenderOne(r), MakeTextReporter()->RenderList(records)}) {
+    EXPECT_FALSE(Contains(out, "\x1b")) << out;
+    EXPECT_FALSE(Contains(out, "\x07")) << out;
+    EXPECT_FALSE(Contains(out, "\xc2\x9b")) << out;
+    EXPECT_CONTAINS(out, "id\\x1b]0;owned\\x07");
+  }
+  std::string one = MakeTextReporter()->RenderOne(r);
+  EXPECT_CONTAINS(one, "harness said \\x1b[31mred\\x0aforged line");
+  EXPECT_CONTAINS(one, "(lbl\\x1b[1A)");
+  EXPECT_CONTAINS(one, "commit c\\x1b[K");
+  EXPECT_CONTAINS(one, "- note\\x1b[H");
+  EXPECT_CONTAINS(one, "- link\\x07");
+  EXPECT_CONTAINS(one, "k\\x1b: v\\x1b");
+  EXPECT_CONTAINS(one, "{\"x\":\"\\u009b\"}");
+  EXPECT_CONTAINS(one, "q\\u009b31m");
+  EXPECT_CONTAINS(MakeTextReporter()->RenderList(records), "hyp\\x1b[2J");
+}
+
 TEST(MarkdownReporter, TableRowHasVerdictAndRatio) {
   std::vector<Record> records = {FullRecord(), Effect()};
   std::string out = MakeMarkdownReporter()->RenderList(records);
