@@ -1,10 +1,14 @@
 #include "engine/git_repo.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <git2.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <set>
@@ -12,6 +16,7 @@
 
 #include "base/atomic_file.h"
 #include "base/strings.h"
+#include "engine/tree_path.h"
 
 namespace culprit {
 namespace fs = std::filesystem;
@@ -64,23 +69,69 @@ struct TreeFile {
 struct TreeListing {
   std::map<std::string, TreeFile> files;
   std::vector<std::string> gitlinks;
+  bool complete = true;  ///< False when unsafe entries were left out.
+};
+
+/// What git_tree_walk fills, entry by entry.
+struct TreeWalk {
+  /// Refuse the whole tree at its first unsafe entry (a tree to write); else
+  /// leave unsafe entries and what is below them out of the listing (a tree
+  /// written before, whose files are to be removed: those are never touched).
+  bool strict = true;
+  TreeListing listing;
+  std::set<std::string> paths;  ///< Every entry's path: a second one is a duplicate name.
+  std::string unsafe_path;      ///< The first unsafe entry, when strict.
+  std::string_view unsafe_reason;
 };
 
 int CollectTreeEntry(const char* root, const git_tree_entry* entry, void* payload) {
-  auto* listing = static_cast<TreeListing*>(payload);
-  std::string path = std::string(root) + git_tree_entry_name(entry);
+  auto* walk = static_cast<TreeWalk*>(payload);
+  std::string_view name = git_tree_entry_name(entry);
+  std::string path = std::string(root) + std::string(name);
+  std::optional<std::string_view> unsafe = UnsafeTreeEntryReason(name);
+  if (!unsafe && path.size() > kMaxTreePathBytes) unsafe = "a path longer than 4095 bytes";
+  if (!unsafe && path == GitRepo::kTreeStampFile) unsafe = "the name of culprit's checkout stamp";
+  // The symlink `a` and the directory `a` in one tree: written in turn, the
+  // files of the directory would go where the link points.
+  if (!unsafe && !walk->paths.insert(path).second) unsafe = "a second entry of that name";
+  if (unsafe) {
+    // In pre-order, a positive value skips the entry and, for a subtree,
+    // everything below it.
+    if (!walk->strict) {
+      walk->listing.complete = false;
+      return 1;
+    }
+    walk->unsafe_path = std::move(path);
+    walk->unsafe_reason = *unsafe;
+    return GIT_EUSER;
+  }
   switch (git_tree_entry_type(entry)) {
     case GIT_OBJECT_BLOB:
-      listing->files[path] = TreeFile{*git_tree_entry_id(entry), git_tree_entry_filemode(entry)};
+      walk->listing.files[path] =
+          TreeFile{*git_tree_entry_id(entry), git_tree_entry_filemode(entry)};
       break;
     case GIT_OBJECT_COMMIT:
-      listing->gitlinks.push_back(path);
+      walk->listing.gitlinks.push_back(path);
       break;
     default:
       break;
   }
   return 0;
 }
+
+/// Whether every directory between `dir` and `relative` is a real directory,
+/// not a symlink: only then is `dir / relative` inside `dir`.
+bool ParentsAreDirectories(const fs::path& dir, const fs::path& relative) {
+  fs::path current = dir;
+  std::error_code ec;
+  for (const fs::path& part : relative.parent_path()) {
+    current /= part;
+    if (!fs::is_directory(fs::symlink_status(current, ec))) return false;
+  }
+  return true;
+}
+
+fs::perms CheckoutMode(bool executable) { return executable ? fs::perms(0755) : fs::perms(0644); }
 
 Status MakeParentDirectories(const fs::path& dir, const fs::path& relative) {
   fs::path current = dir;
@@ -101,16 +152,30 @@ Status MakeParentDirectories(const fs::path& dir, const fs::path& relative) {
   return {};
 }
 
+/// Creates `path`, which must not exist (O_EXCL: never through a link someone
+/// put there), with mode 0644 or 0755.
 Status WriteRegularFile(const fs::path& path, std::string_view content, bool executable) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(content.data(), static_cast<std::streamsize>(content.size()));
-  out.close();
-  if (!out) return Error(fmt::format("cannot write {}", path.string()));
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                  executable ? 0777 : 0666);
+  if (fd < 0) return Error(fmt::format("cannot write {}: {}", path.string(), std::strerror(errno)));
+  while (!content.empty()) {
+    ssize_t written = ::write(fd, content.data(), content.size());
+    if (written < 0 && errno == EINTR) continue;
+    if (written <= 0) {
+      int error = written < 0 ? errno : EIO;
+      ::close(fd);
+      return Error(fmt::format("cannot write {}: {}", path.string(), std::strerror(error)));
+    }
+    content.remove_prefix(static_cast<size_t>(written));
+  }
+  if (::close(fd) != 0 && errno != EINTR) {
+    return Error(fmt::format("cannot write {}: {}", path.string(), std::strerror(errno)));
+  }
   std::error_code ec;
-  fs::permissions(path, executable ? fs::perms(0755) : fs::perms(0644), fs::perm_options::replace,
-                  ec);
-  if (ec)
+  fs::permissions(path, CheckoutMode(executable), fs::perm_options::replace, ec);
+  if (ec) {
     return Error(fmt::format("cannot set permissions of {}: {}", path.string(), ec.message()));
+  }
   return {};
 }
 
@@ -202,14 +267,31 @@ struct GitRepo::Impl {
     return TreePtr(raw);
   }
 
-  Result<TreeListing> ListTree(const git_oid& tree_id) const {
+  /// The files of a tree. `strict`: an unsafe entry (tree_path.h, a
+  /// duplicate name, a path too long) makes the whole tree an error naming
+  /// `commit` and the entry; otherwise unsafe entries are left out.
+  Result<TreeListing> ListTree(const git_oid& tree_id, bool strict,
+                               std::string_view commit = {}) const {
     Result<TreePtr> tree = LookupTree(tree_id);
-    if (!tree) return tree.error();
-    TreeListing listing;
-    if (git_tree_walk(tree->get(), GIT_TREEWALK_PRE, CollectTreeEntry, &listing) != 0) {
+    // libgit2 refuses to parse some crafted trees itself (an empty name).
+    if (!tree) {
+      return commit.empty() ? tree.error()
+                            : tree.error().WithContext(fmt::format("checking out {}", commit));
+    }
+    TreeWalk walk;
+    walk.strict = strict;
+    int rc = git_tree_walk(tree->get(), GIT_TREEWALK_PRE, CollectTreeEntry, &walk);
+    if (rc == GIT_EUSER) {
+      return Error(fmt::format("unsafe tree entry '{}' in commit {} ({}): not checked out",
+                               PrintableTreePath(walk.unsafe_path), commit, walk.unsafe_reason))
+          .WithHint(
+              "git fsck and git checkout refuse this tree too: the commit was crafted or "
+              "damaged. Leave it out of the range, or skip it");
+    }
+    if (rc != 0) {
       return Error(fmt::format("cannot list tree {}: {}", OidHex(&tree_id), LastGitError()));
     }
-    return listing;
+    return std::move(walk.listing);
   }
 
   Status WriteFile(const fs::path& dir, const std::string& relative, const TreeFile& file) const {
@@ -222,6 +304,11 @@ struct GitRepo::Impl {
     std::string_view content(static_cast<const char*>(git_blob_rawcontent(blob.get())),
                              static_cast<size_t>(git_blob_rawsize(blob.get())));
     fs::path path = dir / relative;
+    // The parents first: a symlink or a file where a parent directory goes is
+    // replaced by a directory, so that nothing below looks, removes or writes
+    // through a link (a tree's symlink `a`, or a build step's, would otherwise
+    // send the files of `a/` wherever it points).
+    CULPRIT_TRY(MakeParentDirectories(dir, relative));
     std::error_code ec;
     fs::file_status status = fs::symlink_status(path, ec);
     if (file.mode == GIT_FILEMODE_LINK) {
@@ -232,15 +319,15 @@ struct GitRepo::Impl {
       bool is_executable =
           (fs::status(path, ec).permissions() & fs::perms::owner_exec) != fs::perms::none;
       if (executable != is_executable) {
-        fs::permissions(path, executable ? fs::perms(0755) : fs::perms(0644),
-                        fs::perm_options::replace, ec);
+        fs::permissions(path, CheckoutMode(executable), fs::perm_options::replace, ec);
       }
       return {};
     }
     // A fresh inode rather than an in-place rewrite: the old file may be a
-    // running executable or read-only.
+    // running executable or read-only. `path` is checked: a safe name, under
+    // real directories inside `dir`; a directory there is an untracked one
+    // (build outputs) that a tracked file needs the place of.
     if (fs::exists(status)) fs::remove_all(path, ec);
-    CULPRIT_TRY(MakeParentDirectories(dir, relative));
     if (file.mode == GIT_FILEMODE_LINK) {
       fs::create_symlink(std::string(content), path, ec);
       if (ec)
@@ -392,7 +479,9 @@ Status GitRepo::Materialize(std::string_view revision, const fs::path& dir) cons
   if (!commit) return commit.error();
   git_oid tree_oid;
   git_oid_fromstr(&tree_oid, commit->tree_id.c_str());
-  Result<TreeListing> target = impl_->ListTree(tree_oid);
+  // Every entry is checked before anything is written: an unsafe tree is
+  // refused whole.
+  Result<TreeListing> target = impl_->ListTree(tree_oid, /*strict=*/true, commit->short_id);
   if (!target) return target.error();
   if (!target->gitlinks.empty()) {
     return Error(fmt::format("commit {} has submodules ({}); culprit cannot check out "
@@ -432,12 +521,15 @@ Status GitRepo::Materialize(std::string_view revision, const fs::path& dir) cons
   for (const std::string& tree_id : present_trees) {
     git_oid oid;
     Result<TreeListing> listing = git_oid_fromstr(&oid, tree_id.c_str()) == 0
-                                      ? impl_->ListTree(oid)
+                                      ? impl_->ListTree(oid, /*strict=*/false)
                                       : Result<TreeListing>(Error("bad stamp"));
     if (!listing) {
       clean = false;
       continue;
     }
+    // A tree an older culprit wrote with unsafe entries: what is on disk is
+    // not known, so every file is compared.
+    if (!listing->complete) clean = false;
     old_files.merge(listing->files);
   }
 
@@ -451,6 +543,9 @@ Status GitRepo::Materialize(std::string_view revision, const fs::path& dir) cons
   for (const auto& [path, file] : old_files) {
     if (target->files.contains(path)) continue;
     fs::path full = dir / path;
+    // Not through a symlink in its parents: the file is not where the tree
+    // put it, and what is there is not ours to delete.
+    if (!ParentsAreDirectories(dir, path)) continue;
     fs::file_status status = fs::symlink_status(full, ec);
     if (fs::exists(status) && !fs::is_directory(status)) {
       fs::remove(full, ec);

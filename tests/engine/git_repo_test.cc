@@ -2,11 +2,13 @@
 
 #include <git2.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "engine/process.h"
 #include "tests/support/git_fixture.h"
 #include "tests/support/temp_dir.h"
 
@@ -279,6 +281,260 @@ TEST_F(GitRepoTest, SubmodulesAreRefusedClearly) {
   EXPECT_NE(status.error().message().find("submodules (third_party/lib)"), std::string::npos)
       << status.error().message();
   EXPECT_NE(status.error().message().find("not"), std::string::npos);
+}
+
+// Trees git fsck and git checkout refuse, built with git itself (a real git
+// process: `hash-object --literally` writes any bytes as a tree, as a crafted
+// history ships them). The checkout goes four levels below the temp dir, so
+// that an entry climbing out with `..` lands in it, next to `victim/`, a
+// directory of the user's that must survive every case.
+class UnsafeTreeTest : public GitRepoTest {
+ protected:
+  struct Entry {
+    std::string mode;  // "100644", "100755", "120000", "40000"
+    std::string name;
+    std::string id;
+  };
+
+  void SetUp() override {
+    GitRepoTest::SetUp();
+    out_ = dir_.path() / "cache" / "a" / "b" / "checkout";
+    WriteTextFile(dir_.path() / "victim" / "keep.txt", "precious\n");
+  }
+
+  std::string Git(const std::vector<std::string>& args, std::optional<std::string> input = {}) {
+    ProcessSpec spec;
+    spec.argv = {"git", "-C", fixture_->path().string()};
+    spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+    spec.set_env = {{"GIT_AUTHOR_NAME", "Crafter"},
+                    {"GIT_AUTHOR_EMAIL", "crafter@example.com"},
+                    {"GIT_AUTHOR_DATE", "1700000000 +0000"},
+                    {"GIT_COMMITTER_NAME", "Crafter"},
+                    {"GIT_COMMITTER_EMAIL", "crafter@example.com"},
+                    {"GIT_COMMITTER_DATE", "1700000000 +0000"},
+                    {"GIT_CONFIG_NOSYSTEM", "1"}};
+    spec.stdin_data = std::move(input);
+    spec.timeout = std::chrono::minutes(1);
+    ProcessResult result = RunProcess(spec);
+    EXPECT_TRUE(result.ok()) << result.Describe(spec) << "\n" << result.stderr_text;
+    std::string text = result.stdout_text;
+    while (!text.empty() && text.back() == '\n') text.pop_back();
+    return text;
+  }
+
+  std::string Blob(const std::string& content) {
+    return Git({"hash-object", "-w", "--stdin"}, content);
+  }
+
+  /// A tree object holding exactly `entries`, in this order, unchecked.
+  std::string Tree(const std::vector<Entry>& entries) {
+    std::string raw;
+    for (const Entry& entry : entries) {
+      raw += entry.mode + " " + entry.name;
+      raw += '\0';
+      for (size_t i = 0; i + 1 < entry.id.size(); i += 2) {
+        raw += static_cast<char>(std::stoi(entry.id.substr(i, 2), nullptr, 16));
+      }
+    }
+    return Git({"hash-object", "-t", "tree", "--literally", "-w", "--stdin"}, raw);
+  }
+
+  std::string CommitOf(const std::string& tree) {
+    return Git({"commit-tree", tree, "-p", c1_, "-m", "Crafted tree"});
+  }
+
+  /// The commit of a tree with main.c and `entries`.
+  std::string Crafted(std::vector<Entry> entries) {
+    entries.insert(entries.begin(), {"100644", "main.c", Blob("int main() { return 7; }\n")});
+    return CommitOf(Tree(entries));
+  }
+
+  /// Checks out `commit`, which must be refused naming `entry`, with nothing
+  /// written into the checkout and nothing outside changed.
+  void ExpectRefused(const std::string& commit, const std::string& entry) {
+    SCOPED_TRACE(entry);
+    Status status = repo_->Materialize(commit, out_);
+    if (status) {
+      ADD_FAILURE() << "checked out";
+    } else {
+      const std::string& message = status.error().message();
+      EXPECT_NE(message.find("unsafe tree entry '" + entry + "'"), std::string::npos) << message;
+      EXPECT_NE(message.find(commit.substr(0, 10)), std::string::npos) << message;
+      EXPECT_NE(message.find("not checked out"), std::string::npos) << message;
+      EXPECT_FALSE(fs::exists(out_ / "main.c")) << "the tree was written in part";
+    }
+    ExpectOutsideUntouched();
+  }
+
+  /// The temp dir holds only what the test put there: the repository, the
+  /// victim and the directories down to the checkout.
+  void ExpectOutsideUntouched() {
+    EXPECT_EQ(ReadAll(dir_.path() / "victim" / "keep.txt"), "precious\n");
+    std::vector<std::string> stray;
+    for (const fs::directory_entry& entry : fs::recursive_directory_iterator(dir_.path())) {
+      fs::path relative = fs::relative(entry.path(), dir_.path());
+      std::string top = relative.begin()->string();
+      if (top == "engine" || relative.string().starts_with("cache/a/b/checkout")) continue;
+      if (relative == "victim" || relative == "victim/keep.txt" || relative == "cache" ||
+          relative == "cache/a" || relative == "cache/a/b") {
+        continue;
+      }
+      stray.push_back(relative.string());
+    }
+    EXPECT_TRUE(stray.empty()) << ::testing::PrintToString(stray);
+  }
+
+  fs::path out_;
+};
+
+TEST_F(UnsafeTreeTest, DotDotEntriesAreRefused) {
+  std::string blob = Blob("escaped\n");
+  ExpectRefused(Crafted({{"100644", "../../../escaped", blob}}), "../../../escaped");
+  // A subtree named `..`, twice: "../../escaped" without a '/' in any name.
+  std::string inner = Tree({{"100644", "escaped", blob}});
+  std::string middle = Tree({{"40000", "..", inner}});
+  ExpectRefused(Crafted({{"40000", "..", middle}}), "..");
+  ExpectRefused(Crafted({{"40000", "src", Tree({{"40000", "..", middle}})}}), "src/..");
+}
+
+TEST_F(UnsafeTreeTest, DotEntriesAreRefused) {
+  std::string inner = Tree({{"100644", "x.c", Blob("int x;\n")}});
+  ExpectRefused(Crafted({{"40000", ".", inner}}), ".");
+  ExpectRefused(Crafted({{"100644", ".", Blob("dot\n")}}), ".");
+}
+
+// A `.git` in the checkout makes it a repository whose config (core.fsmonitor,
+// hooks) git runs commands from in any build step that calls git.
+TEST_F(UnsafeTreeTest, DotGitInAnyCaseAndItsNtfsNamesAreRefused) {
+  std::string config = Tree({{"100644", "config", Blob("[core]\n\tfsmonitor = touch pwned\n")}});
+  for (std::string name : {".git", ".GIT", ".Git", "git~1", "GIT~1", ".git.", ".git ..",
+                           ".git::$INDEX_ALLOCATION", "src\\.git"}) {
+    ExpectRefused(Crafted({{"40000", name, config}}), name == "src\\.git" ? "src\\\\.git" : name);
+  }
+  // Deeper down too.
+  ExpectRefused(Crafted({{"40000", "third_party", Tree({{"40000", ".git", config}})}}),
+                "third_party/.git");
+  // Names that only look alike are files like any other.
+  std::string fine = Crafted({{"100644", ".gitignore", Blob("*.o\n")},
+                              {"100644", ".github", Blob("ci\n")},
+                              {"100644", "git~2", Blob("2\n")},
+                              {"100644", ".git-blame-ignore-revs", Blob("\n")}});
+  ASSERT_TRUE(repo_->Materialize(fine, out_));
+  EXPECT_EQ(ReadAll(out_ / ".gitignore"), "*.o\n");
+  EXPECT_EQ(ReadAll(out_ / "git~2"), "2\n");
+}
+
+TEST_F(UnsafeTreeTest, NamesWithASlashAreRefused) {
+  std::string blob = Blob("x\n");
+  ExpectRefused(Crafted({{"100644", "src/x.c", blob}}), "src/x.c");
+  ExpectRefused(Crafted({{"100644", "a/../../../../escaped", blob}}), "a/../../../../escaped");
+  // Absolute: `dir / name` would be the name alone.
+  std::string absolute = (dir_.path() / "absolute-escape").string();
+  ExpectRefused(Crafted({{"100644", absolute, blob}}), absolute);
+}
+
+// git lets hash-object write it; libgit2 refuses to parse the tree ("can't
+// parse filename"), before culprit's own check sees it: the error names the
+// commit all the same, and nothing is written.
+TEST_F(UnsafeTreeTest, AnEmptyNameIsRefused) {
+  std::string commit = Crafted({{"100644", "", Blob("no name\n")}});
+  Status status = repo_->Materialize(commit, out_);
+  ASSERT_FALSE(status) << "checked out";
+  EXPECT_NE(status.error().message().find(commit.substr(0, 10)), std::string::npos)
+      << status.error().message();
+  EXPECT_FALSE(fs::exists(out_ / "main.c"));
+  ExpectOutsideUntouched();
+}
+
+TEST_F(UnsafeTreeTest, DuplicateNamesAreRefused) {
+  ExpectRefused(Crafted({{"100644", "x.c", Blob("first\n")}, {"100644", "x.c", Blob("second\n")}}),
+                "x.c");
+  std::string inner = Tree({{"100644", "y.c", Blob("int y;\n")}});
+  ExpectRefused(Crafted({{"100644", "lib", Blob("a file\n")}, {"40000", "lib", inner}}), "lib");
+}
+
+// No `..` anywhere: the symlink `a` is written, then the directory `a`'s
+// files would go where it points, deleting what is there.
+TEST_F(UnsafeTreeTest, ASymlinkAndADirectoryOfTheSameNameAreRefused) {
+  std::string link = Blob((dir_.path() / "victim").string());
+  std::string inner = Tree({{"100644", "keep.txt", Blob("overwritten\n")}});
+  ExpectRefused(Crafted({{"120000", "a", link}, {"40000", "a", inner}}), "a");
+}
+
+// The reviewer's case: a blob named after a directory outside, which the
+// checkout removed (remove_all) to put the file in its place.
+TEST_F(UnsafeTreeTest, ABlobNamedLikeADirectoryOutsideRemovesNothing) {
+  ExpectRefused(Crafted({{"100644", "../../../../victim", Blob("replaced\n")}}),
+                "../../../../victim");
+  EXPECT_TRUE(fs::is_directory(dir_.path() / "victim"));
+}
+
+TEST_F(UnsafeTreeTest, ATreeTooDeepForAPathIsRefused) {
+  std::string name(250, 'd');
+  std::string tree = Tree({{"100644", "leaf.c", Blob("int leaf;\n")}});
+  for (int level = 0; level < 17; ++level) tree = Tree({{"40000", name, tree}});
+  Status status = repo_->Materialize(Crafted({{"40000", "deep", tree}}), out_);
+  ASSERT_FALSE(status) << "checked out";
+  EXPECT_NE(status.error().message().find("unsafe tree entry 'deep/" + name), std::string::npos)
+      << status.error().message();
+  EXPECT_NE(status.error().message().find("longer than 4095 bytes"), std::string::npos);
+  EXPECT_FALSE(fs::exists(out_ / "deep"));
+}
+
+// Switching from a checked-out commit to an unsafe one: refused before the
+// files of the first are removed, so the checkout is still the first commit.
+TEST_F(UnsafeTreeTest, ASwitchToAnUnsafeTreeLeavesThePreviousCheckout) {
+  ASSERT_TRUE(repo_->Materialize(c3_, out_));
+  std::string unsafe = CommitOf(Tree({{"100644", "README", Blob("changed\n")},
+                                      {"100644", "../../../../victim", Blob("replaced\n")}}));
+  Status status = repo_->Materialize(unsafe, out_);
+  ASSERT_FALSE(status) << "checked out";
+  EXPECT_NE(status.error().message().find("unsafe tree entry '../../../../victim'"),
+            std::string::npos)
+      << status.error().message();
+  EXPECT_EQ(ReadAll(out_ / "main.c"), "int main() { return 2; }\n");
+  EXPECT_EQ(ReadAll(out_ / "README"), "readme\n");
+  EXPECT_EQ(ReadAll(out_ / GitRepo::kTreeStampFile), repo_->Commit(c3_)->tree_id + "\n");
+  ExpectOutsideUntouched();
+  ASSERT_TRUE(repo_->Materialize(c1_, out_));  // and the next switch works as ever
+  EXPECT_EQ(ReadAll(out_ / "notes/old.txt"), "old\n");
+}
+
+// A checkout an older culprit wrote from an unsafe tree: its stamp names the
+// tree, whose files a switch removes. The unsafe entries are not among them.
+TEST_F(UnsafeTreeTest, ASwitchAwayFromAnUnsafeTreeRemovesNothingOutside) {
+  ASSERT_TRUE(repo_->Materialize(c3_, out_));
+  std::string unsafe_tree = Tree({{"100644", "main.c", Blob("int main() { return 2; }\n")},
+                                  {"100644", "stale.c", Blob("stale\n")},
+                                  {"100644", "../../../../victim/keep.txt", Blob("precious\n")}});
+  WriteTextFile(out_ / "stale.c", "stale\n");
+  WriteTextFile(out_ / GitRepo::kTreeStampFile, unsafe_tree + "\n");
+  ASSERT_TRUE(repo_->Materialize(c3_, out_));
+  EXPECT_FALSE(fs::exists(out_ / "stale.c"));  // its safe files do go
+  EXPECT_EQ(ReadAll(out_ / "main.c"), "int main() { return 2; }\n");
+  ExpectOutsideUntouched();
+}
+
+// A symlink where a tracked directory was (a build step's, say): neither the
+// removal of the old tree's files nor the writing of the new one's goes
+// through it.
+TEST_F(UnsafeTreeTest, NothingIsRemovedOrWrittenThroughASymlinkInAParent) {
+  fixture_->Switch("main");
+  std::string with_a = fixture_->Commit({{"a/keep.txt", "mine\n"}}, {}, "Add a/keep.txt");
+  std::string without_a = fixture_->Commit({}, {"a/keep.txt"}, "Remove a/keep.txt");
+  ASSERT_TRUE(repo_->Materialize(with_a, out_));
+  fs::remove_all(out_ / "a");
+  fs::create_directory_symlink(dir_.path() / "victim", out_ / "a");
+  ASSERT_TRUE(repo_->Materialize(without_a, out_));
+  ExpectOutsideUntouched();
+
+  // Back: a/keep.txt goes into a real directory `a`, not through the link.
+  fs::remove(out_ / "a");
+  fs::create_directory_symlink(dir_.path() / "victim", out_ / "a");
+  ASSERT_TRUE(repo_->Materialize(with_a, out_));
+  EXPECT_FALSE(fs::is_symlink(out_ / "a"));
+  EXPECT_EQ(ReadAll(out_ / "a" / "keep.txt"), "mine\n");
+  ExpectOutsideUntouched();
 }
 
 }  // namespace
