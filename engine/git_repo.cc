@@ -131,7 +131,28 @@ bool ParentsAreDirectories(const fs::path& dir, const fs::path& relative) {
   return true;
 }
 
-fs::perms CheckoutMode(bool executable) { return executable ? fs::perms(0755) : fs::perms(0644); }
+/// The process's umask, which file modes are created under (as git does:
+/// 0666 or 0777 less the umask). Read from /proc, which leaves it alone;
+/// umask(2) can only read it by setting it.
+mode_t ProcessUmask() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.starts_with("Umask:")) {
+      try {
+        return static_cast<mode_t>(std::stoul(line.substr(6), nullptr, 8) & 0777);
+      } catch (const std::exception&) {
+        break;
+      }
+    }
+  }
+  mode_t mask = ::umask(022);
+  ::umask(mask);
+  return mask;
+}
+
+fs::perms CheckoutMode(bool executable) {
+  return static_cast<fs::perms>((executable ? 0777 : 0666) & ~ProcessUmask());
+}
 
 Status MakeParentDirectories(const fs::path& dir, const fs::path& relative) {
   fs::path current = dir;
@@ -153,7 +174,7 @@ Status MakeParentDirectories(const fs::path& dir, const fs::path& relative) {
 }
 
 /// Creates `path`, which must not exist (O_EXCL: never through a link someone
-/// put there), with mode 0644 or 0755.
+/// put there), with mode 0666 or 0777 less the umask, as git does.
 Status WriteRegularFile(const fs::path& path, std::string_view content, bool executable) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
                   executable ? 0777 : 0666);
@@ -170,11 +191,6 @@ Status WriteRegularFile(const fs::path& path, std::string_view content, bool exe
   }
   if (::close(fd) != 0 && errno != EINTR) {
     return Error(fmt::format("cannot write {}: {}", path.string(), std::strerror(errno)));
-  }
-  std::error_code ec;
-  fs::permissions(path, CheckoutMode(executable), fs::perm_options::replace, ec);
-  if (ec) {
-    return Error(fmt::format("cannot set permissions of {}: {}", path.string(), ec.message()));
   }
   return {};
 }

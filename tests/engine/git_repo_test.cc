@@ -537,5 +537,27 @@ TEST_F(UnsafeTreeTest, NothingIsRemovedOrWrittenThroughASymlinkInAParent) {
   ExpectOutsideUntouched();
 }
 
+// Like git: files get 0666 or 0777 less the umask (item 13 of issue 26: they
+// were 0644/0755 whatever the umask, so a umask of 077 left the cache
+// readable by everyone).
+TEST_F(GitRepoTest, MaterializeCreatesFilesUnderTheUmask) {
+  mode_t saved = ::umask(027);
+  fs::path out = dir_.path() / "checkout";
+  Status first = repo_->Materialize(c0_ + "~1", out);  // run.sh not yet executable
+  Status second = first ? repo_->Materialize(c0_, out) : first;
+  fs::path fresh = dir_.path() / "fresh";
+  Status third = repo_->Materialize(c0_, fresh);
+  ::umask(saved);
+  ASSERT_TRUE(first) << first.error().message();
+  ASSERT_TRUE(second) << second.error().message();
+  ASSERT_TRUE(third) << third.error().message();
+  auto mode = [](const fs::path& path) { return fs::status(path).permissions() & fs::perms::all; };
+  EXPECT_EQ(mode(fresh / "main.c"), fs::perms(0640));
+  EXPECT_EQ(mode(fresh / "run.sh"), fs::perms(0750));
+  EXPECT_EQ(mode(fresh / "notes"), fs::perms(0750));
+  EXPECT_EQ(mode(out / "main.c"), fs::perms(0640));
+  EXPECT_EQ(mode(out / "run.sh"), fs::perms(0750));  // made executable in place
+}
+
 }  // namespace
 }  // namespace culprit
