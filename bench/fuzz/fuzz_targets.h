@@ -20,6 +20,10 @@ void RecordJson(std::string_view data);
 /// An engine's stdout through the metric extraction; the first byte picks the
 /// rule (a regex or a JSON path, as queries configure them).
 void Metric(std::string_view data);
+/// One name of a git tree entry through the checkout's check
+/// (engine/tree_path.h), which must never accept a name that leaves the
+/// directory or makes it a repository; aborts when it does.
+void TreePath(std::string_view data);
 
 struct Target {
   const char* name;  ///< Also the folder of its corpus: bench/fuzz/corpus/<name>/.
