@@ -47,6 +47,28 @@ constexpr std::string_view kAdoptedNote = "adopted: ";
 // are the tail of the compiler's output (often a caret line).
 std::string FirstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
 
+// Why `--all-parents` is refused. The search numbers a range's commits in one line and
+// verifies a commit against its neighbour in it; over every parent, that neighbour need not
+// be the commit's parent (zstd: a commit that changed .travis.yml was "verified" against a
+// commit on another branch, 55 files away).
+Error AllParentsRefused() {
+  return Error::Usage(
+             "--all-parents is not supported: a search over every parent lines commits up so "
+             "that a commit's neighbour need not be its parent, and could verify the wrong one")
+      .WithHint(
+          "culprit searches the first-parent chain; a merge it lands on is descended into: the "
+          "branch it brought in is bisected next, on its own first-parent chain");
+}
+
+// At most this many changed files are listed for a commit; the rest are counted.
+constexpr size_t kChangedFilesListed = 20;
+
+std::string ChangedFilesText(const std::vector<std::string>& files) {
+  if (files.size() <= kChangedFilesListed) return Join(files, ", ");
+  std::vector<std::string> head(files.begin(), files.begin() + kChangedFilesListed);
+  return fmt::format("{} … and {} more", Join(head, ", "), files.size() - kChangedFilesListed);
+}
+
 std::string NewRunId() {
   std::random_device entropy;
   return fmt::format("{}-{:04x}", FormatCompactUtc(std::chrono::system_clock::now()),
@@ -152,7 +174,9 @@ class BisectRunner::Session {
   Result<std::string> SearchedText(Record& record, BisectReport& report);
   /// The report of a bisect that verified at least one change.
   std::string ChangesText(Record& record, BisectReport& report, nlohmann::json& payload);
-  /// "CULPRIT <id>"/"CHANGE <id>" and what follows: one verified change.
+  /// When commit `id` is a merge that brought commits in: the branch to search next.
+  std::optional<MergeDescent> MergeBranch(const std::string& id) const;
+  /// "CULPRIT <id>"/"CHANGE <id>"/"MERGE <id>" and what follows: one verified change.
   std::string ChangeText(const BisectSegment& change, const std::string& head, Record& record,
                          bool first);
   Batch MeasureBatch(BisectStepKind kind, int index, int baseline, int pairs, bool warmup);
@@ -465,6 +489,7 @@ void BisectRunner::Session::ReportStep(const BisectStepLog& s) {
 }
 
 Result<BisectReport> BisectRunner::Session::Start(const BisectRequest& request) {
+  if (!request.first_parent) return AllParentsRefused();
   Result<std::string> good = engine_.history.Resolve(request.good);
   if (!good) return good.error().WithContext("--good");
   Result<std::string> bad = engine_.history.Resolve(request.bad);
@@ -499,6 +524,7 @@ Result<BisectReport> BisectRunner::Session::Start(const BisectRequest& request) 
   state_.bad_rev = request.bad;
   state_.query = request.query;
   state_.first_parent = request.first_parent;
+  state_.descended_from = request.descended_from;
   state_.max_pairs = request.flags.max_pairs.value_or(0);
   state_.seed = request.flags.seed.value_or(0);
   state_.config_digest = config_.digest;
@@ -513,6 +539,11 @@ Result<BisectReport> BisectRunner::Session::Start(const BisectRequest& request) 
 }
 
 Result<BisectReport> BisectRunner::Session::Continue(BisectState state) {
+  if (!state.first_parent) {
+    return AllParentsRefused().WithHint(
+        "this bisect was started with --all-parents: `culprit bisect reset`, then run it again "
+        "without");
+  }
   state_ = std::move(state);
   // The flags `run` was given, so that the resumed bisect keeps its budgets and its order.
   MeasureFlags flags;
@@ -1177,9 +1208,22 @@ std::string BisectRunner::Session::UnconfirmedText(const std::string& confirm_su
   e.confidence = unconfirmed_.confidence;
   record.estimate = e;
   std::string text = line + "\n" + confirm_summary;
-  text += tie ? "Either the host drifted since the number was taken, or the move was never what "
-                "it was said to be. The confirmation is archived as a record.\n"
-              : "Nothing is concluded either way. The confirmation is archived as a record.\n";
+  if (!state_.descended_from.empty() && tie) {
+    // The merge moved the number against its first parent, yet the branch it brought in does
+    // not move on its own: the move needs both sides.
+    text += fmt::format(
+        "The branch merge {} brought in does not move on its own: the move appears only once it "
+        "is merged (the branch and the line it was merged into together). The merge is where "
+        "it happens; no commit inside the branch is to blame alone.\n",
+        Short(state_.descended_from));
+  }
+  if (!state_.descended_from.empty() && tie) {
+    text += "The confirmation is archived as a record.\n";
+  } else {
+    text += tie ? "Either the host drifted since the number was taken, or the move was never "
+                  "what it was said to be. The confirmation is archived as a record.\n"
+                : "Nothing is concluded either way. The confirmation is archived as a record.\n";
+  }
   return text;
 }
 
@@ -1268,6 +1312,25 @@ Result<BisectReport> BisectRunner::Session::Finish(const std::string& confirm_su
   return report;
 }
 
+std::optional<MergeDescent> BisectRunner::Session::MergeBranch(const std::string& id) const {
+  Result<CommitInfo> info = engine_.history.Commit(id);
+  if (!info || info->parents.size() < 2) return std::nullopt;
+  // The second parent's own first-parent chain, down to the commit it forked from (the first
+  // one the merge's first parent also holds). Further parents of an octopus merge are left
+  // to the hint: the second is the branch a pull request or a `git merge` brings.
+  Result<std::vector<CommitInfo>> chain =
+      engine_.history.Range(info->parents[0], info->parents[1], /*first_parent=*/true);
+  if (!chain || chain->empty() || chain->front().parents.empty()) return std::nullopt;
+  Result<std::vector<CommitInfo>> brought =
+      engine_.history.Range(info->parents[0], id, /*first_parent=*/false);
+  MergeDescent descent;
+  descent.merge = id;
+  descent.good = chain->front().parents[0];
+  descent.bad = info->parents[1];
+  descent.brought_in = brought ? static_cast<int>(brought->size()) - 1 : 0;
+  return descent;
+}
+
 std::string BisectRunner::Session::ChangeText(const BisectSegment& change, const std::string& head,
                                               Record& record, bool first) {
   const std::string& id = state_.commits[change.change];
@@ -1289,7 +1352,10 @@ std::string BisectRunner::Session::ChangeText(const BisectSegment& change, const
   } else {
     text += "\n";
   }
-  if (changed) text += "  changed  " + Join(*changed, ", ") + "\n";
+  if (!state_.descended_from.empty()) {
+    text += fmt::format("  brought in by merge {}\n", Short(state_.descended_from));
+  }
+  if (changed) text += "  changed  " + ChangedFilesText(*changed) + "\n";
   Estimate e;
   e.ratio = std::exp(change.log_ratio);
   e.low = std::exp(change.log_low);
@@ -1298,15 +1364,34 @@ std::string BisectRunner::Session::ChangeText(const BisectSegment& change, const
   e.confidence = change.verify_confidence;
   // The verification is a sequential test: its interval is at the confidence of the look
   // it stopped at, not at the test's overall 95%.
+  const std::optional<MergeDescent> merge =
+      change.outcome == SegmentOutcome::kChange ? MergeBranch(id) : std::nullopt;
+  // The search runs on the first-parent chain: the commit before it in the range is its
+  // first parent, which is what it was verified against (checked, not assumed, for a merge).
   text += fmt::format(
-      "  ratio across it {} at {} confidence ({} fresh pairs against its parent {}): {}\n",
-      FormatRatio(e), FormatProbability(e.confidence), e.pairs, Short(state_.commits[parent]),
+      "  ratio across it {} at {} confidence ({} fresh pairs against its {}parent {}): {}\n",
+      FormatRatio(e), FormatProbability(e.confidence), e.pairs, merge ? "first " : "",
+      Short(state_.commits[parent]),
       change.check == SegmentCheck::kOpposite ? "EFFECT the other way from the range, verified"
                                               : "EFFECT, verified");
+  if (merge) {
+    text += fmt::format(
+        "  a merge: it brought in {} commit(s) from {}; a merge is not named as the culprit: "
+        "the commit inside it is searched on the branch {}..{}\n",
+        merge->brought_in, Short(merge->bad), Short(merge->good), Short(merge->bad));
+  }
   text += fmt::format("  probability {} (one change in {}..{})\n",
                       FormatProbability(change.probability), Short(state_.commits[change.lo]),
                       Short(state_.commits[change.hi]));
-  if (first) {
+  if (first && merge) {
+    // Not a culprit: `investigate` and `judge` read culprit_commit, and a merge is not one.
+    record.estimate = e;
+    record.details["merge_commit"] = id;
+    record.details["merge_branch_good"] = merge->good;
+    record.details["merge_branch_bad"] = merge->bad;
+    record.details["merge_brought_in"] = std::to_string(merge->brought_in);
+    if (info) record.details["merge_subject"] = info->subject;
+  } else if (first) {
     record.estimate = e;
     record.details["culprit_commit"] = id;
     record.details["first_commit"] = state_.commits[change.first];
@@ -1452,14 +1537,28 @@ std::string BisectRunner::Session::ChangesText(Record& record, BisectReport& rep
   nlohmann::json changes_json = nlohmann::json::array();
   for (size_t i = 0; i < changes.size(); ++i) {
     const BisectSegment& c = segments[changes[i]];
-    // CULPRIT (the first bad commit) only when nothing before it moves, checked.
-    const std::string head = single && first_is_first ? "CULPRIT" : "CHANGE";
+    // CULPRIT (the first bad commit) only when nothing before it moves, checked; a merge is
+    // never either: the move came in with one of the commits it brought.
+    const bool merge = c.outcome == SegmentOutcome::kChange && MergeBranch(commits[c.change]);
+    const std::string head = merge ? "MERGE" : single && first_is_first ? "CULPRIT" : "CHANGE";
     text += ChangeText(c, head, record, changes[i] == earliest_k);
     names.push_back("commit " + Short(commits[c.change]));
     ids.push_back(commits[c.change]);
     changes_json.push_back(ChangeJson(c, commits));
   }
-  if (!single && first_is_first) {
+  const std::optional<MergeDescent> merge = earliest.outcome == SegmentOutcome::kChange
+                                                ? MergeBranch(commits[earliest.change])
+                                                : std::nullopt;
+  if (merge) {
+    report.found = false;
+    report.descend = merge;
+    text += fmt::format(
+        "MERGE {}  the earliest change the way the range moved is a merge; the {} commit(s) it "
+        "brought in are searched next, on the branch's first-parent chain: culprit bisect run "
+        "--good {} --bad {} -q {}\n",
+        commits[earliest.change], merge->brought_in, Short(merge->good), Short(merge->bad),
+        query_->name);
+  } else if (!single && first_is_first) {
     const int parent = earliest.first - 1;
     const bool other_way_before = std::any_of(changes.begin(), changes.end(), [&](int k) {
       return segments[k].check == SegmentCheck::kOpposite && segments[k].change <= parent;
@@ -1476,7 +1575,7 @@ std::string BisectRunner::Session::ChangesText(Record& record, BisectReport& rep
         "{}\n",
         commits[earliest.change], changes.size(), before);
   }
-  if (!first_is_first) text += NotShownFirstLine(segments, earliest, commits);
+  if (!first_is_first && !merge) text += NotShownFirstLine(segments, earliest, commits);
 
   Decomposition d = DecomposeMove(segments, names, options_.band);
   const std::string decomposition = FormatDecomposition(d);
@@ -1510,7 +1609,7 @@ std::string BisectRunner::Session::ChangesText(Record& record, BisectReport& rep
   }
 
   record.details["changes"] = Join(ids, ",");
-  record.details["culprit_is_first"] = first_is_first ? "yes" : "no";
+  record.details["culprit_is_first"] = merge ? "merge" : first_is_first ? "yes" : "no";
   record.details["decomposition"] = decomposition;
   record.verdict_detail = single && first_is_first ? earliest.reason
                                                    : fmt::format("{} verified change(s); {}",
@@ -1539,6 +1638,35 @@ Result<FileLock> LockBisect(const BisectSections& config) {
 }
 
 Result<BisectReport> BisectRunner::Run(const BisectRequest& request) {
+  return Descend(RunOne(request), request);
+}
+
+Result<BisectReport> BisectRunner::Descend(Result<BisectReport> report, BisectRequest request) {
+  for (int depth = 0; report && report->descend && depth < kMaxMergeDescents; ++depth) {
+    const MergeDescent merge = *report->descend;
+    const std::string outer_text = report->text;
+    const std::string outer_record = report->state.result_record;
+    reporter_.Line(fmt::format(
+        "descending into merge {}: bisecting the branch it brought in, {}..{} (its first-parent "
+        "chain; the merge's own result is record {})",
+        Short(merge.merge), Short(merge.good), Short(merge.bad), outer_record));
+    request.good = merge.good;
+    request.bad = merge.bad;
+    request.confirmed_by.clear();
+    request.descended_from = merge.merge;
+    report = RunOne(request);
+    if (!report) {
+      return report.error().WithContext(
+          fmt::format("bisecting the branch merge {} brought in (the bisect that landed on the "
+                      "merge is record {})",
+                      Short(merge.merge), outer_record));
+    }
+    report->text = outer_text + "\n" + report->text;
+  }
+  return report;
+}
+
+Result<BisectReport> BisectRunner::RunOne(const BisectRequest& request) {
   std::error_code ec;
   std::filesystem::create_directories(BisectDir(config_), ec);
   Result<FileLock> lock = LockBisect(config_);
@@ -1569,8 +1697,17 @@ Result<BisectReport> BisectRunner::Resume() {
                                     state->bad_rev, state->result_record))
         .WithHint("`culprit records show " + state->result_record + "` shows its result");
   }
-  Session session(config_, engine_, host_, reporter_, std::move(*lock));
-  return session.Continue(std::move(*state));
+  // What a descent into a merge the resumed bisect lands on continues with: its query, its
+  // budget and its order (the band is the configuration's: a --band is not in the state).
+  BisectRequest request;
+  request.query = state->query;
+  if (state->max_pairs > 0) request.flags.max_pairs = state->max_pairs;
+  if (state->seed != 0) request.flags.seed = state->seed;
+  Result<BisectReport> report = [&] {
+    Session session(config_, engine_, host_, reporter_, std::move(*lock));
+    return session.Continue(std::move(*state));
+  }();
+  return Descend(std::move(report), request);
 }
 
 std::string FormatBisectStatus(const BisectState& s) {

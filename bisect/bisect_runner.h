@@ -39,6 +39,11 @@ struct BisectRequest {
   /// exactly these commits, this query and band, without overrides, and an EFFECT;
   /// otherwise the bisect says why and confirms in a sitting of its own.
   std::string confirmed_by;
+  /// Set when this bisect searches the branch a merge brought in (BisectReport::descend of
+  /// the bisect that landed on the merge): the merge's id, so that what it names is said to
+  /// have come in with that merge, and a branch that does not move on its own is said to move
+  /// only once merged.
+  std::string descended_from;
 };
 
 /// Where the bisect's state and lock live: <config dir>/.culprit/.
@@ -60,6 +65,16 @@ class BisectReporter {
   virtual SittingProgress* StartSitting(const std::string& label) { return nullptr; }
 };
 
+/// A merge the bisect landed on, and the branch it brought in: the commits reachable from
+/// the merge's second parent `bad` and not from its first, on their own first-parent chain
+/// from `good` (the commit the branch forked from). A merge is never named the culprit; the
+/// branch is what is searched next.
+struct MergeDescent {
+  std::string merge;
+  std::string good, bad;
+  int brought_in = 0;  ///< Commits the merge brought in (every parent, the merge excluded).
+};
+
 /// What a finished bisect found.
 struct BisectReport {
   SearchOutcome outcome;
@@ -67,6 +82,9 @@ struct BisectReport {
   std::string text;  ///< The final report, for stdout.
   std::filesystem::path record_path;
   bool found = false;  ///< A culprit (or range) was named and verified.
+  /// The earliest change the way the range moved is a merge: found is false, and this says
+  /// which branch to search for the commit inside it.
+  std::optional<MergeDescent> descend;
 };
 
 /// What a bisect works on: the engine's history, its builds and runs of two
@@ -86,13 +104,23 @@ class BisectRunner {
                BisectReporter& reporter);
 
   /// Starts a new bisect; an existing unfinished one is an error that says to
-  /// resume or reset it. One bisect per engine at a time (a lock file).
+  /// resume or reset it. One bisect per engine at a time (a lock file). When it lands on a
+  /// merge (BisectReport::descend), the branch the merge brought in is bisected next, as a
+  /// bisect of its own (its state replaces the finished one's; both results are archived),
+  /// and so on into nested merges, at most kMaxMergeDescents deep: the report returned is
+  /// the innermost one's, its text preceded by the outer ones'.
   Result<BisectReport> Run(const BisectRequest& request);
-  /// Continues the saved bisect where it stopped.
+  /// Continues the saved bisect where it stopped, descending as Run does.
   Result<BisectReport> Resume();
+
+  static constexpr int kMaxMergeDescents = 4;
 
  private:
   class Session;
+  Result<BisectReport> RunOne(const BisectRequest& request);
+  /// While `report` lands on a merge: bisects the branch it brought in with `request`'s
+  /// query and flags.
+  Result<BisectReport> Descend(Result<BisectReport> report, BisectRequest request);
   const BisectSections& config_;
   BisectEngine engine_;
   const HostProbe* host_;

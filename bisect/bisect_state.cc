@@ -140,6 +140,7 @@ std::string BisectStateToJson(const BisectState& s) {
             {"bad_rev", s.bad_rev},
             {"query", s.query},
             {"first_parent", s.first_parent},
+            {"descended_from", s.descended_from},
             {"max_pairs", s.max_pairs},
             {"seed", s.seed},
             {"speedup", s.speedup},
@@ -268,6 +269,8 @@ Result<BisectState> BisectStateFromJson(std::string_view text, std::string_view 
     s.bad_rev = j.at("bad_rev").get<std::string>();
     s.query = j.at("query").get<std::string>();
     s.first_parent = j.at("first_parent").get<bool>();
+    // Absent in states written before merges were descended.
+    s.descended_from = j.value("descended_from", "");
     // Absent in states written before run's flags were kept.
     s.max_pairs = j.value("max_pairs", 0);
     s.seed = j.value("seed", uint64_t{0});

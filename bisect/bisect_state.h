@@ -135,6 +135,8 @@ struct BisectState {
   std::string started, updated;
   std::string good_rev, bad_rev, query;
   bool first_parent = true;
+  /// The merge whose branch this bisect searches (BisectRequest::descended_from), or "".
+  std::string descended_from;
   /// `bisect run --max-pairs` and `--seed` (0: not given), so that a resumed bisect keeps
   /// the budgets and the order it was started with.
   int max_pairs = 0;

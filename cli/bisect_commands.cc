@@ -167,7 +167,8 @@ std::shared_ptr<void> AddInvestigationCommands(CLI::App& app, GlobalOptions& glo
                       "a record id: a `culprit compare` of --good against --bad that found the "
                       "move, used as the confirmation instead of measuring it again");
   run_cmd->add_flag("--all-parents", bisect.all_parents,
-                    "search merged side branches too (default: first parents only)");
+                    "refused, with the reason: the search runs on the first-parent chain and "
+                    "descends into a merge it lands on (docs/bisect.md, \"Merges\")");
   run_cmd->footer(
       "Exit status: 0 a change named and verified, 4 none (not reproduced, not confirmed or "
       "not placed), 1 error, 2 usage, 130 interrupted.");
