@@ -331,17 +331,11 @@ class BuildAttempt {
       }
     };
     // The last complete line the step printed, for the progress heartbeat.
-    std::string partial, last_line;
+    LastOutputLine last_line;
     spec.on_output = [&](std::string_view piece) {
       if (progress_ == nullptr) return;
-      partial.append(piece);
-      if (size_t end = partial.rfind('\n'); end != std::string::npos) {
-        size_t begin = partial.rfind('\n', end == 0 ? 0 : end - 1);
-        begin = (begin == std::string::npos || begin == end) ? 0 : begin + 1;
-        if (end > begin) last_line = partial.substr(begin, end - begin);
-        partial.erase(0, end + 1);
-      }
-      progress_->OnOutput(commit_, index + 1, steps, last_line, Elapsed());
+      last_line.Add(piece);
+      progress_->OnOutput(commit_, index + 1, steps, last_line.line(), Elapsed());
     };
     ProcessResult result = RunProcess(spec);
     ClearStepGroup(group_file);
@@ -494,6 +488,45 @@ class BuildAttempt {
 };
 
 }  // namespace
+
+namespace {
+
+/// Appends `text` to `kept`, keeping only the last LastOutputLine::kKeep bytes.
+void KeepTail(std::string& kept, std::string_view text) {
+  constexpr size_t kKeep = LastOutputLine::kKeep;
+  if (text.size() >= kKeep) {
+    kept.assign(text.substr(text.size() - kKeep));
+    return;
+  }
+  kept.append(text);
+  if (kept.size() > kKeep) kept.erase(0, kept.size() - kKeep);
+}
+
+}  // namespace
+
+void LastOutputLine::Add(std::string_view piece) {
+  constexpr std::string_view kEnds = "\r\n";
+  const size_t end = piece.find_last_of(kEnds);
+  if (end == std::string_view::npos) {
+    KeepTail(partial_, piece);
+    return;
+  }
+  // `piece` completes lines up to `end`; the last non-empty one is the line.
+  const std::string_view done = piece.substr(0, end);
+  const size_t last = done.find_last_not_of(kEnds);
+  if (last == std::string_view::npos) {
+    // Only line ends: the unfinished line, if any, was the last one.
+    if (!partial_.empty()) line_ = std::move(partial_);
+  } else if (size_t begin = done.find_last_of(kEnds, last); begin == std::string_view::npos) {
+    KeepTail(partial_, done.substr(0, last + 1));  // It finishes the unfinished line.
+    line_ = std::move(partial_);
+  } else {
+    line_.clear();
+    KeepTail(line_, done.substr(begin + 1, last - begin));
+  }
+  partial_.clear();
+  KeepTail(partial_, piece.substr(end + 1));
+}
 
 StderrBuildProgress::StderrBuildProgress(std::optional<bool> terminal)
     : terminal_(terminal.value_or(::isatty(STDERR_FILENO) == 1)) {}

@@ -120,6 +120,26 @@ class BuildProgress {
                         std::chrono::milliseconds elapsed) {}
 };
 
+/// The last complete line of output that arrives in pieces of any size, for a
+/// build step's heartbeat. Holds at most about 2 * kKeep bytes whatever the
+/// output (a step may print megabytes without a newline), and looks at each
+/// byte once. '\r' ends a line as '\n' does: a progress bar redraws its line
+/// with '\r'. A line longer than kKeep is remembered by its last kKeep bytes.
+class LastOutputLine {
+ public:
+  static constexpr size_t kKeep = 512;
+  /// Takes the next piece of output.
+  void Add(std::string_view piece);
+  /// The last complete non-empty line ("" before the first), without its end.
+  const std::string& line() const { return line_; }
+  /// Bytes held (the line and the unfinished one after it).
+  size_t held() const { return line_.size() + partial_.size(); }
+
+ private:
+  std::string line_;
+  std::string partial_;  ///< The unfinished line: its last kKeep bytes.
+};
+
 /// Prints one line per event on stderr ("culprit: building 1a2b3c4d5e (subject): step 1/2 ...").
 /// On a terminal, a running step also shows a heartbeat, rewritten in place:
 /// the elapsed time and its last line of output. In a pipe, only the events.

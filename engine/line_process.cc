@@ -40,6 +40,7 @@ struct LineProcess::State {
   Fd stdin_write;
   Fd stdout_read;
   std::string pending;  ///< stdout bytes after the last full line.
+  size_t scanned = 0;   ///< How many bytes at the start of `pending` hold no newline.
 
   Fd stderr_read;
   mutable std::mutex stderr_mutex;
@@ -204,7 +205,8 @@ Result<std::unique_ptr<LineProcess>> LineProcess::Start(const ProcessSpec& spec)
   }
 }
 
-Result<std::string> LineProcess::Request(std::string_view line, std::chrono::milliseconds timeout) {
+Result<std::string> LineProcess::Request(std::string_view line, std::chrono::milliseconds timeout,
+                                         size_t max_reply) {
   State& s = *state_;
   if (line.find('\n') != std::string_view::npos) {
     return Error::Usage(fmt::format("a harness request cannot contain a newline: '{}'", line));
@@ -223,14 +225,22 @@ Result<std::string> LineProcess::Request(std::string_view line, std::chrono::mil
     return error;
   };
   while (true) {
-    if (offset == data.size()) {
-      size_t newline = s.pending.find('\n');
-      if (newline != std::string::npos) {
-        std::string reply = s.pending.substr(0, newline);
-        s.pending.erase(0, newline + 1);
-        if (!reply.empty() && reply.back() == '\r') reply.pop_back();
-        return reply;
-      }
+    // Only the bytes not yet looked at are searched, so that a long line
+    // arriving in many pieces costs linear time, not quadratic.
+    const size_t newline = s.pending.find('\n', s.scanned);
+    s.scanned = newline == std::string::npos ? s.pending.size() : newline;
+    if (s.scanned > max_reply) {
+      return give_up(Error(fmt::format(
+          "harness reply longer than {} bytes (to '{}'): a harness answers with one short line; "
+          "it was killed",
+          max_reply, line)));
+    }
+    if (offset == data.size() && newline != std::string::npos) {
+      std::string reply = s.pending.substr(0, newline);
+      s.pending.erase(0, newline + 1);
+      s.scanned = 0;
+      if (!reply.empty() && reply.back() == '\r') reply.pop_back();
+      return reply;
     }
     pollfd fds[2];
     int count = 0;

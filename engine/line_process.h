@@ -3,6 +3,7 @@
 // A long-lived child spoken to line by line (the in-process harness protocol).
 
 #include <chrono>
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -11,6 +12,11 @@
 #include "engine/process.h"
 
 namespace culprit {
+
+/// The longest reply line a LineProcess accepts by default: a harness answers
+/// "ms V1 ... VN" (about 20 bytes a value), far below this; a longer line is a
+/// broken harness, and culprit must not hold an unbounded line in memory.
+inline constexpr size_t kMaxReplyLine = 16 << 20;
 
 /// A long-lived child spoken to line by line over its stdin/stdout (the
 /// in-process harness protocol). Started like RunProcess (argv, environment,
@@ -27,8 +33,11 @@ class LineProcess {
   /// Errors: the line contains a newline (usage); the child has exited (the
   /// message says how, with the tail of its stderr); no full reply within
   /// `timeout` or Ctrl-C: the child's group is killed, since the conversation
-  /// is no longer in step, and every later request fails.
-  Result<std::string> Request(std::string_view line, std::chrono::milliseconds timeout);
+  /// is no longer in step, and every later request fails; a reply line longer
+  /// than `max_reply` bytes ("harness reply longer than N bytes"): the child is
+  /// killed likewise, having held at most about max_reply bytes of it.
+  Result<std::string> Request(std::string_view line, std::chrono::milliseconds timeout,
+                              size_t max_reply = kMaxReplyLine);
 
   /// Sends "quit", closes stdin and waits up to `grace` for the child to exit;
   /// then kills its group. Ok only if it exited with status 0 by itself.

@@ -682,5 +682,28 @@ TEST(LineProcessTest, RejectsNewlinesAndBadPrograms) {
   EXPECT_NE(bad.error().message().find("was not found in PATH"), std::string::npos);
 }
 
+// A reply line has a cap: a harness that never ends its line (or sends
+// hundreds of megabytes) is broken, and culprit holds about the cap, no more.
+TEST(LineProcessTest, AReplyLongerThanTheCapIsABrokenHarness) {
+  // Two replies: one of exactly 1000 bytes, then one of 200000 with no newline
+  // until its end.
+  auto harness =
+      LineProcess::Start(Spec({"sh", "-c",
+                               "read a; head -c 1000 /dev/zero | tr '\\0' x; echo; "
+                               "read b; head -c 200000 /dev/zero | tr '\\0' y; echo; sleep 60"}));
+  ASSERT_TRUE(harness.ok()) << harness.error().message();
+  auto at_cap = (*harness)->Request("first", 30s, 1000);
+  ASSERT_TRUE(at_cap.ok()) << at_cap.error().message();
+  EXPECT_EQ(*at_cap, std::string(1000, 'x'));
+  auto over = (*harness)->Request("second", 30s, 1000);
+  ASSERT_FALSE(over.ok());
+  EXPECT_NE(over.error().message().find("harness reply longer than 1000 bytes (to 'second')"),
+            std::string::npos)
+      << over.error().message();
+  EXPECT_FALSE((*harness)->running());
+  // The conversation is over: later requests fail at once.
+  EXPECT_FALSE((*harness)->Request("third", 30s, 1000).ok());
+}
+
 }  // namespace
 }  // namespace culprit
