@@ -89,6 +89,7 @@ int CollectTreeEntry(const char* root, const git_tree_entry* entry, void* payloa
   std::string_view name = git_tree_entry_name(entry);
   std::string path = std::string(root) + std::string(name);
   std::optional<std::string_view> unsafe = UnsafeTreeEntryReason(name);
+  static_assert(kMaxTreePathBytes == 4095, "the reason below says 4095");
   if (!unsafe && path.size() > kMaxTreePathBytes) unsafe = "a path longer than 4095 bytes";
   if (!unsafe && path == GitRepo::kTreeStampFile) unsafe = "the name of culprit's checkout stamp";
   // The symlink `a` and the directory `a` in one tree: written in turn, the
@@ -301,8 +302,8 @@ struct GitRepo::Impl {
       return Error(fmt::format("unsafe tree entry '{}' in commit {} ({}): not checked out",
                                PrintableTreePath(walk.unsafe_path), commit, walk.unsafe_reason))
           .WithHint(
-              "git fsck and git checkout refuse this tree too: the commit was crafted or "
-              "damaged. Leave it out of the range, or skip it");
+              "git fsck and git checkout refuse this tree too: the commit was crafted or is "
+              "damaged; choose a range without it");
     }
     if (rc != 0) {
       return Error(fmt::format("cannot list tree {}: {}", OidHex(&tree_id), LastGitError()));

@@ -453,6 +453,18 @@ TEST_F(UnsafeTreeTest, DuplicateNamesAreRefused) {
   ExpectRefused(Crafted({{"100644", "lib", Blob("a file\n")}, {"40000", "lib", inner}}), "lib");
 }
 
+// culprit's stamp names the trees whose files it may remove: a tree cannot
+// write it.
+TEST_F(UnsafeTreeTest, TheStampFileIsNotATreeEntry) {
+  ExpectRefused(Crafted({{"100644", GitRepo::kTreeStampFile, Blob("0123\n")}}),
+                GitRepo::kTreeStampFile);
+  // Below the root it is a file like any other.
+  std::string fine = Crafted(
+      {{"40000", "sub", Tree({{"100644", GitRepo::kTreeStampFile, Blob("just a file\n")}})}});
+  ASSERT_TRUE(repo_->Materialize(fine, out_));
+  EXPECT_EQ(ReadAll(out_ / "sub" / GitRepo::kTreeStampFile), "just a file\n");
+}
+
 // No `..` anywhere: the symlink `a` is written, then the directory `a`'s
 // files would go where it points, deleting what is there.
 TEST_F(UnsafeTreeTest, ASymlinkAndADirectoryOfTheSameNameAreRefused) {
