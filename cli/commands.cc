@@ -8,11 +8,15 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "base/strings.h"
 #include "base/atomic_file.h"
 #include "base/interrupt.h"
+#include "base/json_text.h"
 #include "cli/starter_config.h"
 #include "cli/terminal_progress.h"
+#include "probes/calibration.h"
 #include "probes/engine_builds.h"
 #include "probes/host.h"
 #include "probes/summary.h"
@@ -178,10 +182,33 @@ Result<int> CommandHost(bool json) {
   HostIdentity identity = probe->Identity();
   HostState snapshot = probe->Snapshot(/*calibrate=*/true);
   std::vector<std::string> warnings = HostWarnings(identity, snapshot);
+  // One busy loop against two at once: what the cores give, not what they are called. Two
+  // are enough to tell a host whose second core is its own from one that time-shares it.
+  std::optional<ParallelismCheck> parallelism;
+  if (identity.logical_cores >= 2) parallelism = MeasureParallelism(2);
+  if (parallelism && ParallelismIsShort(*parallelism)) {
+    warnings.push_back(DescribeParallelism(*parallelism));
+  }
   if (json) {
-    fmt::print("{}\n", HostToJson(identity, snapshot, warnings));
+    nlohmann::json doc = nlohmann::json::parse(HostToJson(identity, snapshot, warnings));
+    doc["parallelism"] = nullptr;
+    if (parallelism) {
+      doc["parallelism"] = {{"threads", parallelism->threads},
+                            {"single_ms", parallelism->single_ms},
+                            {"parallel_ms", parallelism->parallel_ms},
+                            {"effective", parallelism->effective}};
+    }
+    fmt::print("{}\n", ToJsonText(doc, 2));
   } else {
     fmt::print("{}", FormatHostReport(identity, snapshot, warnings));
+    // The figures; the advice, when there is some, is among the warnings above.
+    fmt::print("parallelism: {}\n",
+               parallelism ? fmt::format("effective {:.2f} of {} threads (one busy loop {:.1f} ms "
+                                         "a pass, {} at once {:.1f} ms)",
+                                         parallelism->effective, parallelism->threads,
+                                         parallelism->single_ms, parallelism->threads,
+                                         parallelism->parallel_ms)
+                           : std::string("unavailable (one core: nothing to compare)"));
   }
   return 0;
 }

@@ -33,6 +33,12 @@ void TerminalProgress::OnProgress(int done, int target, std::optional<double> ra
 
 void TerminalProgress::OnPhase(const std::string& phase) { Show(phase); }
 
+void TerminalProgress::OnWarning(const std::string& warning) {
+  Finish();  // the live line, if any, is cleared first and comes back with the next update
+  fmt::print(stderr, "culprit: warning: {}\n", warning);
+  std::fflush(stderr);
+}
+
 void TerminalProgress::Restart(std::string label) {
   Finish();
   label_ = std::move(label);

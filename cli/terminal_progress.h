@@ -18,6 +18,8 @@ class TerminalProgress : public SittingProgress {
 
   void OnProgress(int done, int target, std::optional<double> ratio) override;
   void OnPhase(const std::string& phase) override;
+  /// Printed whether or not stderr is a terminal: a warning is not progress.
+  void OnWarning(const std::string& warning) override;
 
   /// Clears the progress line (before printing results).
   void Finish();

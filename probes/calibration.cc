@@ -6,6 +6,8 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <thread>
+#include <vector>
 
 #include "records/report_facts.h"
 #include "probes/statistics.h"
@@ -60,6 +62,45 @@ CalibrationRun RunCalibration(int repetitions) {
 }
 
 double RunCalibrationLoop(int repetitions) { return RunCalibration(repetitions).median_ms; }
+
+ParallelismCheck MeasureParallelism(int threads, int repetitions) {
+  ParallelismCheck check;
+  check.threads = std::max(2, threads);
+  check.single_ms = RunCalibration(repetitions).median_ms;
+  std::vector<CalibrationRun> runs(check.threads);
+  {
+    std::vector<std::jthread> workers;
+    for (CalibrationRun& run : runs) {
+      workers.emplace_back([&run, repetitions] { run = RunCalibration(repetitions); });
+    }
+  }  // joined
+  std::vector<double> passes;
+  for (const CalibrationRun& run : runs) {
+    passes.insert(passes.end(), run.loop_ms.begin(), run.loop_ms.end());
+  }
+  check.parallel_ms = Median(passes);
+  if (check.parallel_ms > 0) check.effective = check.threads * check.single_ms / check.parallel_ms;
+  return check;
+}
+
+bool ParallelismIsShort(const ParallelismCheck& check) {
+  return check.effective > 0 && check.effective < 0.75 * check.threads;
+}
+
+std::string DescribeParallelism(const ParallelismCheck& check) {
+  std::string line = fmt::format(
+      "effective parallelism {:.2f} of {} threads ({} busy loops at once take {:.1f} ms a pass, "
+      "one alone {:.1f} ms)",
+      check.effective, check.threads, check.threads, check.parallel_ms, check.single_ms);
+  if (ParallelismIsShort(check)) {
+    line += fmt::format(
+        ": this host gives about {:.1f} cores' worth of CPU time, so more threads will not make "
+        "a CPU-bound engine faster here; a probe of a thread-count knob measures that "
+        "contention, not the engine — measure thread scaling on a host whose cores are its own",
+        check.effective);
+  }
+  return line;
+}
 
 CalibrationCheck CheckCalibration(double start_ms, double end_ms, double threshold) {
   CalibrationCheck check;

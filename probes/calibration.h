@@ -43,6 +43,30 @@ CalibrationRun RunCalibration(int repetitions = 5);
 /// the median ms of one loop. Deterministic work; only its time varies.
 double RunCalibrationLoop(int repetitions = 5);
 
+/// How much more CPU-bound work several busy threads get done together than one alone: a
+/// host's core count says what it has, this says what it gives (a VM may give two cores' worth
+/// of names and one core's worth of time). Each thread runs CalibrationWork.
+struct ParallelismCheck {
+  int threads = 0;
+  double single_ms = 0;    ///< Median pass of one thread running alone.
+  double parallel_ms = 0;  ///< Median pass of `threads` threads running at once.
+  /// threads × single_ms / parallel_ms: 1 when running them together gains nothing, `threads`
+  /// when each runs as fast as one alone.
+  double effective = 0;
+};
+
+/// Times `repetitions` passes of one thread alone, then of `threads` (at least 2) at once.
+/// About (1 + threads / effective) × repetitions × 30 ms.
+ParallelismCheck MeasureParallelism(int threads, int repetitions = 3);
+
+/// One line for `culprit host`: the effective parallelism, and when it is well below the
+/// threads (under 3/4 of them) that threads will not help and what a probe of a thread-count
+/// knob then measures.
+std::string DescribeParallelism(const ParallelismCheck& check);
+
+/// Whether DescribeParallelism warns: effective < 3/4 of threads.
+bool ParallelismIsShort(const ParallelismCheck& check);
+
 /// The comparison of a sitting's start and end calibrations.
 struct CalibrationCheck {
   double start_ms = 0;

@@ -247,7 +247,8 @@ std::unique_ptr<HostProbe> MakeRealHostProbe(std::filesystem::path root) {
 
 std::vector<std::string> HostWarnings(const HostIdentity& identity, const HostState& snapshot) {
   std::vector<std::string> warnings;
-  if (snapshot.load1 && identity.logical_cores > 0 && *snapshot.load1 > identity.logical_cores) {
+  // At the core count every core already has a runnable task: a measured run waits for one.
+  if (snapshot.load1 && identity.logical_cores > 0 && *snapshot.load1 >= identity.logical_cores) {
     warnings.push_back(LoadWarning(*snapshot.load1, identity.logical_cores, ""));
   }
   if (!snapshot.governor.empty() && snapshot.governor != "performance") {
@@ -281,6 +282,12 @@ std::vector<std::string> HostWarnings(const HostIdentity& identity, const HostSt
         FormatMemory(*snapshot.swap_used_kb)));
   }
   return warnings;
+}
+
+std::optional<std::string> LoadAtStartWarning(const HostIdentity& identity, const HostState& start) {
+  const int cores = identity.logical_cores;
+  if (cores <= 0 || !start.load1 || *start.load1 < cores) return std::nullopt;
+  return LoadWarning(*start.load1, cores, " at the start of the sitting");
 }
 
 std::vector<std::string> HostChangeWarnings(const HostIdentity& identity, const HostState& start,
@@ -320,8 +327,13 @@ std::vector<std::string> HostChangeWarnings(const HostIdentity& identity, const 
           *start.cpu_mhz, *end.cpu_mhz, change * 100));
     }
   }
+  // A load already at the core count when the sitting started is said as loudly as one that
+  // rose during it: the sitting's pairs still compare like with like, but each is noisier,
+  // and a probe of a thread-count knob measures the contention rather than the engine.
   const int cores = identity.logical_cores;
-  if (cores > 0 && end.load1 && *end.load1 > cores && !(start.load1 && *start.load1 > cores)) {
+  if (std::optional<std::string> at_start = LoadAtStartWarning(identity, start)) {
+    warnings.push_back(std::move(*at_start));
+  } else if (cores > 0 && end.load1 && *end.load1 >= cores) {
     warnings.push_back(LoadWarning(*end.load1, cores, " at the end of the sitting"));
   }
   return warnings;

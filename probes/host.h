@@ -43,9 +43,14 @@ std::unique_ptr<HostProbe> MakeRealHostProbe(std::filesystem::path root = "/");
 /// frequency gets no warning (FormatHostReport says "unavailable").
 std::vector<std::string> HostWarnings(const HostIdentity& identity, const HostState& snapshot);
 
+/// The warning a sitting gives as it starts when the load is already at or above the core
+/// count (every core has a runnable task: each run waits for one), or nullopt.
+std::optional<std::string> LoadAtStartWarning(const HostIdentity& identity, const HostState& start);
+
 /// Warnings about what changed between a sitting's start and end snapshots:
 /// swapping during the sitting, a governor change, a scaling_cur_freq change
-/// of more than 10%, load that rose above the core count.
+/// of more than 10%, load at or above the core count at the start (LoadAtStartWarning) or,
+/// failing that, at the end.
 std::vector<std::string> HostChangeWarnings(const HostIdentity& identity, const HostState& start,
                                             const HostState& end);
 

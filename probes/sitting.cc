@@ -75,6 +75,16 @@ void Snapshot(const HostProbe* host, SittingProgress* progress, const char* phas
   into = host->Snapshot(/*calibrate=*/true);
 }
 
+// The start's snapshot, and a load already at the core count said now, not only in the
+// summary: the user can still stop the sitting and wait for a quiet host.
+void StartSnapshot(const HostProbe* host, SittingProgress* progress, HostState& into) {
+  Snapshot(host, progress, "calibrating (start)", into);
+  if (host == nullptr || progress == nullptr) return;
+  if (std::optional<std::string> load = LoadAtStartWarning(host->Identity(), into)) {
+    progress->OnWarning(*load);
+  }
+}
+
 void CheckCalibrationDrift(SittingResult& r) {
   if (!r.start.calibration_ms || !r.end.calibration_ms) return;
   r.calibration = CheckCalibration(*r.start.calibration_ms, *r.end.calibration_ms);
@@ -198,7 +208,7 @@ class PairedSitting {
   }
 
   void Run() {
-    Snapshot(host_, progress_, "calibrating (start)", r_.start);
+    StartSnapshot(host_, progress_, r_.start);
     WarmUp();
     while (!r_.failure && !decided_ && !r_.stopped_futile && look_ < r_.looks.size()) {
       if (InterruptRequested()) {
@@ -521,7 +531,7 @@ SittingResult RunSingleArmSitting(SampleSource& source, const HostProbe* host, i
   SittingResult r;
   SittingRun run(source, r);
   const int max_failed = std::max(5, samples / 4);
-  Snapshot(host, progress, "calibrating (start)", r.start);
+  StartSnapshot(host, progress, r.start);
   if (warmup > 0 && progress) progress->OnPhase("warming up");
   int warmup_ok = 0;
   for (int i = 0; i < warmup && !InterruptRequested(); ++i) {

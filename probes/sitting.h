@@ -51,6 +51,9 @@ class SittingProgress {
   virtual void OnProgress(int done, int target, std::optional<double> ratio) = 0;
   /// Before a calibration or warm-up, so a silent pause is explained.
   virtual void OnPhase(const std::string& phase) {}
+  /// A warning the user should see before the sitting's results, e.g. a load already at the
+  /// core count when it starts (the same text is kept in the result's notes).
+  virtual void OnWarning(const std::string& warning) {}
 };
 
 /// A paired sitting keeps pairs a block at a time: an AB pair and a BA pair, so the smallest

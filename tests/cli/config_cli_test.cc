@@ -241,6 +241,27 @@ TEST(ConfigCliTest, HostReportsCalibrationAndFrequencyGovernor) {
   EXPECT_TRUE(fs::is_empty(dir.path()));
 }
 
+TEST(ConfigCliTest, HostOnOneCpuSaysThreadsWillNotHelp) {
+  // A VM that names two cores and gives one core's worth of time, made real with taskset:
+  // `host` measures one busy loop against two and says a thread-count probe would measure
+  // contention. The effect is 2x (two loops on one CPU), not a timing threshold.
+  if (::system("command -v taskset >/dev/null 2>&1") != 0) GTEST_SKIP() << "no taskset";
+  TempDir dir;
+  ProcessSpec spec;
+  spec.argv = {"taskset", "-c", "0", CULPRIT_EXE, "host"};
+  spec.cwd = dir.path();
+  spec.timeout = std::chrono::minutes(1);
+  ProcessResult pinned = RunProcess(spec);
+  ASSERT_EQ(pinned.exit_code, 0) << DescribeRun(pinned);
+  if (Contains(pinned.stdout_text, "parallelism: unavailable")) GTEST_SKIP() << "a one-core host";
+  EXPECT_TRUE(Contains(pinned.stdout_text, "more threads will not make")) << DescribeRun(pinned);
+  std::smatch match;
+  ASSERT_TRUE(std::regex_search(pinned.stdout_text, match,
+                                std::regex("parallelism: effective ([0-9.]+) of 2 threads")))
+      << DescribeRun(pinned);
+  EXPECT_LT(std::stod(match[1]), 1.4) << DescribeRun(pinned);
+}
+
 class RunCliTest : public ::testing::Test {
  protected:
   void SetUp() override {

@@ -216,7 +216,7 @@ bool AnyContains(const std::vector<std::string>& warnings, const std::string& te
   return false;
 }
 
-TEST(HostWarnings, LoadAboveTheCoreCount) {
+TEST(HostWarnings, LoadAtOrAboveTheCoreCount) {
   HostState snap;
   snap.load1 = 3.2;
   const auto warnings = HostWarnings(TwoCores(), snap);
@@ -224,7 +224,9 @@ TEST(HostWarnings, LoadAboveTheCoreCount) {
   EXPECT_NE(warnings[0].find("load 3.20 on 2 cores"), std::string::npos) << warnings[0];
   EXPECT_NE(warnings[0].find("wait for it to finish or stop it"), std::string::npos);
 
-  snap.load1 = 2.0;  // At the core count: busy but not oversubscribed.
+  snap.load1 = 2.0;  // At the core count: every core has a runnable task already.
+  EXPECT_EQ(HostWarnings(TwoCores(), snap).size(), 1u);
+  snap.load1 = 1.9;
   EXPECT_TRUE(HostWarnings(TwoCores(), snap).empty());
   snap.load1 = 9.0;  // Core count unknown: nothing to compare with.
   EXPECT_TRUE(HostWarnings(HostIdentity{}, snap).empty());
@@ -288,6 +290,23 @@ TEST(HostChangeWarnings, SwapGovernorFrequencyAndLoad) {
   EXPECT_TRUE(AnyContains(warnings, "from 'performance' to 'powersave'"));
   EXPECT_TRUE(AnyContains(warnings, "3000 MHz to 2400 MHz (-20%)"));
   EXPECT_TRUE(AnyContains(warnings, "load 2.50 on 2 cores at the end of the sitting"));
+}
+
+TEST(HostChangeWarnings, ALoadAtTheCoresWhenTheSittingStartsIsSaid) {
+  // compare at load 3.0 on 2 cores once printed nothing: only a rise was warned about.
+  HostState start;
+  start.load1 = 3.0;
+  HostState end = start;
+  std::vector<std::string> warnings = HostChangeWarnings(TwoCores(), start, end);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_TRUE(AnyContains(warnings, "load 3.00 on 2 cores at the start of the sitting"));
+  start.load1 = 2.0;  // at the core count: every core already busy
+  end.load1 = 1.0;
+  warnings = HostChangeWarnings(TwoCores(), start, end);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_TRUE(AnyContains(warnings, "at the start of the sitting"));
+  start.load1 = 1.9;
+  EXPECT_TRUE(HostChangeWarnings(TwoCores(), start, end).empty());
 }
 
 TEST(HostChangeWarnings, NominalFrequencyChangesAreIgnored) {

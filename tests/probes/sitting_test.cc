@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "base/interrupt.h"
+#include "probes/host.h"
 #include "probes/sequential.h"
 
 namespace culprit {
@@ -78,6 +79,41 @@ std::pair<int, int> KeptOrders(const SittingResult& r) {
     (samples[0]->arm == 0 ? ab : ba)++;
   }
   return {ab, ba};
+}
+
+// A host whose load is already 3 on 2 cores; no calibration loop is run.
+class BusyHost : public HostProbe {
+ public:
+  HostIdentity Identity() const override {
+    HostIdentity identity;
+    identity.logical_cores = 2;
+    return identity;
+  }
+  HostState Snapshot(bool) const override {
+    HostState state;
+    state.load1 = 3.0;
+    return state;
+  }
+};
+
+class WarningRecorder : public SittingProgress {
+ public:
+  void OnProgress(int, int, std::optional<double>) override {}
+  void OnWarning(const std::string& warning) override { warnings.push_back(warning); }
+  std::vector<std::string> warnings;
+};
+
+TEST(RunPairedSitting, ALoadAtTheCoresIsSaidAsTheSittingStartsAndKeptInItsNotes) {
+  // `compare` at load 3.0 on 2 cores once printed nothing: only a load that rose was said.
+  ScriptedSource source(2.0, 0.01, 7);
+  BusyHost host;
+  WarningRecorder progress;
+  SittingResult r = RunPairedSitting(source, &host, Options(), &progress);
+  ASSERT_EQ(progress.warnings.size(), 1u);
+  EXPECT_NE(progress.warnings[0].find("load 3.00 on 2 cores at the start of the sitting"),
+            std::string::npos)
+      << progress.warnings[0];
+  EXPECT_NE(std::find(r.notes.begin(), r.notes.end(), progress.warnings[0]), r.notes.end());
 }
 
 TEST(RunPairedSitting, EveryBlockHoldsOneOfEachOrderInRandomOrder) {
