@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "engine/process.h"
+#include "engine/tree_path.h"
 #include "tests/support/git_fixture.h"
 #include "tests/support/temp_dir.h"
 
@@ -409,7 +410,7 @@ TEST_F(UnsafeTreeTest, DotGitInAnyCaseAndItsNtfsNamesAreRefused) {
   std::string config = Tree({{"100644", "config", Blob("[core]\n\tfsmonitor = touch pwned\n")}});
   for (std::string name : {".git", ".GIT", ".Git", "git~1", "GIT~1", ".git.", ".git ..",
                            ".git::$INDEX_ALLOCATION", "src\\.git"}) {
-    ExpectRefused(Crafted({{"40000", name, config}}), name == "src\\.git" ? "src\\\\.git" : name);
+    ExpectRefused(Crafted({{"40000", name, config}}), PrintableTreePath(name));
   }
   // Deeper down too.
   ExpectRefused(Crafted({{"40000", "third_party", Tree({{"40000", ".git", config}})}}),
