@@ -1,14 +1,20 @@
 #include "fuzz_targets.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/harness_client.h"
+#include "engine/line_process.h"
 #include "engine/metric.h"
 #include "engine/process.h"
 #include "engine/tree_path.h"
@@ -117,11 +123,96 @@ void TreePath(std::string_view data) {
           "an accepted name joins as one child of the directory", data);
 }
 
+namespace {
+
+/// Every byte as a three-digit octal escape: printf's format turns it back
+/// into the byte, whatever it is ('%', '\\', NUL, newline), and the request
+/// line holds no newline.
+std::string OctalEscaped(std::string_view bytes) {
+  std::string out;
+  out.reserve(bytes.size() * 4);
+  for (char c : bytes) out += fmt::format("\\{:03o}", static_cast<unsigned char>(c));
+  return out;
+}
+
+/// The child that writes what it is asked to: each request line is a printf
+/// format. One is kept for every input, and replaced once killed (a reply
+/// over the cap kills it, as it must).
+LineProcess& EchoHarness() {
+  static std::unique_ptr<LineProcess> harness;
+  if (harness == nullptr || !harness->running()) {
+    harness.reset();
+    ProcessSpec spec;
+    spec.argv = {"/bin/sh", "-c", "while IFS= read -r l; do printf \"$l\"; done"};
+    Result<std::unique_ptr<LineProcess>> started = LineProcess::Start(spec);
+    if (!started) {
+      std::fprintf(stderr, "fuzz harness_line: cannot start /bin/sh: %s\n",
+                   started.error().message().c_str());
+      std::abort();
+    }
+    harness = std::move(*started);
+  }
+  return *harness;
+}
+
+}  // namespace
+
+void HarnessLine(std::string_view data) {
+  if (data.size() < 2) return;
+  const size_t max_reply = 1 + static_cast<unsigned char>(data[0]) % 64;
+  const size_t lines_per_request = 1 + static_cast<unsigned char>(data[1]) % 4;
+  // Every line ends, so that each request has a line to return: the k-th
+  // request has had at least k lines written by then.
+  std::string stream(data.substr(2));
+  if (stream.empty() || stream.back() != '\n') stream += '\n';
+  std::vector<std::string> lines;
+  for (size_t start = 0; start < stream.size();) {
+    size_t newline = stream.find('\n', start);
+    lines.push_back(stream.substr(start, newline - start));
+    start = newline + 1;
+  }
+  LineProcess& harness = EchoHarness();
+  for (size_t k = 0; k < lines.size(); ++k) {
+    // Request k writes lines [k * L, (k + 1) * L) when k * L is still below
+    // the count, so pending replies pile up while new ones arrive.
+    std::string segment;
+    if (k * lines_per_request < lines.size()) {
+      for (size_t i = k * lines_per_request;
+           i < std::min(lines.size(), (k + 1) * lines_per_request); ++i) {
+        segment += lines[i] + '\n';
+      }
+    }
+    Result<std::string> reply =
+        harness.Request(OctalEscaped(segment), std::chrono::seconds(10), max_reply);
+    std::string expected = lines[k];
+    if (expected.size() > max_reply) {
+      Require(
+          !reply && reply.error().message().find("harness reply longer than") != std::string::npos,
+          "a line over the cap is refused, at its turn", data);
+      Require(!harness.running(), "the harness is killed after a line over the cap", data);
+      return;
+    }
+    if (!expected.empty() && expected.back() == '\r') expected.pop_back();
+    if (!reply) {
+      std::fprintf(stderr, "fuzz harness_line: request %zu failed: %s\n", k,
+                   reply.error().message().c_str());
+    }
+    Require(reply && *reply == expected, "each reply is the next line, without its \\r", data);
+  }
+}
+
 std::span<const Target> Targets() {
+  // One a line, in the order bench/fuzz/run runs them.
+  // clang-format off
   static constexpr Target kTargets[] = {
-      {"config", Config}, {"harness_reply", HarnessReply}, {"record_json", RecordJson},
-      {"metric", Metric}, {"tree_path", TreePath},
+      {"config", Config},
+      {"harness_reply", HarnessReply},
+      {"record_json", RecordJson},
+      {"metric", Metric},
+      {"tree_path", TreePath},
+      {"harness_line", HarnessLine, /*spawns_processes=*/true},
   };
+  // clang-format on
   return kTargets;
 }
 

@@ -25,9 +25,21 @@ void Metric(std::string_view data);
 /// directory or makes it a repository; aborts when it does.
 void TreePath(std::string_view data);
 
+/// A harness's reply stream through the reply line reader and its cap
+/// (LineProcess::Request): a child, /bin/sh, writes the input's bytes, a few
+/// lines in answer to each request, and every request must return the next
+/// line, or "harness reply longer than N bytes" exactly when that line is
+/// longer than the cap. The first byte picks the cap (1 to 64 bytes), the
+/// second how many lines the child writes per request (1 to 4). Aborts on a
+/// wrong reply. Keeps one child across inputs (a new one after a kill).
+void HarnessLine(std::string_view data);
+
 struct Target {
   const char* name;  ///< Also the folder of its corpus: bench/fuzz/corpus/<name>/.
   void (*run)(std::string_view data);
+  /// Starts child processes: the suite replays it apart from the in-process
+  /// targets (suite FuzzCorpusChildren, not FuzzCorpus).
+  bool spawns_processes = false;
 };
 
 /// Every target, in a fixed order.

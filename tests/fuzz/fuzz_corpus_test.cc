@@ -33,8 +33,9 @@ int Replay(const fuzz::Target& target, const fs::path& dir) {
   return replayed;
 }
 
-TEST(FuzzCorpus, EverySeedAndEveryPastCrashRunsCleanly) {
+void ReplayAll(bool spawns_processes) {
   for (const fuzz::Target& target : fuzz::Targets()) {
+    if (target.spawns_processes != spawns_processes) continue;
     SCOPED_TRACE(target.name);
     int seeds = Replay(target, kFuzzDir / "corpus" / target.name);
     Replay(target, kFuzzDir / "regressions" / target.name);
@@ -42,6 +43,13 @@ TEST(FuzzCorpus, EverySeedAndEveryPastCrashRunsCleanly) {
     EXPECT_GT(seeds, 0) << "no seeds in bench/fuzz/corpus/" << target.name;
   }
 }
+
+// The in-process targets (unit lane).
+TEST(FuzzCorpus, EverySeedAndEveryPastCrashRunsCleanly) { ReplayAll(false); }
+
+// The targets that talk to a child process (harness_line), kept out of the
+// in-process suite.
+TEST(FuzzCorpusChildren, EverySeedAndEveryPastCrashRunsCleanly) { ReplayAll(true); }
 
 TEST(FuzzCorpus, EveryCorpusFolderIsATarget) {
   // A folder named after a target that was renamed would silently stop being replayed.
@@ -56,14 +64,19 @@ TEST(FuzzCorpus, EveryCorpusFolderIsATarget) {
   }
 }
 
-TEST(FuzzCorpus, EmptyAndBinaryInputsAreHandled) {
+void RunEmptyAndBinary(bool spawns_processes) {
   const std::string binary("\0\xff{[\"\\\n\r\x80", 9);
   for (const fuzz::Target& target : fuzz::Targets()) {
+    if (target.spawns_processes != spawns_processes) continue;
     SCOPED_TRACE(target.name);
     EXPECT_NO_THROW(target.run(""));
     EXPECT_NO_THROW(target.run(binary));
   }
 }
+
+TEST(FuzzCorpus, EmptyAndBinaryInputsAreHandled) { RunEmptyAndBinary(false); }
+
+TEST(FuzzCorpusChildren, EmptyAndBinaryInputsAreHandled) { RunEmptyAndBinary(true); }
 
 }  // namespace
 }  // namespace culprit
