@@ -1,11 +1,13 @@
 #include "engine/build_cache.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -264,6 +266,41 @@ Result<Checkout> CheckOut(const GitRepo& repo, const CommitInfo& commit, const f
   return checkout;
 }
 
+/// The build log: an append-only file written with write(2). Its descriptor
+/// is close-on-exec, opened so atomically (O_CLOEXEC): a std::ofstream's is
+/// not, and every build step inherited it, free to write into or truncate the
+/// log that explains its own failure. A log that cannot be opened is skipped,
+/// as a failed ofstream was: the build does not depend on it.
+class BuildLog {
+ public:
+  BuildLog() = default;
+  ~BuildLog() { close(); }
+  BuildLog(const BuildLog&) = delete;
+  BuildLog& operator=(const BuildLog&) = delete;
+
+  void open(const fs::path& path) {
+    close();
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  }
+  BuildLog& operator<<(std::string_view text) {
+    while (fd_ >= 0 && !text.empty()) {
+      ssize_t n = ::write(fd_, text.data(), text.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;  // A full disk: the log stays short, the build goes on.
+      text.remove_prefix(static_cast<size_t>(n));
+    }
+    return *this;
+  }
+  void flush() {}  // Unbuffered: each write is in the file already.
+  void close() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
 /// One attempt at building a commit into its cache entry: the steps, the
 /// artifacts, the build log and the entry that remembers how it went. Every
 /// error it returns ends the build; those that are the commit's fault (a step
@@ -294,7 +331,7 @@ class BuildAttempt {
   /// Starts the build log, for a build in `checkout`.
   void OpenLog(const fs::path& checkout) {
     checkout_ = checkout;
-    log_.open(LogPath(), std::ios::binary | std::ios::trunc);
+    log_.open(LogPath());
     log_ << fmt::format("culprit build of {} ({})\nin {}\n", commit_.id, commit_.subject,
                         checkout.string());
   }
@@ -484,7 +521,7 @@ class BuildAttempt {
   const Clock::time_point start_ = Clock::now();
   const std::time_t started_at_ = std::time(nullptr);
   fs::path checkout_;
-  std::ofstream log_;
+  BuildLog log_;
 };
 
 }  // namespace

@@ -649,6 +649,19 @@ TEST_F(BuildCacheTest, AHeartbeatHoldsABoundedTailOfALongLine) {
   EXPECT_LE(progress.longest_line, LastOutputLine::kKeep);
 }
 
+// The build log is close-on-exec: a step cannot see (write into, truncate)
+// the log of its own build. The step lists its descriptors into the log.
+TEST_F(BuildCacheTest, ABuildStepDoesNotInheritTheBuildLog) {
+  BuildSettings settings = Settings();
+  settings.steps = {{"sh", "-c", "ls -l /proc/self/fd; exec cc -O1 -o prog main.c"}};
+  BuildCache cache(*repo_, settings);
+  auto build = cache.Ensure(base_);
+  ASSERT_TRUE(build) << build.error().message();
+  const std::string log = ReadAll(build->dir / "build.log");
+  ASSERT_NE(log.find("0 -> /dev/null"), std::string::npos) << log;  // The listing is there.
+  EXPECT_EQ(log.find("build.log"), std::string::npos) << log;
+}
+
 TEST(LastOutputLine, KeepsTheLastCompleteLineInBoundedSpace) {
   LastOutputLine last;
   last.Add("configuring\ncompil");
