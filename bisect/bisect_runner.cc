@@ -348,6 +348,8 @@ ComparisonPlan BisectRunner::Session::StepPlan() const {
   plan.kind = RecordKind::kBisectStep;
   plan.query = query_->name;
   plan.unit = query_->unit;
+  plan.better = query_->better;
+  plan.better_note = query_->better_note;
   plan.a.name = "baseline";
   plan.a.label = Short(state_.commits[step_.baseline]);
   plan.a.commit = state_.commits[step_.baseline];
@@ -615,6 +617,8 @@ Result<ComparisonOutcome> BisectRunner::Session::Sitting(int a, int b, BisectSte
   plan.kind = RecordKind::kBisectStep;
   plan.query = query_->name;
   plan.unit = query_->unit;
+  plan.better = query_->better;
+  plan.better_note = query_->better_note;
   if (confirm) {
     plan.a = MakeComparisonArm("good", "good " + Short(state_.commits[a]), runs->a, *build_a);
     plan.a.revision = state_.good_rev;  // as the user gave it, not the resolved id
@@ -1278,7 +1282,15 @@ Result<std::string> BisectRunner::Session::SearchedText(Record& record, BisectRe
     text += "  " + builds_line + "\n";
   }
   record.details_json = payload.dump();
-  if (state_.speedup) text += "  (the bad end is faster: this bisect searched for a speed-up)\n";
+  // `speedup` is "the bad end's metric is lower": a speed-up for a time, a regression for a
+  // throughput. Said the metric's way up.
+  const DirectionWords words = WordsFor(query_->better, query_->unit);
+  if (state_.speedup == RatioAboveOneIsWorse(query_->better)) {
+    // The searched move is the better way: said, so that it is not read as a regression.
+    text += fmt::format("  (the bad end is {}: this bisect searched for the change that made it {})\n",
+                        words.better, words.better);
+  }
+  if (!query_->better_note.empty()) text += "  note: " + query_->better_note + "\n";
   return text;
 }
 

@@ -40,6 +40,8 @@ Result<JudgeResult> RunJudge(const MeasureContext& context, Measurer& measurer,
   plan.kind = RecordKind::kCompare;
   plan.query = (*query)->name;
   plan.unit = (*query)->unit;
+  plan.better = (*query)->better;
+  plan.better_note = (*query)->better_note;
   plan.a = MakeComparisonArm("reference", request.reference, runs->a, *reference);
   plan.b = MakeComparisonArm("candidate", request.candidate, runs->b, *candidate);
   plan.options = *options;
@@ -74,15 +76,18 @@ Result<JudgeResult> RunJudge(const MeasureContext& context, Measurer& measurer,
     // where the reference does not. Like any crash it is not "bad" either.
     result.reason = "skip: the candidate fails more often than the reference: " +
                     failures.Describe();
-  } else if (record.verdict == Verdict::kEffect && record.estimate && record.estimate->ratio > 1) {
+  } else if (record.verdict == Verdict::kEffect && record.estimate &&
+             IsWorse(record.estimate->ratio, plan.better)) {
+    // "Bad" is worse the metric's way up: for a throughput, a drop.
     result.exit_code = kJudgeBad;
-    result.reason =
-        fmt::format("bad: {:.3f}x the reference, beyond the band", record.estimate->ratio);
+    result.reason = fmt::format("bad: {:.3f}x the reference, {} beyond the band",
+                                record.estimate->ratio, WordsFor(plan.better, plan.unit).worse);
   } else if (record.verdict == Verdict::kEffect || record.verdict == Verdict::kNull) {
     result.exit_code = kJudgeGood;
     result.reason = record.verdict == Verdict::kNull
                         ? "good: same as the reference within the band"
-                        : fmt::format("good: faster than the reference ({:.3f}x)",
+                        : fmt::format("good: {} than the reference ({:.3f}x)",
+                                      WordsFor(plan.better, plan.unit).better,
                                       record.estimate ? record.estimate->ratio : 0.0);
   } else {
     result.reason = "skip: INCONCLUSIVE: " + record.verdict_detail;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "base/config_reader.h"
+#include "base/metric_direction.h"
 #include "base/result.h"
 #include "engine/metric.h"
 
@@ -63,6 +64,11 @@ struct QueryConfig {
   std::string cwd;
   std::map<std::string, std::string> env;  ///< Names validated as environment names.
   std::optional<int> warmup;               ///< Overrides measure.warmup for this query.
+  /// `better = "lower" | "higher"`: which way the metric is better. When the file does not
+  /// say, a throughput unit (DirectionImpliedByUnit: "MB/s", "qps" ...) makes it "higher" and
+  /// `better_note` says so wherever the query is measured; anything else is "lower".
+  MetricDirection better = MetricDirection::kLowerIsBetter;
+  std::string better_note;  ///< "" when written in the file or the default.
 };
 
 /// [cache]

@@ -176,6 +176,8 @@ Result<ComparisonOutcome> MeasureOrder(const AuditContext& context, const QueryC
   plan.kind = RecordKind::kCompare;
   plan.query = query.name;
   plan.unit = query.unit;
+  plan.better = query.better;
+  plan.better_note = query.better_note;
   plan.options = options;
   plan.config_digest = config.digest;
   plan.details["audit_factor"] = "order";

@@ -67,7 +67,11 @@ Record MakeComparisonRecord(const ComparisonPlan& plan, const SittingResult& sit
   record.interrupted = sitting.interrupted;
   record.links = plan.links;
   record.details = plan.details;
+  // Every comparison says which way its metric is better, so that a report never reads a
+  // throughput upside down; an inferred direction is said, not assumed silently.
+  record.details["better"] = std::string(MetricDirectionName(plan.better));
   record.notes = plan.notes;
+  if (!plan.better_note.empty()) record.notes.push_back(plan.better_note);
   record.notes.insert(record.notes.end(), sitting.notes.begin(), sitting.notes.end());
   record.details["seed"] = std::to_string(sitting.seed);
   record.details["pairs_dropped"] = std::to_string(sitting.pairs_dropped);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "base/metric_direction.h"
 #include "base/result.h"
 #include "probes/host.h"
 #include "probes/query_sample_source.h"
@@ -35,6 +36,9 @@ struct ComparisonPlan {
   RecordKind kind = RecordKind::kCompare;
   std::string query;
   std::string unit = "ms";
+  /// Which way the metric is better, and the note when that was inferred (QueryConfig's).
+  MetricDirection better = MetricDirection::kLowerIsBetter;
+  std::string better_note;
   std::string hypothesis;
   ComparisonArm a, b;
   SittingOptions options;

@@ -153,6 +153,8 @@ Result<ComparisonOutcome> RunProbe(const MeasureContext& context, const ProbeReq
   plan.kind = RecordKind::kProbe;
   plan.query = (*query)->name;
   plan.unit = (*query)->unit;
+  plan.better = (*query)->better;
+  plan.better_note = (*query)->better_note;
   plan.hypothesis = overrides->hypothesis;
   if (!request.hypothesis.empty()) {
     plan.hypothesis =
@@ -192,6 +194,8 @@ Result<ComparisonOutcome> RunCompare(const MeasureContext& context, const Compar
   plan.kind = request.kind;
   plan.query = (*query)->name;
   plan.unit = (*query)->unit;
+  plan.better = (*query)->better;
+  plan.better_note = (*query)->better_note;
   plan.a = MakeComparisonArm("A", request.revision_a, *arm_a, *build_a);
   plan.b = MakeComparisonArm("B", request.revision_b, *arm_b, *build_b);
   plan.options = *options;
@@ -228,6 +232,8 @@ Result<RunOutcome> RunQuery(const MeasureContext& context, const RunRequest& req
   plan.kind = RecordKind::kRun;
   plan.query = (*query)->name;
   plan.unit = (*query)->unit;
+  plan.better = (*query)->better;
+  plan.better_note = (*query)->better_note;
   plan.a = MakeComparisonArm(build->revision, build->revision, *arm, *build);
   plan.options = *options;
   plan.config_digest = config.digest;

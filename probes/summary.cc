@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "base/metric_direction.h"
+
 #include "base/strings.h"
 
 namespace culprit {
@@ -48,6 +50,16 @@ std::string FormatComparisonSummary(const ComparisonOutcome& outcome) {
   out += fmt::format("{} (band {})\n", r.verdict ? VerdictName(*r.verdict) : "NO VERDICT",
                      BandPercent(r.band));
   if (!r.verdict_detail.empty()) out += "  " + r.verdict_detail + "\n";
+  if (r.estimate && r.verdict == Verdict::kEffect && r.arms.size() == 2) {
+    // The ratio in words, the metric's way up: a drop in MB/s is worse, not faster.
+    const MetricDirection better =
+        ParseMetricDirection(r.Detail("better")).value_or(MetricDirection::kLowerIsBetter);
+    const auto label = [](const Arm& arm) { return arm.label.empty() ? arm.name : arm.label; };
+    out += fmt::format("  {} ({} {} is better)\n",
+                       DescribeRatio(r.estimate->ratio, better, r.unit, label(r.arms[1]),
+                                     label(r.arms[0])),
+                       MetricDirectionName(better), r.unit.empty() ? "value" : r.unit);
+  }
   if (r.estimate) {
     out += fmt::format("  {} pairs kept, {} dropped; interval at {} confidence{}\n",
                        outcome.sitting.pairs_kept, outcome.sitting.pairs_dropped,
