@@ -12,12 +12,15 @@
 #include <string_view>
 #include <vector>
 
+#include "base/json_text.h"
 #include "base/strings.h"
 
 namespace culprit {
 namespace {
 
 constexpr size_t kTailLines = 5;
+/// A non-number JSON field is shown in the error up to this many bytes.
+constexpr size_t kMaxShownJsonBytes = 200;
 
 std::vector<std::string> SplitPath(std::string_view path) {
   std::vector<std::string> parts;
@@ -141,41 +144,69 @@ Result<double> FromRegex(const std::string& pattern, const ProcessResult& result
   Result<std::regex> regex = CompileRegex(pattern);
   if (!regex) return regex.error();
   // Line by line: anchors mean what users expect, and libstdc++'s recursive
-  // matcher never sees a megabyte-long subject (it can overflow the stack).
+  // matcher never sees a megabyte-long subject. Even one line can overflow
+  // the stack (".*" recurses once per byte: a 50 KB line did), so a line
+  // longer than kMaxRegexLineBytes is not searched; a metric on another line
+  // is still found, and when none is, the error says which line was skipped.
+  size_t longest_skipped = 0;
   for (std::string_view line : SplitLines(result.stdout_text)) {
+    if (line.size() > kMaxRegexLineBytes) {
+      longest_skipped = std::max(longest_skipped, line.size());
+      continue;
+    }
     std::match_results<std::string_view::const_iterator> match;
     if (!std::regex_search(line.begin(), line.end(), match, *regex)) continue;
     std::string group = match[1].str();
     Result<double> value = ParseNumber(group);
     if (!value) {
-      return Error(fmt::format("the metric /{}/ matched the line '{}', but {}", pattern, line,
-                               value.error().message()));
+      return Error(fmt::format("the metric /{}/ matched the line '{}', but {}", pattern,
+                               EscapeControlChars(line), value.error().message()));
     }
     return value;
+  }
+  if (longest_skipped > 0) {
+    return MissingMetric(fmt::format("no match for /{}/ in the output, which has a line of {} "
+                                     "bytes, longer than the regex limit of {} bytes: it was "
+                                     "not searched",
+                                     pattern, longest_skipped, kMaxRegexLineBytes),
+                         result);
   }
   return MissingMetric(fmt::format("no match for /{}/ in the output", pattern), result);
 }
 
 /// The whole stdout as JSON, or else its last line that is a JSON object.
-std::optional<nlohmann::json> FindJson(const std::string& text) {
-  nlohmann::json whole = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+/// Text nested deeper than kMaxJsonDepth is never parsed (dump() and copies
+/// of such a value recurse past the stack); `too_deep` is set when some was
+/// passed over for that.
+std::optional<nlohmann::json> FindJson(const std::string& text, bool* too_deep) {
+  auto parse = [&](std::string_view candidate) {
+    if (JsonNestsDeeperThan(candidate)) {
+      *too_deep = true;
+      return nlohmann::json(nlohmann::json::value_t::discarded);
+    }
+    return nlohmann::json::parse(candidate, nullptr, /*allow_exceptions=*/false);
+  };
+  nlohmann::json whole = parse(text);
   if (!whole.is_discarded() && whole.is_structured()) return whole;
   std::vector<std::string_view> lines = SplitLines(text);
   for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
     std::string_view line = *it;
     size_t first = line.find_first_not_of(" \t");
     if (first == std::string_view::npos || line[first] != '{') continue;
-    nlohmann::json json = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    nlohmann::json json = parse(line);
     if (!json.is_discarded() && json.is_object()) return json;
   }
   return std::nullopt;
 }
 
 Result<double> FromJson(const std::string& path, const ProcessResult& result) {
-  std::optional<nlohmann::json> json = FindJson(result.stdout_text);
+  bool too_deep = false;
+  std::optional<nlohmann::json> json = FindJson(result.stdout_text, &too_deep);
   if (!json) {
-    return MissingMetric(fmt::format("no JSON object in the output to take field '{}' from", path),
-                         result);
+    return MissingMetric(
+        fmt::format("no JSON object in the output to take field '{}' from{}", path,
+                    too_deep ? fmt::format(" (what was there is {})", JsonTooDeepMessage()) : ""),
+        result);
   }
   const nlohmann::json* node = &*json;
   std::string walked;
@@ -199,8 +230,10 @@ Result<double> FromJson(const std::string& path, const ProcessResult& result) {
     walked += walked.empty() ? part : "." + part;
   }
   if (!node->is_number()) {
+    std::string text = ToJsonText(*node);
+    if (text.size() > kMaxShownJsonBytes) text = text.substr(0, kMaxShownJsonBytes) + "...";
     return Error(fmt::format("the JSON field '{}' is not a number: it is {} {}", path,
-                             node->type_name(), node->dump()));
+                             node->type_name(), EscapeControlChars(text)));
   }
   double value = node->get<double>();
   if (!std::isfinite(value)) {

@@ -13,6 +13,13 @@
 
 namespace culprit {
 
+/// The longest stdout line a metric regex is tried on. libstdc++'s regex
+/// matcher recurses once per byte a ".*" consumes, about 320 bytes of stack
+/// each: /.*x=([0-9]+)/ overflowed an 8 MB stack on a line of 26 KB (-O2).
+/// 4096 bytes take about 1.3 MB, room left for a sanitizer build's larger
+/// frames; no metric line is near this long.
+inline constexpr size_t kMaxRegexLineBytes = 4096;
+
 /// How to take a query's metric from one run.
 struct MetricRule {
   enum class Kind {
@@ -51,6 +58,10 @@ MetricRuleProblem CheckMetricRule(const MetricRule& rule, std::string* detail = 
 /// - json: stdout parsed as one JSON document, or else the last line of stdout
 ///   that parses as a JSON object; then the dotted path is followed (a numeric
 ///   component indexes an array) to a number.
+/// A regex is not tried on a line longer than kMaxRegexLineBytes (libstdc++'s
+/// matcher recurses per byte and would overflow the stack), and JSON nested
+/// deeper than kMaxJsonDepth (base/json_text.h) is not read: when the metric is
+/// then not found, the error says so, with the limit.
 /// A run that did not succeed (!result.ok()) has no metric: the error says how
 /// it ended and shows the tail of its stderr. A run whose output lacks the
 /// metric is an error that shows the tail of its stdout, e.g.

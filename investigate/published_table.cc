@@ -10,6 +10,7 @@
 #include <set>
 
 #include "base/atomic_file.h"
+#include "base/json_text.h"
 #include "base/strings.h"
 #include "probes/statistics.h"
 
@@ -170,6 +171,15 @@ std::string LineColumn(std::string_view text, size_t offset) {
   return fmt::format("{}:{}", line, column);
 }
 
+/// A value of the wrong type as the error shows it: its JSON, whatever text it
+/// holds, cut short and without control characters (the table is someone else's).
+std::string Shown(const json& value) {
+  constexpr size_t kMaxShownBytes = 80;
+  std::string text = ToJsonText(value);
+  if (text.size() > kMaxShownBytes) text = text.substr(0, kMaxShownBytes) + "...";
+  return EscapeControlChars(text);
+}
+
 Result<std::string> OptionalString(const json& object, const std::string& key,
                                    const std::string& where) {
   if (!object.contains(key) || object[key].is_null()) return std::string();
@@ -185,7 +195,7 @@ Result<std::optional<double>> OptionalPositive(const json& object, const std::st
   const json& v = object[key];
   if (!v.is_number() || !(v.get<double>() > 0) || !std::isfinite(v.get<double>())) {
     return Error::Usage(
-        fmt::format("{}.{}: expected a positive number, found {}", where, key, v.dump()));
+        fmt::format("{}.{}: expected a positive number, found {}", where, key, Shown(v)));
   }
   return std::optional<double>(v.get<double>());
 }
@@ -193,6 +203,11 @@ Result<std::optional<double>> OptionalPositive(const json& object, const std::st
 Result<std::vector<PublishedNumber>> ReadJsonTable(const json& doc, std::string_view name);
 
 Result<std::vector<PublishedNumber>> ParseJson(std::string_view text, std::string_view name) {
+  // A third party's table: nested deeper than any table could need, it is
+  // refused before parsing, since dump() and copies recurse once per level.
+  if (JsonNestsDeeperThan(text)) {
+    return Error::Usage(fmt::format("{}: not read: {}", name, JsonTooDeepMessage()));
+  }
   json doc;
   try {
     doc = json::parse(text);
@@ -405,7 +420,8 @@ std::string PublishedTableToJson(const std::vector<PublishedNumber>& rows,
     if (!r.record_id.empty()) row["record"] = r.record_id;
     doc["rows"].push_back(std::move(row));
   }
-  return doc.dump(2) + "\n";
+  // Commit subjects or units may hold invalid UTF-8: replaced, never thrown on.
+  return ToJsonText(doc, 2) + "\n";
 }
 
 Result<PublishedNumber> FindPublishedRow(const std::vector<PublishedNumber>& table,

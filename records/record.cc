@@ -123,9 +123,12 @@ Json ToJson(const Record& record) {
   for (const auto& [key, value] : record.details) details[key] = value;
   out["details"] = details;
   if (!record.details_json.empty()) {
-    Json payload = Json::parse(record.details_json, nullptr, /*allow_exceptions=*/false);
     // Structured payloads are embedded so the file stays readable; anything
-    // else is kept verbatim as a string rather than lost.
+    // else (a payload too deeply nested to be read back among them) is kept
+    // verbatim as a string rather than lost.
+    Json payload = JsonNestsDeeperThan(record.details_json)
+                       ? Json(Json::value_t::discarded)
+                       : Json::parse(record.details_json, nullptr, /*allow_exceptions=*/false);
     if (payload.is_object() || payload.is_array()) {
       out["payload"] = std::move(payload);
     } else {
@@ -395,7 +398,7 @@ HostIdentity HostIdentityFromJson(const Json& host) {
 /// The details_json: the structured payload as its JSON text, else the
 /// payload that was not JSON, kept as text.
 std::string PayloadFromJson(const Json& j) {
-  if (const Json* payload = Field(j, "payload")) return payload->dump();
+  if (const Json* payload = Field(j, "payload")) return ToJsonText(*payload);
   return GetString(j, "payload_text");
 }
 
@@ -508,15 +511,21 @@ std::string HostToJson(const HostIdentity& host, const HostState& state,
 }
 
 Result<Record> RecordFromJson(std::string_view json, std::string_view source_name) {
-  Json parsed;
-  try {
-    parsed = Json::parse(json);
-  } catch (const Json::exception& e) {
-    return Error(fmt::format("{}: damaged record: {}", source_name, e.what()))
-        .WithHint(
-            "the file is not valid JSON (a crash while writing by hand, or a bad merge); "
-            "restore it from version control or move it out of the records directory");
+  // Depth-limited: a record nested 100k deep (damaged, or someone else's
+  // archive) would overflow the stack as soon as it was dumped or copied, and
+  // take `records list` for the whole archive with it.
+  Result<Json> read = ParseJsonText<Json>(json);
+  if (!read) {
+    Error damaged(fmt::format("{}: damaged record: {}", source_name, read.error().message()));
+    if (JsonNestsDeeperThan(json)) {
+      return damaged.WithHint(
+          "no record culprit writes nests that deep; move the file out of the records directory");
+    }
+    return damaged.WithHint(
+        "the file is not valid JSON (a crash while writing by hand, or a bad merge); "
+        "restore it from version control or move it out of the records directory");
   }
+  Json parsed = std::move(read).value();
   // The schema is checked before anything else: a future version may change
   // any other field, and a clear "upgrade" beats a confusing field error.
   std::string schema;

@@ -6,13 +6,18 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "base/json_text.h"
+
 namespace culprit {
 namespace {
 
 using nlohmann::json;
 
 json Payload(const Record& record) {
-  if (record.details_json.empty()) return json::object();
+  // A payload nested too deep to handle safely (a damaged record's) has no facts to report.
+  if (record.details_json.empty() || JsonNestsDeeperThan(record.details_json)) {
+    return json::object();
+  }
   json doc = json::parse(record.details_json, nullptr, /*allow_exceptions=*/false);
   return doc.is_discarded() ? json::object() : doc;
 }

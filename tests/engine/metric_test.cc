@@ -1,5 +1,6 @@
 #include "engine/metric.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -199,6 +200,52 @@ TEST(MetricTest, DescribeRule) {
   EXPECT_EQ(DescribeMetricRule({}), "wall time");
   EXPECT_EQ(DescribeMetricRule(Regex("a=(1)")), "/a=(1)/");
   EXPECT_EQ(DescribeMetricRule(Json("a.b")), "JSON field 'a.b'");
+}
+
+// A ".*" regex on one long line overflowed the stack (exit 139, no record) in
+// libstdc++'s recursive matcher: the line is not searched, and the failure says why.
+TEST(MetricTest, RegexSkipsALineLongerThanTheLimitAndSaysSo) {
+  std::string line(50 * 1024, 'a');
+  Result<double> v = ExtractMetric(Regex(".*ms=([0-9]+)"), Output(line + " ms=7\n"));
+  ASSERT_FALSE(v);
+  EXPECT_NE(v.error().message().find(fmt::format(
+                "a line of {} bytes, longer than the regex limit of {} bytes: it was not searched",
+                line.size() + 5, kMaxRegexLineBytes)),
+            std::string::npos)
+      << v.error().message();
+  // The metric on a line of its own is still found past the long one.
+  Result<double> found = ExtractMetric(Regex(".*ms=([0-9]+)"), Output(line + "\nms=7\n"));
+  ASSERT_TRUE(found) << found.error().message();
+  EXPECT_EQ(*found, 7);
+  // A line at the limit is searched.
+  std::string at_limit(kMaxRegexLineBytes - 5, 'a');
+  Result<double> limit = ExtractMetric(Regex(".*ms=([0-9]+)"), Output(at_limit + " ms=9\n"));
+  ASSERT_TRUE(limit) << limit.error().message();
+  EXPECT_EQ(*limit, 9);
+}
+
+std::string Nested(size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); }
+
+// A JSON metric nested 200k deep overflowed the stack: it is not read, and the metric is
+// not found, with the limit said.
+TEST(MetricTest, JsonNestedTooDeepIsNotFoundNotCrashed) {
+  for (const std::string& out : {"{\"ms\": " + Nested(200000) + "}\n",
+                                 "log line\n{\"ms\": " + Nested(200000) + "}\n"}) {
+    Result<double> v = ExtractMetric(Json("ms"), Output(out));
+    ASSERT_FALSE(v);
+    EXPECT_NE(v.error().message().find("no JSON object in the output to take field 'ms' from"),
+              std::string::npos)
+        << v.error().message().substr(0, 300);
+    EXPECT_NE(v.error().message().find("nested more than 512 levels deep"), std::string::npos)
+        << v.error().message().substr(0, 300);
+  }
+  // Nesting within the limit is read as before, and shown short when it is no number.
+  Result<double> shallow = ExtractMetric(Json("ms"), Output("{\"ms\": " + Nested(500) + "}"));
+  ASSERT_FALSE(shallow);
+  EXPECT_NE(shallow.error().message().find("is not a number: it is array [[[["),
+            std::string::npos)
+      << shallow.error().message();
+  EXPECT_LT(shallow.error().message().size(), 400u);
 }
 
 }  // namespace

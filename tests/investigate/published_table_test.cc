@@ -110,6 +110,40 @@ TEST(PublishedTable, JsonErrors) {
             "culprit.published/v1)");
 }
 
+// A third party's table with a value nested 100k deep overflowed the stack when the
+// error showed it (`audit --table`): refused before parsing, with the limit said.
+TEST(PublishedTable, RefusesJsonNestedTooDeep) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  EXPECT_EQ(JsonError(R"({"revision": "v1", "calibration_ms": )" + deep +
+                      R"(, "rows": [{"query": "a", "value": 1}]})"),
+            "t.json: not read: JSON nested more than 512 levels deep, the most culprit reads");
+  EXPECT_EQ(JsonError(R"({"revision": "v1", "rows": [{"query": "a", "value": )" + deep + "}]}"),
+            "t.json: not read: JSON nested more than 512 levels deep, the most culprit reads");
+  // Brackets inside strings are text, not nesting.
+  EXPECT_EQ(JsonError(R"({"revision": ")" + std::string(1000, '[') +
+                      R"(", "rows": [{"query": "a", "value": 0}]})"),
+            "t.json: rows[0].value: expected a positive number, found 0");
+  // Within the limit, a wrong value is shown short.
+  const std::string shallow = std::string(300, '[') + std::string(300, ']');
+  EXPECT_EQ(JsonError(R"({"revision": "v1", "calibration_ms": )" + shallow +
+                      R"(, "rows": [{"query": "a", "value": 1}]})"),
+            "t.json.calibration_ms: expected a positive number, found " + std::string(80, '[') +
+                "...");
+}
+
+// Commit subjects, units or hosts in Latin-1 made dump() throw: written, replaced.
+TEST(PublishedTable, WritesInvalidUtf8Replaced) {
+  std::vector<PublishedNumber> rows(1);
+  rows[0].query = "series.count";
+  rows[0].value = 59.25;
+  rows[0].revision = "caf\xe9";
+  rows[0].unit = "ms";
+  std::string text = PublishedTableToJson(rows, "culprit publish --rev caf\xe9");
+  auto back = ParsePublishedTable(text, "t.json", TableFormat::kJson);
+  ASSERT_TRUE(back) << back.error().message() << "\n" << text;
+  EXPECT_EQ((*back)[0].revision, "caf\xef\xbf\xbd");
+}
+
 TEST(PublishedTable, FileNameSaysTheFormat) {
   auto rows = ReadPublishedTable("/nonexistent/table.txt");
   ASSERT_FALSE(rows);

@@ -152,6 +152,28 @@ TEST(RecordStore, ListingContinuesPastBadFilesAndReportsThem) {
   EXPECT_TRUE(Contains(listing.problems[1].message(), "b-damaged.json: damaged record"));
 }
 
+// One record nested 100k deep took the whole listing down with it (exit 139): it is
+// reported as damaged and the rest of the archive is listed.
+TEST(RecordStore, ListingSurvivesARecordNestedTooDeep) {
+  TempDir dir;
+  RecordStore store(dir.path());
+  Record good = Simple("probe", "q");
+  ASSERT_TRUE(store.Write(good));
+  std::string deep = RecordToJson(Simple("run", "q"));
+  deep.insert(deep.find('{') + 1,
+              "\"payload\": " + std::string(100000, '[') + std::string(100000, ']') + ",");
+  WriteTextFile(dir.path() / "deep.json", deep);
+  RecordStore::Listing listing = store.List();
+  ASSERT_EQ(listing.records.size(), 1u);
+  EXPECT_EQ(listing.records[0].id, good.id);
+  ASSERT_EQ(listing.problems.size(), 1u);
+  EXPECT_TRUE(Contains(listing.problems[0].message(), "deep.json: damaged record: JSON nested"))
+      << listing.problems[0].message();
+  auto found = store.Find("deep");
+  ASSERT_FALSE(found);
+  EXPECT_TRUE(Contains(found.error().message(), "damaged record")) << found.error().message();
+}
+
 TEST(RecordStore, MissingDirectoryIsAnEmptyArchive) {
   TempDir dir;
   RecordStore store(dir.path() / "not-yet");

@@ -123,6 +123,30 @@ TEST(RecordJson, RefusesDamagedJson) {
   EXPECT_FALSE(parsed.error().hint().empty());
 }
 
+// A record whose payload is nested 100k deep (damaged, or from someone else's archive)
+// crashed `records list/report/export` for the whole archive: dumping it recursed past
+// the stack. It is a damaged record, refused before anything recursive sees it.
+TEST(RecordJson, RefusesAPayloadNestedTooDeepAsDamaged) {
+  nlohmann::ordered_json record = nlohmann::ordered_json::parse(RecordToJson(FullRecord()));
+  ASSERT_TRUE(record.contains("payload"));
+  record["payload"] = "NESTED";
+  const std::string json = record.dump(1);
+  auto with_payload = [&](size_t depth) {
+    std::string text = json;
+    text.replace(text.find("\"NESTED\""), 8, std::string(depth, '[') + std::string(depth, ']'));
+    return text;
+  };
+  auto parsed = RecordFromJson(with_payload(100000), "deep.json");
+  ASSERT_FALSE(parsed);
+  EXPECT_TRUE(Contains(parsed.error().message(),
+                       "deep.json: damaged record: JSON nested more than 512 levels deep"))
+      << parsed.error().message();
+  // Nesting within the limit is a payload like any other.
+  auto read = RecordFromJson(with_payload(400), "fine.json");
+  ASSERT_TRUE(read) << read.error().message();
+  EXPECT_EQ(read->details_json, std::string(400, '[') + std::string(400, ']'));
+}
+
 TEST(RecordJson, RefusesWrongFieldTypesNamingTheField) {
   std::string json = RecordToJson(FullRecord());
   size_t at = json.find("\"max_rss_kb\": 40961");
