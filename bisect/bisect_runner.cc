@@ -484,9 +484,12 @@ void BisectRunner::Session::ReportStep(const BisectStepLog& s) {
   }
   reporter_.Line(fmt::format(
       "step {:>2} {:<7} {} (#{} of {})  {:>3} pairs  ratio {}  "
-      "P(first bad ≤ it) {:.3f}  {} left, best {} p={:.3f}  builds {} (⌈log2 N⌉={}) pairs {}{}",
+      "P(first bad ≤ it) {:.3f}  {} left (roughly {} build{} more), best {} p={:.3f}  builds {} "
+      "(⌈log2 N⌉={}) pairs {}{}",
       s.step, BisectStepKindName(s.kind), Short(s.commit), s.index, n, s.pairs, StepRatioText(s),
-      s.mass_at_or_before, left, Short(s.best_commit), s.best_probability, search_->builds_used(),
+      // Like git's "roughly k steps": halving what is left, one build at a time.
+      s.mass_at_or_before, left, CeilLog2(left), CeilLog2(left) == 1 ? "" : "s",
+      Short(s.best_commit), s.best_probability, search_->builds_used(),
       CeilLog2(n), search_->pairs_used(), s.note.empty() ? "" : "  " + s.note));
 }
 

@@ -22,7 +22,9 @@ namespace culprit {
 namespace {
 
 void PrintError(const Error& error) {
-  fmt::print(stderr, "culprit: error: {}\n", error.message());
+  // A Ctrl-C the user pressed is not a failure of culprit's: said as what it is.
+  const bool interrupted = error.kind() == ErrorKind::kInterrupted;
+  fmt::print(stderr, "culprit: {}: {}\n", interrupted ? "stopped" : "error", error.message());
   if (!error.hint().empty()) fmt::print(stderr, "hint: {}\n", error.hint());
 }
 

@@ -143,6 +143,48 @@ Result<Config> LoadMeasureConfig(const GlobalOptions& global,
   return config;
 }
 
+// Keeps culprit's own files in an engine's checkout out of `git status`: the configuration,
+// the bisect's state (.culprit/) and the starter's records directory, added to the
+// repository's .git/info/exclude (local to this clone, never committed) unless already there.
+// What it did, as one line for the user ("" when nothing was added); an error when the file
+// cannot be written. A worktree or submodule whose .git is a file is left alone.
+namespace {
+
+Result<std::string> ExcludeCulpritFiles(const std::filesystem::path& top,
+                                        const std::filesystem::path& dir,
+                                        const std::filesystem::path& config) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(top / ".git", ec)) return std::string();
+  const std::filesystem::path relative = std::filesystem::relative(dir, top, ec);
+  const std::string prefix =
+      ec || relative.empty() || relative == "." ? "/" : "/" + relative.generic_string() + "/";
+  const std::vector<std::string> wanted = {
+      prefix + std::filesystem::path(config).filename().generic_string(), prefix + ".culprit/",
+      prefix + "benchmarks/results-v1/"};
+  const std::filesystem::path exclude = top / ".git" / "info" / "exclude";
+  std::string text;
+  if (std::filesystem::exists(exclude, ec)) {
+    Result<std::string> read = ReadFile(exclude);
+    if (!read) return read.error();
+    text = *read;
+  }
+  std::vector<std::string> added;
+  for (const std::string& line : wanted) {
+    if (("\n" + text + "\n").find("\n" + line + "\n") == std::string::npos) added.push_back(line);
+  }
+  if (added.empty()) return std::string();
+  if (!text.empty() && text.back() != '\n') text += "\n";
+  text += "# culprit's own files (culprit init)\n";
+  for (const std::string& line : added) text += line + "\n";
+  std::filesystem::create_directories(exclude.parent_path(), ec);
+  Status written = WriteFileAtomically(exclude, text, ExistingFile::kReplace);
+  if (!written) return written.error().WithContext("keeping culprit's files out of git status");
+  return fmt::format("added {} to {} (kept out of `git status`; delete the lines to track them)",
+                     Join(added, ", "), exclude.string());
+}
+
+}  // namespace
+
 Result<int> CommandInit(const InitOptions& options) {
   std::filesystem::path output = options.output;
   std::filesystem::path dir = std::filesystem::absolute(output).parent_path();
@@ -164,9 +206,19 @@ Result<int> CommandInit(const InitOptions& options) {
   // culprit builds commits from git: say so now, not at the first build.
   bool in_git = false;
   std::error_code ec;
+  std::filesystem::path top;
   for (std::filesystem::path at = dir; !in_git; at = at.parent_path()) {
     in_git = std::filesystem::exists(at / ".git", ec);
+    if (in_git) top = at;
     if (at == at.parent_path()) break;
+  }
+  if (in_git) {
+    Result<std::string> excluded = ExcludeCulpritFiles(top, dir, output);
+    if (!excluded) {
+      fmt::print(stderr, "culprit: warning: {}\n", excluded.error().message());
+    } else if (!excluded->empty()) {
+      fmt::print("{}\n", *excluded);
+    }
   }
   if (!in_git) {
     fmt::print(stderr,

@@ -46,7 +46,9 @@ std::string FormatComparisonSummary(const ComparisonOutcome& outcome) {
     out += fmt::format("{} {}  ", arm.label.empty() ? arm.name : arm.label,
                        arm.ok_samples > 0 ? FormatValue(arm.median, r.unit) : "no samples");
   }
-  if (r.estimate) out += "ratio " + FormatRatio(*r.estimate) + "  ";
+  // The medians are this sitting's, each arm alone; the ratio is the pairs' own estimate (the
+  // Hodges-Lehmann shift of B/A over the pairs), which need not equal their quotient.
+  if (r.estimate) out += "(medians)  paired ratio " + FormatRatio(*r.estimate) + "  ";
   out += fmt::format("{} (band {})\n", r.verdict ? VerdictName(*r.verdict) : "NO VERDICT",
                      BandPercent(r.band));
   if (!r.verdict_detail.empty()) out += "  " + r.verdict_detail + "\n";

@@ -120,7 +120,7 @@ TEST_F(BisectCommand, FindsAndVerifiesTheCulpritPastAnUnbuildableCommit) {
   EXPECT_NE(out.find("EFFECT, verified"), std::string::npos) << DescribeRun(run);
   EXPECT_NE(out.find("Unroll the hash loop"), std::string::npos) << DescribeRun(run);
   // Progress: each step says how many commits are left and the best guess.
-  EXPECT_TRUE(std::regex_search(run.stderr_text, std::regex(R"(\d+ left, best [0-9a-f]{10} p=)")))
+  EXPECT_TRUE(std::regex_search(run.stderr_text, std::regex(R"(\d+ left \(roughly \d+ builds? more\), best [0-9a-f]{10} p=)")))
       << DescribeRun(run);
 
   // The unbuildable commit was tried, skipped and logged, not measured.

@@ -17,6 +17,7 @@
 
 #include "engine/process.h"
 #include "tests/support/culprit_cli.h"
+#include "tests/support/git_fixture.h"
 #include "tests/support/temp_dir.h"
 
 namespace culprit {
@@ -203,6 +204,34 @@ TEST(ConfigCliTest, InitWritesAFileThatRunAcceptsAndNeverOverwritesIt) {
   ProcessResult other = RunCulprit({"init", "--output", "other.toml"}, dir.path());
   EXPECT_EQ(other.exit_code, 0) << DescribeRun(other);
   EXPECT_TRUE(fs::exists(dir.path() / "other.toml"));
+}
+
+TEST(ConfigCliTest, InitKeepsCulpritsOwnFilesOutOfGitStatus) {
+  TempDir dir;
+  GitFixture git(dir.path() / "engine");
+  git.Commit({{"main.c", "int main(void) { return 0; }\n"}}, {}, "engine");
+  const fs::path sub = dir.path() / "engine" / "bench";
+  fs::create_directories(sub);
+  ProcessResult init = RunCulprit({"init"}, sub);
+  ASSERT_EQ(init.exit_code, 0) << DescribeRun(init);
+  EXPECT_TRUE(Contains(init.stdout_text, "kept out of `git status`")) << DescribeRun(init);
+  const std::string exclude = ReadAll(dir.path() / "engine" / ".git" / "info" / "exclude");
+  for (const char* line : {"/bench/culprit.toml\n", "/bench/.culprit/\n",
+                           "/bench/benchmarks/results-v1/\n"}) {
+    EXPECT_TRUE(Contains(exclude, line)) << exclude;
+  }
+  // git agrees: the new file is not untracked.
+  ProcessSpec status;
+  status.argv = {"git", "status", "--porcelain"};
+  status.cwd = dir.path() / "engine";
+  ProcessResult porcelain = RunProcess(status);
+  ASSERT_EQ(porcelain.exit_code, 0) << DescribeRun(porcelain);
+  EXPECT_FALSE(Contains(porcelain.stdout_text, "culprit.toml")) << porcelain.stdout_text;
+  // A second init adds nothing twice.
+  ProcessResult again = RunCulprit({"init", "--force"}, sub);
+  ASSERT_EQ(again.exit_code, 0) << DescribeRun(again);
+  EXPECT_FALSE(Contains(again.stdout_text, "kept out of")) << DescribeRun(again);
+  EXPECT_EQ(ReadAll(dir.path() / "engine" / ".git" / "info" / "exclude"), exclude);
 }
 
 TEST(ConfigCliTest, InitFitsTheBuildSystemItFindsAndSaysWhenThereIsNoGitRepository) {

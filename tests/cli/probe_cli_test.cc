@@ -371,6 +371,9 @@ void ProbeCliTest::InterruptAndCheck(const std::vector<int>& signals) {
   const fs::path record_path = RecordFiles()[0];
   EXPECT_TRUE(Contains(stderr_text, "interrupted")) << stderr_text;
   EXPECT_TRUE(Contains(stderr_text, record_path.string())) << stderr_text;
+  // A deliberate stop is said as one, not as culprit's error.
+  EXPECT_TRUE(Contains(stderr_text, "culprit: stopped: ")) << stderr_text;
+  EXPECT_FALSE(Contains(stderr_text, "culprit: error: ")) << stderr_text;
 
   Json record = Json::parse(ReadAll(record_path));
   EXPECT_TRUE(record["interrupted"].get<bool>());
