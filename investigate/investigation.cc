@@ -11,6 +11,7 @@
 
 #include "base/atomic_file.h"
 #include "base/interrupt.h"
+#include "base/json_text.h"
 #include "base/strings.h"
 #include "base/timestamp.h"
 #include "bisect/bisect_runner.h"
@@ -146,13 +147,22 @@ std::string InvestigationStateToJson(const InvestigationState& s) {
   Json walls = Json::array();
   for (const auto& [step, ms] : s.step_wall_ms) walls.push_back({{"step", step}, {"ms", ms}});
   j["step_wall_ms"] = walls;
-  return j.dump(2) + "\n";
+  // A Latin-1 file name or commit subject is replaced (U+FFFD), not thrown on:
+  // dump() would throw, and every later run and --resume would fail with it.
+  return ToJsonText(j, 2) + "\n";
 }
 
 Result<InvestigationState> InvestigationStateFromJson(std::string_view json,
                                                       std::string_view source) {
+  // Depth-limited, like every JSON culprit reads: a damaged state is reported, never a crash.
+  Result<Json> parsed = ParseJsonText<Json>(json);
+  if (!parsed) {
+    return Error(fmt::format("{}: damaged investigation state: {}", source,
+                             parsed.error().message()))
+        .WithHint("`culprit investigate --restart` discards it (the records stay)");
+  }
   try {
-    Json j = Json::parse(json);
+    const Json& j = *parsed;
     std::string schema = j.value("schema", "");
     if (schema != kInvestigationStateSchema) {
       return Error(fmt::format("{}: schema '{}' is not supported by this culprit (reads {})",

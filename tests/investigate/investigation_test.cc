@@ -89,6 +89,32 @@ TEST(InvestigationStateJson, RefusesOtherSchemasAndDamagedFiles) {
       << damaged.error().message();
 }
 
+// A Latin-1 file name or commit subject made dump() throw: every run and every
+// --resume then failed. The state is written with the text replaced (U+FFFD).
+TEST(InvestigationStateJson, WritesInvalidUtf8Replaced) {
+  InvestigationState s = SampleState();
+  s.culprit_subject = "r\xe9sum\xe9 du cache";
+  s.changed_files = {"src/caf\xe9.c"};
+  std::string json;
+  ASSERT_NO_THROW(json = InvestigationStateToJson(s));
+  Result<InvestigationState> back = InvestigationStateFromJson(json, "investigate.json");
+  ASSERT_TRUE(back) << back.error().message();
+  EXPECT_EQ(back->culprit_subject, "r\xef\xbf\xbdsum\xef\xbf\xbd du cache");
+  EXPECT_EQ(back->changed_files.at(0), "src/caf\xef\xbf\xbd.c");
+}
+
+TEST(InvestigationStateJson, RefusesAStateNestedTooDeep) {
+  std::string json = InvestigationStateToJson(SampleState());
+  json.insert(json.find('{') + 1,
+              "\"extra\": " + std::string(100000, '[') + std::string(100000, ']') + ",");
+  Result<InvestigationState> damaged = InvestigationStateFromJson(json, "c.json");
+  ASSERT_FALSE(damaged);
+  EXPECT_NE(damaged.error().message().find(
+                "c.json: damaged investigation state: JSON nested more than 512 levels deep"),
+            std::string::npos)
+      << damaged.error().message();
+}
+
 TEST(InvestigationSteps, ParseNamesAndSuggest) {
   Result<InvestigationStep> bisect = ParseInvestigationStep("bisect");
   ASSERT_TRUE(bisect);
