@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <charconv>
 #include <random>
 #include <system_error>
 
@@ -148,9 +149,13 @@ void RemoveStaleWriteChecks(const std::filesystem::path& dir) {
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
     const std::string name = entry.path().filename().string();
     if (name.rfind(kPrefix, 0) != 0) continue;
-    const std::string pid = name.substr(kPrefix.size());
-    if (pid.empty() || !std::all_of(pid.begin(), pid.end(), ::isdigit)) continue;
-    if (::kill(static_cast<pid_t>(std::stol(pid)), 0) != 0 && errno == ESRCH) {
+    // Any file may sit here: a name whose digits are no pid (20 of them overflow a
+    // long, and std::stol would throw and stop every measuring command) is skipped.
+    const std::string_view digits = std::string_view(name).substr(kPrefix.size());
+    int pid = 0;
+    auto [end, parse_error] = std::from_chars(digits.data(), digits.data() + digits.size(), pid);
+    if (parse_error != std::errc() || end != digits.data() + digits.size() || pid <= 0) continue;
+    if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
       std::error_code ignored;
       std::filesystem::remove(entry.path(), ignored);
     }
