@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 
 #include "records/report.h"
 #include "records/report_facts.h"
@@ -11,25 +12,157 @@
 namespace culprit {
 namespace {
 
-// Table cells cannot hold '|' or line breaks.
-std::string Cell(std::string_view text) {
+// Every text a record holds may be someone else's (a commit subject, a file
+// name, a foreign archive's ids and notes): in the .md it is shown, never
+// obeyed. Inline text gets its HTML (& < > ") as entities and its Markdown
+// syntax (links, emphasis, code, strikethrough, '|' that would end a table
+// cell) backslash-escaped; line breaks become spaces, so nothing starts a new
+// block. A bare URL may still be autolinked by a GFM renderer: it then shows
+// its own address, which is no deception.
+
+bool IsWordByte(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || static_cast<unsigned char>(c) >= 0x80;
+}
+
+std::string Inline(std::string_view text) {
   std::string out;
-  for (char c : text) {
-    if (c == '|') {
-      out += "\\|";
-    } else if (c == '\n' || c == '\r') {
-      out += ' ';
-    } else {
-      out += c;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\n':
+      case '\r':
+        out += ' ';
+        break;
+      case '\\':
+      case '`':
+      case '*':
+      case '[':
+      case ']':
+      case '~':
+      case '|':
+        out += '\\';
+        out += c;
+        break;
+      case '_':
+        // Inside a word ("OMP_NUM_THREADS") '_' can neither open nor close emphasis:
+        // left as it is, so the .md stays readable.
+        if (i == 0 || i + 1 == text.size() || !IsWordByte(text[i - 1]) ||
+            !IsWordByte(text[i + 1])) {
+          out += '\\';
+        }
+        out += c;
+        break;
+      default:
+        out += c;
     }
   }
+  return out;
+}
+
+// Inline text at the start of a block (a list item, a paragraph): also what
+// would make it a heading, a quote, a list or a rule there.
+std::string BlockStart(std::string_view text) {
+  std::string out = Inline(text);
+  size_t digits = 0;
+  while (digits < out.size() && std::isdigit(static_cast<unsigned char>(out[digits]))) ++digits;
+  const bool ordered =
+      digits > 0 && digits < out.size() && (out[digits] == '.' || out[digits] == ')');
+  if (ordered) {
+    out.insert(digits, "\\");
+  } else if (!out.empty() && (out[0] == '#' || out[0] == '-' || out[0] == '+' || out[0] == '=')) {
+    out.insert(0, "\\");
+  }
+  return out;
+}
+
+// A table cell: inline text, "-" when empty.
+std::string Cell(std::string_view text) {
+  std::string out = Inline(text);
   return out.empty() ? "-" : out;
 }
 
-std::string Code(std::string_view text) {
-  return text.empty() ? "-" : fmt::format("`{}`", Cell(text));
+// The longest run of backticks in `text`.
+size_t LongestBacktickRun(std::string_view text) {
+  size_t longest = 0, run = 0;
+  for (char c : text) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  return longest;
 }
 
+// A code span, in a table cell or not: nothing inside it is Markdown or HTML,
+// so only what ends it matters. Its backtick fence is longer than any run of
+// backticks in the text (padded with spaces when the text touches a backtick);
+// '|' is escaped, which GFM honours even inside code in a cell.
+std::string Code(std::string_view text) {
+  if (text.empty()) return "-";
+  std::string body;
+  for (char c : text) {
+    if (c == '|') {
+      body += "\\|";
+    } else if (c == '\n' || c == '\r') {
+      body += ' ';
+    } else {
+      body += c;
+    }
+  }
+  const std::string fence(LongestBacktickRun(body) + 1, '`');
+  const bool pad = body.front() == '`' || body.back() == '`';
+  return fence + (pad ? " " : "") + body + (pad ? " " : "") + fence;
+}
+
+// A record id as a URL fragment: its unreserved characters as they are, the
+// rest percent-encoded, so that no id can end the link or add to it.
+std::string Fragment(std::string_view id) {
+  std::string out;
+  for (char c : id) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (std::isalnum(byte) || c == '-' || c == '.' || c == '_' || c == '~') {
+      out += c;
+    } else {
+      out += fmt::format("%{:02X}", byte);
+    }
+  }
+  return out;
+}
+
+// An HTML attribute value in double quotes.
+std::string Attribute(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
 
 std::string Interval(double low, double high) { return fmt::format("[{:.3f}, {:.3f}]", low, high); }
 
@@ -39,7 +172,7 @@ std::string Reading(double ratio, double low, double high, double band) {
 
 // A link: to the record's heading when it is in the report, else said.
 std::string Link(const std::string& id, const RecordIndex& index) {
-  if (index.Find(id)) return fmt::format("[`{0}`](#{0})", id);
+  if (index.Find(id)) return fmt::format("[{}](#{})", Code(id), Fragment(id));
   return Code(id) + " (not in this report)";
 }
 
@@ -140,8 +273,9 @@ std::string IsolateTable(const Record& r) {
                        reading);
   }
   if (!facts.reversibility.empty()) {
-    out += fmt::format("\nreversibility: **{}**{}\n", Cell(facts.reversibility),
-                       facts.reversibility_sentence.empty() ? "" : " — " + facts.reversibility_sentence);
+    out += fmt::format(
+        "\nreversibility: **{}**{}\n", Cell(facts.reversibility),
+        facts.reversibility_sentence.empty() ? "" : " — " + Inline(facts.reversibility_sentence));
   }
   return out;
 }
@@ -170,7 +304,8 @@ std::string AuditTable(const Record& r, const RecordIndex& index) {
                     "|---|---|---|---|---|---|---|\n";
   std::optional<double> running = facts.published;
   auto value = [&](const std::optional<double>& v) {
-    return v ? FormatValue(*v) + (r.unit.empty() ? "" : " " + r.unit) : std::string("not in this record");
+    return v ? FormatValue(*v) + (r.unit.empty() ? "" : " " + Inline(r.unit))
+             : std::string("not in this record");
   };
   out += fmt::format("| published | | | {} | | | |\n", value(facts.published));
   for (const FactorFacts& f : facts.factors) {
@@ -197,7 +332,7 @@ std::string AuditTable(const Record& r, const RecordIndex& index) {
     out += "| × remainder | not in this record | | | | | |\n";
   }
   out += fmt::format("| today | | | {} | | | |\n", value(facts.today));
-  if (!facts.conclusion.empty()) out += "\n" + facts.conclusion + "\n";
+  if (!facts.conclusion.empty()) out += "\n" + BlockStart(facts.conclusion) + "\n";
   return out;
 }
 
@@ -209,7 +344,7 @@ std::string HostTable(const Record& r) {
     if (i == 0) load = r.start.load1;
     if (i + 1 == c.labels.size()) load = r.end.load1;
     bool edge = i == 0 || i + 1 == c.labels.size();
-    out += fmt::format("| {} | {} | {} |\n", c.labels[i],
+    out += fmt::format("| {} | {} | {} |\n", Cell(c.labels[i]),
                        c.values_ms[i] ? FormatValue(*c.values_ms[i]) + " ms" : "unavailable",
                        load ? FormatValue(*load) : (edge ? "unavailable" : "-"));
   }
@@ -222,7 +357,7 @@ class MarkdownReporter : public RecordReporter {
     std::string out = "# culprit records\n\n";
     if (records.empty()) return out + "No records.\n";
     for (const RecordGroup& group : GroupRecords(records)) {
-      out += fmt::format("## {}\n\n", group.title);
+      out += fmt::format("## {}\n\n", Inline(group.title));
       out += kSummaryHead;
       for (const Record* r : group.members) out += SummaryRow(*r);
       out += "\n";
@@ -234,8 +369,8 @@ class MarkdownReporter : public RecordReporter {
   std::string RenderWhole(std::span<const Record> records) override {
     if (records.empty()) return "No records.\n";
     RecordIndex index(records);
-    std::string out =
-        fmt::format("# {} {} as a whole\n\n", RecordKindName(records[0].kind), records[0].id);
+    std::string out = fmt::format("# {} {} as a whole\n\n", RecordKindName(records[0].kind),
+                                  Inline(records[0].id));
     out += kSummaryHead;
     for (const Record& r : records) out += SummaryRow(r);
     for (const Record& r : records) out += "\n---\n\n" + Render(r, index);
@@ -249,9 +384,8 @@ class MarkdownReporter : public RecordReporter {
 
  private:
   std::string Render(const Record& r, const RecordIndex& index) {
-    std::string out =
-        fmt::format("<a id=\"{}\"></a>\n\n# {} {} — {}\n\n", r.id, RecordKindName(r.kind),
-                    r.query.empty() ? "" : r.query, VerdictText(r));
+    std::string out = fmt::format("<a id=\"{}\"></a>\n\n# {} {} — {}\n\n", Attribute(r.id),
+                                  RecordKindName(r.kind), Inline(r.query), VerdictText(r));
     if (r.estimate) {
       out += fmt::format("**{}**: {}.\n\n", VerdictText(r),
                          BandSentence(r.estimate->ratio, r.estimate->low, r.estimate->high, r.band));
@@ -299,8 +433,8 @@ class MarkdownReporter : public RecordReporter {
       ArmFacts f = SummarizeArm(r, static_cast<int>(i));
       out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", i,
                          Cell(ArmName(r, static_cast<int>(i))), Cell(ArmSetup(r.arms[i])),
-                         f.median ? FormatValue(*f.median) + " " + r.unit : "n/a", f.ok, f.failed,
-                         f.dropped);
+                         f.median ? FormatValue(*f.median) + " " + Inline(r.unit) : "n/a", f.ok,
+                         f.failed, f.dropped);
     }
 
     bool any_failed = false;
@@ -313,24 +447,30 @@ class MarkdownReporter : public RecordReporter {
     }
     if (!r.notes.empty()) {
       out += "\n## Notes\n\n";
-      for (const std::string& note : r.notes) out += "- " + note + "\n";
+      for (const std::string& note : r.notes) out += "- " + BlockStart(note) + "\n";
     }
     if (!r.links.empty()) {
       out += "\n## Related records\n\n";
       for (const std::string& link : r.links) out += "- " + Link(link, index) + "\n";
     }
     if (r.samples.empty()) return out;
-    out += "\n## Samples in execution order\n\n```\nseq arm pair value flags\n";
+    std::string samples = "seq arm pair value flags\n";
     for (const Sample& s : r.samples) {
       std::string flags;
       if (s.warmup) flags += " warm-up";
       if (s.dropped) flags += " dropped";
       if (!s.ok) flags += " failed";
-      out += fmt::format("{:>3} {} {} {}{}\n", s.sequence, ArmName(r, s.arm),
-                         s.pair >= 0 ? std::to_string(s.pair) : "-",
-                         s.ok ? FormatValue(s.value) : "-", flags);
+      // One line per sample: an arm name's line break would forge lines.
+      std::string arm = ArmName(r, s.arm);
+      std::replace(arm.begin(), arm.end(), '\n', ' ');
+      std::replace(arm.begin(), arm.end(), '\r', ' ');
+      samples += fmt::format("{:>3} {} {} {}{}\n", s.sequence, arm,
+                             s.pair >= 0 ? std::to_string(s.pair) : "-",
+                             s.ok ? FormatValue(s.value) : "-", flags);
     }
-    out += "```\n";
+    // A fence longer than any run of backticks inside, which would otherwise close it.
+    const std::string fence(std::max<size_t>(3, LongestBacktickRun(samples) + 1), '`');
+    out += "\n## Samples in execution order\n\n" + fence + "\n" + samples + fence + "\n";
     return out;
   }
 };

@@ -157,6 +157,57 @@ TEST(MarkdownReporter, EscapesPipesInCells) {
   EXPECT_CONTAINS(out, "| a \\| b c |");
 }
 
+// Commit subjects, file names, record ids, notes and conclusions are someone else's
+// text: in the .md they are shown, never raw HTML, live links, emphasis or code
+// fences of their own.
+TEST(MarkdownReporter, HostileTextIsShownNotObeyed) {
+  Record r = Effect();
+  r.id = "x\"><img src=x onerror=alert(1)>";
+  r.query = "q<script>alert(1)</script>";
+  r.hypothesis = "[click](javascript:alert(1)) *bold* _it_ `code` ~~gone~~ a&b \\";
+  r.notes = {"# not a heading", "1. not a list", "<a href=\"https://evil\">x</a>"};
+  r.details = {{"subject", "fix <b>it</b> | [x]: https://evil"}};
+  r.arms[0].name = "```\nevil";
+  std::string one = MakeMarkdownReporter()->RenderOne(r);
+  // No raw HTML from the record (only inside code spans, where it is text); the
+  // anchor's attribute is quoted whole.
+  EXPECT_FALSE(Contains(one, "<script")) << one;
+  EXPECT_FALSE(Contains(one, "<a href")) << one;
+  EXPECT_CONTAINS(one, "<a id=\"x&quot;&gt;&lt;img src=x onerror=alert(1)&gt;\"></a>");
+  EXPECT_CONTAINS(one, "q&lt;script&gt;alert(1)&lt;/script&gt;");
+  // No live link, emphasis, code or strikethrough of the record's making.
+  EXPECT_CONTAINS(one, "\\[click\\](javascript:alert(1)) \\*bold\\* \\_it\\_ \\`code\\` "
+                       "\\~\\~gone\\~\\~ a&amp;b \\\\");
+  EXPECT_CONTAINS(one, "| subject | fix &lt;b&gt;it&lt;/b&gt; \\| \\[x\\]: https://evil |");
+  // Notes cannot start a block of their own.
+  EXPECT_CONTAINS(one, "- \\# not a heading\n");
+  EXPECT_CONTAINS(one, "- 1\\. not a list\n");
+  EXPECT_CONTAINS(one, "- &lt;a href=&quot;https://evil&quot;&gt;x&lt;/a&gt;\n");
+  // The id in a code span cannot close it; the samples' fence is longer than any run
+  // of backticks inside, and an arm name's line break does not forge a line.
+  EXPECT_CONTAINS(one, "| id | `x\"><img src=x onerror=alert(1)>` |");
+  EXPECT_CONTAINS(one, "\n````\nseq arm pair value flags\n");
+  EXPECT_CONTAINS(one, "``` evil 0");
+  EXPECT_CONTAINS(one, "\n````\n");
+  // A link to a hostile id keeps the id inside its fragment.
+  Record linker = FullRecord();
+  linker.links = {r.id};
+  std::vector<Record> both = {linker, r};
+  std::string whole = MakeMarkdownReporter()->RenderWhole(both);
+  EXPECT_CONTAINS(whole, "[`x\"><img src=x onerror=alert(1)>`](#x%22%3E%3Cimg%20src%3Dx%20"
+                         "onerror%3Dalert%281%29%3E)");
+}
+
+TEST(MarkdownReporter, CodeSpansOutgrowTheBackticksInside) {
+  Record r = Effect();
+  r.id = "a``b`";
+  std::string one = MakeMarkdownReporter()->RenderOne(r);
+  EXPECT_CONTAINS(one, "| id | ``` a``b` ``` |");
+  // Snake-case names stay readable: '_' inside a word is no emphasis.
+  r.query = "plain_columns";
+  EXPECT_CONTAINS(MakeMarkdownReporter()->RenderOne(r), "plain_columns");
+}
+
 TEST(MarkdownReporter, OneRecordHasArmsFailuresAndSamples) {
   std::string out = MakeMarkdownReporter()->RenderOne(FullRecord());
   EXPECT_CONTAINS(out, "# probe series.count — NULL (interrupted)");
