@@ -1,10 +1,13 @@
 #include "investigate/investigation.h"
 
+#include <unistd.h>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
+#include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -236,7 +239,48 @@ Result<std::optional<InvestigationState>> LoadInvestigationState(const BisectSec
   return std::optional<InvestigationState>(std::move(*state));
 }
 
+std::filesystem::path InvestigationLockPath(const BisectSections& config) {
+  return BisectDir(config) / "investigate.lock";
+}
+
+Result<FileLock> LockInvestigation(const BisectSections& config) {
+  const std::filesystem::path path = InvestigationLockPath(config);
+  Result<std::optional<FileLock>> lock = FileLock::TryAcquire(path);
+  if (!lock) return lock.error();
+  if (!*lock) {
+    // The holder wrote its pid into the lock file; a holder between truncating and
+    // writing it leaves nothing to read, and the message then goes without it.
+    std::string holder;
+    if (Result<std::string> text = ReadFile(path); text) {
+      std::string_view digits = *text;
+      while (!digits.empty() && (digits.back() == '\n' || digits.back() == ' ')) {
+        digits.remove_suffix(1);
+      }
+      long pid = 0;
+      auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), pid);
+      if (!digits.empty() && ec == std::errc() && end == digits.data() + digits.size() && pid > 0) {
+        holder = fmt::format(" (pid {})", pid);
+      }
+    }
+    return Error(fmt::format("another culprit investigate holds the lock{} on this engine",
+                             holder))
+        .WithHint(fmt::format(
+            "its state in {} is in use: wait for it, or stop it (Ctrl-C) and `culprit "
+            "investigate --resume` later",
+            InvestigationStatePath(config).string()));
+  }
+  // Who holds it, for the message above. The lock is advisory on the open file
+  // description: rewriting the file's content does not touch it.
+  {
+    std::ofstream out(path, std::ios::trunc);
+    out << static_cast<long>(::getpid()) << "\n";
+  }
+  return std::move(**lock);
+}
+
 Status DiscardInvestigationState(const BisectSections& config) {
+  Result<FileLock> lock = LockInvestigation(config);
+  if (!lock) return lock.error();
   std::error_code ec;
   std::filesystem::remove(InvestigationStatePath(config), ec);
   if (ec) {
@@ -913,6 +957,9 @@ Status CheckRequest(const BisectSections& config, EngineBuilds& builds,
 Result<InvestigationReport> RunInvestigation(const BisectSections& config, EngineBuilds& builds,
                                              const HostProbe* host, InvestigationReporter& reporter,
                                              const InvestigateRequest& request) {
+  // Held until the session ends: nothing else may rewrite the state meanwhile.
+  Result<FileLock> lock = LockInvestigation(config);
+  if (!lock) return lock.error();
   Result<std::optional<InvestigationState>> saved = LoadInvestigationState(config);
   if (!saved) return saved.error();
   if (*saved && (*saved)->status != InvestigationStatus::kDone) {
@@ -943,6 +990,9 @@ Result<InvestigationReport> ResumeInvestigation(const BisectSections& config, En
                                                 const HostProbe* host,
                                                 InvestigationReporter& reporter,
                                                 std::optional<InvestigationStep> stop_after) {
+  // Held until the session ends: a live investigation is never taken over.
+  Result<FileLock> lock = LockInvestigation(config);
+  if (!lock) return lock.error();
   Result<std::optional<InvestigationState>> saved = LoadInvestigationState(config);
   if (!saved) return saved.error();
   if (!*saved || (*saved)->status == InvestigationStatus::kDone) {

@@ -25,6 +25,7 @@
 
 #include "base/result.h"
 #include "bisect/bisect_config.h"
+#include "engine/file_lock.h"
 #include "probes/engine_builds.h"
 #include "probes/host.h"
 #include "probes/measure_commands.h"
@@ -159,7 +160,19 @@ Result<InvestigationReport> ResumeInvestigation(const BisectSections& config, En
 /// The saved state, or nullopt when there is none.
 Result<std::optional<InvestigationState>> LoadInvestigationState(const BisectSections& config);
 
-/// Removes the saved state (records stay).
+/// Removes the saved state (records stay), under the investigation lock: an
+/// investigation that is running keeps its state, and this is an error.
 Status DiscardInvestigationState(const BisectSections& config);
+
+/// <config dir>/.culprit/investigate.lock
+std::filesystem::path InvestigationLockPath(const BisectSections& config);
+
+/// The lock an investigation holds while it runs, so that a second one (or a
+/// `--resume` or `--restart` of the same) cannot take over its state; released
+/// when the FileLock is destroyed or the process dies. Held elsewhere, also by
+/// another FileLock in this process: the error "another culprit investigate
+/// holds the lock (pid N)" (the pid when the holder wrote it in the lock file).
+/// RunInvestigation, ResumeInvestigation and DiscardInvestigationState take it.
+Result<FileLock> LockInvestigation(const BisectSections& config);
 
 }  // namespace culprit

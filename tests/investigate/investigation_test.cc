@@ -1,9 +1,17 @@
 // The investigation's saved state (pure): every field survives a round trip,
-// and a damaged or foreign file is refused with a message naming it.
+// and a damaged or foreign file is refused with a message naming it. And the
+// lock on it (files in a temp dir, no processes).
 
 #include "investigate/investigation.h"
 
+#include <unistd.h>
+
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "tests/support/temp_dir.h"
 
 namespace culprit {
 namespace {
@@ -113,6 +121,37 @@ TEST(InvestigationStateJson, RefusesAStateNestedTooDeep) {
                 "c.json: damaged investigation state: JSON nested more than 512 levels deep"),
             std::string::npos)
       << damaged.error().message();
+}
+
+// `investigate --resume` took over a live investigation and overwrote its state: the
+// lock is held while one runs, and a second taker is refused with the holder's pid.
+// flock locks belong to the open file description, so a second FileLock in this
+// process conflicts as one in another process would.
+TEST(InvestigationLock, ASecondTakerIsRefusedWhileTheFirstHoldsIt) {
+  TempDir dir;
+  BisectSections config;
+  config.base_dir = dir.path();
+  Result<FileLock> first = LockInvestigation(config);
+  ASSERT_TRUE(first) << first.error().message();
+  Result<FileLock> second = LockInvestigation(config);
+  ASSERT_FALSE(second);
+  EXPECT_EQ(second.error().message(),
+            fmt::format("another culprit investigate holds the lock (pid {}) on this engine",
+                        static_cast<long>(::getpid())));
+  EXPECT_NE(second.error().hint().find("--resume"), std::string::npos);
+  // --restart may not discard a live investigation's state either.
+  WriteTextFile(InvestigationStatePath(config), InvestigationStateToJson(SampleState()));
+  Status discarded = DiscardInvestigationState(config);
+  ASSERT_FALSE(discarded);
+  EXPECT_TRUE(std::filesystem::exists(InvestigationStatePath(config)));
+  // Released with its holder.
+  { FileLock released = std::move(*first); }
+  {
+    Result<FileLock> third = LockInvestigation(config);
+    EXPECT_TRUE(third) << third.error().message();
+  }
+  EXPECT_TRUE(DiscardInvestigationState(config));
+  EXPECT_FALSE(std::filesystem::exists(InvestigationStatePath(config)));
 }
 
 TEST(InvestigationSteps, ParseNamesAndSuggest) {
