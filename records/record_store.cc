@@ -1,5 +1,6 @@
 #include "records/record_store.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -9,6 +10,7 @@
 #include <cctype>
 #include <cerrno>
 #include <charconv>
+#include <cstring>
 #include <random>
 #include <system_error>
 
@@ -162,6 +164,39 @@ void RemoveStaleWriteChecks(const std::filesystem::path& dir) {
   }
 }
 
+// Writes `content` to `path`, readable by its owner only (0600 whatever the umask),
+// whole or not at all, and never over an existing file: a temp file created
+// O_EXCL | O_NOFOLLOW beside it (in a shared $TMPDIR nobody can plant a link for
+// it), fsync, then link() to `path`, which fails if `path` exists. For the
+// fallback record in $TMPDIR: records carry environment values, and $TMPDIR is
+// everyone's; WriteFileAtomically creates files 0644.
+Status WritePrivateFile(const std::filesystem::path& path, std::string_view content) {
+  const std::filesystem::path temp =
+      path.parent_path() /
+      fmt::format(".{}.tmp-{}-{:08x}", path.filename().string(), static_cast<long>(::getpid()),
+                  DefaultRandomSuffix());
+  auto failed = [&](std::string_view what, int error) {
+    return Error(fmt::format("cannot {} {}: {}", what, path.string(), std::strerror(error)));
+  };
+  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) return failed("create a temp file for", errno);
+  int error = 0;
+  for (size_t done = 0; done < content.size() && error == 0;) {
+    ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n > 0) {
+      done += static_cast<size_t>(n);
+    } else if (n < 0 && errno != EINTR) {
+      error = errno;
+    }
+  }
+  if (error == 0 && ::fsync(fd) != 0) error = errno;
+  if (::close(fd) != 0 && error == 0) error = errno;
+  if (error == 0 && ::link(temp.c_str(), path.c_str()) != 0) error = errno;
+  ::unlink(temp.c_str());
+  if (error != 0) return failed("write", error);
+  return {};
+}
+
 }  // namespace
 
 Status RecordStore::CheckWritable() const {
@@ -194,7 +229,7 @@ Result<std::filesystem::path> RecordStore::WriteFallback(Record& record) const {
   std::filesystem::path dir = std::filesystem::temp_directory_path(ec);
   if (ec) dir = "/tmp";
   std::filesystem::path path = dir / ("culprit-unarchived-" + record.id + std::string(kExtension));
-  Status written = WriteFileAtomically(path, RecordToJson(record), ExistingFile::kRefuse);
+  Status written = WritePrivateFile(path, RecordToJson(record));
   if (!written) return written.error().WithContext("cannot write the record anywhere");
   return path;
 }

@@ -41,7 +41,8 @@ class RecordStore {
 
   /// Where a record goes when Write failed after the work was done, so it is
   /// never lost: <temp dir>/culprit-unarchived-<id>.json (the id assigned if
-  /// empty, as Write does). Returns that path.
+  /// empty, as Write does), mode 0600: records carry environment values and
+  /// the temp dir is shared. Returns that path.
   Result<std::filesystem::path> WriteFallback(Record& record) const;
 
   /// Where a finished result ended up.

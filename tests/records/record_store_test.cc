@@ -1,5 +1,7 @@
 #include "records/record_store.h"
 
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -187,6 +189,35 @@ TEST(RecordStore, CheckWritableSkipsAStrayProbeNameThatIsNoPid) {
   Status status = store.CheckWritable();
   ASSERT_TRUE(status) << status.error().message();
   for (const std::string& name : stray) EXPECT_TRUE(fs::exists(dir.path() / name)) << name;
+}
+
+// The fallback lands in the shared temp dir and records carry environment values:
+// it is readable by its owner only, whatever the umask.
+TEST(RecordStore, FallbackRecordIsPrivate) {
+  TempDir dir;
+  ASSERT_TRUE(WriteFileAtomically(dir.path() / "blocker", "not a directory"));
+  RecordStore store(dir.path() / "blocker" / "records");
+  Record record = Simple("probe", "series.count");
+  record.arms.resize(1);
+  record.arms[0].env = {{"API_TOKEN", "secret"}};
+  const mode_t old_umask = ::umask(0);
+  RecordStore::Archived archived = store.WriteOrFallback(record);
+  ::umask(old_umask);
+  ASSERT_TRUE(archived.error);
+  ASSERT_FALSE(archived.path.empty());
+  struct stat info {};
+  ASSERT_EQ(::stat(archived.path.c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0600u);
+  Result<std::string> text = ReadFile(archived.path);
+  ASSERT_TRUE(text);
+  EXPECT_TRUE(RecordFromJson(*text, archived.path.string()));
+  // Nothing else was left beside it.
+  for (const auto& entry : fs::directory_iterator(archived.path.parent_path())) {
+    EXPECT_FALSE(Contains(entry.path().filename().string(),
+                          "." + archived.path.filename().string() + ".tmp"))
+        << entry.path();
+  }
+  fs::remove(archived.path);
 }
 
 TEST(RecordStore, MissingDirectoryIsAnEmptyArchive) {
