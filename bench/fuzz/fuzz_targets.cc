@@ -138,8 +138,15 @@ std::string OctalEscaped(std::string_view bytes) {
 /// The child that writes what it is asked to: each request line is a printf
 /// format. One is kept for every input, and replaced once killed (a reply
 /// over the cap kills it, as it must).
+std::unique_ptr<LineProcess>& KeptHarness() {
+  // Never destroyed (no exit-time teardown of a supervised child): when the
+  // fuzzer exits, the child reads end of file and ends.
+  static auto* harness = new std::unique_ptr<LineProcess>();
+  return *harness;
+}
+
 LineProcess& EchoHarness() {
-  static std::unique_ptr<LineProcess> harness;
+  std::unique_ptr<LineProcess>& harness = KeptHarness();
   if (harness == nullptr || !harness->running()) {
     harness.reset();
     ProcessSpec spec;
@@ -156,6 +163,8 @@ LineProcess& EchoHarness() {
 }
 
 }  // namespace
+
+void StopChildren() { KeptHarness().reset(); }
 
 void HarnessLine(std::string_view data) {
   if (data.size() < 2) return;

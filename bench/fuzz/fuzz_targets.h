@@ -34,6 +34,10 @@ void TreePath(std::string_view data);
 /// wrong reply. Keeps one child across inputs (a new one after a kill).
 void HarnessLine(std::string_view data);
 
+/// Ends the child HarnessLine keeps between inputs (the suite calls it, so
+/// that no child outlives the replay; libFuzzer never does).
+void StopChildren();
+
 struct Target {
   const char* name;  ///< Also the folder of its corpus: bench/fuzz/corpus/<name>/.
   void (*run)(std::string_view data);

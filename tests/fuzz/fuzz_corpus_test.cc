@@ -49,7 +49,10 @@ TEST(FuzzCorpus, EverySeedAndEveryPastCrashRunsCleanly) { ReplayAll(false); }
 
 // The targets that talk to a child process (harness_line), kept out of the
 // in-process suite.
-TEST(FuzzCorpusChildren, EverySeedAndEveryPastCrashRunsCleanly) { ReplayAll(true); }
+TEST(FuzzCorpusChildren, EverySeedAndEveryPastCrashRunsCleanly) {
+  ReplayAll(true);
+  fuzz::StopChildren();
+}
 
 TEST(FuzzCorpus, EveryCorpusFolderIsATarget) {
   // A folder named after a target that was renamed would silently stop being replayed.
@@ -76,7 +79,10 @@ void RunEmptyAndBinary(bool spawns_processes) {
 
 TEST(FuzzCorpus, EmptyAndBinaryInputsAreHandled) { RunEmptyAndBinary(false); }
 
-TEST(FuzzCorpusChildren, EmptyAndBinaryInputsAreHandled) { RunEmptyAndBinary(true); }
+TEST(FuzzCorpusChildren, EmptyAndBinaryInputsAreHandled) {
+  RunEmptyAndBinary(true);
+  fuzz::StopChildren();
+}
 
 }  // namespace
 }  // namespace culprit
