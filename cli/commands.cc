@@ -124,6 +124,7 @@ Result<Config> LoadMeasureConfig(const GlobalOptions& global,
                               : ParseConfig("", std::filesystem::current_path(ec) / "culprit.toml");
   if (!config) return config.error();
   QueryConfig adhoc;
+  adhoc.adhoc = true;
   adhoc.name = std::filesystem::path(command.front()).filename().string();
   if (adhoc.name.empty() || config->queries.count(adhoc.name) != 0) adhoc.name = "command";
   for (int i = 2; config->queries.count(adhoc.name) != 0; ++i) {

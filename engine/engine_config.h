@@ -69,6 +69,9 @@ struct QueryConfig {
   /// `better_note` says so wherever the query is measured; anything else is "lower".
   MetricDirection better = MetricDirection::kLowerIsBetter;
   std::string better_note;  ///< "" when written in the file or the default.
+  /// A command given after `--` (`culprit run -- CMD`), not a configured query: run as
+  /// given, with no engine build behind it.
+  bool adhoc = false;
 };
 
 /// [cache]

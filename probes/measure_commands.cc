@@ -15,14 +15,43 @@
 namespace culprit {
 namespace {
 
-std::vector<std::string> BuildNotes(const ResolvedBuild& build) {
+std::vector<std::string> BuildNotes(const ResolvedBuild& build, const QueryConfig& query,
+                                    const ProbeSections& config) {
   std::vector<std::string> notes;
-  if (build.tree.empty()) {
+  if (query.adhoc) {
+    // No engine and no working tree of one: what ran is the command, and where its records
+    // went is worth saying once (there may be no culprit.toml to say it).
+    notes.push_back(fmt::format(
+        "an ad-hoc command, run as given from the current directory (no engine build); its "
+        "records go to {}",
+        config.records.dir.string()));
+  } else if (build.tree.empty()) {
     notes.push_back(
         "measured the engine's working tree as it stands (it may hold uncommitted changes); "
         "give --rev to measure a committed build");
   }
   return notes;
+}
+
+// A query run on the working tree needs the artifacts built there: right after `culprit
+// init` there are none, and every run would fail with "No such file or directory".
+Status CheckWorktreeArtifacts(const QueryConfig& query, const ResolvedBuild& build) {
+  if (query.adhoc || !build.tree.empty()) return {};
+  for (const auto& [name, path] : build.context.artifacts) {
+    bool used = false;
+    for (const std::string& word : query.command) {
+      used = used || word.find("{artifact:" + name + "}") != std::string::npos;
+    }
+    std::error_code ec;
+    if (!used || std::filesystem::exists(path, ec)) continue;
+    return Error::Usage(fmt::format("query '{}' runs {}, which the engine's working tree does "
+                                    "not have: it is not built there",
+                                    query.name, path.string()))
+        .WithHint(
+            "build it in the working tree with the [engine] build steps, or measure a committed "
+            "build: --rev HEAD (culprit builds it in its cache)");
+  }
+  return {};
 }
 
 }  // namespace
@@ -143,6 +172,7 @@ Result<ComparisonOutcome> RunProbe(const MeasureContext& context, const ProbeReq
 
   Result<ResolvedBuild> build = context.builds.Resolve(request.revision);
   if (!build) return build.error();
+  CULPRIT_TRY(CheckWorktreeArtifacts(**query, *build));
   Result<ProcessArm> arm_a = MakeQueryArm(config, **query, *build, {}, {});
   if (!arm_a) return arm_a.error();
   Result<ProcessArm> arm_b =
@@ -166,7 +196,7 @@ Result<ComparisonOutcome> RunProbe(const MeasureContext& context, const ProbeReq
   plan.b.unset = overrides->unset;
   plan.options = *options;
   plan.config_digest = config.digest;
-  plan.notes = BuildNotes(*build);
+  plan.notes = BuildNotes(*build, **query, config);
   if (!overrides->names.empty()) plan.details["override_sets"] = Join(overrides->names, ",");
 
   QuerySampleSource source({*arm_a, *arm_b});
@@ -183,8 +213,10 @@ Result<ComparisonOutcome> RunCompare(const MeasureContext& context, const Compar
 
   Result<ResolvedBuild> build_a = context.builds.Resolve(request.revision_a);
   if (!build_a) return build_a.error();
+  CULPRIT_TRY(CheckWorktreeArtifacts(**query, *build_a));
   Result<ResolvedBuild> build_b = context.builds.Resolve(request.revision_b);
   if (!build_b) return build_b.error();
+  CULPRIT_TRY(CheckWorktreeArtifacts(**query, *build_b));
   Result<ProcessArm> arm_a = MakeQueryArm(config, **query, *build_a, {}, {});
   if (!arm_a) return arm_a.error();
   Result<ProcessArm> arm_b = MakeQueryArm(config, **query, *build_b, {}, {});
@@ -220,6 +252,7 @@ Result<RunOutcome> RunQuery(const MeasureContext& context, const RunRequest& req
 
   Result<ResolvedBuild> build = context.builds.Resolve(request.revision);
   if (!build) return build.error();
+  CULPRIT_TRY(CheckWorktreeArtifacts(**query, *build));
   Result<ProcessArm> arm = MakeQueryArm(config, **query, *build, {}, {});
   if (!arm) return arm.error();
 
@@ -237,7 +270,7 @@ Result<RunOutcome> RunQuery(const MeasureContext& context, const RunRequest& req
   plan.a = MakeComparisonArm(build->revision, build->revision, *arm, *build);
   plan.options = *options;
   plan.config_digest = config.digest;
-  plan.notes = BuildNotes(*build);
+  plan.notes = BuildNotes(*build, **query, config);
   HostIdentity identity;
   if (context.host) identity = context.host->Identity();
   Record record = MakeComparisonRecord(plan, outcome.sitting, identity);

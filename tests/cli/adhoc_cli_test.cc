@@ -27,6 +27,12 @@ TEST(AdHocCli, RunMeasuresACommandWithoutAConfiguration) {
   ASSERT_EQ(r.exit_code, 0) << DescribeRun(r);
   EXPECT_TRUE(Contains(r.stdout_text, "fixture_work")) << DescribeRun(r);
   EXPECT_TRUE(Contains(r.stdout_text, "median")) << DescribeRun(r);
+  // Said as what it is, with where its records go; not an engine's working tree.
+  EXPECT_TRUE(Contains(r.stdout_text, "an ad-hoc command, run as given")) << DescribeRun(r);
+  EXPECT_TRUE(Contains(r.stdout_text, "records go to " +
+                                          (dir.path() / "benchmarks/results-v1").string()))
+      << DescribeRun(r);
+  EXPECT_FALSE(Contains(r.stdout_text, "working tree")) << DescribeRun(r);
   // Archived like any run, in the default records directory of the current one.
   std::vector<Record> records = RecordsIn(dir.path() / "benchmarks/results-v1");
   ASSERT_EQ(records.size(), 1u) << DescribeRun(r);

@@ -206,6 +206,25 @@ TEST(ConfigCliTest, InitWritesAFileThatRunAcceptsAndNeverOverwritesIt) {
   EXPECT_TRUE(fs::exists(dir.path() / "other.toml"));
 }
 
+TEST(ConfigCliTest, RunOnAWorkingTreeWithNothingBuiltSaysToBuildOrGiveARevision) {
+  // Right after `culprit init` in an engine's clone nothing is built in its working tree.
+  TempDir dir;
+  GitFixture git(dir.path() / "repo");
+  git.Commit({{"main.c", LoopEngineSource("engine", 1000)}}, {}, "engine");
+  const fs::path config = WriteLoopEngineConfig(dir.path(), "10s", 0.2);
+  ProcessResult run = RunCulprit({"--config", config.string(), "run", "loop", "-n", "2"},
+                                 dir.path());
+  EXPECT_EQ(run.exit_code, 2) << DescribeRun(run);
+  EXPECT_TRUE(Contains(run.stderr_text, "which the engine's working tree does not have"))
+      << DescribeRun(run);
+  EXPECT_TRUE(Contains(run.stderr_text, "--rev HEAD")) << DescribeRun(run);
+  // Nothing was measured, so nothing is archived.
+  EXPECT_FALSE(fs::exists(dir.path() / "records"));
+  ProcessResult at_head = RunCulprit(
+      {"--config", config.string(), "run", "loop", "-n", "2", "--rev", "HEAD"}, dir.path());
+  EXPECT_EQ(at_head.exit_code, 0) << DescribeRun(at_head);
+}
+
 TEST(ConfigCliTest, InitKeepsCulpritsOwnFilesOutOfGitStatus) {
   TempDir dir;
   GitFixture git(dir.path() / "engine");
