@@ -632,6 +632,30 @@ fs::path BuildCache::EntryDir(const std::string& commit) const {
   return engine_dir_ / "builds" / (commit + "-" + config_key_);
 }
 
+fs::path BuildCache::EntryLock(const std::string& entry_name) const {
+  // Beside builds/, not in it: an entry's directory is emptied when it is
+  // rebuilt, and Prune takes what is in builds/ for entries.
+  return engine_dir_ / "entry-locks" / (entry_name + ".lock");
+}
+
+std::optional<Result<Build>> BuildCache::FromCacheHeld(const CommitInfo& commit) const {
+  // Locked before the entry is read: once held, no rebuild or prune can
+  // change it, so what FromCache finds is what the holder measures.
+  Result<FileLock> lock = FileLock::Acquire(
+      EntryLock(EntryDir(commit.id).filename().string()),
+      [&] {
+        fmt::print(stderr, "culprit: waiting for another culprit building {}\n", commit.short_id);
+      },
+      LockMode::kShared);
+  if (!lock && lock.error().kind() == ErrorKind::kInterrupted) return Result<Build>(lock.error());
+  std::optional<Result<Build>> cached = FromCache(commit);
+  // A lock that cannot be had at all (a read-only cache) protects nothing, and
+  // is no reason to refuse a build that is there.
+  if (lock && cached && *cached)
+    (*cached)->in_use = std::make_shared<const FileLock>(std::move(*lock));
+  return cached;
+}
+
 std::optional<Result<Build>> BuildCache::FromCache(const CommitInfo& commit) const {
   fs::path dir = EntryDir(commit.id);
   std::optional<nlohmann::json> entry = ReadEntry(dir);
@@ -682,19 +706,35 @@ Result<Build> BuildCache::Ensure(std::string_view revision, bool rebuild, BuildP
 
   if (!rebuild) {
     // A usable build, or a remembered failure (an unbuildable commit).
-    if (std::optional<Result<Build>> cached = FromCache(*commit)) return std::move(*cached);
+    if (std::optional<Result<Build>> cached = FromCacheHeld(*commit)) return std::move(*cached);
   }
 
   Result<FileLock> lock = LockScratch(engine_dir_ / "scratch", progress);
   if (!lock) return lock.error();
   if (!rebuild) {
     // Another process may have built it while this one waited for the lock.
-    if (std::optional<Result<Build>> cached = FromCache(*commit)) return std::move(*cached);
+    // (Waiting for the entry's lock here cannot deadlock: whoever holds it
+    // exclusive also holds the scratch lock, which is this process's now.)
+    if (std::optional<Result<Build>> cached = FromCacheHeld(*commit)) return std::move(*cached);
   }
-  return BuildNow(*commit, progress);
+  return BuildNow(*commit, rebuild, progress);
 }
 
-Result<Build> BuildCache::BuildNow(const CommitInfo& commit, BuildProgress* progress) {
+Result<Build> BuildCache::BuildNow(const CommitInfo& commit, bool rebuild,
+                                   BuildProgress* progress) {
+  // The entry is emptied and made again: not under a sitting that measures it.
+  const fs::path entry_lock = EntryLock(EntryDir(commit.id).filename().string());
+  Result<std::optional<FileLock>> exclusive = FileLock::TryAcquire(entry_lock);
+  if (!exclusive) return exclusive.error();
+  if (!exclusive->has_value()) {
+    return Error(fmt::format("cannot {} {} ({}): a running measurement uses its build, whose "
+                             "artifacts would change or vanish under it",
+                             rebuild ? "rebuild" : "build", commit.short_id, commit.subject))
+        .WithHint(fmt::format(
+            "run again once that measurement has ended (another culprit, or an earlier arm of "
+            "this one); the entry is {}",
+            EntryDir(commit.id).string()));
+  }
   BuildAttempt attempt(commit, settings_, EntryDir(commit.id), progress, build_steps_run_);
   CULPRIT_TRY(attempt.CreateEntry());
   if (progress != nullptr) progress->OnStart(commit);
@@ -706,11 +746,15 @@ Result<Build> BuildCache::BuildNow(const CommitInfo& commit, BuildProgress* prog
   }
   CULPRIT_TRY(attempt.CopyArtifacts());
   CULPRIT_TRY(attempt.Succeed());
+  // Held from now on as any reader holds it. The conversion is not atomic, but
+  // only a holder of the scratch lock (held here) ever takes it exclusive.
+  CULPRIT_TRY((*exclusive)->ConvertToShared());
   std::optional<Result<Build>> build = FromCache(commit);
   if (!build || !*build) {
     return Error(fmt::format("the cache entry {} vanished", EntryDir(commit.id).string()));
   }
   (*build)->reused = false;
+  (*build)->in_use = std::make_shared<const FileLock>(std::move(**exclusive));
   return std::move(*build);
 }
 
@@ -780,7 +824,8 @@ Result<std::vector<CachedBuildInfo>> BuildCache::List() const {
   return infos;
 }
 
-Result<int> BuildCache::Prune(std::chrono::hours older_than, bool stale_too) {
+Result<int> BuildCache::Prune(std::chrono::hours older_than, bool stale_too,
+                              std::vector<std::string>* in_use) {
   Result<FileLock> lock = LockScratch(engine_dir_ / "scratch", nullptr);
   if (!lock) return lock.error();
   std::error_code ec;
@@ -801,6 +846,21 @@ Result<int> BuildCache::Prune(std::chrono::hours older_than, bool stale_too) {
         if (!remove) kept_trees.insert(entry->value("tree", ""));
       }
       if (!remove) continue;
+      // Held exclusive while it goes; an entry a measurement holds stays.
+      Result<std::optional<FileLock>> owned =
+          FileLock::TryAcquire(EntryLock(dir.path().filename().string()));
+      if (!owned) return owned.error();
+      if (!owned->has_value()) {
+        const std::string commit = entry ? entry->value("commit", "") : std::string();
+        if (entry) kept_trees.insert(entry->value("tree", ""));
+        if (in_use != nullptr) {
+          in_use->push_back(commit.empty() ? dir.path().filename().string() : commit);
+        } else {
+          fmt::print(stderr, "culprit: kept {}: a running measurement uses it\n",
+                     dir.path().string());
+        }
+        continue;
+      }
       fs::remove_all(dir.path(), ec);
       if (ec) return Error(fmt::format("cannot remove {}: {}", dir.path().string(), ec.message()));
       if (entry) ++removed;

@@ -14,6 +14,11 @@
 //                                  removed afterwards
 //     sources/<tree>/              a pristine source tree per tree id, made on
 //                                  demand by SourceTree() (for cwd = "{tree}")
+//     entry-locks/<commit>-<config>.lock
+//                                  flock'd shared while a build of the entry is
+//                                  in use (Build::in_use: a measurement runs
+//                                  its binaries), exclusive while it is made
+//                                  or removed; kept (empty) when the entry goes
 //     builds/<commit>-<config>/    one cache entry:
 //       artifacts/<name>           the configured artifacts (exec bits kept)
 //       build.log                  every step's command, stdout and stderr
@@ -39,12 +44,14 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "base/result.h"
+#include "engine/file_lock.h"
 #include "engine/git_repo.h"
 
 namespace culprit {
@@ -75,6 +82,12 @@ struct Build {
   std::filesystem::path source_dir;
   bool reused = false;       ///< Served from the cache: no step ran.
   double build_seconds = 0;  ///< How long the build took when it was made.
+  /// The entry's shared lock, held while this Build or any copy of it lives:
+  /// meanwhile Prune skips the entry and a rebuild of the commit is refused,
+  /// in this process and in any other, so that a sitting never measures
+  /// artifacts that vanish or change under it. Null only when the lock file
+  /// could not be created (a read-only cache), which protects nothing.
+  std::shared_ptr<const FileLock> in_use;
 };
 
 /// Why a commit is unbuildable, as remembered in its cache entry.
@@ -179,7 +192,12 @@ class BuildCache {
   /// attempt. A timed-out build is remembered only for timeouts up to the one
   /// it ran out of: with a longer settings.timeout (or none) it is built again.
   /// A step that cannot start (no such program) and Ctrl-C are errors too,
-  /// but are not remembered: they say nothing about the commit.
+  /// but are not remembered: they say nothing about the commit. The build
+  /// returned holds its entry (Build::in_use). Building waits for no reader:
+  /// while a Build of the commit is held anywhere, `rebuild` (or building an
+  /// entry whose artifacts went missing) is an error saying so, not a wait (a
+  /// sitting may hold it for hours). Reusing waits while another culprit
+  /// builds the commit.
   Result<Build> Ensure(std::string_view revision, bool rebuild = false,
                        BuildProgress* progress = nullptr);
 
@@ -198,8 +216,11 @@ class BuildCache {
   Result<std::vector<CachedBuildInfo>> List() const;
   /// Removes entries made more than `older_than` ago, stale entries (other
   /// steps) when `stale_too`, and leftovers of interrupted builds. Takes the
-  /// checkout lock. Returns how many entries were removed.
-  Result<int> Prune(std::chrono::hours older_than, bool stale_too = false);
+  /// checkout lock. An entry in use (a Build of it is held: Build::in_use) is
+  /// skipped, with its source tree: its commit goes into `*in_use`, or, when
+  /// that is null, a line on stderr says so. Returns how many were removed.
+  Result<int> Prune(std::chrono::hours older_than, bool stale_too = false,
+                    std::vector<std::string>* in_use = nullptr);
 
   /// Build steps actually executed by this object (for tests).
   int build_steps_run() const { return build_steps_run_; }
@@ -210,10 +231,14 @@ class BuildCache {
 
  private:
   std::filesystem::path EntryDir(const std::string& commit) const;
+  /// The lock of the entry directory named `entry_name` (<commit>-<config>).
+  std::filesystem::path EntryLock(const std::string& entry_name) const;
+  /// FromCache, holding the entry shared while the build it returns lives.
+  std::optional<Result<Build>> FromCacheHeld(const CommitInfo& commit) const;
   /// nullopt when the cache has no usable entry (never built, or a build
   /// whose artifacts were deleted); else the build or its remembered failure.
   std::optional<Result<Build>> FromCache(const CommitInfo& commit) const;
-  Result<Build> BuildNow(const CommitInfo& commit, BuildProgress* progress);
+  Result<Build> BuildNow(const CommitInfo& commit, bool rebuild, BuildProgress* progress);
 
   const GitRepo& repo_;
   BuildSettings settings_;

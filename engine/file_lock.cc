@@ -28,12 +28,15 @@ Result<int> OpenLockFile(const std::filesystem::path& path) {
   return fd;
 }
 
+int FlockOperation(LockMode mode) { return mode == LockMode::kShared ? LOCK_SH : LOCK_EX; }
+
 }  // namespace
 
-Result<std::optional<FileLock>> FileLock::TryAcquire(const std::filesystem::path& path) {
+Result<std::optional<FileLock>> FileLock::TryAcquire(const std::filesystem::path& path,
+                                                     LockMode mode) {
   Result<int> fd = OpenLockFile(path);
   if (!fd) return fd.error();
-  while (::flock(*fd, LOCK_EX | LOCK_NB) != 0) {
+  while (::flock(*fd, FlockOperation(mode) | LOCK_NB) != 0) {
     if (errno == EINTR) continue;
     int saved = errno;
     ::close(*fd);
@@ -44,8 +47,8 @@ Result<std::optional<FileLock>> FileLock::TryAcquire(const std::filesystem::path
 }
 
 Result<FileLock> FileLock::Acquire(const std::filesystem::path& path,
-                                   const std::function<void()>& on_wait) {
-  Result<std::optional<FileLock>> attempt = TryAcquire(path);
+                                   const std::function<void()>& on_wait, LockMode mode) {
+  Result<std::optional<FileLock>> attempt = TryAcquire(path, mode);
   if (!attempt) return attempt.error();
   if (attempt->has_value()) return std::move(**attempt);
   if (on_wait) on_wait();
@@ -53,7 +56,7 @@ Result<FileLock> FileLock::Acquire(const std::filesystem::path& path,
   if (!fd) return fd.error();
   // A blocking flock returns EINTR when a signal arrives (the interrupt handler
   // does not restart system calls), which is our chance to honour Ctrl-C.
-  while (::flock(*fd, LOCK_EX) != 0) {
+  while (::flock(*fd, FlockOperation(mode)) != 0) {
     if (errno == EINTR && !InterruptRequested()) continue;
     int saved = errno;
     ::close(*fd);
@@ -63,6 +66,15 @@ Result<FileLock> FileLock::Acquire(const std::filesystem::path& path,
     return Error(fmt::format("cannot lock {}: {}", path.string(), std::strerror(saved)));
   }
   return FileLock(*fd, path);
+}
+
+Status FileLock::ConvertToShared() {
+  while (::flock(fd_, LOCK_SH) != 0) {
+    if (errno == EINTR) continue;
+    return Error(
+        fmt::format("cannot share the lock on {}: {}", path_.string(), std::strerror(errno)));
+  }
+  return {};
 }
 
 FileLock::FileLock(FileLock&& other) noexcept : fd_(other.fd_), path_(std::move(other.path_)) {

@@ -15,6 +15,7 @@
 namespace culprit {
 
 class BuildProgress;
+class FileLock;
 
 /// The placeholders and provenance of one arm's build.
 struct ResolvedBuild {
@@ -23,12 +24,17 @@ struct ResolvedBuild {
   std::string commit;    ///< Full id; for the working tree, HEAD's id when known.
   std::string tree;      ///< Tree id; "" for the working tree (it may hold uncommitted changes).
   bool reused = false;   ///< Served from the build cache without building.
+  /// Holds the cache entry while this build (or a copy) lives, so that no
+  /// prune or rebuild, here or in another culprit, changes the binaries a
+  /// sitting measures (see Build::in_use). Null for the working tree.
+  std::shared_ptr<const FileLock> in_use;
 };
 
 class BuildProvider {
  public:
   virtual ~BuildProvider() = default;
-  /// The build for `revision`, or the working tree when it is nullopt.
+  /// The build for `revision`, or the working tree when it is nullopt. Keep
+  /// it for as long as its binaries are run: it holds them (in_use).
   virtual Result<ResolvedBuild> Resolve(const std::optional<std::string>& revision) = 0;
   /// Whether `revision` is known to build (false: it failed with the current
   /// steps and is remembered as unbuildable); nullopt when never tried. A

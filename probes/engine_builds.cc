@@ -113,13 +113,16 @@ Result<ResolvedBuild> EngineBuilds::Resolve(const std::optional<std::string>& re
 }
 
 Result<ResolvedBuild> EngineBuilds::ResolveCommit(const std::string& commit) {
-  Result<Build> made = cache_->Ensure(commit, rebuild_, progress_);
+  const bool rebuild = rebuild_ && !rebuilt_.contains(commit);
+  Result<Build> made = cache_->Ensure(commit, rebuild, progress_);
   if (!made) return made.error();
+  if (rebuild) rebuilt_.insert(commit);
   ResolvedBuild build;
   build.revision = commit;
   build.commit = made->commit;
   build.tree = made->tree;
   build.reused = made->reused;
+  build.in_use = made->in_use;
   build.context.artifacts = made->artifacts;
   build.context.rev = commit;
   build.context.commit = made->commit;

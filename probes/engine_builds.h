@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "base/result.h"
@@ -38,7 +39,8 @@ class EngineBuilds : public BuildProvider {
   }
 
   /// Builds (or reuses) one commit; the error of an unbuildable commit is the
-  /// cache's, and KnownBuildable(commit) is then false.
+  /// cache's, and KnownBuildable(commit) is then false. With `rebuild`, a
+  /// commit is rebuilt the first time only.
   Result<ResolvedBuild> ResolveCommit(const std::string& commit);
 
   GitRepo& repo() { return repo_; }
@@ -54,6 +56,10 @@ class EngineBuilds : public BuildProvider {
   GitRepo repo_;
   std::unique_ptr<BuildCache> cache_;
   bool rebuild_;
+  /// The commits rebuilt so far: `rebuild` builds each once per provider. A
+  /// second arm of the same commit (compare X X) reuses that build, rather
+  /// than rebuild under the first arm, which holds it.
+  std::set<std::string> rebuilt_;
   BuildProgress* progress_;
 };
 

@@ -342,10 +342,74 @@ TEST_F(BuildCacheTest, ChangingTheStepsInvalidatesOldBuilds) {
   EXPECT_EQ(*pruned, 1);
   EXPECT_EQ(other.KnownBuildable(base_), std::optional<bool>(true));
   EXPECT_NE(cache.KnownBuildable(base_), std::optional<bool>(true));
+  build->in_use.reset();  // No longer measured: it may go.
   auto all = other.Prune(std::chrono::hours(0));
   ASSERT_TRUE(all);
   EXPECT_EQ(*all, 1);
   EXPECT_TRUE(other.List()->empty());
+}
+
+// A build in use (held by a sitting, here by this test as a second culprit
+// would hold it) is neither pruned nor rebuilt under it; once released, both
+// go ahead. In-process and deterministic: flock locks of two open files
+// conflict within one process as across two.
+TEST_F(BuildCacheTest, ABuildInUseIsNeitherPrunedNorRebuilt) {
+  BuildCache measuring(*repo_, Settings());
+  auto held = measuring.Ensure(base_);
+  ASSERT_TRUE(held) << held.error().message();
+  ASSERT_TRUE(held->in_use);
+  ASSERT_TRUE(measuring.Ensure(slow_));  // Built, and released at once.
+
+  BuildCache other(*repo_, Settings());
+  std::vector<std::string> in_use;
+  auto pruned = other.Prune(std::chrono::hours(0), true, &in_use);
+  ASSERT_TRUE(pruned) << pruned.error().message();
+  EXPECT_EQ(*pruned, 1);  // The slow build, which nobody holds.
+  EXPECT_EQ(in_use, std::vector<std::string>{base_});
+  EXPECT_EQ(RunProgram(held->artifacts.at("prog")), "version=base\n");
+
+  auto rebuilt = other.Ensure(base_, /*rebuild=*/true);
+  ASSERT_FALSE(rebuilt);
+  EXPECT_NE(rebuilt.error().message().find("a running measurement uses its build"),
+            std::string::npos)
+      << rebuilt.error().message();
+  EXPECT_EQ(other.build_steps_run(), 0);
+  // Reusing it is fine: readers share it.
+  auto reused = other.Ensure(base_);
+  ASSERT_TRUE(reused) << reused.error().message();
+  EXPECT_TRUE(reused->reused);
+
+  held->in_use.reset();
+  reused->in_use.reset();
+  auto again = other.Ensure(base_, /*rebuild=*/true);
+  ASSERT_TRUE(again) << again.error().message();
+  EXPECT_FALSE(again->reused);
+  again->in_use.reset();
+  in_use.clear();
+  auto all = other.Prune(std::chrono::hours(0), true, &in_use);
+  ASSERT_TRUE(all);
+  EXPECT_EQ(*all, 1);
+  EXPECT_TRUE(in_use.empty());
+}
+
+TEST(FileLock, SharedHoldersExcludeAnExclusiveOne) {
+  TempDir dir;
+  const fs::path path = dir.path() / "entry.lock";
+  auto first = FileLock::Acquire(path, {}, LockMode::kShared);
+  ASSERT_TRUE(first) << first.error().message();
+  auto second = FileLock::TryAcquire(path, LockMode::kShared);
+  ASSERT_TRUE(second && second->has_value());
+  auto exclusive = FileLock::TryAcquire(path);
+  ASSERT_TRUE(exclusive);
+  EXPECT_FALSE(exclusive->has_value());
+  { FileLock gone = std::move(*first); }
+  EXPECT_FALSE(FileLock::TryAcquire(path)->has_value());  // The second still holds it.
+  second->reset();
+  auto now = FileLock::TryAcquire(path);
+  ASSERT_TRUE(now && now->has_value());
+  ASSERT_TRUE((*now)->ConvertToShared());
+  EXPECT_TRUE(FileLock::TryAcquire(path, LockMode::kShared)->has_value());
+  EXPECT_FALSE(FileLock::TryAcquire(path)->has_value());
 }
 
 TEST_F(BuildCacheTest, IncrementalModeRewritesOnlyChangedFiles) {
