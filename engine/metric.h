@@ -14,10 +14,10 @@
 namespace culprit {
 
 /// The longest stdout line a metric regex is tried on. libstdc++'s regex
-/// matcher recurses once per byte a ".*" consumes, about 320 bytes of stack
-/// each: /.*x=([0-9]+)/ overflowed an 8 MB stack on a line of 26 KB (-O2).
-/// 4096 bytes take about 1.3 MB, room left for a sanitizer build's larger
-/// frames; no metric line is near this long.
+/// matcher recurses once per byte a repetition consumes: on an 8 MB stack
+/// /.*x=([0-9]+)/ overflowed on a line of 26 KB (-O2; 22 KB under ASan and
+/// UBSan at -Og), /(.)*x=([0-9]+)/ on one of 13.5 KB (-O2). 4096 bytes stay 3x
+/// below the worst of these; no metric line is near this long.
 inline constexpr size_t kMaxRegexLineBytes = 4096;
 
 /// How to take a query's metric from one run.
