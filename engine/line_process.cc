@@ -86,8 +86,6 @@ struct LineProcess::State {
       ended.outcome = ProcessOutcome::kSignaled;
       ended.signal = WTERMSIG(status);
     }
-    // Whatever it started goes with it.
-    SignalGroup(pid, SIGKILL);
     // Let the reader catch up with the child's last words (they explain its
     // exit); bounded, since a descendant outside the group may hold the pipe.
     auto until = Clock::now() + kDrainAfterExit;
@@ -108,9 +106,14 @@ struct LineProcess::State {
   }
 
   /// Reaps the exited child. Its group is forgotten for the quit at once
-  /// (base/interrupt.h) first, while the unreaped leader keeps its id unused.
+  /// (base/interrupt.h) and killed first, while the unreaped leader keeps its
+  /// id unused.
   void ReapExited() {
     ForgetChildGroup(pid);
+    // Whatever it started goes with it: signalled before the leader is
+    // reaped, while its pid keeps the group id from being reused (after, the
+    // id could name a stranger's new group).
+    SignalGroup(pid, SIGKILL);
     int status = 0;
     pid_t r;
     do {

@@ -222,10 +222,17 @@ struct Reaped {
 class ExitWatcher {
  public:
   explicit ExitWatcher(pid_t pid) : pid_(pid) {}
+  /// Without Finish (an exception left the run loop, or came before it: a
+  /// throwing on_start or on_output), the child's group is killed and the
+  /// child reaped: never left running, never left a zombie.
   ~ExitWatcher() {
-    if (reaper_.joinable()) {  // Only when the loop ended by an exception.
+    if (finished_) return;
+    if (reaper_.joinable()) {
       SignalGroup(pid_, SIGKILL);
       reaper_.join();
+    } else if (!reaped_once_) {
+      SignalGroup(pid_, SIGKILL);
+      Reap();
     }
   }
   ExitWatcher(const ExitWatcher&) = delete;
@@ -275,6 +282,7 @@ class ExitWatcher {
   /// OnExited was called; if not (the loop left on a poll error), the child is
   /// killed first: never leave it behind.
   Reaped Finish(bool exited) {
+    finished_ = true;
     if (!exited) SignalGroup(pid_, SIGKILL);
     if (reaper_.joinable()) {
       reaper_.join();
@@ -303,6 +311,7 @@ class ExitWatcher {
     ForgetChild(pid_);
     reaped_.status = status;
     reaped_.usage = usage;
+    reaped_once_ = true;
   }
   void KillAndReap() {
     SignalGroup(pid_, SIGKILL);
@@ -313,6 +322,8 @@ class ExitWatcher {
   Fd fd_;
   std::thread reaper_;
   Reaped reaped_;
+  bool finished_ = false;
+  bool reaped_once_ = false;  ///< Written by the reaper thread, if any: read only without one.
 };
 
 /// When to stop the child: at its deadline (spec.timeout after `start`) or on
@@ -507,8 +518,10 @@ ProcessResult RunImpl(const ProcessSpec& spec) {
     result.start_error = child.error().message();
     return result;
   }
-  if (spec.on_start) spec.on_start(child->pid);
+  // Before anything that may throw (on_start is the caller's): from here the
+  // watcher's destructor kills and reaps the child whatever happens.
   ExitWatcher watcher(child->pid);
+  if (spec.on_start) spec.on_start(child->pid);
   if (Status watching = watcher.Start(); !watching) {
     result.start_error = watching.error().message();
     return result;

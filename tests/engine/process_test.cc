@@ -14,6 +14,7 @@
 #include <chrono>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -270,6 +271,51 @@ TEST(InterruptQuitTest, ThirdCtrlCKillsTheRunningChildsGroup) {
   if (!leader_gone || !grandchild_gone) ::kill(-group, SIGKILL);  // Leave nothing behind.
   EXPECT_TRUE(leader_gone) << "the child " << group << " outlived culprit";
   EXPECT_TRUE(grandchild_gone) << "the grandchild " << grandchild << " outlived culprit";
+}
+
+/// After RunProcess returned: `pid` was reaped (it is no child of ours any
+/// more) and runs nothing. Cleans up (kills and reaps) when it was not.
+void ExpectKilledAndReaped(pid_t pid) {
+  ASSERT_GT(pid, 0);
+  errno = 0;
+  const pid_t waited = ::waitpid(pid, nullptr, WNOHANG);
+  const int wait_errno = errno;
+  const bool running = IsRunning(pid);
+  if (waited == 0 || running) {
+    ::kill(-pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+  }
+  EXPECT_EQ(waited, -1) << "the child was left unreaped";
+  EXPECT_EQ(wait_errno, ECHILD);
+  EXPECT_FALSE(running) << "the child was left running";
+}
+
+// The caller's callbacks may throw; RunProcess reports it and still never
+// returns with the child running or unreaped (on the pidfd path the child used
+// to be left both).
+TEST(ProcessTest, AThrowingOutputListenerLeavesNoChildBehind) {
+  pid_t group = 0;
+  ProcessSpec spec = Spec({"sh", "-c", "echo ready; exec sleep 600"});
+  spec.on_start = [&](int started) { group = started; };
+  spec.on_output = [](std::string_view piece) {
+    if (!piece.empty()) throw std::runtime_error("the listener failed");
+  };
+  ProcessResult r = RunProcess(spec);
+  EXPECT_EQ(r.outcome, ProcessOutcome::kFailedToStart);
+  EXPECT_EQ(r.start_error, "the listener failed");
+  ExpectKilledAndReaped(group);
+}
+
+TEST(ProcessTest, AThrowingStartCallbackLeavesNoChildBehind) {
+  pid_t group = 0;
+  ProcessSpec spec = Spec({"sleep", "600"});
+  spec.on_start = [&](int started) {
+    group = started;
+    throw std::runtime_error("could not note the group");
+  };
+  ProcessResult r = RunProcess(spec);
+  EXPECT_EQ(r.start_error, "could not note the group");
+  ExpectKilledAndReaped(group);
 }
 
 TEST(ProcessTest, DoesNotStartWhenAlreadyInterrupted) {
