@@ -251,6 +251,9 @@ Result<BisectPendingStep> PendingStepFromJson(const json& p, int n, std::string_
 }  // namespace
 
 Result<BisectState> BisectStateFromJson(std::string_view text, std::string_view source) {
+  // Depth-limited first: a damaged state nested 100k deep would overflow the stack in the
+  // dumps below (issue 26), where every other damage is reported.
+  if (JsonNestsDeeperThan(text)) return Damaged(source, JsonTooDeepMessage());
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) return Damaged(source, "not a JSON object");
   std::string schema = j.value("schema", "");

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/atomic_file.h"
+#include "base/json_text.h"
 #include "base/strings.h"
 #include "engine/harness_client.h"
 #include "probes/comparison.h"
@@ -383,7 +384,8 @@ Record MakeAuditRecord(const AuditOutcome& o, const ComparisonOutcome* code,
                         {"high", std::exp(rem.high)}};
   }
   doc["conclusion"] = o.conclusion;
-  r.details_json = doc.dump();
+  // Factor names, notes and the conclusion may carry a Latin-1 subject: replaced, not thrown.
+  r.details_json = ToJsonText(doc);
   return r;
 }
 

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "base/atomic_file.h"
+#include "base/json_text.h"
 #include "base/strings.h"
 #include "engine/process.h"
 #include "engine/query_command.h"
@@ -192,7 +193,7 @@ Result<CodePath> FromCoverage(const EngineSections& config, const QueryConfig& q
   path.files = ExecutedFiles(read.stdout_text, checkout.string());
   nlohmann::json doc = {{"query", query.name}, {"files", path.files}};
   // A cache: when it cannot be written, the next relevance check measures the path again.
-  (void)WriteFileAtomically(entry / kMeasuredFile, doc.dump(2) + "\n", ExistingFile::kReplace);
+  (void)WriteFileAtomically(entry / kMeasuredFile, ToJsonText(doc, 2) + "\n", ExistingFile::kReplace);
   return path;
 }
 

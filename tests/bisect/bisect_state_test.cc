@@ -178,6 +178,19 @@ TEST(BisectStateJson, AStepInFlightRoundTripsAndIsCheckedAgainstTheRange) {
   EXPECT_FALSE(BisectStateFromJson(BisectStateToJson(s), "state.json").ok());
 }
 
+TEST(BisectStateJson, AStateNestedTooDeepIsDamagedNotACrash) {
+  // A search of 100k nested arrays: read whole, its dump() recursed off the stack.
+  std::string json = BisectStateToJson(TwoCommits());
+  const size_t at = json.find("\"search\": null");
+  ASSERT_NE(at, std::string::npos) << json;
+  json.replace(at, std::string("\"search\": null").size(),
+               "\"search\": " + std::string(100000, '[') + std::string(100000, ']'));
+  Result<BisectState> back = BisectStateFromJson(json, "state.json");
+  ASSERT_FALSE(back.ok());
+  EXPECT_NE(back.error().message().find("state.json: damaged bisect state"), std::string::npos)
+      << back.error().message();
+}
+
 TEST(BisectStateJson, Latin1TextIsReplacedNotThrownOn) {
   // A skip note quotes a commit subject, which real histories write in
   // Latin-1 (0xE9: é) as often as in UTF-8.
