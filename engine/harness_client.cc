@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <utility>
 
+#include "base/strings.h"
+
 namespace culprit {
 namespace {
 
@@ -51,8 +53,10 @@ std::optional<uint64_t> ParseCount(std::string_view word) {
 std::optional<Error> EngineError(std::string_view command, std::string_view reply) {
   if (reply != "error" && reply.substr(0, 6) != "error ") return std::nullopt;
   std::string_view message = reply.size() > 6 ? reply.substr(6) : std::string_view();
+  // The engine's text goes to the terminal: its control bytes (escape
+  // sequences among them) are shown, not obeyed.
   return Error(fmt::format("'{}': the engine answered error: {}", command,
-                           message.empty() ? "(no message)" : message));
+                           message.empty() ? "(no message)" : EscapeControlChars(message)));
 }
 
 Status CheckName(std::string_view what, std::string_view name) {
@@ -85,38 +89,36 @@ std::string QuoteReply(std::string_view reply) {
   return out;
 }
 
-Result<HoldReply> ParseOkReply(std::string_view command, std::string_view reply,
-                               bool allow_bytes) {
+Result<HoldReply> ParseOkReply(std::string_view command, std::string_view reply, bool allow_bytes) {
   if (std::optional<Error> error = EngineError(command, reply)) return *error;
   std::vector<std::string_view> words = Words(reply);
   HoldReply out;
   if (words.size() == 1 && words[0] == "ok") return out;
-  if (allow_bytes && words.size() == 2 && words[0] == "ok" &&
-      words[1].substr(0, 6) == "bytes=") {
+  if (allow_bytes && words.size() == 2 && words[0] == "ok" && words[1].substr(0, 6) == "bytes=") {
     if (std::optional<uint64_t> bytes = ParseCount(words[1].substr(6))) {
       out.bytes = *bytes;
       return out;
     }
   }
-  return Error(fmt::format("'{}': the engine answered {}, expected {}", command, QuoteReply(reply),
-                           allow_bytes ? "'ok', 'ok bytes=N' or 'error MESSAGE'"
-                                       : "'ok' or 'error MESSAGE'"));
+  return Error(fmt::format(
+      "'{}': the engine answered {}, expected {}", command, QuoteReply(reply),
+      allow_bytes ? "'ok', 'ok bytes=N' or 'error MESSAGE'" : "'ok' or 'error MESSAGE'"));
 }
 
-Result<std::vector<double>> ParseRunReply(std::string_view command, std::string_view reply,
-                                          int n) {
+Result<std::vector<double>> ParseRunReply(std::string_view command, std::string_view reply, int n) {
   if (std::optional<Error> error = EngineError(command, reply)) return *error;
   std::vector<std::string_view> words = Words(reply);
   if (words.empty() || words[0] != "ms") {
-    return Error(fmt::format("'{}': the engine answered {}, expected 'ms' and {} values",
-                             command, QuoteReply(reply), n));
+    return Error(fmt::format("'{}': the engine answered {}, expected 'ms' and {} values", command,
+                             QuoteReply(reply), n));
   }
   std::vector<double> values;
   for (size_t i = 1; i < words.size(); ++i) {
     std::optional<double> value = ParseNumber(words[i]);
     if (!value || *value < 0) {
-      return Error(fmt::format("'{}': value {} of the answer, '{}', is not a time in ms (answer {})",
-                               command, i, words[i], QuoteReply(reply)));
+      return Error(
+          fmt::format("'{}': value {} of the answer, '{}', is not a time in ms (answer {})",
+                      command, i, EscapeControlChars(words[i]), QuoteReply(reply)));
     }
     values.push_back(*value);
   }
@@ -136,8 +138,8 @@ HarnessClient::HarnessClient(std::unique_ptr<LineProcess> process, std::vector<s
       quit_grace_(quit_grace) {}
 
 Result<std::unique_ptr<HarnessClient>> HarnessClient::Start(const ProcessSpec& spec,
-                                                           std::chrono::milliseconds timeout,
-                                                           std::chrono::milliseconds quit_grace) {
+                                                            std::chrono::milliseconds timeout,
+                                                            std::chrono::milliseconds quit_grace) {
   Result<std::unique_ptr<LineProcess>> process = LineProcess::Start(spec);
   if (!process) return process.error();
   return std::unique_ptr<HarnessClient>(
@@ -149,8 +151,7 @@ Result<std::string> HarnessClient::Send(std::string_view line) {
   if (quit_) return Error(fmt::format("'{}': the harness was already told to quit", line));
   const Clock::time_point start = Clock::now();
   Result<std::string> reply = process_->Request(line, timeout_);
-  last_round_trip_ms_ =
-      std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  last_round_trip_ms_ = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   if (!reply) {
     Error error = reply.error();
     // LineProcess names the command when it timed out; say it in every case.
@@ -174,7 +175,8 @@ Result<T> HarnessClient::Exchange(const std::string& line, Parse parse) {
     Error error = parsed.error().WithHint(
         "the engine must answer each command with one line on stdout and print everything else "
         "on stderr (see docs/harness.md)");
-    broken_ = Error(error.message() + "; the harness was stopped, since its answers are out of step");
+    broken_ =
+        Error(error.message() + "; the harness was stopped, since its answers are out of step");
     process_.reset();
     return error;
   }

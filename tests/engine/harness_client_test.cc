@@ -46,6 +46,23 @@ TEST(ParseReplyTest, OkAndBytes) {
   EXPECT_TRUE(Contains(error.error().message(), "unknown structure 'x'"));
 }
 
+// An engine's text reaches the terminal: its escape sequences are shown, not
+// obeyed (a reply could clear the screen or rewrite the lines above).
+TEST(ParseReplyTest, EngineTextKeepsNoLiveControlBytes) {
+  for (const char* reply : {"error \x1b[2J\x1b[Hall good", "ms \x1b]0;title\x07"}) {
+    Result<std::vector<double>> parsed = ParseRunReply("run q 1", reply, 1);
+    ASSERT_FALSE(parsed.ok());
+    const std::string& message = parsed.error().message();
+    EXPECT_EQ(message.find('\x1b'), std::string::npos) << message;
+    EXPECT_EQ(message.find('\x07'), std::string::npos) << message;
+    EXPECT_TRUE(Contains(message, "\\x1b")) << message;
+  }
+  Result<HoldReply> hold = ParseOkReply("hold x", "error \x1b[31mred", true);
+  ASSERT_FALSE(hold.ok());
+  EXPECT_TRUE(Contains(hold.error().message(), "the engine answered error: \\x1b[31mred"))
+      << hold.error().message();
+}
+
 TEST(ParseReplyTest, RunValues) {
   Result<std::vector<double>> values = ParseRunReply("run q 3", "ms 1.5 2 0.25", 3);
   ASSERT_TRUE(values.ok());
@@ -142,7 +159,8 @@ TEST(HarnessClientTest, WrongCount) {
   ASSERT_TRUE(client);
   Result<std::vector<double>> r = client->Run("scan", 4);
   ASSERT_FALSE(r.ok());
-  EXPECT_TRUE(Contains(r.error().message(), "'run scan 4': the engine answered 3 values, expected 4"))
+  EXPECT_TRUE(
+      Contains(r.error().message(), "'run scan 4': the engine answered 3 values, expected 4"))
       << r.error().message();
   EXPECT_FALSE(client->running());
 }
@@ -152,7 +170,8 @@ TEST(HarnessClientTest, ErrorLine) {
   ASSERT_TRUE(client);
   Result<std::vector<double>> r = client->Run("scan", 1);
   ASSERT_FALSE(r.ok());
-  EXPECT_TRUE(Contains(r.error().message(), "'run scan 1': the engine answered error: out of memory"))
+  EXPECT_TRUE(
+      Contains(r.error().message(), "'run scan 1': the engine answered error: out of memory"))
       << r.error().message();
   EXPECT_TRUE(client->running());
   EXPECT_TRUE(client->Quit().ok());
