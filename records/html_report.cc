@@ -147,7 +147,7 @@ std::string Reading(const Record& r) {
   if (!r.estimate) return "";
   return fmt::format("<p class=\"reading\"><b>{}</b>: {}.</p>\n", Escape(VerdictText(r)),
                      Escape(BandSentence(r.estimate->ratio, r.estimate->low, r.estimate->high,
-                                         r.band)));
+                                         r.band, DirectionOf(r), r.unit)));
 }
 
 // The picture of the verdict: the interval against the band.
@@ -188,7 +188,7 @@ std::string BisectPicture(const Record& r, const RecordIndex& index) {
       const Estimate& e = *step->estimate;
       ratio = fmt::format("{:.3f} ({})", e.ratio, FormatChange(e.ratio));
       interval = fmt::format("[{:.3f}, {:.3f}]", e.low, e.high);
-      reading = BandSentence(e.ratio, e.low, e.high, step->band);
+      reading = BandSentence(e.ratio, e.low, e.high, step->band, DirectionOf(*step), step->unit);
       if (i) {
         scatter.points.push_back({static_cast<double>(*i), {e.ratio, e.low, e.high},
                                   fmt::format("{} step at {} ({}): {} {}", kind, *i, commit, ratio,
@@ -269,7 +269,7 @@ std::string IsolatePicture(const Record& r) {
     }
     if (setup.empty()) setup = "nothing held";
     std::string reading = c.estimate ? BandSentence(c.estimate->ratio, c.estimate->low,
-                                                    c.estimate->high, r.band)
+                                                    c.estimate->high, r.band, DirectionOf(r), r.unit)
                                      : (c.baseline ? "the reference" : "not in this record");
     table += fmt::format(
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
@@ -327,7 +327,7 @@ std::string AuditPicture(const Record& r, const RecordIndex& index) {
                    : "not in this record",
         Escape(f.verdict.empty() ? "-" : f.verdict),
         f.estimate ? Escape(BandSentence(f.estimate->ratio, f.estimate->low, f.estimate->high,
-                                         r.band))
+                                         r.band, DirectionOf(r), r.unit))
                    : "-",
         f.record.empty() ? "-" : RecordLink(f.record, index));
   }
@@ -380,7 +380,8 @@ std::string InvestigationPicture(const Record& r, const RecordIndex& index) {
     const Record* m = index.Find(link);
     std::string reading = "-";
     if (m && m->estimate) {
-      reading = BandSentence(m->estimate->ratio, m->estimate->low, m->estimate->high, m->band);
+      reading = BandSentence(m->estimate->ratio, m->estimate->low, m->estimate->high, m->band,
+                              DirectionOf(*m), m->unit);
     }
     out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
                        RecordLink(link, index), m ? Escape(RecordKindName(m->kind)) : "-",
@@ -452,7 +453,8 @@ std::string RecordSection(const Record& r, const RecordIndex& index, int level =
   out += FactRow("band", FormatBand(r.band));
   if (r.estimate) {
     out += FactRow("reading",
-                   BandSentence(r.estimate->ratio, r.estimate->low, r.estimate->high, r.band));
+                   BandSentence(r.estimate->ratio, r.estimate->low, r.estimate->high, r.band,
+                                DirectionOf(r), r.unit));
   }
   out += FactRow("calibration", FormatCalibration(r));
   out += FactRow("load (1 min)", FormatStartEnd(r.start.load1, r.end.load1, ""));

@@ -166,8 +166,9 @@ std::string Attribute(std::string_view text) {
 
 std::string Interval(double low, double high) { return fmt::format("[{:.3f}, {:.3f}]", low, high); }
 
-std::string Reading(double ratio, double low, double high, double band) {
-  return Cell(BandSentence(ratio, low, high, band));
+// `of` says which way its metric is better, and in what unit.
+std::string Reading(double ratio, double low, double high, double band, const Record& of) {
+  return Cell(BandSentence(ratio, low, high, band, DirectionOf(of), of.unit));
 }
 
 // A link: to the record's heading when it is in the report, else said.
@@ -182,7 +183,7 @@ std::string SummaryRow(const Record& r) {
     ratio = fmt::format("{:.3f} ({})", r.estimate->ratio, FormatChange(r.estimate->ratio));
     interval = Interval(r.estimate->low, r.estimate->high);
     pairs = std::to_string(r.estimate->pairs);
-    reading = Reading(r.estimate->ratio, r.estimate->low, r.estimate->high, r.band);
+    reading = Reading(r.estimate->ratio, r.estimate->low, r.estimate->high, r.band, r);
   }
   return fmt::format("| {} | {} | {} | {} | **{}** | {} | {} | {} | {} | {} | {} |\n", Code(r.id),
                      Cell(r.time), Cell(RecordKindName(r.kind)), Cell(r.query),
@@ -212,7 +213,7 @@ std::string BisectTable(const Record& r, const RecordIndex& index) {
         const Estimate& e = *step->estimate;
         ratio = fmt::format("{:.3f} ({})", e.ratio, FormatChange(e.ratio));
         interval = Interval(e.low, e.high);
-        reading = Reading(e.ratio, e.low, e.high, step->band);
+        reading = Reading(e.ratio, e.low, e.high, step->band, *step);
       }
       out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", i ? std::to_string(*i) : "?",
                          Cell(step->Detail("step_kind")), Code(commit), ratio, interval, reading,
@@ -266,7 +267,7 @@ std::string IsolateTable(const Record& r) {
     if (c.estimate) {
       ratio = fmt::format("{:.3f} ({})", c.estimate->ratio, FormatChange(c.estimate->ratio));
       interval = Interval(c.estimate->low, c.estimate->high);
-      reading = Reading(c.estimate->ratio, c.estimate->low, c.estimate->high, r.band);
+      reading = Reading(c.estimate->ratio, c.estimate->low, c.estimate->high, r.band, r);
     }
     out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", Cell(c.name), Cell(c.role),
                        Cell(join(c.hold)), Cell(join(c.release)), ratio, interval, Cell(c.verdict),
@@ -289,7 +290,7 @@ std::string InvestigationTable(const Record& r, const RecordIndex& index) {
     const Record* m = index.Find(link);
     std::string reading = "-";
     if (m && m->estimate) {
-      reading = Reading(m->estimate->ratio, m->estimate->low, m->estimate->high, m->band);
+      reading = Reading(m->estimate->ratio, m->estimate->low, m->estimate->high, m->band, *m);
     }
     out += fmt::format("| {} | {} | {} | {} |\n", Link(link, index),
                        m ? Cell(RecordKindName(m->kind)) : "-", m ? Cell(VerdictText(*m)) : "-",
@@ -320,14 +321,14 @@ std::string AuditTable(const Record& r, const RecordIndex& index) {
                        f.cross_sitting ? " (cross-sitting)" : "", f.estimate->ratio,
                        FormatChange(f.estimate->ratio), Interval(f.estimate->low, f.estimate->high),
                        value(running), Cell(f.verdict),
-                       Reading(f.estimate->ratio, f.estimate->low, f.estimate->high, r.band),
+                       Reading(f.estimate->ratio, f.estimate->low, f.estimate->high, r.band, r),
                        f.record.empty() ? "-" : Link(f.record, index));
   }
   if (facts.remainder) {
     const RatioInterval& m = *facts.remainder;
     out += fmt::format("| × remainder | {:.3f} ({}) | {} | | | {} | |\n", m.ratio, FormatChange(m.ratio),
                        Interval(m.low, m.high),
-                       ReadAgainstBand(m.low, m.high, r.band) == BandReading::kTie ? "fully explained" : Reading(m.ratio, m.low, m.high, r.band));
+                       ReadAgainstBand(m.low, m.high, r.band) == BandReading::kTie ? "fully explained" : Reading(m.ratio, m.low, m.high, r.band, r));
   } else {
     out += "| × remainder | not in this record | | | | | |\n";
   }
@@ -388,7 +389,8 @@ class MarkdownReporter : public RecordReporter {
                                   RecordKindName(r.kind), Inline(r.query), VerdictText(r));
     if (r.estimate) {
       out += fmt::format("**{}**: {}.\n\n", VerdictText(r),
-                         BandSentence(r.estimate->ratio, r.estimate->low, r.estimate->high, r.band));
+                         BandSentence(r.estimate->ratio, r.estimate->low, r.estimate->high, r.band,
+                                      DirectionOf(r), r.unit));
     }
     out += "| fact | value |\n|---|---|\n";
     out += fmt::format("| id | {} |\n", Code(r.id));
@@ -403,7 +405,7 @@ class MarkdownReporter : public RecordReporter {
     out += fmt::format("| band | {} |\n", FormatBand(r.band));
     if (r.estimate) {
       out += fmt::format("| reading | {} |\n",
-                         Reading(r.estimate->ratio, r.estimate->low, r.estimate->high, r.band));
+                         Reading(r.estimate->ratio, r.estimate->low, r.estimate->high, r.band, r));
     }
     out += fmt::format("| calibration | {} |\n", Cell(FormatCalibration(r)));
     out += fmt::format("| load (1 min) | {} |\n", FormatStartEnd(r.start.load1, r.end.load1, ""));

@@ -176,22 +176,28 @@ std::string BandWord(double low, double high, double band) {
   return "undecided";
 }
 
-std::string BandSentence(double ratio, double low, double high, double band) {
-  std::string number = fmt::format("{:.1f}%", std::fabs(ratio - 1) * 100);
-  // "an 8.0%", "an 11.2%", "an 18.0%", "an 80.5%": the article follows the spoken number.
-  bool vowel = number[0] == '8' || number.rfind("11.", 0) == 0 || number.rfind("18.", 0) == 0;
-  std::string change = ratio == 1 ? std::string("no change")
-                                  : fmt::format("{} {} {}", vowel ? "an" : "a", number,
-                                                ratio < 1 ? "win" : "loss");
+MetricDirection DirectionOf(const Record& record) {
+  return ParseMetricDirection(record.Detail("better")).value_or(MetricDirection::kLowerIsBetter);
+}
+
+std::string BandSentence(double ratio, double low, double high, double band,
+                         MetricDirection better, std::string_view unit) {
+  // In words the metric's way up: a ratio below 1 is faster for a time, worse for a
+  // throughput (once "a 14.4% win" for a 14.4% drop in MB/s).
+  const DirectionWords words = WordsFor(better, unit);
+  const std::string change =
+      ratio == 1 ? std::string("no change")
+                 : fmt::format("{:.1f}% {}", std::fabs(ratio - 1) * 100,
+                               IsWorse(ratio, better) ? words.worse : words.better);
   switch (ReadAgainstBand(low, high, band)) {
     case BandReading::kTie:
-      return fmt::format("{} inside {} is a tie", change, FormatBand(band));
+      return fmt::format("{}, inside {}: a tie", change, FormatBand(band));
     case BandReading::kEffect:
-      return fmt::format("{} beyond {} is an effect", change, FormatBand(band));
+      return fmt::format("{}, beyond {}: an effect", change, FormatBand(band));
     case BandReading::kUndecided:
       break;
   }
-  return fmt::format("{} whose interval crosses the {} band edge is undecided", change,
+  return fmt::format("{}, its interval across the {} band edge: undecided", change,
                      FormatBand(band));
 }
 

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "base/strings.h"  // ShortCommit
+#include "base/metric_direction.h"
 #include "records/record.h"
 
 namespace culprit {
@@ -74,12 +75,18 @@ namespace culprit {
 enum class BandReading { kTie, kEffect, kUndecided };
 BandReading ReadAgainstBand(double low, double high, double band);
 
-/// The table label of an estimate against its band, e.g.
-///   "a 1.3% win inside ±5.0% is a tie"
-///   "a 38.4% loss beyond ±5.0% is an effect"
-///   "a 2.1% loss whose interval crosses the ±5.0% band edge is undecided"
-/// A win is a ratio below 1 (less of the metric, as for a time).
-std::string BandSentence(double ratio, double low, double high, double band);
+/// The table label of an estimate against its band, the metric's way up (WordsFor), e.g.
+///   "1.3% faster, inside ±5.0%: a tie"
+///   "38.4% slower, beyond ±5.0%: an effect"
+///   "2.1% slower, its interval across the ±5.0% band edge: undecided"
+///   "14.4% worse, beyond ±5.0%: an effect"  (a drop in MB/s, better higher)
+std::string BandSentence(double ratio, double low, double high, double band,
+                         MetricDirection better = MetricDirection::kLowerIsBetter,
+                         std::string_view unit = "");
+
+/// Which way `record`'s metric is better: its details.better, "lower" when absent (records
+/// written before a query could say, and kinds that never measure a throughput).
+MetricDirection DirectionOf(const Record& record);
 /// "tie", "effect" or "undecided".
 std::string BandWord(double low, double high, double band);
 

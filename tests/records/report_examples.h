@@ -80,7 +80,7 @@ inline Record TwoArms(Record r, const std::string& a, const std::string& b) {
   return r;
 }
 
-/// A probe whose 1.3% win lies inside the ±5% band: a tie (NULL).
+/// A probe 1.3% faster, inside the ±5% band: a tie (NULL).
 inline Record Probe() {
   Record r = TwoArms(Base("2026-11-30T101500Z-probe-series.count-1a2b", "probe",
                           "2026-11-30T10:15:00Z"),

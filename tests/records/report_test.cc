@@ -304,11 +304,20 @@ std::string PlotOf(const std::string& page, const std::string& cls) {
 }
 
 TEST(ReportFacts, BandSentenceLabelsTies) {
-  EXPECT_EQ(BandSentence(0.987, 0.971, 1.004, 0.05), "a 1.3% win inside ±5.0% is a tie");
-  EXPECT_EQ(BandSentence(1.384, 1.301, 1.472, 0.05), "a 38.4% loss beyond ±5.0% is an effect");
-  EXPECT_EQ(BandSentence(1.18, 1.12, 1.24, 0.05), "an 18.0% loss beyond ±5.0% is an effect");
+  EXPECT_EQ(BandSentence(0.987, 0.971, 1.004, 0.05), "1.3% faster, inside ±5.0%: a tie");
+  EXPECT_EQ(BandSentence(1.384, 1.301, 1.472, 0.05), "38.4% slower, beyond ±5.0%: an effect");
+  EXPECT_EQ(BandSentence(1.18, 1.12, 1.24, 0.05), "18.0% slower, beyond ±5.0%: an effect");
   EXPECT_EQ(BandSentence(1.02, 0.99, 1.06, 0.05),
-            "a 2.0% loss whose interval crosses the ±5.0% band edge is undecided");
+            "2.0% slower, its interval across the ±5.0% band edge: undecided");
+  // A throughput the right way up: a 14.4% drop in MB/s was once "a 14.4% win".
+  EXPECT_EQ(BandSentence(0.856, 0.83, 0.88, 0.05, MetricDirection::kHigherIsBetter, "MB/s"),
+            "14.4% worse, beyond ±5.0%: an effect");
+  EXPECT_EQ(BandSentence(1.2, 1.1, 1.3, 0.05, MetricDirection::kLowerIsBetter, "bytes"),
+            "20.0% worse, beyond ±5.0%: an effect");
+  Record r;
+  EXPECT_EQ(DirectionOf(r), MetricDirection::kLowerIsBetter);  // records before `better`
+  r.details["better"] = "higher";
+  EXPECT_EQ(DirectionOf(r), MetricDirection::kHigherIsBetter);
   EXPECT_EQ(BandWord(0.96, 0.99, 0.05), "tie");
   EXPECT_EQ(BandWord(0.94, 0.99, 0.05), "undecided");  // below 1/1.05
 }
@@ -336,7 +345,7 @@ TEST(HtmlReporter, ProbeStripDrawsTheRecordsIntervalAgainstTheBand) {
   EXPECT_NEAR(x.Invert(svg::Attr(line, "x2")), probe.estimate->high,
               svg::PixelTolerance(x, probe.estimate->high));
   EXPECT_CONTAINS(strip, "0.987× (-1.3%)");
-  EXPECT_CONTAINS(page, "a 1.3% win inside ±5.0% is a tie");
+  EXPECT_CONTAINS(page, "1.3% faster, inside ±5.0%: a tie");
   // The samples beside it, one marker per sample.
   EXPECT_EQ(svg::CountElements(page, "circle", "sample"), static_cast<int>(probe.samples.size()));
   // Calibration across the sitting: start, the two between-look ones, end.
@@ -377,7 +386,7 @@ TEST(HtmlReporter, BisectPlotsEachStepByCommitIndexWithCulpritAndPosterior) {
   EXPECT_NEAR(p.Invert(svg::Attr(column, "y")), 0.97, svg::PixelTolerance(p, 0.97));
   // The steps are linked in the page, the table labels ties.
   EXPECT_CONTAINS(page, "<a href=\"#" + bisect[2].id + "\">");
-  EXPECT_CONTAINS(page, "a 0.4% loss inside ±5.0% is a tie");
+  EXPECT_CONTAINS(page, "0.4% slower, inside ±5.0%: a tie");
   // Alone, the bisect says where its steps are.
   std::string alone = MakeHtmlReporter()->RenderOne(bisect[0]);
   EXPECT_CONTAINS(alone, "step record(s) this bisect links to are not in this report");
@@ -430,7 +439,7 @@ TEST(HtmlReporter, AuditWaterfallCompoundsTheFactorsWithTheirIntervals) {
               svg::PixelTolerance(y, before * 1.25));
   EXPECT_CONTAINS(waterfall, "×1.180 (+18.0%)");
   EXPECT_CONTAINS(waterfall, "cross-sitting");
-  EXPECT_CONTAINS(page, "a 1.0% loss inside ±5.0% is a tie");
+  EXPECT_CONTAINS(page, "1.0% slower, inside ±5.0%: a tie");
   EXPECT_CONTAINS(page, "<a href=\"#" + audit[1].id + "\">");
 
   Record bare = audit[0];
@@ -473,24 +482,24 @@ TEST(RecordReports, LinkedRecordsFollowLinksTransitively) {
 TEST(MarkdownReporter, EachKindHasItsTableWithBandAndTies) {
   std::vector<Record> all = Archive();
   std::string probe = MakeMarkdownReporter()->RenderOne(examples::Probe());
-  EXPECT_CONTAINS(probe, "**NULL**: a 1.3% win inside ±5.0% is a tie.");
+  EXPECT_CONTAINS(probe, "**NULL**: 1.3% faster, inside ±5.0%: a tie.");
   EXPECT_CONTAINS(probe, "| look 2 | 102.2 ms | - |");
   std::string bisect = MakeMarkdownReporter()->RenderWhole(examples::Bisect());
   EXPECT_CONTAINS(bisect, "| 12 | measure | `" + examples::CommitId(12).substr(0, kShortCommitLength) +
-                              "` | 1.395 (+39.5%) | [1.351, 1.440] | a 39.5% loss beyond ±5.0% is "
+                              "` | 1.395 (+39.5%) | [1.351, 1.440] | 39.5% slower, beyond ±5.0%: "
                               "an effect |");
   EXPECT_CONTAINS(bisect, "culprit: `" + examples::CommitId(11).substr(0, kShortCommitLength) + "` (index 11)");
   EXPECT_CONTAINS(bisect, "unbuildable: index 6");
   EXPECT_CONTAINS(bisect, "| 11 | 0.9700 |");
   std::string iso = MakeMarkdownReporter()->RenderOne(examples::Isolate());
   EXPECT_CONTAINS(iso, "| plain_columns held | control | plain_columns | - | 1.010 (+1.0%) | "
-                       "[0.990, 1.030] | NULL | a 1.0% loss inside ±5.0% is a tie |");
+                       "[0.990, 1.030] | NULL | 1.0% slower, inside ±5.0%: a tie |");
   std::string audit = MakeMarkdownReporter()->RenderWhole(examples::Audit());
   EXPECT_CONTAINS(audit, "| × order | 1.190 (+19.0%) | [1.140, 1.250] | 83.68 ms | EFFECT |");
   EXPECT_CONTAINS(audit, "| × host drift (cross-sitting) |");
   std::string list = MakeMarkdownReporter()->RenderList(all);
   EXPECT_CONTAINS(list, "## investigation series.count");
-  EXPECT_CONTAINS(list, "| ±5.0% | a 1.3% win inside ±5.0% is a tie |");
+  EXPECT_CONTAINS(list, "| ±5.0% | 1.3% faster, inside ±5.0%: a tie |");
   std::string inv = MakeMarkdownReporter()->RenderOne(all.back());
   EXPECT_CONTAINS(inv, "- `2026-11-29T090000Z-probe-series.count-gone` (not in this report)");
 }
