@@ -32,9 +32,12 @@ std::string Interval(const ShiftEstimate& s) {
 
 std::string VerdictWord(Verdict v) {
   switch (v) {
-    case Verdict::kEffect: return "effect";
-    case Verdict::kNull: return "tie";
-    case Verdict::kInconclusive: break;
+    case Verdict::kEffect:
+      return "effect";
+    case Verdict::kNull:
+      return "tie";
+    case Verdict::kInconclusive:
+      break;
     case Verdict::kError:
       return "error";
   }
@@ -346,15 +349,46 @@ void CalibrateBetweenLooks(const HostProbe& host, SittingProgress* progress, Iso
   }
 }
 
-/// The rounds done, the next look's round count, and the suspect's ratio once
-/// it has an estimate.
+/// Condition `c`'s ratio to the baseline on every complete round so far (the
+/// Hodges–Lehmann estimate, as the intervals use); nullopt before two rounds.
+/// Not the estimate of the look that decided it: progress says what the
+/// sitting knows now, and a decided condition keeps being measured while the
+/// others are not decided yet.
+std::optional<double> RatioNow(const IsolationResult& r, int c) {
+  const std::vector<double> d = PairedLogRatios(r.visit_values, c, r.rounds_done);
+  if (d.size() < 2) return std::nullopt;
+  std::vector<double> walsh;
+  walsh.reserve(d.size() * (d.size() + 1) / 2);
+  for (size_t i = 0; i < d.size(); ++i) {
+    for (size_t j = i; j < d.size(); ++j) walsh.push_back((d[i] + d[j]) / 2);
+  }
+  return std::exp(Median(walsh));
+}
+
+/// The rounds done, the next look's round count, and the suspect's ratio now.
 void ReportProgress(SittingProgress& progress, const IsolationResult& r, size_t look) {
   std::optional<double> ratio;
-  if (r.suspect > 0 && r.conditions[r.suspect].shift) {
-    ratio = std::exp(r.conditions[r.suspect].shift->estimate);
-  }
+  if (r.suspect > 0) ratio = RatioNow(r, r.suspect);
   progress.OnProgress(r.rounds_done, look < r.looks.size() ? r.looks[look] : r.rounds_done, ratio);
 }
+
+}  // namespace
+
+std::string DescribeLook(const IsolationResult& r) {
+  std::vector<std::string> parts;
+  for (int c = 1; c < static_cast<int>(r.conditions.size()); ++c) {
+    const ConditionOutcome& outcome = r.conditions[c];
+    std::optional<double> ratio = RatioNow(r, c);
+    std::string part = fmt::format("{} {}", outcome.condition.name,
+                                   ratio ? Percent(*ratio) : std::string("(too few rounds)"));
+    if (outcome.verdict) part += fmt::format(" ({})", VerdictWord(outcome.verdict->verdict));
+    parts.push_back(std::move(part));
+  }
+  return fmt::format("look at {} rounds: {}", r.rounds_done,
+                     parts.empty() ? std::string("baseline only") : Join(parts, ", "));
+}
+
+namespace {
 
 /// The rounds of the balanced design, with a look each time the complete
 /// rounds reach the next look. Stops when every condition is decided (a plan
@@ -383,6 +417,8 @@ size_t RunRounds(IsolationRun& run, const std::vector<double>& alphas, const Hos
     if (r.rounds_done >= r.looks[look]) {
       undecided -= DecideAtLook(r, alphas[look], options.band, decided);
       ++look;
+      // Every condition as it stands, decided or not: one line per look.
+      if (progress) progress->OnPhase(DescribeLook(r));
       if (undecided > 0 && look < r.looks.size() && options.calibrate_between_looks && host) {
         CalibrateBetweenLooks(*host, progress, r);
       }
@@ -620,10 +656,14 @@ std::string IsolationPayload(const IsolationResult& result) {
 
 std::string_view ReversibilityName(Reversibility r) {
   switch (r) {
-    case Reversibility::kReversible: return "reversible";
-    case Reversibility::kNotReversible: return "not reversible";
-    case Reversibility::kUndecided: return "undecided";
-    case Reversibility::kNotTested: break;
+    case Reversibility::kReversible:
+      return "reversible";
+    case Reversibility::kNotReversible:
+      return "not reversible";
+    case Reversibility::kUndecided:
+      return "undecided";
+    case Reversibility::kNotTested:
+      break;
   }
   return "not tested";
 }
@@ -691,9 +731,10 @@ ReversibilityResult JudgeReversibility(const std::vector<ConditionOutcome>& cond
     out.sentence = "released: tie → a residency effect, not damage";
   } else if (released.verdict->verdict == Verdict::kEffect) {
     out.verdict = Reversibility::kNotReversible;
-    out.sentence = fmt::format("released: {} → the cost stays after release: damage or a leak, "
-                               "not residency",
-                               Outcome(released));
+    out.sentence = fmt::format(
+        "released: {} → the cost stays after release: damage or a leak, "
+        "not residency",
+        Outcome(released));
   } else {
     out.verdict = Reversibility::kUndecided;
     out.sentence = fmt::format("released: {}: reversibility undecided", Outcome(released));
@@ -712,7 +753,8 @@ std::string IsolationConclusion(const IsolationResult& result, const std::string
   std::vector<std::string> parts;
   const bool suspect_effect = s.verdict && s.verdict->verdict == Verdict::kEffect;
   if (suspect_effect && s.shift && s.shift->estimate > 0) {
-    parts.push_back(fmt::format("holding {} costs {} {}", Structures(s), query, Interval(*s.shift)));
+    parts.push_back(
+        fmt::format("holding {} costs {} {}", Structures(s), query, Interval(*s.shift)));
   } else {
     parts.push_back(fmt::format("holding {}: {} {}", Structures(s), query, Outcome(s)));
   }
@@ -740,24 +782,26 @@ std::string IsolationConclusion(const IsolationResult& result, const std::string
   std::string then;
   const Reversibility rev = result.reversibility.verdict;
   if (!s.verdict || s.verdict->verdict == Verdict::kInconclusive) {
-    then = fmt::format("undecided: the sitting could not tell whether holding {} moves {} "
-                       "beyond the band (more rounds, --max-pairs, may settle it)",
-                       names, query);
+    then = fmt::format(
+        "undecided: the sitting could not tell whether holding {} moves {} "
+        "beyond the band (more rounds, --max-pairs, may settle it)",
+        names, query);
   } else if (s.verdict->verdict == Verdict::kNull) {
-    then = fmt::format("holding {} does not move {} beyond the band: not a residency effect",
-                       names, query);
+    then = fmt::format("holding {} does not move {} beyond the band: not a residency effect", names,
+                       query);
   } else if (rev == Reversibility::kNotReversible) {
     then = "the cost stays after release: damage or a leak, not residency";
   } else if (control_effect) {
     then = fmt::format("holding the controls moves it too: memory held in general, not {} alone",
                        names);
   } else if (rev == Reversibility::kReversible) {
-    then = controls > 0
-               ? fmt::format("a residency effect of {} itself, not of memory held in general",
-                             names)
-               : fmt::format("a residency effect of {}, not damage (no control of comparable "
-                             "weight in the plan)",
-                             names);
+    then =
+        controls > 0
+            ? fmt::format("a residency effect of {} itself, not of memory held in general", names)
+            : fmt::format(
+                  "a residency effect of {}, not damage (no control of comparable "
+                  "weight in the plan)",
+                  names);
   } else {
     then = fmt::format("holding {} moves {}; reversibility {}, so residency is not shown", names,
                        query, ReversibilityName(rev));

@@ -18,10 +18,10 @@
 #include <string>
 #include <vector>
 
-#include "probes/residency_config.h"
 #include "engine/harness_client.h"
 #include "probes/calibration.h"
 #include "probes/host.h"
+#include "probes/residency_config.h"
 #include "probes/sitting.h"
 #include "probes/statistics.h"
 #include "probes/verdict.h"
@@ -32,7 +32,7 @@ namespace culprit {
 /// What to isolate: the query sent in `run QUERY N` and the conditions,
 /// the first of which is the baseline.
 struct IsolationPlan {
-  std::string name;   ///< The [residency."NAME"] plan, for records and messages.
+  std::string name;  ///< The [residency."NAME"] plan, for records and messages.
   std::string query;
   std::vector<ResidencyCondition> conditions;
 };
@@ -45,8 +45,8 @@ struct IsolationOptions {
   /// setting up writes and frees memory, which leaves the caches cold, and a
   /// new structure may start background work; neither is what is resident.
   int settle_runs = 1;
-  int min_rounds = 10;     ///< First look (rounded up to a whole block of rounds).
-  int max_rounds = 160;    ///< Last look; the budget.
+  int min_rounds = 10;   ///< First look (rounded up to a whole block of rounds).
+  int max_rounds = 160;  ///< Last look; the budget.
   double band = 0.05;
   double confidence = 0.95;  ///< Overall, across conditions and looks.
   bool calibrate_between_looks = false;
@@ -65,10 +65,10 @@ struct ConditionOutcome {
 };
 
 enum class Reversibility {
-  kNotTested,     ///< The plan holds and releases nothing.
-  kReversible,    ///< The released condition is NULL against the baseline.
-  kNotReversible, ///< It is EFFECT: the cost stays after release.
-  kUndecided,     ///< INCONCLUSIVE, or no verdict.
+  kNotTested,      ///< The plan holds and releases nothing.
+  kReversible,     ///< The released condition is NULL against the baseline.
+  kNotReversible,  ///< It is EFFECT: the cost stays after release.
+  kUndecided,      ///< INCONCLUSIVE, or no verdict.
 };
 
 /// "reversible", "not reversible", "undecided", "not tested".
@@ -82,11 +82,11 @@ struct ReversibilityResult {
 
 struct IsolationResult {
   std::vector<Sample> samples;  ///< Execution order; arm = condition, pair = round (-1: warm-up).
-  std::vector<std::vector<int>> orders;          ///< The design of the rounds that were started.
-  std::vector<std::vector<double>> visit_values; ///< [round][condition]: median of the visit.
-  int rounds_done = 0;                           ///< Complete rounds.
-  std::vector<ConditionOutcome> conditions;      ///< [0] is the baseline.
-  std::vector<int> looks;                        ///< Round counts at which it looks.
+  std::vector<std::vector<int>> orders;           ///< The design of the rounds that were started.
+  std::vector<std::vector<double>> visit_values;  ///< [round][condition]: median of the visit.
+  int rounds_done = 0;                            ///< Complete rounds.
+  std::vector<ConditionOutcome> conditions;       ///< [0] is the baseline.
+  std::vector<int> looks;                         ///< Round counts at which it looks.
   double condition_alpha = 0;  ///< Alpha of each comparison: (1 - confidence) / comparisons.
   int suspect = -1;            ///< See SuspectCondition.
   ReversibilityResult reversibility;
@@ -130,6 +130,13 @@ ReversibilityResult JudgeReversibility(const std::vector<ConditionOutcome>& cond
 ///  `plain_columns` (64.0 MiB) +1.0% [-1.0%, +3.0%] (tie); released: tie
 ///  → a residency effect of `traversal_index` itself, not of memory held in general".
 std::string IsolationConclusion(const IsolationResult& result, const std::string& query);
+
+/// What the sitting knows at a look, per condition: each one's ratio to the
+/// baseline on every complete round so far (decided or not), with its
+/// verdict once a look decided it, e.g. "look at 40 rounds: ballast held
+/// +1.0%, index held +48.8% (effect), index released +0.2% (tie)". The
+/// sitting passes it to SittingProgress::OnPhase after each look.
+std::string DescribeLook(const IsolationResult& result);
 
 /// "64.0 MiB", "512.0 KiB", "100 B".
 std::string FormatBytes(uint64_t bytes);

@@ -89,8 +89,7 @@ IsolationPlan DemoPlan() {
   plan.name = "big index";
   plan.query = "scan";
   plan.conditions = {Cond("nothing held"), Cond("ballast held", {"ballast"}),
-                     Cond("index held", {"index"}),
-                     Cond("index released", {"index"}, {"index"})};
+                     Cond("index held", {"index"}), Cond("index released", {"index"}, {"index"})};
   return plan;
 }
 
@@ -119,8 +118,7 @@ TEST(IsolationTest, ResidentStructureIsEffectOthersNullReleasedNull) {
   EXPECT_EQ(r.conditions[3].verdict->verdict, Verdict::kNull);
   EXPECT_EQ(r.reversibility.verdict, Reversibility::kReversible);
   EXPECT_EQ(r.conditions[2].bytes.at("index"), 64u << 20);
-  EXPECT_TRUE(Contains(r.conclusion, "holding `index` (64.0 MiB) costs scan +"))
-      << r.conclusion;
+  EXPECT_TRUE(Contains(r.conclusion, "holding `index` (64.0 MiB) costs scan +")) << r.conclusion;
   EXPECT_TRUE(Contains(r.conclusion, "; `ballast` (64.0 MiB) ")) << r.conclusion;
   EXPECT_TRUE(Contains(r.conclusion, "released: tie")) << r.conclusion;
   EXPECT_TRUE(Contains(r.conclusion,
@@ -137,6 +135,59 @@ TEST(IsolationTest, ResidentStructureIsEffectOthersNullReleasedNull) {
   // One warm-up visit each, then per round a settling run and the measured run.
   EXPECT_EQ(index_runs, 1 + 2 * r.rounds_done);
   EXPECT_EQ(empty_runs, 2 * (1 + 2 * r.rounds_done));
+}
+
+// Records what a sitting reports as it goes.
+class RecordingProgress : public SittingProgress {
+ public:
+  void OnProgress(int done, int target, std::optional<double> ratio) override {
+    ratios.push_back(ratio);
+  }
+  void OnPhase(const std::string& phase) override {
+    phases.push_back(phase);
+    if (on_phase) on_phase(phase);
+  }
+  std::vector<std::optional<double>> ratios;
+  std::vector<std::string> phases;
+  std::function<void(const std::string&)> on_phase;
+};
+
+// Progress says what the sitting knows now, per condition: the suspect was
+// decided at the first look (x1.5), the sitting went on for an undecided
+// control, and the engine then got slower still (x2.5). Later looks and the
+// progress ratio must show that, not repeat the first look's estimate.
+TEST(IsolationTest, ProgressShowsEachConditionAsItStandsAtEachLook) {
+  FakeHarness harness;
+  bool first_look_seen = false;
+  harness.value = [&](const std::set<std::string>& held, int) {
+    if (held.count("index")) return first_look_seen ? 25.0 : 15.0;
+    return held.count("ballast") ? 10.5 : 10.0;  // At the band's edge: undecided for long.
+  };
+  RecordingProgress progress;
+  progress.on_phase = [&](const std::string& phase) {
+    if (phase.starts_with("look at")) first_look_seen = true;
+  };
+  IsolationResult r = RunIsolationSitting(harness, DemoPlan(), nullptr, Options(), &progress);
+  ASSERT_FALSE(r.failure) << r.failure->message();
+  std::vector<std::string> looks;
+  for (const std::string& phase : progress.phases) {
+    if (phase.starts_with("look at")) looks.push_back(phase);
+  }
+  ASSERT_GE(looks.size(), 2u) << "the sitting stopped at its first look";
+  // "NAME +12.3%" in a look's line, as a number.
+  auto percent = [](const std::string& line, const std::string& name) {
+    size_t at = line.find(name + " ");
+    return at == std::string::npos ? NAN : std::stod(line.substr(at + name.size() + 1));
+  };
+  EXPECT_NEAR(percent(looks.front(), "index held"), 50, 5) << looks.front();
+  EXPECT_TRUE(Contains(looks.front(), "% (effect)")) << looks.front();
+  EXPECT_NEAR(percent(looks.front(), "ballast held"), 5, 3) << looks.front();
+  EXPECT_NEAR(percent(looks.front(), "index released"), 0, 3) << looks.front();
+  // Most rounds ran at x2.5 by the end: the estimate moved there.
+  EXPECT_GT(percent(looks.back(), "index held"), 100) << looks.back();
+  ASSERT_FALSE(progress.ratios.empty());
+  ASSERT_TRUE(progress.ratios.back());
+  EXPECT_GT(*progress.ratios.back(), 2.0);
 }
 
 TEST(IsolationTest, RoundsFollowTheBalancedDesign) {
@@ -229,8 +280,8 @@ TEST(IsolationTest, FamilyWiseErrorRateStaysBelowAlpha) {
     for (int c = 1; c < 5; ++c) {
       Result<ShiftEstimate> alone = SignedRankEstimate(r.conditions[c].log_ratios, 0.95);
       uncorrected_effect = uncorrected_effect || (alone && (alone->low > 0 || alone->high < 0));
-      effect = effect || (r.conditions[c].verdict &&
-                          r.conditions[c].verdict->verdict == Verdict::kEffect);
+      effect = effect ||
+               (r.conditions[c].verdict && r.conditions[c].verdict->verdict == Verdict::kEffect);
     }
     any_effect += effect;
     any_uncorrected += uncorrected_effect;
@@ -264,7 +315,8 @@ TEST(IsolationTest, ReversibilityRule) {
   ReversibilityResult rev = JudgeReversibility(outcomes, 1);
   EXPECT_EQ(rev.verdict, Reversibility::kNotReversible);
   EXPECT_EQ(rev.condition, 2);
-  EXPECT_TRUE(Contains(rev.sentence, "the cost stays after release: damage or a leak, not residency"))
+  EXPECT_TRUE(
+      Contains(rev.sentence, "the cost stays after release: damage or a leak, not residency"))
       << rev.sentence;
   outcomes[2].verdict = null_verdict;
   EXPECT_EQ(JudgeReversibility(outcomes, 1).verdict, Reversibility::kReversible);
@@ -297,15 +349,14 @@ TEST(IsolationTest, LeakAfterReleaseIsSaidInTheConclusion) {
   IsolationResult r = RunIsolationSitting(harness, plan, nullptr, Options(), nullptr);
   EXPECT_EQ(r.conditions[3].verdict->verdict, Verdict::kEffect);
   EXPECT_EQ(r.reversibility.verdict, Reversibility::kNotReversible);
-  EXPECT_TRUE(Contains(r.conclusion, "→ the cost stays after release: damage or a leak, not residency"))
+  EXPECT_TRUE(
+      Contains(r.conclusion, "→ the cost stays after release: damage or a leak, not residency"))
       << r.conclusion;
 }
 
 TEST(IsolationTest, ControlsThatCostTooMeanMemoryInGeneral) {
   FakeHarness harness;
-  harness.value = [](const std::set<std::string>& held, int) {
-    return held.empty() ? 10.0 : 15.0;
-  };
+  harness.value = [](const std::set<std::string>& held, int) { return held.empty() ? 10.0 : 15.0; };
   IsolationResult r = RunIsolationSitting(harness, DemoPlan(), nullptr, Options(), nullptr);
   EXPECT_EQ(r.conditions[1].verdict->verdict, Verdict::kEffect);
   EXPECT_TRUE(Contains(r.conclusion, "memory held in general, not `index` alone")) << r.conclusion;
