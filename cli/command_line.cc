@@ -166,6 +166,9 @@ void AddMeasureCommands(CLI::App& app, GlobalOptions& global, Action& action, Co
   compare_cmd->add_option("REV_A", o.compare.request.revision_a, "baseline revision")->required();
   compare_cmd->add_option("REV_B", o.compare.request.revision_b, "revision to compare")->required();
   compare_cmd->add_option("--query,-q", o.compare.request.query, "query name");
+  compare_cmd->add_option("--name", o.compare.request.names,
+                          "what to call the arms, A then B (give it twice; default: the "
+                          "revisions as given)");
   compare_cmd->add_flag("--rebuild", o.compare.rebuild, "rebuild even if cached");
   AddMeasureFlags(compare_cmd, o.compare.request.flags, o.compare.json);
   compare_cmd->footer("Exit status: 0 NULL or INCONCLUSIVE, 3 EFFECT, 1 error, 2 usage.");

@@ -206,6 +206,11 @@ Result<ComparisonOutcome> RunProbe(const MeasureContext& context, const ProbeReq
 
 Result<ComparisonOutcome> RunCompare(const MeasureContext& context, const CompareRequest& request) {
   const ProbeSections& config = context.config;
+  if (!request.names.empty() && request.names.size() != 2) {
+    return Error::Usage(fmt::format("--name was given {} time(s): name both arms or neither",
+                                    request.names.size()))
+        .WithHint("culprit compare v1.0 v1.3 --name before --name after");
+  }
   Result<const QueryConfig*> query = SelectQuery(config, request.query);
   if (!query) return query.error();
   Result<SittingOptions> options = MakeSittingOptions(config.measure, **query, request.flags);
@@ -228,8 +233,10 @@ Result<ComparisonOutcome> RunCompare(const MeasureContext& context, const Compar
   plan.unit = (*query)->unit;
   plan.better = (*query)->better;
   plan.better_note = (*query)->better_note;
-  plan.a = MakeComparisonArm("A", request.revision_a, *arm_a, *build_a);
-  plan.b = MakeComparisonArm("B", request.revision_b, *arm_b, *build_b);
+  plan.a = MakeComparisonArm("A", request.names.empty() ? request.revision_a : request.names[0],
+                             *arm_a, *build_a);
+  plan.b = MakeComparisonArm("B", request.names.empty() ? request.revision_b : request.names[1],
+                             *arm_b, *build_b);
   plan.options = *options;
   plan.config_digest = config.digest;
   plan.links = request.links;

@@ -72,6 +72,9 @@ struct CompareRequest {
   std::string revision_a, revision_b;
   std::string query;
   MeasureFlags flags;
+  /// `--name A --name B`: what the arms are called in the record and every report, instead
+  /// of the revisions as given; empty, or exactly two.
+  std::vector<std::string> names;
   RecordKind kind = RecordKind::kCompare;  ///< Other commands reuse compare.
   std::vector<std::string> links;
 };

@@ -185,15 +185,15 @@ std::string SummaryRow(const Record& r) {
     pairs = std::to_string(r.estimate->pairs);
     reading = Reading(r.estimate->ratio, r.estimate->low, r.estimate->high, r.band, r);
   }
-  return fmt::format("| {} | {} | {} | {} | **{}** | {} | {} | {} | {} | {} | {} |\n", Code(r.id),
-                     Cell(r.time), Cell(RecordKindName(r.kind)), Cell(r.query),
-                     Cell(VerdictText(r)), ratio, interval, pairs, FormatBand(r.band), reading,
-                     Cell(r.hypothesis));
+  return fmt::format("| {} | {} | {} | {} | {} | **{}** | {} | {} | {} | {} | {} | {} |\n",
+                     Code(r.id), Cell(r.time), Cell(RecordKindName(r.kind)), Cell(r.query),
+                     Cell(ArmsSummary(r)), Cell(VerdictText(r)), ratio, interval, pairs,
+                     FormatBand(r.band), reading, Cell(r.hypothesis));
 }
 
 constexpr const char* kSummaryHead =
-    "| id | time | kind | query | verdict | ratio | interval | pairs | band | reading | "
-    "hypothesis |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+    "| id | time | kind | query | arms (medians) | verdict | ratio | interval | pairs | band | "
+    "reading | hypothesis |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n";
 
 std::string BisectTable(const Record& r, const RecordIndex& index) {
   BisectFacts facts = ReadBisectFacts(r);

@@ -176,6 +176,42 @@ std::string BandWord(double low, double high, double band) {
   return "undecided";
 }
 
+std::string ArmsSummary(const Record& record, size_t width) {
+  std::string out;
+  if (record.kind == RecordKind::kBisect) {
+    const std::string culprit = record.Detail("culprit_commit");
+    const std::string merge = record.Detail("merge_commit");
+    out = !culprit.empty() ? "culprit " + ShortCommit(culprit)
+          : !merge.empty() ? "merge " + ShortCommit(merge)
+                           : std::string("none named");
+  } else {
+    for (size_t i = 0; i < record.arms.size(); ++i) {
+      const Arm& arm = record.arms[i];
+      // The label first: a name the user gave (compare --name), an override set, or the
+      // revision as given.
+      std::string name = !arm.label.empty()      ? arm.label
+                         : !arm.revision.empty() ? arm.revision
+                                                 : ArmName(record, static_cast<int>(i));
+      if (name.size() == 40 && name.find_first_not_of("0123456789abcdef") == std::string::npos) {
+        name = ShortCommit(name);
+      }
+      std::string median = arm.ok_samples > 0
+                               ? " " + FormatValue(arm.median) +
+                                     (record.unit.empty() ? "" : " " + record.unit)
+                               : "";
+      out += (i == 0 ? "" : " → ") + name + median;
+    }
+  }
+  if (out.empty()) return "-";
+  // Cut on a character boundary: the names may be UTF-8.
+  if (out.size() > width) {
+    size_t cut = width - 3;
+    while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xc0) == 0x80) --cut;
+    out = out.substr(0, cut) + "...";
+  }
+  return out;
+}
+
 MetricDirection DirectionOf(const Record& record) {
   return ParseMetricDirection(record.Detail("better")).value_or(MetricDirection::kLowerIsBetter);
 }

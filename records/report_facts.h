@@ -61,6 +61,11 @@ std::string VerdictText(const Record& record);
 std::string ArmSetup(const Arm& arm);
 /// The name to show for arm `index` ("arm 2" if it has none).
 std::string ArmName(const Record& record, int index);
+/// What a listing's row says the record compared, so that a row is told from its neighbours
+/// without opening it: each arm as its label (or revision, or name) with this sitting's
+/// median, "v1.0 18.40 ms → v1.3 17.58 ms"; for a bisect, what it named ("culprit
+/// 1a2b3c4d5e", "merge 1a2b3c4d5e", "none named"). At most `width` characters.
+std::string ArmsSummary(const Record& record, size_t width = 60);
 /// "ratio B/A" for a two-arm record, else "ratio".
 std::string RatioLabel(const Record& record);
 /// "hostname, cpu, N logical cores, kernel K", with "unavailable" parts.

@@ -73,7 +73,9 @@ class TextReporter : public RecordReporter {
   std::string RenderList(std::span<const Record> records) override {
     if (records.empty()) return "no records\n";
     std::vector<std::vector<std::string>> rows;
-    rows.push_back({"ID", "KIND", "QUERY", "VERDICT", "RATIO", "INTERVAL", "PAIRS", "HYPOTHESIS"});
+    rows.push_back(
+        {"ID", "KIND", "QUERY", "ARMS (MEDIANS)", "VERDICT", "RATIO", "INTERVAL", "PAIRS",
+         "HYPOTHESIS"});
     for (const Record& r : records) {
       std::string ratio = "-", interval = "-", pairs = "-";
       if (r.estimate) {
@@ -84,7 +86,7 @@ class TextReporter : public RecordReporter {
       std::string hypothesis = r.hypothesis;
       if (hypothesis.size() > 50) hypothesis = hypothesis.substr(0, 47) + "...";
       rows.push_back({r.id, std::string(RecordKindName(r.kind)), r.query.empty() ? "-" : r.query,
-                      VerdictText(r), ratio, interval, pairs, hypothesis});
+                      ArmsSummary(r), VerdictText(r), ratio, interval, pairs, hypothesis});
     }
     return Table(rows) + fmt::format("{} record(s)\n", records.size());
   }

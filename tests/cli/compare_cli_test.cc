@@ -12,6 +12,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -248,6 +249,21 @@ TEST_F(CompareCliTest, CompareFindsTheSlowdownAndRecordsBothBuilds) {
   EXPECT_NE(record["arms"][0]["tree"], record["arms"][1]["tree"]);
   // Archived too.
   EXPECT_TRUE(fs::exists(dir_.path() / "records"));
+}
+
+TEST_F(CompareCliTest, ArmsCanBeNamedAndTheListSaysWhatEachRowCompared) {
+  ProcessResult one = Culprit({"compare", base_, slow_, "--name", "before"});
+  EXPECT_EQ(one.exit_code, 2) << Show(one);
+  EXPECT_TRUE(Contains(one.stderr_text, "name both arms or neither")) << Show(one);
+  ProcessResult r = Culprit({"compare", base_, slow_, "--name", "before", "--name", "after"});
+  ASSERT_EQ(r.exit_code, 3) << Show(r);
+  EXPECT_TRUE(Contains(r.stdout_text, "before ")) << Show(r);
+  EXPECT_TRUE(Contains(r.stdout_text, "after is ")) << Show(r);  // "after is 150.0% slower than"
+  ProcessResult list = Culprit({"records", "list"});
+  ASSERT_EQ(list.exit_code, 0) << Show(list);
+  EXPECT_TRUE(std::regex_search(list.stdout_text,
+                                std::regex("before [0-9.]+ ms → after [0-9.]+ ms +EFFECT")))
+      << Show(list);
 }
 
 TEST_F(CompareCliTest, SameCommitIsNeverAnEffect) {

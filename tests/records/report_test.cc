@@ -91,11 +91,14 @@ TEST(TextReporter, ListHasOneRowPerRecord) {
   std::vector<Record> records = {FullRecord(), Effect()};
   std::string out = MakeTextReporter()->RenderList(records);
   EXPECT_CONTAINS(out, "ID");
+  // Each row says what it compared, with this sitting's medians.
   std::regex row1(
-      "2026-11-30T101500Z-probe-series.count-1a2b +probe +series.count +NULL "
+      "2026-11-30T101500Z-probe-series.count-1a2b +probe +series.count +"
+      "as configured 12.50 ms → override 12.75 ms +NULL "
       "\\(interrupted\\) +1.012 +\\[0.991, 1.034\\] +20");
   std::regex row2(
-      "2026-11-30T120000Z-compare-series.count-beef +compare +series.count +EFFECT +"
+      "2026-11-30T120000Z-compare-series.count-beef +compare +series.count +"
+      "as configured 12.50 ms → override 12.75 ms +EFFECT +"
       "1.384 +\\[1.301, 1.472\\] +40");
   EXPECT_TRUE(std::regex_search(out, row1)) << out;
   EXPECT_TRUE(std::regex_search(out, row2)) << out;
@@ -142,10 +145,13 @@ TEST(TextReporter, FieldsFromForeignRecordsCannotDriveTheTerminal) {
 TEST(MarkdownReporter, TableRowHasVerdictAndRatio) {
   std::vector<Record> records = {FullRecord(), Effect()};
   std::string out = MakeMarkdownReporter()->RenderList(records);
-  EXPECT_CONTAINS(out, "| id | time | kind | query | verdict | ratio | interval | pairs |");
+  EXPECT_CONTAINS(out,
+                  "| id | time | kind | query | arms (medians) | verdict | ratio | interval | "
+                  "pairs |");
   EXPECT_CONTAINS(out,
                   "| `2026-11-30T120000Z-compare-series.count-beef` | 2026-11-30T12:00:00Z | "
-                  "compare | series.count | **EFFECT** | 1.384 (+38.4%) | [1.301, 1.472] | 40 |");
+                  "compare | series.count | as configured 12.50 ms → override 12.75 ms | **EFFECT** | "
+                  "1.384 (+38.4%) | [1.301, 1.472] | 40 |");
   EXPECT_CONTAINS(out, "**NULL (interrupted)** | 1.012 (+1.2%)");
 }
 
@@ -301,6 +307,20 @@ std::string PlotOf(const std::string& page, const std::string& cls) {
     if (Contains(plot, "class=\"plot " + cls + "\"")) return plot;
   }
   return "";
+}
+
+TEST(ReportFacts, ArmsSummaryNamesWhatARowCompared) {
+  EXPECT_EQ(ArmsSummary(Effect()), "as configured 12.50 ms → override 12.75 ms");
+  Record bisect;
+  bisect.kind = RecordKind::kBisect;
+  EXPECT_EQ(ArmsSummary(bisect), "none named");
+  bisect.details["merge_commit"] = std::string(40, 'a');
+  EXPECT_EQ(ArmsSummary(bisect), "merge aaaaaaaaaa");
+  bisect.details["culprit_commit"] = std::string(40, 'b');
+  EXPECT_EQ(ArmsSummary(bisect), "culprit bbbbbbbbbb");
+  Record long_names = Effect();
+  long_names.arms[0].revision = std::string(80, 'x');
+  EXPECT_EQ(ArmsSummary(long_names, 20).size(), 20u);
 }
 
 TEST(ReportFacts, BandSentenceLabelsTies) {
