@@ -76,14 +76,9 @@ std::string NewRunId() {
 }
 
 // Measured pairs of one step (one candidate against one baseline), across the
-// batches the search asked for, kept to archive the step as one record.
-struct StepSamples {
-  BisectStepKind kind = BisectStepKind::kMeasure;  // kMeasure or kVerify
-  int index = -1;
-  int baseline = 0;
-  std::vector<Sample> samples;
-  std::vector<double> d;  // as measured (not sign-flipped)
-  int pairs = 0;
+// batches the search asked for, kept to archive the step as one record. What the
+// state keeps of it between batches is its BisectPendingStep part.
+struct StepSamples : BisectPendingStep {
   bool interrupted = false;
   // The host at the step's first batch, with the calibration loop timed: the
   // step's drift is its calibration at the end against this one.
@@ -229,14 +224,7 @@ Status BisectRunner::Session::Save() {
   // The search already counts the pairs of the step in flight; until the step's record is
   // written, the state is the only place that keeps them (BisectPendingStep).
   state_.pending_step.reset();
-  if (!step_.empty()) {
-    state_.pending_step = BisectPendingStep{.kind = step_.kind,
-                                            .index = step_.index,
-                                            .baseline = step_.baseline,
-                                            .pairs = step_.pairs,
-                                            .d = step_.d,
-                                            .samples = step_.samples};
-  }
+  if (!step_.empty()) state_.pending_step = static_cast<const BisectPendingStep&>(step_);
   Status saved = SaveBisectState(BisectStatePath(config_), state_);
   if (!saved) return saved.error().WithContext("saving the bisect state");
   return {};
@@ -578,13 +566,7 @@ Result<BisectReport> BisectRunner::Session::Continue(BisectState state) {
     // The step a killed (or stopped) process had in flight: continued if the search asks for
     // more of it, archived with what it holds otherwise. Its host state at the start is this
     // process's: the one it was started under is gone with that process.
-    const BisectPendingStep& p = *state_.pending_step;
-    step_.kind = p.kind;
-    step_.index = p.index;
-    step_.baseline = p.baseline;
-    step_.pairs = p.pairs;
-    step_.d = p.d;
-    step_.samples = p.samples;
+    static_cast<BisectPendingStep&>(step_) = *state_.pending_step;
     state_.pending_step.reset();
   }
   // The band the search was started with (a --band given to `bisect run`).

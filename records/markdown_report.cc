@@ -7,6 +7,7 @@
 
 #include "records/report.h"
 #include "records/report_facts.h"
+#include "records/svg_plot.h"
 #include "records/report_payload.h"
 
 namespace culprit {
@@ -140,29 +141,8 @@ std::string Fragment(std::string_view id) {
   return out;
 }
 
-// An HTML attribute value in double quotes.
-std::string Attribute(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
+// An HTML attribute value in double quotes: what the HTML reporter escapes, the same way.
+std::string Attribute(std::string_view text) { return svg::Escape(text); }
 
 std::string Interval(double low, double high) { return fmt::format("[{:.3f}, {:.3f}]", low, high); }
 
