@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <latch>
 #include <limits>
 #include <thread>
+#include <time.h>
 #include <vector>
 
 #include "records/report_facts.h"
@@ -63,15 +65,40 @@ CalibrationRun RunCalibration(int repetitions) {
 
 double RunCalibrationLoop(int repetitions) { return RunCalibration(repetitions).median_ms; }
 
+namespace {
+
+// This thread's CPU time, user and system, in ms.
+double ThreadCpuMs() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+}  // namespace
+
 ParallelismCheck MeasureParallelism(int threads, int repetitions) {
   ParallelismCheck check;
   check.threads = std::max(2, threads);
   check.single_ms = RunCalibration(repetitions).median_ms;
   std::vector<CalibrationRun> runs(check.threads);
+  // Each thread's own CPU clock, read when it starts and ends its passes, and the wall clock
+  // from the first start to the first end: the span in which every thread is busy.
+  std::vector<double> cpu_ms(check.threads, 0);
+  std::vector<std::chrono::steady_clock::time_point> started(check.threads), ended(check.threads);
   {
+    // All start together: a thread still being created is not time the others' CPU counts
+    // against.
+    std::latch ready(check.threads);
     std::vector<std::jthread> workers;
-    for (CalibrationRun& run : runs) {
-      workers.emplace_back([&run, repetitions] { run = RunCalibration(repetitions); });
+    for (int t = 0; t < check.threads; ++t) {
+      workers.emplace_back([&, t, repetitions] {
+        ready.arrive_and_wait();
+        started[t] = std::chrono::steady_clock::now();
+        const double cpu_start = ThreadCpuMs();
+        runs[t] = RunCalibration(repetitions);
+        cpu_ms[t] = ThreadCpuMs() - cpu_start;
+        ended[t] = std::chrono::steady_clock::now();
+      });
     }
   }  // joined
   std::vector<double> passes;
@@ -79,7 +106,14 @@ ParallelismCheck MeasureParallelism(int threads, int repetitions) {
     passes.insert(passes.end(), run.loop_ms.begin(), run.loop_ms.end());
   }
   check.parallel_ms = Median(passes);
-  if (check.parallel_ms > 0) check.effective = check.threads * check.single_ms / check.parallel_ms;
+  // CPU over wall for the whole run of every thread: the threads that finish early stop
+  // using CPU, so the span is the last end minus the first start and the CPU is all of it.
+  const auto first = *std::min_element(started.begin(), started.end());
+  const auto last = *std::max_element(ended.begin(), ended.end());
+  const double wall_ms = std::chrono::duration<double, std::milli>(last - first).count();
+  double cpu = 0;
+  for (double ms : cpu_ms) cpu += ms;
+  if (wall_ms > 0) check.effective = std::min<double>(check.threads, cpu / wall_ms);
   return check;
 }
 

@@ -50,13 +50,17 @@ struct ParallelismCheck {
   int threads = 0;
   double single_ms = 0;    ///< Median pass of one thread running alone.
   double parallel_ms = 0;  ///< Median pass of `threads` threads running at once.
-  /// threads × single_ms / parallel_ms: 1 when running them together gains nothing, `threads`
-  /// when each runs as fast as one alone.
+  /// The CPU time the threads got together over the wall time they ran, while all of them
+  /// were busy: 1 when the host gives them one core's worth, `threads` when each has a core.
+  /// CPU time, not the passes' times, so that it is bounded by what the process may use:
+  /// threads confined to one CPU can never show more than 1, whatever else the host runs
+  /// (the ratio of pass times, under a competing process, once read 1.47 there).
   double effective = 0;
 };
 
-/// Times `repetitions` passes of one thread alone, then of `threads` (at least 2) at once.
-/// About (1 + threads / effective) × repetitions × 30 ms.
+/// Times `repetitions` passes of one thread alone, then runs `threads` (at least 2) at once
+/// and measures the CPU time they got against the wall time. About
+/// (1 + threads / effective) × repetitions × 30 ms.
 ParallelismCheck MeasureParallelism(int threads, int repetitions = 3);
 
 /// One line for `culprit host`: the effective parallelism, and when it is well below the
