@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <limits>
 #include <system_error>
 #include <thread>
 
@@ -218,7 +219,6 @@ IndexCheckpointer::IndexCheckpointer(const TraversalIndex& index, std::string pa
     : index_(index),
       path_(std::move(path)),
       period_(period),
-      threads_(std::max(1u, std::thread::hardware_concurrency())),
       thread_([this] { Loop(); }) {}
 
 IndexCheckpointer::~IndexCheckpointer() {
@@ -240,7 +240,8 @@ void IndexCheckpointer::Loop() {
     lock.unlock();
     uint64_t checksum = written;
     try {
-      checksum = SerializeAndChecksum(index_, threads_, &buffer);
+      // A thread per block (SerializeAndChecksum uses no more threads than blocks).
+      checksum = SerializeAndChecksum(index_, std::numeric_limits<unsigned>::max(), &buffer);
     } catch (const std::exception& e) {
       // Out of memory for the buffer: skip this checkpoint, try again next period.
       if (!warned) std::cerr << "eventstore: traversal index checkpoint failed: " << e.what() << "\n";

@@ -11,8 +11,9 @@
 // It does not know whether the index changed since the last checkpoint (future
 // incremental updates will change it in place), so it always re-reads it:
 // that is the price of losing at most one period of work on a crash. So that a
-// large index still fits in its period, a checkpoint is cut into blocks that
-// all hardware threads copy and checksum together.
+// large index still fits in its period, a checkpoint is cut into blocks and
+// every block gets a thread of its own: a checkpoint takes about as long as
+// one block, however large the index grows.
 
 #include <atomic>
 #include <chrono>
@@ -46,7 +47,8 @@ void SerializeTraversalIndex(const TraversalIndex& index, std::vector<uint8_t>* 
 uint64_t Checksum64(const uint8_t* data, size_t size);
 
 /// Does what SerializeTraversalIndex and then Checksum64 do, on `threads`
-/// threads (the calling thread is one), and returns the checksum. `out` keeps
+/// threads (the calling thread is one; never more threads than blocks), and
+/// returns the checksum. `out` keeps
 /// its capacity, so a buffer reused for the same index is not reallocated.
 uint64_t SerializeAndChecksum(const TraversalIndex& index, unsigned threads,
                               std::vector<uint8_t>* out);
@@ -71,8 +73,8 @@ bool FileHoldsCheckpoint(const std::string& path, size_t serialized_bytes, uint6
 std::string DefaultCheckpointPath(size_t edges, uint32_t entities);
 
 /// Keeps the file at `path` no older than one period behind `index`, on its
-/// own thread (helped by one more per extra hardware thread during each
-/// checkpoint), from construction until destruction.
+/// own thread (helped, during each checkpoint, by one more thread per further
+/// block of the serialized index), from construction until destruction.
 class IndexCheckpointer {
  public:
   IndexCheckpointer(const TraversalIndex& index, std::string path,
@@ -94,7 +96,6 @@ class IndexCheckpointer {
   const TraversalIndex& index_;
   const std::string path_;
   const std::chrono::milliseconds period_;
-  const unsigned threads_;
   std::atomic<uint64_t> checkpoints_{0};
   std::atomic<uint64_t> writes_{0};
   std::mutex mutex_;
