@@ -1,6 +1,7 @@
 #include "base/atomic_file.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,8 +11,6 @@
 #include <fstream>
 #include <random>
 #include <sstream>
-
-#include <fmt/format.h>
 
 namespace culprit {
 namespace {
@@ -74,10 +73,10 @@ Status WriteFileAtomically(const std::filesystem::path& path, std::string_view c
     // link() fails with EEXIST instead of replacing: two writers racing for one
     // name cannot overwrite each other.
     if (::link(temp.c_str(), path.c_str()) != 0) {
-      Error error = errno == EEXIST
-                        ? Error(fmt::format("{} already exists and is never overwritten",
-                                            path.string()))
-                        : SystemError("cannot link", path);
+      Error error =
+          errno == EEXIST
+              ? Error(fmt::format("{} already exists and is never overwritten", path.string()))
+              : SystemError("cannot link", path);
       ::unlink(temp.c_str());
       return error;
     }

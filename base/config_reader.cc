@@ -352,8 +352,6 @@ std::string ConfigKeyPath(std::string_view path, std::string_view key) {
   return path.empty() ? QuoteConfigKey(key) : fmt::format("{}.{}", path, QuoteConfigKey(key));
 }
 
-std::string ConfigDigest(std::string_view bytes) {
-  return fmt::format("{:016x}", Fnv1a64(bytes));
-}
+std::string ConfigDigest(std::string_view bytes) { return fmt::format("{:016x}", Fnv1a64(bytes)); }
 
 }  // namespace culprit

@@ -52,9 +52,12 @@ class Error {
   /// Exit code for main: 1, 2 or 130.
   int ExitCode() const {
     switch (kind_) {
-      case ErrorKind::kUsage: return kExitUsage;
-      case ErrorKind::kInterrupted: return kExitInterrupted;
-      case ErrorKind::kFailure: break;
+      case ErrorKind::kUsage:
+        return kExitUsage;
+      case ErrorKind::kInterrupted:
+        return kExitInterrupted;
+      case ErrorKind::kFailure:
+        break;
     }
     return kExitFailure;
   }
@@ -69,21 +72,33 @@ class Error {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : state_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : state_(std::move(value)) {}      // NOLINT: implicit by design
   Result(Error error) : state_(std::move(error)) {}  // NOLINT
 
   bool ok() const { return state_.index() == 0; }
   explicit operator bool() const { return ok(); }
 
-  T& value() & { assert(ok()); return std::get<0>(state_); }
-  const T& value() const& { assert(ok()); return std::get<0>(state_); }
-  T&& value() && { assert(ok()); return std::get<0>(std::move(state_)); }
+  T& value() & {
+    assert(ok());
+    return std::get<0>(state_);
+  }
+  const T& value() const& {
+    assert(ok());
+    return std::get<0>(state_);
+  }
+  T&& value() && {
+    assert(ok());
+    return std::get<0>(std::move(state_));
+  }
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
 
-  const Error& error() const { assert(!ok()); return std::get<1>(state_); }
+  const Error& error() const {
+    assert(!ok());
+    return std::get<1>(state_);
+  }
 
  private:
   std::variant<T, Error> state_;
@@ -98,7 +113,10 @@ class [[nodiscard]] Result<void> {
 
   bool ok() const { return ok_; }
   explicit operator bool() const { return ok_; }
-  const Error& error() const { assert(!ok_); return error_; }
+  const Error& error() const {
+    assert(!ok_);
+    return error_;
+  }
 
  private:
   Error error_{""};
@@ -110,8 +128,8 @@ using Status = Result<void>;
 }  // namespace culprit
 
 /// Evaluates `expr` (a Result); on error returns it from the enclosing function.
-#define CULPRIT_TRY(expr)                           \
-  do {                                              \
-    auto culprit_try_result_ = (expr);              \
+#define CULPRIT_TRY(expr)                                         \
+  do {                                                            \
+    auto culprit_try_result_ = (expr);                            \
     if (!culprit_try_result_) return culprit_try_result_.error(); \
   } while (0)

@@ -7,10 +7,9 @@ Status ReadBisectSection(const ConfigTable& root, BisectConfig* bisect) {
   if (!node) return {};
   auto table = node->Table("bisect");
   if (!table) return table.error();
-  CULPRIT_TRY(table->CheckKeys("bisect", {"target_probability", "max_builds", "max_pairs",
-                                          "pairs_per_step", "max_changes",
-                                          "confirm_max_pairs", "check_max_pairs",
-                                          "max_total_pairs"}));
+  CULPRIT_TRY(table->CheckKeys(
+      "bisect", {"target_probability", "max_builds", "max_pairs", "pairs_per_step", "max_changes",
+                 "confirm_max_pairs", "check_max_pairs", "max_total_pairs"}));
   CULPRIT_TRY(table->ReadDouble("bisect", "target_probability", &bisect->target_probability, 0, 1));
   CULPRIT_TRY(table->ReadInt("bisect", "max_builds", &bisect->max_builds, 0));
   CULPRIT_TRY(table->ReadInt("bisect", "max_pairs", &bisect->max_pairs, 0));

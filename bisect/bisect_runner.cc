@@ -477,8 +477,8 @@ void BisectRunner::Session::ReportStep(const BisectStepLog& s) {
       s.step, BisectStepKindName(s.kind), Short(s.commit), s.index, n, s.pairs, StepRatioText(s),
       // Like git's "roughly k steps": halving what is left, one build at a time.
       s.mass_at_or_before, left, CeilLog2(left), CeilLog2(left) == 1 ? "" : "s",
-      Short(s.best_commit), s.best_probability, search_->builds_used(),
-      CeilLog2(n), search_->pairs_used(), s.note.empty() ? "" : "  " + s.note));
+      Short(s.best_commit), s.best_probability, search_->builds_used(), CeilLog2(n),
+      search_->pairs_used(), s.note.empty() ? "" : "  " + s.note));
 }
 
 Result<BisectReport> BisectRunner::Session::Start(const BisectRequest& request) {
@@ -1272,8 +1272,9 @@ Result<std::string> BisectRunner::Session::SearchedText(Record& record, BisectRe
   const DirectionWords words = WordsFor(query_->better, query_->unit);
   if (state_.speedup == RatioAboveOneIsWorse(query_->better)) {
     // The searched move is the better way: said, so that it is not read as a regression.
-    text += fmt::format("  (the bad end is {}: this bisect searched for the change that made it {})\n",
-                        words.better, words.better);
+    text +=
+        fmt::format("  (the bad end is {}: this bisect searched for the change that made it {})\n",
+                    words.better, words.better);
   }
   if (!query_->better_note.empty()) text += "  note: " + query_->better_note + "\n";
   return text;

@@ -72,7 +72,7 @@ void PrintTo(SegmentOutcome outcome, std::ostream* out);
 struct BisectStepLog {
   int step = 0;
   BisectStepKind kind = BisectStepKind::kMeasure;
-  int index = 0;     ///< Commit index in the range (0 = good).
+  int index = 0;  ///< Commit index in the range (0 = good).
   int baseline = 0;
   std::string commit;  ///< Full id.
   int pairs = 0;
@@ -80,8 +80,8 @@ struct BisectStepLog {
   /// False when the step's pairs were too few for a 95% interval (a search batch of 2 on a
   /// quiet host): `ratio` is then the pairs' median and low/high mean nothing.
   bool has_interval = true;
-  double mass_at_or_before = 0;         ///< P(first bad ≤ index) after the step.
-  std::string best_commit;              ///< Most probable first-bad commit after the step.
+  double mass_at_or_before = 0;  ///< P(first bad ≤ index) after the step.
+  std::string best_commit;       ///< Most probable first-bad commit after the step.
   double best_probability = 0;
   std::string record_id;
   std::string note;  ///< e.g. "unbuildable: skipped".

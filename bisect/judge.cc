@@ -74,8 +74,8 @@ Result<JudgeResult> RunJudge(const MeasureContext& context, Measurer& measurer,
   if (candidate_fails_more) {
     // Never "good": the runs that succeeded may tie, but this commit breaks
     // where the reference does not. Like any crash it is not "bad" either.
-    result.reason = "skip: the candidate fails more often than the reference: " +
-                    failures.Describe();
+    result.reason =
+        "skip: the candidate fails more often than the reference: " + failures.Describe();
   } else if (record.verdict == Verdict::kEffect && record.estimate &&
              IsWorse(record.estimate->ratio, plan.better)) {
     // "Bad" is worse the metric's way up: for a throughput, a drop.

@@ -10,8 +10,8 @@
 #include <optional>
 #include <string>
 
-#include "base/result.h"
 #include "base/exit_codes.h"  // kJudge*
+#include "base/result.h"
 #include "probes/measure_commands.h"
 #include "probes/measurer.h"
 
@@ -19,7 +19,7 @@ namespace culprit {
 
 struct JudgeRequest {
   std::string query;
-  std::string reference;          ///< The known-good revision.
+  std::string reference;           ///< The known-good revision.
   std::string candidate = "HEAD";  ///< What git bisect checked out.
   MeasureFlags flags;
 };

@@ -6,7 +6,8 @@
 // (a tie, or an earlier change in (G, P]) and the bad end against C (a tie, or a
 // later change in (C, B]). A part that moves is searched like the whole range
 // (one that moves the other way, in its own direction), within [bisect]
-// max_changes searches; every other outcome is said as it is. Pure decisions over the saved segments: no I/O.
+// max_changes searches; every other outcome is said as it is. Pure decisions over the saved
+// segments: no I/O.
 
 #include <string>
 #include <string_view>

@@ -134,7 +134,6 @@ Result<int> CommandJudge(const GlobalOptions& global, const JudgeRequest& reques
   return result->exit_code;
 }
 
-
 // The options these commands parse into; owned by the caller for as long as
 // the CLI::App that writes them.
 struct InvestigationOptions {

@@ -1,19 +1,17 @@
 #include "cli/commands.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
-
-#include <fmt/format.h>
-
 #include <nlohmann/json.hpp>
 
-#include "base/strings.h"
 #include "base/atomic_file.h"
 #include "base/interrupt.h"
 #include "base/json_text.h"
+#include "base/strings.h"
 #include "cli/starter_config.h"
 #include "cli/terminal_progress.h"
 #include "probes/calibration.h"
@@ -113,8 +111,11 @@ Result<Config> LoadMeasureConfig(const GlobalOptions& global,
                                  const std::vector<std::string>& command, std::string* query) {
   if (command.empty()) return LoadGlobalConfig(global);
   if (!query->empty()) {
-    return Error::Usage(fmt::format("query '{}' and a command after `--`: give one of them", *query))
-        .WithHint("`culprit run -q QUERY` measures a configured query; `culprit run -- CMD ARGS` a command");
+    return Error::Usage(
+               fmt::format("query '{}' and a command after `--`: give one of them", *query))
+        .WithHint(
+            "`culprit run -q QUERY` measures a configured query; `culprit run -- CMD ARGS` a "
+            "command");
   }
   // Like hyperfine, a command needs no configuration; when there is one, its
   // [measure], [records] and [overrides] apply.
@@ -190,19 +191,22 @@ Result<int> CommandInit(const InitOptions& options) {
   std::filesystem::path output = options.output;
   std::filesystem::path dir = std::filesystem::absolute(output).parent_path();
   BuildSystem build = DetectBuildSystem(dir);
-  Status written = WriteFileAtomically(output, StarterConfig(dir.filename().string(), build),
-                                       options.force ? ExistingFile::kReplace : ExistingFile::kRefuse);
+  Status written =
+      WriteFileAtomically(output, StarterConfig(dir.filename().string(), build),
+                          options.force ? ExistingFile::kReplace : ExistingFile::kRefuse);
   if (!written) {
     return Error::Usage(written.error().message()).WithHint("use --force to replace it");
   }
   if (build.name == "unknown") {
-    fmt::print("wrote {}: no build system recognised in {}; edit [engine] build and [queries], "
-               "then try `culprit run`\n",
-               output.string(), dir.string());
+    fmt::print(
+        "wrote {}: no build system recognised in {}; edit [engine] build and [queries], "
+        "then try `culprit run`\n",
+        output.string(), dir.string());
   } else {
-    fmt::print("wrote {}: build steps for the {} project here; check [engine] and [queries], "
-               "then try `culprit run`\n",
-               output.string(), build.name);
+    fmt::print(
+        "wrote {}: build steps for the {} project here; check [engine] and [queries], "
+        "then try `culprit run`\n",
+        output.string(), build.name);
   }
   // culprit builds commits from git: say so now, not at the first build.
   bool in_git = false;
@@ -311,8 +315,8 @@ Result<int> CommandCompare(const GlobalOptions& global, CompareCommandOptions& o
   StderrBuildProgress build_progress;
   std::unique_ptr<BuildProvider> builds =
       MakeEngineBuildProvider(*config, options.rebuild, &build_progress);
-  TerminalProgress progress(fmt::format("compare {} {}", options.request.revision_a,
-                                        options.request.revision_b));
+  TerminalProgress progress(
+      fmt::format("compare {} {}", options.request.revision_a, options.request.revision_b));
   MeasureContext context{*config, *builds, host.get(), &progress};
   return FinishComparison(RunCompare(context, options.request), options.json, progress);
 }

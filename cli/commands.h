@@ -21,7 +21,6 @@ class App;
 
 namespace culprit {
 
-
 struct GlobalOptions {
   std::optional<std::string> config;  ///< --config
   /// The words after `--` of run and probe: an ad-hoc command measured
@@ -77,10 +76,8 @@ Result<int> CommandCompare(const GlobalOptions& global, CompareCommandOptions& o
 Result<int> CommandBuild(const GlobalOptions& global, const BuildCommandOptions& options);
 Result<int> CommandRecordsList(const GlobalOptions& global, const RecordsCommandOptions& options);
 Result<int> CommandRecordsShow(const GlobalOptions& global, const RecordsCommandOptions& options);
-Result<int> CommandRecordsReport(const GlobalOptions& global,
-                                 const RecordsCommandOptions& options);
-Result<int> CommandRecordsExport(const GlobalOptions& global,
-                                 const RecordsCommandOptions& options);
+Result<int> CommandRecordsReport(const GlobalOptions& global, const RecordsCommandOptions& options);
+Result<int> CommandRecordsExport(const GlobalOptions& global, const RecordsCommandOptions& options);
 
 /// Loads the configuration named by --config, or ./culprit.toml.
 Result<Config> LoadGlobalConfig(const GlobalOptions& global);
@@ -97,7 +94,7 @@ Result<Config> LoadMeasureConfig(const GlobalOptions& global,
 /// Registers bisect, judge and demo (bisect_commands.cc). The returned object
 /// owns their options: keep it alive while `app` parses.
 std::shared_ptr<void> AddInvestigationCommands(CLI::App& app, GlobalOptions& global,
-                              std::function<Result<int>()>& action);
+                                               std::function<Result<int>()>& action);
 
 /// Registers investigate (investigate_commands.cc); as above. `argv` is kept
 /// for the investigation record.
@@ -111,7 +108,6 @@ std::shared_ptr<void> AddIsolateCommands(CLI::App& app, GlobalOptions& global,
 
 /// Registers audit (audit_commands.cc); as above. argv is recorded in the audit record.
 std::shared_ptr<void> AddAuditCommands(CLI::App& app, GlobalOptions& global,
-                                       std::function<Result<int>()>& action, int argc,
-                                       char** argv);
+                                       std::function<Result<int>()>& action, int argc, char** argv);
 
 }  // namespace culprit

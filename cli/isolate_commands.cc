@@ -36,8 +36,8 @@ Result<int> CommandIsolate(const GlobalOptions& global, IsolateCommandOptions& o
   StderrBuildProgress build_progress;
   std::unique_ptr<BuildProvider> builds =
       MakeEngineBuildProvider(*config, options.rebuild, &build_progress);
-  TerminalProgress progress("isolate " + (options.request.plan.empty() ? options.request.query
-                                                                         : options.request.plan));
+  TerminalProgress progress(
+      "isolate " + (options.request.plan.empty() ? options.request.query : options.request.plan));
   MeasureContext context{*config, *builds, host.get(), &progress};
   Result<IsolateOutcome> outcome = RunIsolate(context, options.request);
   progress.Finish();
@@ -63,8 +63,7 @@ Result<int> CommandHarnessCheck(const GlobalOptions& global, IsolateCommandOptio
         std::chrono::milliseconds(static_cast<long>(*options.check_timeout_s * 1000));
   }
   StderrBuildProgress build_progress;
-  std::unique_ptr<BuildProvider> builds =
-      MakeEngineBuildProvider(*config, false, &build_progress);
+  std::unique_ptr<BuildProvider> builds = MakeEngineBuildProvider(*config, false, &build_progress);
   MeasureContext context{*config, *builds, nullptr, nullptr};
   Result<HarnessCheckReport> report = RunHarnessCheck(context, options.check);
   if (!report) return report.error();
@@ -82,8 +81,10 @@ std::shared_ptr<void> AddIsolateCommands(CLI::App& app, GlobalOptions& global,
       "isolate", "residency isolation: every condition of a plan in one engine process");
   isolate->add_option("--rev", o.revision, "measure the cached build of this revision");
   isolate->add_option("--plan", o.request.plan, "the [residency] plan (default: the only one)");
-  isolate->add_option("--query,-q", o.request.query, "query sent in `run QUERY N` (default: the plan's)");
-  isolate->add_option("--runs", o.request.runs_per_visit, "N of `run QUERY N` per visit (default 3)");
+  isolate->add_option("--query,-q", o.request.query,
+                      "query sent in `run QUERY N` (default: the plan's)");
+  isolate->add_option("--runs", o.request.runs_per_visit,
+                      "N of `run QUERY N` per visit (default 3)");
   isolate->add_option("--band", o.request.flags.band, "reproducibility band b")
       ->check(CLI::Range(0.0001, 0.9999));
   isolate->add_option("--min-pairs", o.request.flags.min_pairs, "rounds at the first look");
@@ -92,11 +93,11 @@ std::shared_ptr<void> AddIsolateCommands(CLI::App& app, GlobalOptions& global,
   isolate->add_option("--seed", o.request.flags.seed, "seed of the round design");
   isolate->add_flag("--rebuild", o.rebuild, "rebuild even if cached");
   isolate->add_flag("--json", o.json, "print the record as JSON on stdout");
-  isolate->footer("Exit status: 0 NULL or INCONCLUSIVE, 3 the suspect is EFFECT, 1 error "
-                  "(the engine broke: partial record), 2 usage, 130 interrupted.");
-  isolate->callback([&action, &global, &o] {
-    action = [&global, &o] { return CommandIsolate(global, o); };
-  });
+  isolate->footer(
+      "Exit status: 0 NULL or INCONCLUSIVE, 3 the suspect is EFFECT, 1 error "
+      "(the engine broke: partial record), 2 usage, 130 interrupted.");
+  isolate->callback(
+      [&action, &global, &o] { action = [&global, &o] { return CommandIsolate(global, o); }; });
 
   CLI::App* harness = app.add_subcommand("harness", "the engine's in-process harness");
   harness->require_subcommand(1);

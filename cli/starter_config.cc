@@ -5,7 +5,6 @@
 #include <cctype>
 #include <system_error>
 
-
 namespace culprit {
 namespace fs = std::filesystem;
 namespace {
@@ -48,10 +47,14 @@ BuildSystem DetectBuildSystem(const fs::path& dir) {
             "build/{name}",
             {}};
   }
-  if (has("Cargo.toml")) return {"Cargo", {{"cargo", "build", "--release"}}, "target/release/{name}", {}};
+  if (has("Cargo.toml"))
+    return {"Cargo", {{"cargo", "build", "--release"}}, "target/release/{name}", {}};
   if (has("go.mod")) return {"Go", {{"go", "build", "-o", "{name}", "."}}, "{name}", {}};
   if (has("configure")) {
-    return {"Autotools", {{"sh", "-c", "test -f Makefile || ./configure"}, {"make", "-j2"}}, "{name}", {}};
+    return {"Autotools",
+            {{"sh", "-c", "test -f Makefile || ./configure"}, {"make", "-j2"}},
+            "{name}",
+            {}};
   }
   if (has("Makefile") || has("makefile") || has("GNUmakefile")) {
     return {"Make", {{"make", "-j2"}}, "{name}", {}};
@@ -68,7 +71,6 @@ BuildSystem DetectBuildSystem(const fs::path& dir) {
 std::string StarterConfig(std::string_view engine_name_hint) {
   return StarterConfig(engine_name_hint, CMake());
 }
-
 
 std::string StarterConfig(std::string_view engine_name_hint, const BuildSystem& build) {
   std::string name;

@@ -1,10 +1,9 @@
 #include "cli/terminal_progress.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cstdio>
-
-#include <fmt/format.h>
 
 namespace culprit {
 
@@ -17,8 +16,7 @@ TerminalProgress::~TerminalProgress() { Finish(); }
 
 void TerminalProgress::Show(const std::string& text) {
   if (!enabled_) return;
-  double elapsed =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   std::string line = fmt::format("{}  {}  [{:.0f}s]", label_, text, elapsed);
   if (line.size() > 110) line.resize(110);
   fmt::print(stderr, "\r\x1b[2K{}", line);

@@ -144,10 +144,9 @@ Status ReadMetric(const ConfigValue& node, std::string_view path, MetricRule* me
   return {};
 }
 
-Status ReadCodePath(const ConfigValue& code_path, std::string_view path,
-                    const EngineConfig& engine, QueryConfig* query) {
-  constexpr std::string_view kExpected =
-      "\"auto\", an array of globs, or { command = [...] }";
+Status ReadCodePath(const ConfigValue& code_path, std::string_view path, const EngineConfig& engine,
+                    QueryConfig* query) {
+  constexpr std::string_view kExpected = "\"auto\", an array of globs, or { command = [...] }";
   if (const std::string* text = code_path.AsString()) {
     if (*text != "auto") return code_path.Expected(path, kExpected);
     query->code_path_auto = true;
@@ -178,8 +177,7 @@ Status ReadCodePath(const ConfigValue& code_path, std::string_view path,
 Status ReadDirection(const ConfigTable& table, std::string_view path, QueryConfig* query) {
   if (std::optional<ConfigValue> better = table.Get("better")) {
     const std::string* name = better->AsString();
-    std::optional<MetricDirection> direction =
-        name ? ParseMetricDirection(*name) : std::nullopt;
+    std::optional<MetricDirection> direction = name ? ParseMetricDirection(*name) : std::nullopt;
     if (!direction) {
       const std::vector<std::string> names = {"lower", "higher"};
       return better->At(fmt::format("{}: expected \"lower\" or \"higher\"{}",
@@ -201,9 +199,8 @@ Status ReadDirection(const ConfigTable& table, std::string_view path, QueryConfi
 
 Status ReadQuery(const ConfigTable& table, std::string_view path, const EngineConfig& engine,
                  QueryConfig* query) {
-  CULPRIT_TRY(table.CheckKeys(
-      path,
-      {"command", "metric", "unit", "timeout", "code_path", "cwd", "env", "warmup", "better"}));
+  CULPRIT_TRY(table.CheckKeys(path, {"command", "metric", "unit", "timeout", "code_path", "cwd",
+                                     "env", "warmup", "better"}));
   std::optional<ConfigValue> command = table.Get("command");
   if (!command) {
     return table.At(
@@ -353,7 +350,8 @@ Status CheckCommandTemplate(const ConfigValue& command, std::string_view path,
     std::string where = fmt::format("{}[{}]", path, i);
     switch (problem->kind) {
       case TemplateProblem::Kind::kUnclosedBrace:
-        return element.Expected(where, "a placeholder closed by '}' (write '{{' for a literal brace)");
+        return element.Expected(where,
+                                "a placeholder closed by '}' (write '{{' for a literal brace)");
       case TemplateProblem::Kind::kUnknownPlaceholder: {
         std::vector<std::string> known(std::begin(kPlaceholderNames), std::end(kPlaceholderNames));
         known.insert(known.end(), extra_placeholders.begin(), extra_placeholders.end());

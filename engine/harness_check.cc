@@ -80,7 +80,8 @@ class Checker {
   void Quit() {
     if (!client_ && !Restart()) return;
     Status quit = client_->Quit();
-    Add({"quit", fmt::format("the process exits 0 within {:g} s", options_.quit_grace.count() / 1000.0),
+    Add({"quit",
+         fmt::format("the process exits 0 within {:g} s", options_.quit_grace.count() / 1000.0),
          quit ? "exited 0" : quit.error().message(), quit.ok()});
     client_.reset();
   }

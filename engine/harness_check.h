@@ -13,7 +13,7 @@
 namespace culprit {
 
 struct HarnessCheckOptions {
-  ProcessSpec spec;                     ///< How to start the harness.
+  ProcessSpec spec;                          ///< How to start the harness.
   std::chrono::milliseconds timeout{60000};  ///< Per request (the first also waits for loading).
   std::chrono::milliseconds quit_grace{10000};
   std::string query;                    ///< A query the engine knows.

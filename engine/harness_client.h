@@ -51,8 +51,7 @@ Result<HoldReply> ParseOkReply(std::string_view command, std::string_view reply,
 
 /// Parses the reply to `command` (`run QUERY n`): `ms` followed by exactly `n`
 /// finite numbers >= 0. Errors name the command and say what was wrong.
-Result<std::vector<double>> ParseRunReply(std::string_view command, std::string_view reply,
-                                          int n);
+Result<std::vector<double>> ParseRunReply(std::string_view command, std::string_view reply, int n);
 
 /// Quotes a reply for messages, shortened to its first 120 bytes, non-printable
 /// bytes as \xNN: "'ms 1 2'", "'' (an empty line)".

@@ -55,7 +55,7 @@ enum class OrderWay { kCommand, kHarness };
 
 /// One measured factor of an audit.
 struct AuditFactor {
-  Factor factor;        ///< name ("host drift", "code", "order") and log-scale interval.
+  Factor factor;  ///< name ("host drift", "code", "order") and log-scale interval.
   /// EFFECT, NULL, INCONCLUSIVE (ERROR: not measured; no interval).
   std::optional<Verdict> verdict;
   bool cross_sitting = false;

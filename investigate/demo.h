@@ -48,11 +48,11 @@ using DemoReporter = InvestigationReporter;
 
 struct DemoReport {
   std::optional<Verdict> probe_verdict;  ///< The parallel gate probe's.
-  std::string culprit_commit;  ///< Empty when the bisect named none.
+  std::string culprit_commit;            ///< Empty when the bisect named none.
   std::string culprit_subject;
   std::vector<std::string> changed_files;
   bool culprit_on_code_path = false;
-  std::string isolation_conclusion;  ///< On the culprit build; empty when not isolated.
+  std::string isolation_conclusion;              ///< On the culprit build; empty when not isolated.
   LadderOutcome outcome = LadderOutcome::kNone;  ///< InvestigationState::outcome.
   /// The audit of the published table: its factors by name ("host drift", "code",
   /// "order"), as measured; empty when it was skipped.

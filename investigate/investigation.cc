@@ -1,7 +1,7 @@
 #include "investigate/investigation.h"
 
-#include <unistd.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -160,8 +160,8 @@ Result<InvestigationState> InvestigationStateFromJson(std::string_view json,
   // Depth-limited, like every JSON culprit reads: a damaged state is reported, never a crash.
   Result<Json> parsed = ParseJsonText<Json>(json);
   if (!parsed) {
-    return Error(fmt::format("{}: damaged investigation state: {}", source,
-                             parsed.error().message()))
+    return Error(
+               fmt::format("{}: damaged investigation state: {}", source, parsed.error().message()))
         .WithHint("`culprit investigate --restart` discards it (the records stay)");
   }
   try {
@@ -262,12 +262,11 @@ Result<FileLock> LockInvestigation(const BisectSections& config) {
         holder = fmt::format(" (pid {})", pid);
       }
     }
-    return Error(fmt::format("another culprit investigate holds the lock{} on this engine",
-                             holder))
-        .WithHint(fmt::format(
-            "its state in {} is in use: wait for it, or stop it (Ctrl-C) and `culprit "
-            "investigate --resume` later",
-            InvestigationStatePath(config).string()));
+    return Error(fmt::format("another culprit investigate holds the lock{} on this engine", holder))
+        .WithHint(
+            fmt::format("its state in {} is in use: wait for it, or stop it (Ctrl-C) and `culprit "
+                        "investigate --resume` later",
+                        InvestigationStatePath(config).string()));
   }
   // Who holds it, for the message above. The lock is advisory on the open file
   // description: rewriting the file's content does not touch it.

@@ -1,6 +1,7 @@
 #include "probes/calibration.h"
 
 #include <fmt/format.h>
+#include <time.h>
 
 #include <algorithm>
 #include <chrono>
@@ -8,11 +9,10 @@
 #include <latch>
 #include <limits>
 #include <thread>
-#include <time.h>
 #include <vector>
 
-#include "records/report_facts.h"
 #include "probes/statistics.h"
+#include "records/report_facts.h"
 
 namespace culprit {
 namespace {

@@ -102,16 +102,15 @@ Result<CodePath> FromCoverage(const EngineSections& config, const QueryConfig& q
   // Its own cache, so coverage objects never mix with the measured builds.
   EngineSections coverage = config;
   coverage.cache.dir = config.cache.dir / "coverage";
-  Result<std::unique_ptr<EngineBuilds>> builds = EngineBuilds::OpenAdjusted(
-      coverage, progress, [](BuildSettings& settings) {
+  Result<std::unique_ptr<EngineBuilds>> builds =
+      EngineBuilds::OpenAdjusted(coverage, progress, [](BuildSettings& settings) {
         settings.env = {{"CFLAGS", "--coverage -O0"},
                         {"CXXFLAGS", "--coverage -O0"},
                         {"LDFLAGS", "--coverage"}};
         settings.clean = false;  // the notes' paths name the scratch checkout
-        settings.steps.push_back(
-            {"sh", "-c",
-             std::string("find . -name '*.gcno' -print0 | tar --null -cf ") + kNotesArchive +
-                 " -T -"});
+        settings.steps.push_back({"sh", "-c",
+                                  std::string("find . -name '*.gcno' -print0 | tar --null -cf ") +
+                                      kNotesArchive + " -T -"});
         settings.artifacts.push_back(kNotesArchive);
       });
   if (!builds) return Unknown(builds.error().message());
@@ -150,7 +149,8 @@ Result<CodePath> FromCoverage(const EngineSections& config, const QueryConfig& q
   // The .gcda files go where GCOV_PREFIX says, under their objects' paths
   // with the scratch checkout's leading components stripped: relative to the
   // checkout, as in the notes archive.
-  const fs::path checkout = ((*builds)->cache().engine_dir() / "scratch" / "src").lexically_normal();
+  const fs::path checkout =
+      ((*builds)->cache().engine_dir() / "scratch" / "src").lexically_normal();
   int strip = 0;
   for (const auto& part : checkout.relative_path()) strip += part.empty() ? 0 : 1;
   Result<ProcessArm> arm = MakeQueryArm(config, query, *build, {}, {});
@@ -193,7 +193,8 @@ Result<CodePath> FromCoverage(const EngineSections& config, const QueryConfig& q
   path.files = ExecutedFiles(read.stdout_text, checkout.string());
   nlohmann::json doc = {{"query", query.name}, {"files", path.files}};
   // A cache: when it cannot be written, the next relevance check measures the path again.
-  (void)WriteFileAtomically(entry / kMeasuredFile, ToJsonText(doc, 2) + "\n", ExistingFile::kReplace);
+  (void)WriteFileAtomically(entry / kMeasuredFile, ToJsonText(doc, 2) + "\n",
+                            ExistingFile::kReplace);
   return path;
 }
 

@@ -1,9 +1,9 @@
 #include "probes/comparison.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "probes/statistics.h"
 
@@ -80,9 +80,9 @@ Record MakeComparisonRecord(const ComparisonPlan& plan, const SittingResult& sit
     // Failures are evidence about an arm, so the record keeps their counts
     // and the test of their difference, not only the surviving pairs.
     record.details["failures"] =
-        fmt::format("A {}/{} failed, {} timed out; B {}/{} failed, {} timed out", failures.failed[0],
-                    failures.runs[0], failures.timed_out[0], failures.failed[1], failures.runs[1],
-                    failures.timed_out[1]);
+        fmt::format("A {}/{} failed, {} timed out; B {}/{} failed, {} timed out",
+                    failures.failed[0], failures.runs[0], failures.timed_out[0], failures.failed[1],
+                    failures.runs[1], failures.timed_out[1]);
     record.details["failure_test_p"] = fmt::format("{:.4g}", failures.p_value);
     record.details["failures_differ"] = failures.differ ? "true" : "false";
     record.details["pairs_censored"] = std::to_string(sitting.pairs_censored);
@@ -139,13 +139,12 @@ Result<ComparisonOutcome> RunComparison(const ComparisonPlan& plan, SampleSource
 Status OutcomeStatus(const ComparisonOutcome& outcome) {
   if (outcome.archive_error) return *outcome.archive_error;
   if (outcome.sitting.failure) {
-    return outcome.sitting.failure->WithContext(
-        fmt::format("the sitting could not reach a verdict (record {})",
-                    outcome.record_path.string()));
+    return outcome.sitting.failure->WithContext(fmt::format(
+        "the sitting could not reach a verdict (record {})", outcome.record_path.string()));
   }
   if (outcome.sitting.interrupted) {
-    return Error::Interrupted(fmt::format("interrupted; what was measured is in {}",
-                                          outcome.record_path.string()));
+    return Error::Interrupted(
+        fmt::format("interrupted; what was measured is in {}", outcome.record_path.string()));
   }
   return {};
 }

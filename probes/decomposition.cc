@@ -44,9 +44,15 @@ std::string FormatDecomposition(const Decomposition& d) {
   }
   const char* verdict = "";
   switch (d.remainder_class) {
-    case RemainderClass::kTie: verdict = "tie: fully explained"; break;
-    case RemainderClass::kBeyond: verdict = "beyond the band: not accounted for"; break;
-    case RemainderClass::kUndecided: verdict = "undecided: the intervals are too wide"; break;
+    case RemainderClass::kTie:
+      verdict = "tie: fully explained";
+      break;
+    case RemainderClass::kBeyond:
+      verdict = "beyond the band: not accounted for";
+      break;
+    case RemainderClass::kUndecided:
+      verdict = "undecided: the intervals are too wide";
+      break;
   }
   text += fmt::format("; {} {} ({})", d.remainder.name, FormatFactor(d.remainder), verdict);
   return text;

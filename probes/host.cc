@@ -284,7 +284,8 @@ std::vector<std::string> HostWarnings(const HostIdentity& identity, const HostSt
   return warnings;
 }
 
-std::optional<std::string> LoadAtStartWarning(const HostIdentity& identity, const HostState& start) {
+std::optional<std::string> LoadAtStartWarning(const HostIdentity& identity,
+                                              const HostState& start) {
   const int cores = identity.logical_cores;
   if (cores <= 0 || !start.load1 || *start.load1 < cores) return std::nullopt;
   return LoadWarning(*start.load1, cores, " at the start of the sitting");

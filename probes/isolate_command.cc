@@ -25,8 +25,9 @@ Result<const ResidencyPlan*> SelectPlan(const ProbeSections& config, const std::
                                         const std::string& query) {
   if (config.residency.empty()) {
     return Error::Usage(fmt::format("{} defines no residency plan", config.file.string()))
-        .WithHint("add a [residency.\"NAME\"] table with a query and conditions (see "
-                  "docs/usage.md) and a [harness] command");
+        .WithHint(
+            "add a [residency.\"NAME\"] table with a query and conditions (see "
+            "docs/usage.md) and a [harness] command");
   }
   const std::string plans = "plans: " + Join(PlanNames(config), ", ");
   if (!name.empty()) {
@@ -34,8 +35,8 @@ Result<const ResidencyPlan*> SelectPlan(const ProbeSections& config, const std::
     if (it == config.residency.end()) {
       std::vector<std::string> keys;
       for (const auto& [key, plan] : config.residency) keys.push_back(key);
-      return Error::Usage(fmt::format("no residency plan '{}' in {}{}", name,
-                                      config.file.string(), DidYouMean(name, keys)))
+      return Error::Usage(fmt::format("no residency plan '{}' in {}{}", name, config.file.string(),
+                                      DidYouMean(name, keys)))
           .WithHint(plans);
     }
     return &it->second;
@@ -57,8 +58,9 @@ Result<const ResidencyPlan*> SelectPlan(const ProbeSections& config, const std::
 Result<ProcessSpec> MakeHarnessSpec(const ProbeSections& config, const ResolvedBuild& build) {
   if (config.harness.command.empty()) {
     return Error::Usage(fmt::format("{} has no [harness] command", config.file.string()))
-        .WithHint("add [harness] command = [...], the argv that starts the engine speaking the "
-                  "harness protocol (docs/harness.md)");
+        .WithHint(
+            "add [harness] command = [...], the argv that starts the engine speaking the "
+            "harness protocol (docs/harness.md)");
   }
   Result<std::vector<std::string>> argv = ExpandCommand(config.harness.command, build.context);
   if (!argv) return argv.error().WithContext("[harness] command");
@@ -77,12 +79,12 @@ Result<IsolateOutcome> RunIsolate(const MeasureContext& context, const IsolateRe
     return Error::Usage(fmt::format("residency plan '{}' names query '{}', which is not configured",
                                     (*plan)->name, (*plan)->query));
   }
-  Result<SittingOptions> sitting = MakeSittingOptions(config.measure, query_config->second, request.flags);
+  Result<SittingOptions> sitting =
+      MakeSittingOptions(config.measure, query_config->second, request.flags);
   if (!sitting) return sitting.error();
   if (request.runs_per_visit < 1 || request.runs_per_visit > 1000) {
-    return Error::Usage(
-        fmt::format("--runs {} is not in 1..1000 (runs of the query per visit)",
-                    request.runs_per_visit));
+    return Error::Usage(fmt::format("--runs {} is not in 1..1000 (runs of the query per visit)",
+                                    request.runs_per_visit));
   }
 
   IsolateOutcome outcome;
@@ -118,8 +120,8 @@ Result<IsolateOutcome> RunIsolate(const MeasureContext& context, const IsolateRe
       HarnessClient::Start(*spec, config.harness.timeout);
   if (!harness) return harness.error();
 
-  outcome.result = RunIsolationSitting(**harness, outcome.plan, context.host, options,
-                                       context.progress);
+  outcome.result =
+      RunIsolationSitting(**harness, outcome.plan, context.host, options, context.progress);
   harness->reset();  // the engine process is gone before the record is written
 
   IsolationProvenance provenance;
@@ -135,8 +137,7 @@ Result<IsolateOutcome> RunIsolate(const MeasureContext& context, const IsolateRe
   }
   HostIdentity identity;
   if (context.host) identity = context.host->Identity();
-  outcome.record =
-      MakeIsolationRecord(outcome.plan, options, outcome.result, provenance, identity);
+  outcome.record = MakeIsolationRecord(outcome.plan, options, outcome.result, provenance, identity);
   RecordStore store(config.records.dir);
   Result<std::filesystem::path> path = store.Write(outcome.record);
   if (!path) return path.error().WithContext("archiving the result");
@@ -146,13 +147,13 @@ Result<IsolateOutcome> RunIsolate(const MeasureContext& context, const IsolateRe
 
 Status IsolateStatus(const IsolateOutcome& outcome) {
   if (outcome.result.failure) {
-    return outcome.result.failure->WithContext(fmt::format(
-        "the engine broke, so there is no verdict (partial record {})",
-        outcome.record_path.string()));
+    return outcome.result.failure->WithContext(
+        fmt::format("the engine broke, so there is no verdict (partial record {})",
+                    outcome.record_path.string()));
   }
   if (outcome.result.interrupted) {
-    return Error::Interrupted(fmt::format("interrupted; what was measured is in {}",
-                                          outcome.record_path.string()));
+    return Error::Interrupted(
+        fmt::format("interrupted; what was measured is in {}", outcome.record_path.string()));
   }
   return {};
 }

@@ -21,7 +21,7 @@ struct IsolateRequest {
   std::string plan;                     ///< [residency."NAME"]; empty: the only one (or -q's).
   std::string query;                    ///< Sent in `run QUERY N`; empty: the plan's.
   int runs_per_visit = 3;
-  MeasureFlags flags;                   ///< min/max pairs are rounds here.
+  MeasureFlags flags;  ///< min/max pairs are rounds here.
 };
 
 struct IsolateOutcome {

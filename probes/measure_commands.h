@@ -31,7 +31,7 @@ struct MeasureFlags {
 struct MeasureContext {
   const ProbeSections& config;
   BuildProvider& builds;
-  const HostProbe* host = nullptr;    ///< Null: no host state (tests).
+  const HostProbe* host = nullptr;  ///< Null: no host state (tests).
   SittingProgress* progress = nullptr;
 };
 
@@ -61,7 +61,7 @@ struct ProbeRequest {
   std::optional<std::string> revision;
   std::vector<std::string> overrides;  ///< K=V or named sets.
   std::vector<std::string> unsets;
-  std::string hypothesis;              ///< Added to (or instead of) the named sets'.
+  std::string hypothesis;  ///< Added to (or instead of) the named sets'.
   MeasureFlags flags;
 };
 

@@ -21,8 +21,8 @@ SampleOutcome QuerySampleSource::Run(int arm) {
       // engine prints, the sitting ranks it above every completed run.
       outcome.timed_out = true;
       if (spec.metric.kind == MetricRule::Kind::kWall) {
-        outcome.censor_value = static_cast<double>(spec.process.timeout.count()) *
-                               spec.metric.wall_units_per_ms;
+        outcome.censor_value =
+            static_cast<double>(spec.process.timeout.count()) * spec.metric.wall_units_per_ms;
       }
     }
     outcome.failure = result.Describe(spec.process);

@@ -141,7 +141,8 @@ std::vector<double> CensoredLogRatios(const std::vector<KeptPair>& pairs) {
   d.reserve(pairs.size());
   for (const KeptPair& p : pairs) {
     double v[2];
-    for (int arm : {0, 1}) v[arm] = p.censored[arm] ? std::max(p.value[arm], slowest) : p.value[arm];
+    for (int arm : {0, 1})
+      v[arm] = p.censored[arm] ? std::max(p.value[arm], slowest) : p.value[arm];
     d.push_back(std::log(v[1]) - std::log(v[0]));
   }
   return d;
@@ -231,8 +232,8 @@ class PairedSitting {
     CheckCalibrationDrift(r_);
     NoteHostChanges(host_, r_);
     for (size_t i = 1; i < r_.checkpoint_calibrations_ms.size(); ++i) {
-      CalibrationCheck jump = CheckCalibration(r_.checkpoint_calibrations_ms[i - 1],
-                                               r_.checkpoint_calibrations_ms[i]);
+      CalibrationCheck jump =
+          CheckCalibration(r_.checkpoint_calibrations_ms[i - 1], r_.checkpoint_calibrations_ms[i]);
       if (jump.drifted) r_.notes.push_back("between looks: " + jump.message);
     }
     r_.log_ratios = CensoredLogRatios(kept_);
@@ -471,8 +472,9 @@ class PairedSitting {
       if (r_.verdict->verdict == Verdict::kNull) {
         // The surviving pairs tie, but an arm that fails more often is not
         // the same as the other: a tie would hide exactly what matters.
-        r_.verdict = InconclusiveBecause(differ + "; the timings of the runs that succeeded tie, "
-                                                  "so this is not a NULL");
+        r_.verdict = InconclusiveBecause(differ +
+                                         "; the timings of the runs that succeeded tie, "
+                                         "so this is not a NULL");
         r_.verdict->excludes_zero = false;
       } else {
         r_.verdict->explanation += "; " + differ;
@@ -490,8 +492,8 @@ class PairedSitting {
   SittingRun run_;
   std::mt19937_64 rng_;
   int max_failed_ = 0;
-  int lost_samples_ = 0;  // Measured runs that failed or lost their pair (see TakeBlock).
-  std::vector<double> alphas_;       // EFFECT's spending, one per look
+  int lost_samples_ = 0;        // Measured runs that failed or lost their pair (see TakeBlock).
+  std::vector<double> alphas_;  // EFFECT's spending, one per look
   std::vector<double> null_alphas_;  // NULL's, one per look up to null_max_pairs
   size_t null_looks_ = 0;            // looks at which a NULL may be stated
   bool null_claimable_ = true;       // r_.shift is from a look that may state a NULL

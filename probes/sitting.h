@@ -67,7 +67,7 @@ struct SittingOptions {
   double band = 0.05;        ///< Reproducibility band b.
   double confidence = 0.95;  ///< Overall confidence, spent across looks.
   bool calibrate_between_looks = false;
-  uint64_t seed = 0;         ///< Order randomization; 0 picks one (recorded either way).
+  uint64_t seed = 0;  ///< Order randomization; 0 picks one (recorded either way).
   /// Stop as broken after this many measured runs gave nothing to rank (they failed, or both
   /// sides of their pair timed out; a timeout kept as a censored side is not counted);
   /// 0: max(5, max_pairs / 4).
@@ -118,8 +118,8 @@ struct SittingResult {
   int failed_samples = 0;
   std::optional<ShiftEstimate> shift;  ///< At the confidence of the look that decided.
   std::optional<VerdictResult> verdict;
-  double nominal_confidence = 0;       ///< The look's confidence after alpha spending.
-  std::vector<int> looks;              ///< Pair counts at which the sitting looked.
+  double nominal_confidence = 0;  ///< The look's confidence after alpha spending.
+  std::vector<int> looks;         ///< Pair counts at which the sitting looked.
   /// The sitting stopped before its last look, neither verdict being within its reach
   /// (SittingOptions::stop_when_futile); the verdict is INCONCLUSIVE.
   bool stopped_futile = false;
@@ -127,9 +127,9 @@ struct SittingResult {
   std::vector<double> checkpoint_calibrations_ms;  ///< Between looks, if asked.
   std::optional<CalibrationCheck> calibration;
   bool interrupted = false;
-  std::optional<Error> failure;        ///< Set when the arms kept failing: no verdict.
+  std::optional<Error> failure;  ///< Set when the arms kept failing: no verdict.
   FailureComparison failures;
-  int pairs_censored = 0;              ///< Kept pairs with one side timed out.
+  int pairs_censored = 0;  ///< Kept pairs with one side timed out.
   std::vector<std::string> notes;
   uint64_t seed = 0;
 };

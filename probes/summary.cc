@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include "base/metric_direction.h"
-
 #include "base/strings.h"
 
 namespace culprit {
@@ -57,10 +56,10 @@ std::string FormatComparisonSummary(const ComparisonOutcome& outcome) {
     const MetricDirection better =
         ParseMetricDirection(r.Detail("better")).value_or(MetricDirection::kLowerIsBetter);
     const auto label = [](const Arm& arm) { return arm.label.empty() ? arm.name : arm.label; };
-    out += fmt::format("  {} ({} {} is better)\n",
-                       DescribeRatio(r.estimate->ratio, better, r.unit, label(r.arms[1]),
-                                     label(r.arms[0])),
-                       MetricDirectionName(better), r.unit.empty() ? "value" : r.unit);
+    out += fmt::format(
+        "  {} ({} {} is better)\n",
+        DescribeRatio(r.estimate->ratio, better, r.unit, label(r.arms[1]), label(r.arms[0])),
+        MetricDirectionName(better), r.unit.empty() ? "value" : r.unit);
   }
   if (r.estimate) {
     out += fmt::format("  {} pairs kept, {} dropped; interval at {} confidence{}\n",

@@ -171,8 +171,8 @@ std::string BisectPicture(const Record& r, const RecordIndex& index) {
   }
   std::string out = "<h4>Steps by commit index</h4>\n";
   svg::ScatterSpec scatter;
-  scatter.title = fmt::format("each step's ratio (candidate / its baseline) by commit index, {}",
-                              r.query);
+  scatter.title =
+      fmt::format("each step's ratio (candidate / its baseline) by commit index, {}", r.query);
   scatter.x_label = fmt::format("commit index (0 = good … {} = bad)", n);
   scatter.x_min = 0;
   scatter.x_max = std::max(1, n);
@@ -190,9 +190,10 @@ std::string BisectPicture(const Record& r, const RecordIndex& index) {
       interval = fmt::format("[{:.3f}, {:.3f}]", e.low, e.high);
       reading = BandSentence(e.ratio, e.low, e.high, step->band, DirectionOf(*step), step->unit);
       if (i) {
-        scatter.points.push_back({static_cast<double>(*i), {e.ratio, e.low, e.high},
-                                  fmt::format("{} step at {} ({}): {} {}", kind, *i, commit, ratio,
-                                              interval)});
+        scatter.points.push_back(
+            {static_cast<double>(*i),
+             {e.ratio, e.low, e.high},
+             fmt::format("{} step at {} ({}): {} {}", kind, *i, commit, ratio, interval)});
       }
     }
     table += fmt::format(
@@ -206,10 +207,10 @@ std::string BisectPicture(const Record& r, const RecordIndex& index) {
                              "culprit " + ShortCommit(r.Detail("culprit_commit"))});
   }
   for (int u : facts.unbuildable) {
-    scatter.crosses.push_back({static_cast<double>(u),
-                               u >= 0 && static_cast<size_t>(u) < facts.commits.size()
-                                   ? "unbuildable " + ShortCommit(facts.commits[u])
-                                   : "unbuildable"});
+    scatter.crosses.push_back(
+        {static_cast<double>(u), u >= 0 && static_cast<size_t>(u) < facts.commits.size()
+                                     ? "unbuildable " + ShortCommit(facts.commits[u])
+                                     : "unbuildable"});
   }
   if (n > 0) out += svg::ErrorBarScatter(scatter);
   out +=
@@ -231,14 +232,16 @@ std::string BisectPicture(const Record& r, const RecordIndex& index) {
     for (size_t j = 1; j < facts.posterior.size(); ++j) {
       columns.columns.push_back({static_cast<double>(j), facts.posterior[j]});
     }
-    if (facts.culprit_index) columns.lines.push_back({static_cast<double>(*facts.culprit_index), ""});
+    if (facts.culprit_index)
+      columns.lines.push_back({static_cast<double>(*facts.culprit_index), ""});
     out += svg::ColumnStrip(columns);
   } else {
     out += Missing("posterior over the commits");
   }
   if (!facts.unbuildable_commits.empty() && facts.unbuildable.empty()) {
     out += "<p class=\"missing\">Unbuildable commits (their index is not in this record): ";
-    for (const std::string& c : facts.unbuildable_commits) out += "<code>" + Escape(ShortCommit(c)) + "</code> ";
+    for (const std::string& c : facts.unbuildable_commits)
+      out += "<code>" + Escape(ShortCommit(c)) + "</code> ";
     out += "</p>\n";
   }
   if (!table.empty()) {
@@ -268,9 +271,10 @@ std::string IsolatePicture(const Record& r) {
       setup += (setup.empty() ? "" : "; ") + std::string("then releases ") + released;
     }
     if (setup.empty()) setup = "nothing held";
-    std::string reading = c.estimate ? BandSentence(c.estimate->ratio, c.estimate->low,
-                                                    c.estimate->high, r.band, DirectionOf(r), r.unit)
-                                     : (c.baseline ? "the reference" : "not in this record");
+    std::string reading = c.estimate
+                              ? BandSentence(c.estimate->ratio, c.estimate->low, c.estimate->high,
+                                             r.band, DirectionOf(r), r.unit)
+                              : (c.baseline ? "the reference" : "not in this record");
     table += fmt::format(
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
         Escape(c.name), Escape(c.role), Escape(setup), c.bytes ? Bytes(*c.bytes) : "-",
@@ -286,11 +290,9 @@ std::string IsolatePicture(const Record& r) {
   std::string out = "<h4>Conditions</h4>\n";
   out += spec.bars.empty() ? Missing("conditions besides the baseline") : svg::IntervalBars(spec);
   if (!facts.reversibility.empty()) {
-    out += fmt::format("<p class=\"reading\">reversibility: <b>{}</b>{}</p>\n",
-                       Escape(facts.reversibility),
-                       facts.reversibility_sentence.empty()
-                           ? ""
-                           : " — " + Escape(facts.reversibility_sentence));
+    out += fmt::format(
+        "<p class=\"reading\">reversibility: <b>{}</b>{}</p>\n", Escape(facts.reversibility),
+        facts.reversibility_sentence.empty() ? "" : " — " + Escape(facts.reversibility_sentence));
   }
   out +=
       "<table class=\"conditions\">\n<tr><th>condition</th><th>role</th><th>setup</th>"
@@ -313,7 +315,8 @@ std::string AuditPicture(const Record& r, const RecordIndex& index) {
   for (const FactorFacts& f : facts.factors) {
     std::string caption = f.verdict;
     if (f.estimate) {
-      caption += (caption.empty() ? "" : " · ") + BandWord(f.estimate->low, f.estimate->high, r.band);
+      caption +=
+          (caption.empty() ? "" : " · ") + BandWord(f.estimate->low, f.estimate->high, r.band);
       product *= f.estimate->ratio;
     } else {
       all_known = false;
@@ -355,16 +358,17 @@ std::string AuditPicture(const Record& r, const RecordIndex& index) {
       "<table class=\"factors\">\n<tr><th>step</th><th>ratio and interval</th><th>verdict</th>"
       "<th>reading</th><th>record</th></tr>\n<tr><td>published</td><td>{}</td><td></td><td></td>"
       "<td></td></tr>\n",
-      facts.published ? FormatValue(*facts.published) + " " + Escape(r.unit) : "not in this record");
+      facts.published ? FormatValue(*facts.published) + " " + Escape(r.unit)
+                      : "not in this record");
   out += table;
   out += fmt::format("<tr><td>remainder</td><td>{}</td><td></td><td>{}</td><td></td></tr>\n",
                      remainder ? fmt::format("{:.3f} [{:.3f}, {:.3f}]", remainder->ratio,
                                              remainder->low, remainder->high)
                                : "not in this record",
                      Escape(remainder_caption));
-  out += fmt::format("<tr><td>today</td><td>{}</td><td></td><td></td><td></td></tr>\n</table>\n",
-                     facts.today ? FormatValue(*facts.today) + " " + Escape(r.unit)
-                                 : "not in this record");
+  out += fmt::format(
+      "<tr><td>today</td><td>{}</td><td></td><td></td><td></td></tr>\n</table>\n",
+      facts.today ? FormatValue(*facts.today) + " " + Escape(r.unit) : "not in this record");
   if (!facts.conclusion.empty()) {
     out += "<p class=\"reading\">" + Escape(facts.conclusion) + "</p>\n";
   }
@@ -381,7 +385,7 @@ std::string InvestigationPicture(const Record& r, const RecordIndex& index) {
     std::string reading = "-";
     if (m && m->estimate) {
       reading = BandSentence(m->estimate->ratio, m->estimate->low, m->estimate->high, m->band,
-                              DirectionOf(*m), m->unit);
+                             DirectionOf(*m), m->unit);
     }
     out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
                        RecordLink(link, index), m ? Escape(RecordKindName(m->kind)) : "-",
@@ -406,8 +410,8 @@ std::string HostPicture(const Record& r) {
   if (r.start.calibration_ms) {
     cal.reference_low = *r.start.calibration_ms * (1 - kCalibrationDriftLimit);
     cal.reference_high = *r.start.calibration_ms * (1 + kCalibrationDriftLimit);
-    cal.reference_label = fmt::format("shaded: ±{:.0f}% of the start, the drift limit",
-                                      kCalibrationDriftLimit * 100);
+    cal.reference_label =
+        fmt::format("shaded: ±{:.0f}% of the start, the drift limit", kCalibrationDriftLimit * 100);
   }
   out += svg::LineStrip(cal);
   svg::LineSpec load;
@@ -428,10 +432,12 @@ std::string RecordSection(const Record& r, const RecordIndex& index, int level =
       fmt::format("<section id=\"{0}\">\n<h{4}>{1} {2} — {3}</h{4}>\n", Escape(r.id),
                   Escape(RecordKindName(r.kind)), Escape(r.query), Escape(VerdictText(r)), level);
   out += Reading(r);
-  if (!r.verdict_detail.empty()) out += "<p class=\"detail\">" + Escape(r.verdict_detail) + "</p>\n";
+  if (!r.verdict_detail.empty())
+    out += "<p class=\"detail\">" + Escape(r.verdict_detail) + "</p>\n";
   if (r.kind == RecordKind::kBisect) {
     out += BisectPicture(r, index);
-    if (r.estimate) out += "<h4>Across the culprit</h4>\n<div class=\"plots\">" + VerdictStrip(r) + "</div>\n";
+    if (r.estimate)
+      out += "<h4>Across the culprit</h4>\n<div class=\"plots\">" + VerdictStrip(r) + "</div>\n";
   } else if (r.kind == RecordKind::kIsolate) {
     out += IsolatePicture(r);
     out += "<h4>Samples in execution order</h4>\n" + SamplePlot(r);
@@ -452,9 +458,8 @@ std::string RecordSection(const Record& r, const RecordIndex& index, int level =
   out += FactRow(RatioLabel(r), r.estimate ? FormatEstimate(*r.estimate) : "none");
   out += FactRow("band", FormatBand(r.band));
   if (r.estimate) {
-    out += FactRow("reading",
-                   BandSentence(r.estimate->ratio, r.estimate->low, r.estimate->high, r.band,
-                                DirectionOf(r), r.unit));
+    out += FactRow("reading", BandSentence(r.estimate->ratio, r.estimate->low, r.estimate->high,
+                                           r.band, DirectionOf(r), r.unit));
   }
   out += FactRow("calibration", FormatCalibration(r));
   out += FactRow("load (1 min)", FormatStartEnd(r.start.load1, r.end.load1, ""));
@@ -578,8 +583,8 @@ class HtmlReporter : public RecordReporter {
     std::vector<RecordGroup> groups = GroupRecords(records);
     body += fmt::format("<p>{} record(s) in {} group(s): ", records.size(), groups.size());
     for (size_t g = 0; g < groups.size(); ++g) {
-      body += fmt::format("{}<a href=\"#{}\">{}</a>", g ? " · " : "",
-                          GroupAnchor(groups[g].anchor), Escape(groups[g].title));
+      body += fmt::format("{}<a href=\"#{}\">{}</a>", g ? " · " : "", GroupAnchor(groups[g].anchor),
+                          Escape(groups[g].title));
     }
     body += "</p>\n";
     const bool with_query = SeveralQueries(records);

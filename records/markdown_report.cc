@@ -7,8 +7,8 @@
 
 #include "records/report.h"
 #include "records/report_facts.h"
-#include "records/svg_plot.h"
 #include "records/report_payload.h"
+#include "records/svg_plot.h"
 
 namespace culprit {
 namespace {
@@ -182,8 +182,9 @@ std::string BisectTable(const Record& r, const RecordIndex& index) {
   if (steps.empty()) {
     out += fmt::format("The {} step record(s) are not in this report.\n", r.links.size());
   } else {
-    out += "| index | step | commit | ratio | interval | reading | record |\n"
-           "|---|---|---|---|---|---|---|\n";
+    out +=
+        "| index | step | commit | ratio | interval | reading | record |\n"
+        "|---|---|---|---|---|---|---|\n";
     for (const Record* step : steps) {
       std::optional<int> i = StepIndex(*step, facts.range_commits);
       std::string commit = ShortCommit(step->Detail("candidate_commit"));
@@ -201,8 +202,9 @@ std::string BisectTable(const Record& r, const RecordIndex& index) {
     }
   }
   std::string culprit = r.Detail("culprit_commit");
-  out += fmt::format("\nculprit: {}{}\n", culprit.empty() ? "none named" : Code(ShortCommit(culprit)),
-                     facts.culprit_index ? fmt::format(" (index {})", *facts.culprit_index) : "");
+  out +=
+      fmt::format("\nculprit: {}{}\n", culprit.empty() ? "none named" : Code(ShortCommit(culprit)),
+                  facts.culprit_index ? fmt::format(" (index {})", *facts.culprit_index) : "");
   if (!facts.unbuildable_commits.empty() || !facts.unbuildable.empty()) {
     out += "\nunbuildable:";
     for (int u : facts.unbuildable) {
@@ -218,7 +220,8 @@ std::string BisectTable(const Record& r, const RecordIndex& index) {
   }
   if (facts.posterior.size() > 1) {
     std::vector<std::pair<double, int>> top;
-    for (size_t j = 1; j < facts.posterior.size(); ++j) top.push_back({facts.posterior[j], static_cast<int>(j)});
+    for (size_t j = 1; j < facts.posterior.size(); ++j)
+      top.push_back({facts.posterior[j], static_cast<int>(j)});
     std::sort(top.rbegin(), top.rend());
     out += "\n| commit index j | posterior P(first bad = j) |\n|---|---|\n";
     for (size_t k = 0; k < top.size() && k < 5; ++k) {
@@ -234,8 +237,9 @@ std::string IsolateTable(const Record& r) {
   IsolateFacts facts = ReadIsolateFacts(r);
   std::string out = "\n## Conditions against the baseline\n\n";
   if (facts.conditions.empty()) return out + "Conditions: not in this record.\n";
-  out += "| condition | role | holds | releases | ratio | interval | verdict | reading |\n"
-         "|---|---|---|---|---|---|---|---|\n";
+  out +=
+      "| condition | role | holds | releases | ratio | interval | verdict | reading |\n"
+      "|---|---|---|---|---|---|---|---|\n";
   auto join = [](const std::vector<std::string>& v) {
     std::string s;
     for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
@@ -281,8 +285,9 @@ std::string InvestigationTable(const Record& r, const RecordIndex& index) {
 
 std::string AuditTable(const Record& r, const RecordIndex& index) {
   AuditFacts facts = ReadAuditFacts(r);
-  std::string out = "\n## Waterfall\n\n| step | ratio | interval | value after | verdict | reading | record |\n"
-                    "|---|---|---|---|---|---|---|\n";
+  std::string out =
+      "\n## Waterfall\n\n| step | ratio | interval | value after | verdict | reading | record |\n"
+      "|---|---|---|---|---|---|---|\n";
   std::optional<double> running = facts.published;
   auto value = [&](const std::optional<double>& v) {
     return v ? FormatValue(*v) + (r.unit.empty() ? "" : " " + Inline(r.unit))
@@ -306,9 +311,11 @@ std::string AuditTable(const Record& r, const RecordIndex& index) {
   }
   if (facts.remainder) {
     const RatioInterval& m = *facts.remainder;
-    out += fmt::format("| × remainder | {:.3f} ({}) | {} | | | {} | |\n", m.ratio, FormatChange(m.ratio),
-                       Interval(m.low, m.high),
-                       ReadAgainstBand(m.low, m.high, r.band) == BandReading::kTie ? "fully explained" : Reading(m.ratio, m.low, m.high, r.band, r));
+    out += fmt::format("| × remainder | {:.3f} ({}) | {} | | | {} | |\n", m.ratio,
+                       FormatChange(m.ratio), Interval(m.low, m.high),
+                       ReadAgainstBand(m.low, m.high, r.band) == BandReading::kTie
+                           ? "fully explained"
+                           : Reading(m.ratio, m.low, m.high, r.band, r));
   } else {
     out += "| × remainder | not in this record | | | | | |\n";
   }
@@ -319,7 +326,8 @@ std::string AuditTable(const Record& r, const RecordIndex& index) {
 
 std::string HostTable(const Record& r) {
   CalibrationSeries c = ReadCalibrations(r);
-  std::string out = "\n## Host across the sitting\n\n| moment | calibration | load (1 min) |\n|---|---|---|\n";
+  std::string out =
+      "\n## Host across the sitting\n\n| moment | calibration | load (1 min) |\n|---|---|---|\n";
   for (size_t i = 0; i < c.labels.size(); ++i) {
     std::optional<double> load;
     if (i == 0) load = r.start.load1;

@@ -22,7 +22,9 @@ Json Number(double value) { return std::isfinite(value) ? Json(value) : Json(nul
 
 Json Optional(const std::optional<double>& value) { return value ? Number(*value) : Json(nullptr); }
 
-Json OptionalInteger(const std::optional<long>& value) { return value ? Json(*value) : Json(nullptr); }
+Json OptionalInteger(const std::optional<long>& value) {
+  return value ? Json(*value) : Json(nullptr);
+}
 
 Json StateToJson(const HostState& state) {
   return Json{{"time", state.time},

@@ -77,9 +77,9 @@ struct Arm {
   /// absent here was unset. So `SLOW=1 culprit probe --unset SLOW` records
   /// SLOW=1 for the default arm, which ran with it.
   std::map<std::string, std::string> effective_env;
-  std::string condition;                   ///< Residency condition, if any.
-  std::vector<std::string> command;        ///< The argv that was measured.
-  double median = 0;                       ///< Of the samples the statistics used.
+  std::string condition;             ///< Residency condition, if any.
+  std::vector<std::string> command;  ///< The argv that was measured.
+  double median = 0;                 ///< Of the samples the statistics used.
   int ok_samples = 0;
   int failed_samples = 0;
 

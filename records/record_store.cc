@@ -1,10 +1,9 @@
 #include "records/record_store.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <signal.h>
 #include <unistd.h>
-
-#include <fmt/format.h>
 
 #include <algorithm>
 #include <cctype>
@@ -172,9 +171,8 @@ void RemoveStaleWriteChecks(const std::filesystem::path& dir) {
 // everyone's; WriteFileAtomically creates files 0644.
 Status WritePrivateFile(const std::filesystem::path& path, std::string_view content) {
   const std::filesystem::path temp =
-      path.parent_path() /
-      fmt::format(".{}.tmp-{}-{:08x}", path.filename().string(), static_cast<long>(::getpid()),
-                  DefaultRandomSuffix());
+      path.parent_path() / fmt::format(".{}.tmp-{}-{:08x}", path.filename().string(),
+                                       static_cast<long>(::getpid()), DefaultRandomSuffix());
   auto failed = [&](std::string_view what, int error) {
     return Error(fmt::format("cannot {} {}: {}", what, path.string(), std::strerror(error)));
   };
@@ -210,8 +208,9 @@ Status RecordStore::CheckWritable() const {
   if (!written) {
     return Error(fmt::format("the records directory {} is not writable: {}", dir_.string(),
                              written.error().message()))
-        .WithHint("nothing was measured; set [records] dir in culprit.toml to a writable "
-                  "directory, or free space there");
+        .WithHint(
+            "nothing was measured; set [records] dir in culprit.toml to a writable "
+            "directory, or free space there");
   }
   return {};
 }
@@ -250,8 +249,9 @@ RecordStore::Archived RecordStore::WriteOrFallback(Record& record) {
         "writable again",
         fallback->string(), dir_.string()));
   } else {
-    out.error = error.WithHint("the record could not be written anywhere; rerun with --json to "
-                               "print it");
+    out.error = error.WithHint(
+        "the record could not be written anywhere; rerun with --json to "
+        "print it");
   }
   return out;
 }

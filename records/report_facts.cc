@@ -47,8 +47,8 @@ std::string FormatChange(double ratio) { return fmt::format("{:+.1f}%", (ratio -
 
 std::string FormatEstimate(const Estimate& e) {
   return fmt::format("{:.3f} ({}), {} CI [{:.3f}, {:.3f}], {} pairs{}", e.ratio,
-                     FormatChange(e.ratio), FormatProbability(e.confidence), e.low, e.high,
-                     e.pairs, e.exact ? ", exact" : "");
+                     FormatChange(e.ratio), FormatProbability(e.confidence), e.low, e.high, e.pairs,
+                     e.exact ? ", exact" : "");
 }
 
 std::string FormatBand(double band) { return fmt::format("±{:.1f}%", band * 100); }
@@ -195,10 +195,9 @@ std::string ArmsSummary(const Record& record, size_t width) {
       if (name.size() == 40 && name.find_first_not_of("0123456789abcdef") == std::string::npos) {
         name = ShortCommit(name);
       }
-      std::string median = arm.ok_samples > 0
-                               ? " " + FormatValue(arm.median) +
-                                     (record.unit.empty() ? "" : " " + record.unit)
-                               : "";
+      std::string median = arm.ok_samples > 0 ? " " + FormatValue(arm.median) +
+                                                    (record.unit.empty() ? "" : " " + record.unit)
+                                              : "";
       out += (i == 0 ? "" : " → ") + name + median;
     }
   }
@@ -216,15 +215,15 @@ MetricDirection DirectionOf(const Record& record) {
   return ParseMetricDirection(record.Detail("better")).value_or(MetricDirection::kLowerIsBetter);
 }
 
-std::string BandSentence(double ratio, double low, double high, double band,
-                         MetricDirection better, std::string_view unit) {
+std::string BandSentence(double ratio, double low, double high, double band, MetricDirection better,
+                         std::string_view unit) {
   // In words the metric's way up: a ratio below 1 is faster for a time, worse for a
   // throughput (once "a 14.4% win" for a 14.4% drop in MB/s).
   const DirectionWords words = WordsFor(better, unit);
-  const std::string change =
-      ratio == 1 ? std::string("no change")
-                 : fmt::format("{:.1f}% {}", std::fabs(ratio - 1) * 100,
-                               IsWorse(ratio, better) ? words.worse : words.better);
+  const std::string change = ratio == 1
+                                 ? std::string("no change")
+                                 : fmt::format("{:.1f}% {}", std::fabs(ratio - 1) * 100,
+                                               IsWorse(ratio, better) ? words.worse : words.better);
   switch (ReadAgainstBand(low, high, band)) {
     case BandReading::kTie:
       return fmt::format("{}, inside {}: a tie", change, FormatBand(band));

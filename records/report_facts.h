@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include "base/strings.h"  // ShortCommit
 #include "base/metric_direction.h"
+#include "base/strings.h"  // ShortCommit
 #include "records/record.h"
 
 namespace culprit {

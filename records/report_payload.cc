@@ -138,7 +138,8 @@ IsolateFacts ReadIsolateFacts(const Record& record) {
     if (c.baseline || i == 0) {
       c.baseline = true;
       c.role = "baseline";
-    } else if (index == suspect || (suspect < 0 && !suspect_name.empty() && c.name == suspect_name)) {
+    } else if (index == suspect ||
+               (suspect < 0 && !suspect_name.empty() && c.name == suspect_name)) {
       c.role = "suspect";
     } else if (index == released || !c.release.empty()) {
       c.role = "released";
@@ -184,7 +185,8 @@ BisectFacts ReadBisectFacts(const Record& record) {
   json doc = Payload(record);
   facts.commits = Strings(doc, "commits");
   if (doc.contains("posterior") && doc["posterior"].is_array()) {
-    for (const json& p : doc["posterior"]) facts.posterior.push_back(p.is_number() ? p.get<double>() : 0);
+    for (const json& p : doc["posterior"])
+      facts.posterior.push_back(p.is_number() ? p.get<double>() : 0);
   }
   if (auto n = Integer(record.Detail("range_commits"))) facts.range_commits = *n;
   if (facts.range_commits == 0 && !facts.commits.empty()) {
@@ -234,8 +236,8 @@ CalibrationSeries ReadCalibrations(const Record& record) {
     size_t start = 0;
     while (start <= list.size()) {
       size_t comma = list.find(',', start);
-      std::string part = list.substr(start, comma == std::string::npos ? std::string::npos
-                                                                       : comma - start);
+      std::string part =
+          list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
       char* end = nullptr;
       double v = std::strtod(part.c_str(), &end);
       if (end != part.c_str() && std::isfinite(v)) checkpoints.push_back(v);
@@ -281,8 +283,8 @@ std::vector<RecordGroup> GroupRecords(std::span<const Record> records) {
     RecordGroup group;
     const Record& root = records[root_index];
     group.root = &root;
-    group.title = std::string(label) + (root.query.empty() ? "" : " " + root.query) + " · " +
-                  root.id;
+    group.title =
+        std::string(label) + (root.query.empty() ? "" : " " + root.query) + " · " + root.id;
     group.anchor = "group-" + root.id;
     std::vector<size_t> found = {root_index};
     claimed[root_index] = true;

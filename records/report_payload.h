@@ -96,10 +96,10 @@ class RecordIndex {
 /// audit not inside one) with the records it links to, transitively; then
 /// the other records by query. Every record is in exactly one group.
 struct RecordGroup {
-  std::string title;                  ///< "investigation series.count ..." / "query series.count".
-  std::string anchor;                 ///< An HTML id for the group.
-  const Record* root = nullptr;       ///< The investigation or audit, or null for a query.
-  std::vector<const Record*> members; ///< Root first, then in report order.
+  std::string title;                   ///< "investigation series.count ..." / "query series.count".
+  std::string anchor;                  ///< An HTML id for the group.
+  const Record* root = nullptr;        ///< The investigation or audit, or null for a query.
+  std::vector<const Record*> members;  ///< Root first, then in report order.
 };
 std::vector<RecordGroup> GroupRecords(std::span<const Record> records);
 

@@ -34,8 +34,8 @@ std::string Text(double x, double y, std::string_view text, std::string_view anc
 std::string Line(double x1, double y1, double x2, double y2, std::string_view stroke,
                  std::string_view extra = "") {
   return fmt::format(
-      "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\"{}{}/>\n", x1,
-      y1, x2, y2, stroke, extra.empty() ? "" : " ", extra);
+      "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\"{}{}/>\n", x1, y1,
+      x2, y2, stroke, extra.empty() ? "" : " ", extra);
 }
 
 std::string Rect(double x, double y, double w, double h, std::string_view fill,
@@ -63,9 +63,9 @@ std::pair<double, double> RatioDomain(const std::vector<double>& values, double 
 // least `min_px` apart: the roundest changes are placed first, so 1.0 and
 // ±10% win over ±1% when space is short.
 std::vector<double> RatioTicks(const Scale& scale, double min_px) {
-  static constexpr double kChanges[] = {0,    0.1,  -0.1, 0.2,  -0.2, 0.5,  -0.5, 1,     0.05,
-                                        -0.05, 0.3, -0.3, 2,    4,    9,    0.02, -0.02, 0.01,
-                                        -0.01, -0.8, -0.9, 19,  49,   99};
+  static constexpr double kChanges[] = {0,     0.1,   -0.1,  0.2,  -0.2, 0.5, -0.5, 1,
+                                        0.05,  -0.05, 0.3,   -0.3, 2,    4,   9,    0.02,
+                                        -0.02, 0.01,  -0.01, -0.8, -0.9, 19,  49,   99};
   double lo = std::min(scale.v0(), scale.v1()), hi = std::max(scale.v0(), scale.v1());
   std::vector<double> kept;
   for (double c : kChanges) {
@@ -185,9 +185,9 @@ Scale Scale::Log(double v0, double v1, double p0, double p1) {
 }
 
 double Scale::operator()(double value) const {
-  double t = log_ ? (std::log(std::max(value, 1e-300)) - std::log(v0_)) /
-                        (std::log(v1_) - std::log(v0_))
-                  : (value - v0_) / (v1_ - v0_);
+  double t =
+      log_ ? (std::log(std::max(value, 1e-300)) - std::log(v0_)) / (std::log(v1_) - std::log(v0_))
+           : (value - v0_) / (v1_ - v0_);
   return p0_ + t * (p1_ - p0_);
 }
 
@@ -251,7 +251,8 @@ std::string IntervalStrip(const StripSpec& spec) {
               fmt::format("class=\"interval\" stroke-width=\"4\" data-low=\"{:.9g}\" "
                           "data-high=\"{:.9g}\"",
                           v.low, v.high));
-  for (double end : {v.low, v.high}) out += Line(x(end), mid - 7, x(end), mid + 7, colour, "stroke-width=\"2\"");
+  for (double end : {v.low, v.high})
+    out += Line(x(end), mid - 7, x(end), mid + 7, colour, "stroke-width=\"2\"");
   out += fmt::format(
       "<circle class=\"estimate\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"5\" fill=\"#fff\" stroke=\"{}\" "
       "stroke-width=\"2\" data-ratio=\"{:.9g}\"/>\n",
@@ -304,25 +305,26 @@ std::string IntervalBars(const BarsSpec& spec) {
     Tone tone = ToneOf(v, spec.band);
     const char* colour = ToneColour(tone);
     double a = x(1), e = x(v.ratio);
-    out += fmt::format(
-        "<g class=\"bar\" data-name=\"{}\">\n<title>{}: {} — {}</title>\n", Escape(b.name),
-        Escape(b.name), Escape(IntervalText(v)), ToneName(tone));
+    out += fmt::format("<g class=\"bar\" data-name=\"{}\">\n<title>{}: {} — {}</title>\n",
+                       Escape(b.name), Escape(b.name), Escape(IntervalText(v)), ToneName(tone));
     out += Rect(std::min(a, e), y + 8, std::fabs(e - a), row - 16, colour,
                 fmt::format("fill-opacity=\"0.55\" data-ratio=\"{:.9g}\"", v.ratio));
     out += Line(x(v.low), mid, x(v.high), mid, "#222",
                 fmt::format("class=\"interval\" stroke-width=\"2\" data-low=\"{:.9g}\" "
                             "data-high=\"{:.9g}\"",
                             v.low, v.high));
-    for (double end : {v.low, v.high}) out += Line(x(end), mid - 6, x(end), mid + 6, "#222", "stroke-width=\"2\"");
+    for (double end : {v.low, v.high})
+      out += Line(x(end), mid - 6, x(end), mid + 6, "#222", "stroke-width=\"2\"");
     out += "</g>\n";
     std::string caption = fmt::format("{} [{}, {}] {}", Percent(v.ratio), Percent(v.low),
                                       Percent(v.high), ToneName(tone));
     out += Text(right + 10, mid, caption, "start", 11,
                 fmt::format("class=\"value-label\" fill=\"{}\"", colour));
-    if (!b.caption.empty()) out += Text(right + 10, mid + 12, b.caption, "start", 9, "fill=\"#555\"");
+    if (!b.caption.empty())
+      out += Text(right + 10, mid + 12, b.caption, "start", 9, "fill=\"#555\"");
   }
-  out += Text(left, height - 6, fmt::format("shaded: the ±{:.1f}% tie band; whiskers: intervals",
-                                           spec.band * 100),
+  out += Text(left, height - 6,
+              fmt::format("shaded: the ±{:.1f}% tie band; whiskers: intervals", spec.band * 100),
               "start", 10, "fill=\"#444\"");
   return out + "</svg>\n";
 }
@@ -331,11 +333,12 @@ std::string ErrorBarScatter(const ScatterSpec& spec) {
   const int width = spec.width, height = spec.height;
   const double left = kWideLeft, right = width - kWideRight, top = 28, bottom = height - 42;
   std::vector<double> values;
-  for (const ScatterPoint& p : spec.points) values.insert(values.end(), {p.y.ratio, p.y.low, p.y.high});
+  for (const ScatterPoint& p : spec.points)
+    values.insert(values.end(), {p.y.ratio, p.y.low, p.y.high});
   auto [lo, hi] = RatioDomain(values, spec.band);
   double span = spec.x_max - spec.x_min;
-  Scale x = Scale::Linear(spec.x_min - 0.02 * span - 0.5, spec.x_max + 0.02 * span + 0.5, left,
-                          right);
+  Scale x =
+      Scale::Linear(spec.x_min - 0.02 * span - 0.5, spec.x_max + 0.02 * span + 0.5, left, right);
   Scale y = Scale::Log(lo, hi, bottom, top);
   std::string out = Open(width, height, "scatter", spec.title);
   out += Text(8, 16, spec.title, "start", 13, "font-weight=\"bold\"");
@@ -361,7 +364,8 @@ std::string ErrorBarScatter(const ScatterSpec& spec) {
                 fmt::format("class=\"mark\" stroke-width=\"2\" stroke-dasharray=\"5 3\" "
                             "data-x=\"{:.9g}\"",
                             m.x));
-    out += Text(std::min(x(m.x) + 4, right - 4), top + 12, m.label, x(m.x) + 4 > right - 120 ? "end" : "start", 11,
+    out += Text(std::min(x(m.x) + 4, right - 4), top + 12, m.label,
+                x(m.x) + 4 > right - 120 ? "end" : "start", 11,
                 "fill=\"#c0392b\" font-weight=\"bold\"");
   }
   for (const XMark& m : spec.crosses) {
@@ -393,8 +397,8 @@ std::string ColumnStrip(const ColumnSpec& spec) {
   const int width = spec.width, height = spec.height;
   const double left = kWideLeft, right = width - kWideRight, top = 24, bottom = height - 30;
   double span = spec.x_max - spec.x_min;
-  Scale x = Scale::Linear(spec.x_min - 0.02 * span - 0.5, spec.x_max + 0.02 * span + 0.5, left,
-                          right);
+  Scale x =
+      Scale::Linear(spec.x_min - 0.02 * span - 0.5, spec.x_max + 0.02 * span + 0.5, left, right);
   Scale y = Scale::Linear(0, 1, bottom, top);
   double column_w = std::clamp((x(spec.x_min + 1) - x(spec.x_min)) * 0.7, 1.0, 24.0);
   std::string out = Open(width, height, "columns", spec.title);
@@ -461,8 +465,8 @@ std::string Waterfall(const WaterfallSpec& spec) {
   out += Line(left, bottom, right, bottom, kAxis);
   for (double t : LinearTicks(0, top_value * 1.12, 6)) {
     out += Line(left - 4, y(t), right, y(t), "#eee");
-    out += Text(left - 6, y(t) + 4, fmt::format("{:g}", t) + (spec.unit.empty() ? "" : " " + spec.unit),
-                "end", 10);
+    out += Text(left - 6, y(t) + 4,
+                fmt::format("{:g}", t) + (spec.unit.empty() ? "" : " " + spec.unit), "end", 10);
   }
   out += "</g>\n";
   for (size_t i = 0; i < spec.steps.size(); ++i) {
@@ -504,7 +508,8 @@ std::string Waterfall(const WaterfallSpec& spec) {
                   fmt::format("class=\"interval\" stroke-width=\"2\" data-low=\"{:.9g}\" "
                               "data-high=\"{:.9g}\"",
                               d.low, d.high));
-      for (double end : {d.low, d.high}) out += Line(cx - 6, y(end), cx + 6, y(end), "#222", "stroke-width=\"2\"");
+      for (double end : {d.low, d.high})
+        out += Line(cx - 6, y(end), cx + 6, y(end), "#222", "stroke-width=\"2\"");
       out += Text(cx, y(std::max(d.high, d.before)) - 6,
                   fmt::format("×{:.3f} ({})", s.factor->ratio, Percent(s.factor->ratio)), "middle",
                   11, fmt::format("class=\"value-label\" fill=\"{}\"", colour));
@@ -550,8 +555,8 @@ std::string LineStrip(const LineSpec& spec) {
   }
   for (double t : LinearTicks(lo - pad, hi + pad, 4)) {
     out += Line(left - 4, y(t), left, y(t), kAxis);
-    out += Text(left - 6, y(t) + 4, fmt::format("{:g}", t) + (spec.unit.empty() ? "" : " " + spec.unit),
-                "end", 10);
+    out += Text(left - 6, y(t) + 4,
+                fmt::format("{:g}", t) + (spec.unit.empty() ? "" : " " + spec.unit), "end", 10);
   }
   out += "</g>\n";
   std::string path;

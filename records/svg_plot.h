@@ -126,8 +126,8 @@ std::string ColumnStrip(const ColumnSpec& spec);
 /// end: before×low .. before×high), and totals again.
 struct WaterfallStep {
   std::string name;
-  bool total = false;  ///< A measured value drawn from 0 (published, today).
-  double value = 0;    ///< For a total.
+  bool total = false;                   ///< A measured value drawn from 0 (published, today).
+  double value = 0;                     ///< For a total.
   std::optional<RatioInterval> factor;  ///< For a factor; none: "not in this record".
   bool cross_sitting = false;           ///< Drawn dashed and said.
   std::string caption;                  ///< Verdict etc., under the name.

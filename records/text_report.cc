@@ -73,9 +73,8 @@ class TextReporter : public RecordReporter {
   std::string RenderList(std::span<const Record> records) override {
     if (records.empty()) return "no records\n";
     std::vector<std::vector<std::string>> rows;
-    rows.push_back(
-        {"ID", "KIND", "QUERY", "ARMS (MEDIANS)", "VERDICT", "RATIO", "INTERVAL", "PAIRS",
-         "HYPOTHESIS"});
+    rows.push_back({"ID", "KIND", "QUERY", "ARMS (MEDIANS)", "VERDICT", "RATIO", "INTERVAL",
+                    "PAIRS", "HYPOTHESIS"});
     for (const Record& r : records) {
       std::string ratio = "-", interval = "-", pairs = "-";
       if (r.estimate) {

@@ -41,13 +41,14 @@ TEST(WriteFileAtomically, RemovesTempFilesOfWritersThatDied) {
   ASSERT_GT(dead, 0);
   ASSERT_EQ(waitpid(dead, nullptr, 0), dead);
   auto temp = [&](const std::string& name, pid_t pid) {
-    std::filesystem::path p = dir.path() / ("." + name + ".tmp-" + std::to_string(pid) + "-0000abcd");
+    std::filesystem::path p =
+        dir.path() / ("." + name + ".tmp-" + std::to_string(pid) + "-0000abcd");
     WriteTextFile(p, "half");
     return p;
   };
   std::filesystem::path stale = temp("state.json", dead);
-  std::filesystem::path live = temp("state.json", getppid());       // still running
-  std::filesystem::path other = temp("other.json", dead);           // another file's
+  std::filesystem::path live = temp("state.json", getppid());  // still running
+  std::filesystem::path other = temp("other.json", dead);      // another file's
   ASSERT_TRUE(WriteFileAtomically(dir.path() / "state.json", "whole"));
   EXPECT_FALSE(std::filesystem::exists(stale));
   EXPECT_TRUE(std::filesystem::exists(live));

@@ -14,8 +14,8 @@ TEST(MetricDirection, NamesRoundTripAndNothingElseParses) {
 }
 
 TEST(MetricDirection, RatesAndThroughputNamesAreBetterHigherTimesSayNothing) {
-  for (const char* unit : {"MB/s", "ops/s", "rows/sec", "GiB/s", "qps", "QPS", "tps", "iops",
-                           "ops", "Hz", "requests per second"}) {
+  for (const char* unit : {"MB/s", "ops/s", "rows/sec", "GiB/s", "qps", "QPS", "tps", "iops", "ops",
+                           "Hz", "requests per second"}) {
     EXPECT_EQ(DirectionImpliedByUnit(unit), MetricDirection::kHigherIsBetter) << unit;
   }
   for (const char* unit : {"ms", "s", "us", "ns", "", "bytes", "KiB", "instructions", "misses"}) {

@@ -145,8 +145,8 @@ TEST_F(BisectChanges, TwoDoublingsAreBothNamedVerifiedAndDecomposed) {
   // Commit 4 is called the first bad commit only if (good, 3] was checked a
   // tie; a check that did not settle on a loaded host says so instead.
   EXPECT_TRUE(Contains(run.stdout_text, "CULPRIT " + commits_[4]) ||
-              Contains(run.stdout_text, "NOT SHOWN TO BE THE FIRST BAD COMMIT: " +
-                                            commits_[4].substr(0, 10)))
+              Contains(run.stdout_text,
+                       "NOT SHOWN TO BE THE FIRST BAD COMMIT: " + commits_[4].substr(0, 10)))
       << DescribeRun(run);
   EXPECT_FALSE(Contains(run.stdout_text, "CULPRIT " + commits_[9])) << DescribeRun(run);
 }

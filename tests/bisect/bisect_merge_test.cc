@@ -56,9 +56,9 @@ class BisectMerges : public ::testing::Test {
     f_.push_back(git.Commit({{"FEATURE", "3\n"}}, {}, "f3"));
     git.Switch("main");
     c_.push_back(git.Commit({{"NOTES", "4\n"}}, {}, "c4"));
-    merge_ = git.Merge(f_.back(),
-                       {{"main.c", evil ? Slow("merged") : feature_main}, {"FEATURE", "3\n"}},
-                       "Merge branch 'feature'");
+    merge_ =
+        git.Merge(f_.back(), {{"main.c", evil ? Slow("merged") : feature_main}, {"FEATURE", "3\n"}},
+                  "Merge branch 'feature'");
     c_.push_back(git.Commit({{"NOTES", "5\n"}}, {}, "c5"));
     c_.push_back(git.Commit({{"NOTES", "6\n"}}, {}, "c6"));
     // A 20% band: the changes are 2x, and the parts around them must come out ties, which

@@ -120,7 +120,9 @@ TEST_F(BisectCommand, FindsAndVerifiesTheCulpritPastAnUnbuildableCommit) {
   EXPECT_NE(out.find("EFFECT, verified"), std::string::npos) << DescribeRun(run);
   EXPECT_NE(out.find("Unroll the hash loop"), std::string::npos) << DescribeRun(run);
   // Progress: each step says how many commits are left and the best guess.
-  EXPECT_TRUE(std::regex_search(run.stderr_text, std::regex(R"(\d+ left \(roughly \d+ builds? more\), best [0-9a-f]{10} p=)")))
+  EXPECT_TRUE(std::regex_search(
+      run.stderr_text,
+      std::regex(R"(\d+ left \(roughly \d+ builds? more\), best [0-9a-f]{10} p=)")))
       << DescribeRun(run);
 
   // The unbuildable commit was tried, skipped and logged, not measured.
@@ -166,8 +168,7 @@ TEST_F(BisectCommand, FindsAndVerifiesTheCulpritPastAnUnbuildableCommit) {
   EXPECT_EQ(state->segments[0].change, kCulprit);
   // One change: the decomposition says it explains the move, and no CHANGE line is needed.
   EXPECT_NE(out.find("the move ×"), std::string::npos) << DescribeRun(run);
-  EXPECT_EQ(out.find("CHANGE ") != std::string::npos, checks[0].note != "tie")
-      << DescribeRun(run);
+  EXPECT_EQ(out.find("CHANGE ") != std::string::npos, checks[0].note != "tie") << DescribeRun(run);
   EXPECT_TRUE(UnplacedMoves(out).empty()) << DescribeRun(run);
 
   // The result is archived as a "bisect" record naming the culprit.

@@ -91,7 +91,7 @@ TEST_F(JudgeCommand, SameAsTheReferenceIsGood) {
   const std::string same =
       git.Commit({{"main.c", ReportedFigureSource("comment only")}}, {}, "reword a comment");
   ProcessSpec spec;
-  spec.argv = {CULPRIT_EXE,   "--config", WriteLoopEngineConfig(tie, "2s", 0.2).string(),
+  spec.argv = {CULPRIT_EXE,   "--config",    WriteLoopEngineConfig(tie, "2s", 0.2).string(),
                "judge",       "--reference", reference,
                "--candidate", same};
   spec.timeout = std::chrono::minutes(3);

@@ -31,8 +31,7 @@ TEST(Relevance, AgainstAMeasuredPathAndAnUnknownOne) {
   measured.source = CodePath::Source::kCoverage;
   measured.commit = std::string(40, 'c');
   measured.files = {"src/scan/scan.cc", "src/store/store.cc"};
-  Relevance relevance =
-      CheckRelevance({"src/index/persist.cc", "src/scan/scan.cc"}, measured);
+  Relevance relevance = CheckRelevance({"src/index/persist.cc", "src/scan/scan.cc"}, measured);
   EXPECT_TRUE(relevance.known);
   EXPECT_EQ(relevance.on_path, std::vector<std::string>{"src/scan/scan.cc"});
   EXPECT_EQ(relevance.off_path, std::vector<std::string>{"src/index/persist.cc"});

@@ -29,8 +29,8 @@ TEST(AdHocCli, RunMeasuresACommandWithoutAConfiguration) {
   EXPECT_TRUE(Contains(r.stdout_text, "median")) << DescribeRun(r);
   // Said as what it is, with where its records go; not an engine's working tree.
   EXPECT_TRUE(Contains(r.stdout_text, "an ad-hoc command, run as given")) << DescribeRun(r);
-  EXPECT_TRUE(Contains(r.stdout_text, "records go to " +
-                                          (dir.path() / "benchmarks/results-v1").string()))
+  EXPECT_TRUE(
+      Contains(r.stdout_text, "records go to " + (dir.path() / "benchmarks/results-v1").string()))
       << DescribeRun(r);
   EXPECT_FALSE(Contains(r.stdout_text, "working tree")) << DescribeRun(r);
   // Archived like any run, in the default records directory of the current one.
@@ -62,8 +62,8 @@ TEST(AdHocCli, TheRecordSaysWhatRanInheritedEnvironmentIncluded) {
   // inherited, and the record must say so, with culprit's own command line.
   TempDir dir;
   ProcessSpec spec;
-  spec.argv = {CULPRIT_EXE, "probe",   "--unset", "CULPRIT_FIXTURE_SLOW", "--max-pairs",
-               "60",        "--",      kFixture,  "--scale",              "0.5"};
+  spec.argv = {CULPRIT_EXE, "probe",   "--unset", "CULPRIT_FIXTURE_SLOW", "--max-pairs", "60", "--",
+               kFixture,    "--scale", "0.5"};
   spec.cwd = dir.path();
   spec.set_env = {{"CULPRIT_FIXTURE_SLOW", "1"}};
   spec.timeout = std::chrono::minutes(5);

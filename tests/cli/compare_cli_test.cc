@@ -11,15 +11,15 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "engine/git_repo.h"
 #include "engine/process.h"
-#include "tests/support/git_fixture.h"
 #include "tests/support/culprit_cli.h"
+#include "tests/support/git_fixture.h"
 #include "tests/support/temp_dir.h"
 
 namespace culprit {

@@ -148,7 +148,8 @@ TEST(ConfigCliTest, MissingConfigurationIsAUsageErrorWithAHint) {
 
   ProcessResult unknown_command = RunCulprit({"porbe"}, dir.path());
   EXPECT_EQ(unknown_command.exit_code, 2) << DescribeRun(unknown_command);
-  EXPECT_EQ(unknown_command.stderr_text.rfind("culprit: error: ", 0), 0u) << DescribeRun(unknown_command);
+  EXPECT_EQ(unknown_command.stderr_text.rfind("culprit: error: ", 0), 0u)
+      << DescribeRun(unknown_command);
 }
 
 // Replaces the whole line starting with `key = ` in the first table named
@@ -212,8 +213,8 @@ TEST(ConfigCliTest, RunOnAWorkingTreeWithNothingBuiltSaysToBuildOrGiveARevision)
   GitFixture git(dir.path() / "repo");
   git.Commit({{"main.c", LoopEngineSource("engine", 1000)}}, {}, "engine");
   const fs::path config = WriteLoopEngineConfig(dir.path(), "10s", 0.2);
-  ProcessResult run = RunCulprit({"--config", config.string(), "run", "loop", "-n", "2"},
-                                 dir.path());
+  ProcessResult run =
+      RunCulprit({"--config", config.string(), "run", "loop", "-n", "2"}, dir.path());
   EXPECT_EQ(run.exit_code, 2) << DescribeRun(run);
   EXPECT_TRUE(Contains(run.stderr_text, "which the engine's working tree does not have"))
       << DescribeRun(run);
@@ -235,8 +236,8 @@ TEST(ConfigCliTest, InitKeepsCulpritsOwnFilesOutOfGitStatus) {
   ASSERT_EQ(init.exit_code, 0) << DescribeRun(init);
   EXPECT_TRUE(Contains(init.stdout_text, "kept out of `git status`")) << DescribeRun(init);
   const std::string exclude = ReadAll(dir.path() / "engine" / ".git" / "info" / "exclude");
-  for (const char* line : {"/bench/culprit.toml\n", "/bench/.culprit/\n",
-                           "/bench/benchmarks/results-v1/\n"}) {
+  for (const char* line :
+       {"/bench/culprit.toml\n", "/bench/.culprit/\n", "/bench/benchmarks/results-v1/\n"}) {
     EXPECT_TRUE(Contains(exclude, line)) << exclude;
   }
   // git agrees: the new file is not untracked.
@@ -259,7 +260,8 @@ TEST(ConfigCliTest, InitFitsTheBuildSystemItFindsAndSaysWhenThereIsNoGitReposito
   ProcessResult init = RunCulprit({"init"}, dir.path());
   ASSERT_EQ(init.exit_code, 0) << DescribeRun(init);
   EXPECT_TRUE(Contains(init.stdout_text, "build steps for the Cargo project")) << DescribeRun(init);
-  EXPECT_TRUE(Contains(ReadAll(dir.path() / "culprit.toml"), "[[\"cargo\", \"build\", \"--release\"]]"));
+  EXPECT_TRUE(
+      Contains(ReadAll(dir.path() / "culprit.toml"), "[[\"cargo\", \"build\", \"--release\"]]"));
   // The temporary directory is no git repository.
   EXPECT_TRUE(Contains(init.stderr_text, "is not in a git repository")) << DescribeRun(init);
 }
@@ -367,10 +369,11 @@ TEST_F(RunCliTest, ConfigOptionWorksBeforeAndAfterTheCommand) {
   ProcessResult before =
       RunCulprit({"--config", config_.string(), "run", "-n", "2"}, elsewhere.path());
   EXPECT_EQ(before.exit_code, 0) << DescribeRun(before);
-  ProcessResult after = RunCulprit({"run", "-n", "2", "--config", config_.string()}, elsewhere.path());
+  ProcessResult after =
+      RunCulprit({"run", "-n", "2", "--config", config_.string()}, elsewhere.path());
   EXPECT_EQ(after.exit_code, 0) << DescribeRun(after);
-  ProcessResult list =
-      RunCulprit({"records", "list", "--kind", "run", "--config", config_.string()}, elsewhere.path());
+  ProcessResult list = RunCulprit(
+      {"records", "list", "--kind", "run", "--config", config_.string()}, elsewhere.path());
   EXPECT_EQ(list.exit_code, 0) << DescribeRun(list);
   EXPECT_TRUE(Contains(list.stdout_text, "2 record(s)")) << DescribeRun(list);
   EXPECT_EQ(JsonFiles(dir_.path() / "archive").size(), 2u);

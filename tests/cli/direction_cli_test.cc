@@ -44,8 +44,8 @@ class ThroughputQuery : public ::testing::Test {
                       better_line +
                       "\n[measure]\nband = 0.2\nmin_pairs = 10\nmax_pairs = 40\n\n"
                       "[records]\ndir = " +
-                      Quoted((dir_.path() / "records").string()) + "\n\n[cache]\ndir = " +
-                      Quoted((dir_.path() / "cache").string()) + "\n");
+                      Quoted((dir_.path() / "records").string()) +
+                      "\n\n[cache]\ndir = " + Quoted((dir_.path() / "cache").string()) + "\n");
   }
 
   ProcessResult Culprit(const std::vector<std::string>& args) {

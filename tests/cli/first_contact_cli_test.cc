@@ -22,7 +22,8 @@ TEST(FirstContactCli, AMistypedSubcommandNamesItsCommand) {
   TempDir dir;
   ProcessResult r = RunCulprit({"records", "lst"}, dir.path());
   EXPECT_EQ(r.exit_code, 2) << DescribeRun(r);
-  EXPECT_TRUE(Contains(r.stderr_text, "unknown command 'records lst'; did you mean 'records list'?"))
+  EXPECT_TRUE(
+      Contains(r.stderr_text, "unknown command 'records lst'; did you mean 'records list'?"))
       << DescribeRun(r);
 }
 

@@ -34,7 +34,6 @@ using Json = nlohmann::json;
 
 const std::string kEngine = CULPRIT_FIXTURE_DIR "/residency_engine";
 
-
 std::string TomlArray(const std::vector<std::string>& words) {
   std::string out = "[";
   for (size_t i = 0; i < words.size(); ++i) out += (i ? ", " : "") + Quoted(words[i]);
@@ -66,9 +65,13 @@ timeout = ")" + timeout + R"("
 query = ")" + query + R"("
 conditions = [
   { name = "nothing held" },
-  { name = ")" + control + R"( held", hold = [")" + control + R"("] },
-  { name = ")" + suspect + R"( held", hold = [")" + suspect + R"("] },
-  { name = ")" + suspect + R"( released", hold = [")" + suspect + R"("], release = [")" + suspect + R"("] },
+  { name = ")" + control + R"( held", hold = [")" + control +
+                                                    R"("] },
+  { name = ")" + suspect + R"( held", hold = [")" + suspect +
+                                                    R"("] },
+  { name = ")" + suspect + R"( released", hold = [")" +
+                                                    suspect + R"("], release = [")" + suspect +
+                                                    R"("] },
 ]
 
 [measure]
@@ -166,7 +169,8 @@ TEST_F(IsolateCliTest, NamesTheResidentStructureNotTheOthers) {
     }
   }
   EXPECT_GT(measured, 0);
-  EXPECT_EQ(payload["design"]["orders"].size(), std::stoul(record["details"]["rounds"].get<std::string>()));
+  EXPECT_EQ(payload["design"]["orders"].size(),
+            std::stoul(record["details"]["rounds"].get<std::string>()));
   EXPECT_TRUE(EngineGone());
 
   // The summary says the same in words.
@@ -219,7 +223,8 @@ TEST_F(IsolateCliTest, APlansMaxRoundsIsItsBudgetUnlessMaxPairsIsGiven) {
 }
 
 TEST_F(IsolateCliTest, EngineThatCrashesMidRoundGivesAPartialRecord) {
-  WriteConfig({kEngine, "--fault", "crash", "--fault-after", "30", "--pidfile", Pidfile().string()});
+  WriteConfig(
+      {kEngine, "--fault", "crash", "--fault-after", "30", "--pidfile", Pidfile().string()});
   ProcessResult r = Culprit({"isolate"});
   ASSERT_EQ(r.exit_code, 1) << DescribeRun(r);
   EXPECT_TRUE(Contains(r.stderr_text, "the engine broke, so there is no verdict")) << r.stderr_text;
@@ -266,8 +271,9 @@ int CountLines(const fs::path& path) {
 TEST_F(IsolateCliTest, InterruptWritesAnInterruptedRecordAndStopsTheEngine) {
   WriteConfig({kEngine, "--log", Log().string(), "--pidfile", Pidfile().string()});
   // One look only, at 160 rounds: the sitting cannot stop by itself soon.
-  const std::vector<std::string> args = {CULPRIT_EXE, "isolate",     "--min-pairs", "160",
-                                         "--max-pairs", "160",       "--config",    Config().string()};
+  const std::vector<std::string> args = {CULPRIT_EXE, "isolate",        "--min-pairs",
+                                         "160",       "--max-pairs",    "160",
+                                         "--config",  Config().string()};
   std::vector<char*> argv;
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);

@@ -35,7 +35,6 @@ using Json = nlohmann::json;
 
 const std::string kFixture = CULPRIT_FIXTURE_DIR "/fixture_work";
 
-
 class ProbeCliTest : public ::testing::Test {
  protected:
   void SetUp() override {

@@ -229,8 +229,8 @@ TEST_F(RecordsCliTest, DamagedAndUnknownSchemaFilesAreSkippedWithAWarning) {
   EXPECT_TRUE(Contains(list.stdout_text, "3 record(s)")) << DescribeRun(list);
 
   // A filtered listing warns too, and still filters.
-  ProcessResult effects =
-      RunCulprit({"records", "list", "--dir", records.string(), "--verdict", "EFFECT"}, copy.path());
+  ProcessResult effects = RunCulprit(
+      {"records", "list", "--dir", records.string(), "--verdict", "EFFECT"}, copy.path());
   ASSERT_EQ(effects.exit_code, 0) << DescribeRun(effects);
   EXPECT_EQ(LinesContaining(effects.stderr_text, "culprit: warning: "), 2) << DescribeRun(effects);
   EXPECT_TRUE(Contains(effects.stdout_text, "1 record(s)")) << DescribeRun(effects);

@@ -5,9 +5,8 @@
 #include <filesystem>
 #include <string>
 
-#include "tests/support/temp_dir.h"
-
 #include "investigate/config.h"
+#include "tests/support/temp_dir.h"
 
 namespace culprit {
 namespace {
@@ -64,9 +63,13 @@ TEST(DetectBuildSystem, RecognisesEachKindByItsFilesAndEachStarterLoads) {
     std::vector<std::string> artifacts;
   };
   const std::vector<Case> cases = {
-      {"CMakeLists.txt", "CMake", {"cmake", "-S", ".", "-B", "build", "-DCMAKE_BUILD_TYPE=Release"},
+      {"CMakeLists.txt",
+       "CMake",
+       {"cmake", "-S", ".", "-B", "build", "-DCMAKE_BUILD_TYPE=Release"},
        {"build/es"}},
-      {"meson.build", "Meson", {"sh", "-c", "test -d build || meson setup build --buildtype=release"},
+      {"meson.build",
+       "Meson",
+       {"sh", "-c", "test -d build || meson setup build --buildtype=release"},
        {"build/es"}},
       {"Cargo.toml", "Cargo", {"cargo", "build", "--release"}, {"target/release/es"}},
       {"go.mod", "Go", {"go", "build", "-o", "es", "."}, {"es"}},

@@ -231,8 +231,9 @@ TEST(QueriesSection, UnknownPlaceholderIsRefusedAtLoadTime) {
   EXPECT_EQ(error_of("[queries.q]\ncommand = [\"x\", \"{rev\"]\n"),
             "/proj/culprit.toml:5:17: queries.q.command[1]: expected a placeholder closed by "
             "'}' (write '{{' for a literal brace), found \"{rev\"");
-  EXPECT_EQ(error_of("[queries.q]\ncommand = [\"x\", \"{{literal}}\", \"{rev}-{commit}-{tree}\"]\n"),
-            "ok");
+  EXPECT_EQ(
+      error_of("[queries.q]\ncommand = [\"x\", \"{{literal}}\", \"{rev}-{commit}-{tree}\"]\n"),
+      "ok");
 }
 
 TEST(QueriesSection, EnvironmentNames) {

@@ -229,8 +229,8 @@ std::string Nested(size_t depth) { return std::string(depth, '[') + std::string(
 // A JSON metric nested 200k deep overflowed the stack: it is not read, and the metric is
 // not found, with the limit said.
 TEST(MetricTest, JsonNestedTooDeepIsNotFoundNotCrashed) {
-  for (const std::string& out : {"{\"ms\": " + Nested(200000) + "}\n",
-                                 "log line\n{\"ms\": " + Nested(200000) + "}\n"}) {
+  for (const std::string& out :
+       {"{\"ms\": " + Nested(200000) + "}\n", "log line\n{\"ms\": " + Nested(200000) + "}\n"}) {
     Result<double> v = ExtractMetric(Json("ms"), Output(out));
     ASSERT_FALSE(v);
     EXPECT_NE(v.error().message().find("no JSON object in the output to take field 'ms' from"),
@@ -242,8 +242,7 @@ TEST(MetricTest, JsonNestedTooDeepIsNotFoundNotCrashed) {
   // Nesting within the limit is read as before, and shown short when it is no number.
   Result<double> shallow = ExtractMetric(Json("ms"), Output("{\"ms\": " + Nested(500) + "}"));
   ASSERT_FALSE(shallow);
-  EXPECT_NE(shallow.error().message().find("is not a number: it is array [[[["),
-            std::string::npos)
+  EXPECT_NE(shallow.error().message().find("is not a number: it is array [[[["), std::string::npos)
       << shallow.error().message();
   EXPECT_LT(shallow.error().message().size(), 400u);
 }

@@ -14,7 +14,6 @@
 // was killed at, so the chain of resumes walks through the whole bisect.
 
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -22,9 +21,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <iostream>
 #include <filesystem>
+#include <iostream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
 #include <string>
@@ -93,11 +93,11 @@ class FaultBisectKill : public ::testing::Test {
       std::string message = "revision " + std::to_string(i);
       if (i == kCulprit) message = "Double the hash loop (slower)";
       if (i == kBroken) message = "Half-finished edit that does not compile";
-      commits_.push_back(git.Commit(
-          {{"main.c", EngineSource(message, i >= kCulprit ? kSlowWork : kFastWork,
-                                   i == kBroken ? LoopEngineVariant::kSyntaxError
-                                                : LoopEngineVariant::kNormal)}},
-          {}, message));
+      commits_.push_back(
+          git.Commit({{"main.c", EngineSource(message, i >= kCulprit ? kSlowWork : kFastWork,
+                                              i == kBroken ? LoopEngineVariant::kSyntaxError
+                                                           : LoopEngineVariant::kNormal)}},
+                     {}, message));
     }
     config_ = WriteLoopEngineConfig(dir_.path(), "10s", 0.1);
   }
@@ -205,7 +205,8 @@ class FaultBisectKill : public ::testing::Test {
       std::string err_text = ReadAll(err);
       size_t complete = err_text.rfind('\n');
       if (complete != std::string::npos && complete + 1 > err_seen) {
-        for (const std::string& line : SplitLines(err_text.substr(err_seen, complete + 1 - err_seen))) {
+        for (const std::string& line :
+             SplitLines(err_text.substr(err_seen, complete + 1 - err_seen))) {
           if (line.rfind("resuming", 0) == 0) continue;  // not a step of the bisect
           points.push_back(KillPointOfLine(line));
         }
@@ -268,7 +269,7 @@ class FaultBisectKill : public ::testing::Test {
   // Kills and resumes until the bisect finishes; returns the culprit it names.
   std::string BisectThroughKills(bool kill_group, std::vector<std::string>& kill_points) {
     std::set<std::string> used;
-    std::vector<std::string> args = {"bisect", "run",  "--good",
+    std::vector<std::string> args = {"bisect",         "run",   "--good",
                                      commits_.front(), "--bad", commits_.back()};
     for (int process = 0; process < 200; ++process) {
       Outcome outcome = RunUntilNewKillPoint(args, used, kill_group);
@@ -361,8 +362,7 @@ class FaultBisectKill : public ::testing::Test {
       EXPECT_GE(archived[commit], pairs)
           << "pairs of " << commit << " the search used but no record holds";
     }
-    std::cout << "[fault] records of this bisect not linked from its result: " << unlinked
-              << "\n";
+    std::cout << "[fault] records of this bisect not linked from its result: " << unlinked << "\n";
 
     std::vector<std::string> leftovers = TempLeftovers(records_dir());
     for (const fs::path& dir : {state_dir(), cache_dir()}) {
@@ -386,10 +386,9 @@ class FaultBisectKill : public ::testing::Test {
 
 TEST_F(FaultBisectKill, EveryKillPointResumesToTheSameCulprit) {
   // The answer without faults first.
-  ProcessResult clean = RunCulprit(
-      {"--config", config_.string(), "bisect", "run", "--good", commits_.front(), "--bad",
-       commits_.back()},
-      dir_.path());
+  ProcessResult clean = RunCulprit({"--config", config_.string(), "bisect", "run", "--good",
+                                    commits_.front(), "--bad", commits_.back()},
+                                   dir_.path());
   ASSERT_TRUE(clean.ok()) << DescribeRun(clean);
   ASSERT_TRUE(NamesVerifiedChange(clean.stdout_text, commits_[kCulprit])) << DescribeRun(clean);
 
@@ -405,9 +404,9 @@ TEST_F(FaultBisectKill, EveryKillPointResumesToTheSameCulprit) {
     ExpectCompleteArchive();
     std::string points;
     for (const std::string& p : kill_points) points += "\n  " + p;
-    std::cout << "[fault] " << (kill_group ? "group" : "process") << " kills: "
-              << kill_points.size() << ", answer " << named.substr(0, 10) << " (expected "
-              << commits_[kCulprit].substr(0, 10) << "), records "
+    std::cout << "[fault] " << (kill_group ? "group" : "process")
+              << " kills: " << kill_points.size() << ", answer " << named.substr(0, 10)
+              << " (expected " << commits_[kCulprit].substr(0, 10) << "), records "
               << CheckArchive(records_dir()).json_files << points << "\n";
     // Which parts of a bisect the kills landed in. The watcher polls, so
     // which points a run reaches depends on the host's timing: they are

@@ -6,13 +6,13 @@
 // own id, with the content its writer gave it).
 
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
 #include <string>
@@ -54,9 +54,9 @@ TEST(FaultConcurrency, ABisectAndProbesShareOneCacheAndOneArchive) {
     GitFixture git(dir.path() / "repo");
     for (int i = 0; i <= kLast; ++i) {
       std::string message = i == kCulprit ? "Double the loop" : "revision " + std::to_string(i);
-      commits.push_back(git.Commit(
-          {{"main.c", LoopEngineSource(message, i >= kCulprit ? kSlowWork : kFastWork)}}, {},
-          message));
+      commits.push_back(
+          git.Commit({{"main.c", LoopEngineSource(message, i >= kCulprit ? kSlowWork : kFastWork)}},
+                     {}, message));
     }
   }
   fs::path config = WriteLoopEngineConfig(dir.path(), "10s", 0.1);
@@ -67,8 +67,9 @@ TEST(FaultConcurrency, ABisectAndProbesShareOneCacheAndOneArchive) {
   };
 
   const fs::path out = dir.path() / "bisect.out", err = dir.path() / "bisect.err";
-  std::vector<std::string> bisect = {CULPRIT_EXE, "--config", config.string(), "bisect", "run",
-                                     "--good", commits.front(), "--bad", commits.back()};
+  std::vector<std::string> bisect = {CULPRIT_EXE,     "--config", config.string(),
+                                     "bisect",        "run",      "--good",
+                                     commits.front(), "--bad",    commits.back()};
   pid_t pid = SpawnInBackground(bisect, out, err);
   ASSERT_GT(pid, 0);
 
@@ -81,9 +82,9 @@ TEST(FaultConcurrency, ABisectAndProbesShareOneCacheAndOneArchive) {
   for (int round = 0; !bisect_done || round < 2; ++round) {
     ASSERT_LT(std::chrono::steady_clock::now(), deadline);
     const std::string& rev = commits[(round * 5 + 8) % (kLast + 1)];
-    ProcessResult probe = RunCulprit(
-        argv({"probe", "--rev", rev, "--override", "FAULT_ARM=b", "--max-pairs", "10"}),
-        dir.path());
+    ProcessResult probe =
+        RunCulprit(argv({"probe", "--rev", rev, "--override", "FAULT_ARM=b", "--max-pairs", "10"}),
+                   dir.path());
     EXPECT_TRUE(probe.exit_code == 0 || probe.exit_code == 3) << DescribeRun(probe);
     ++probes;
     for (const fs::path& p : PrintedRecords(probe.stdout_text)) foreground_records.push_back(p);

@@ -43,25 +43,23 @@ struct CulpritRun {
 class FaultHostileEngine : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto query = [&](const std::string& name, const std::string& args,
-                     const std::string& timeout) {
+    auto query = [&](const std::string& name, const std::string& args, const std::string& timeout) {
       return "[queries." + name + "]\ncommand = [\"" + kEngine + "\", " + args +
              "]\nmetric = { regex = 'ms=([0-9.]+)' }\ntimeout = \"" + timeout + "\"\n\n";
     };
     const std::string pids = "\"" + pidfile().string() + "\"";
-    WriteTextFile(config(),
-                  "[engine]\nrepo = \".\"\nbuild = [[\"true\"]]\n\n" +
-                      query("quiet", "\"flood\", \"0\"", "1m") +
-                      query("flood", "\"flood\", \"1024\"", "5m") +
-                      query("garbage", "\"garbage\", \"4\"", "1m") +
-                      query("garbage_fail", "\"garbage-fail\"", "1m") +
-                      query("endless", "\"endless\"", "2s") +
-                      query("daemon", "\"daemon\", " + pids, "1m") +
-                      query("setsid", "\"setsid\", " + pids, "1m") +
-                      query("setpgid", "\"setpgid\", " + pids, "1m") +
-                      query("ignore_term", "\"ignore-term\", " + pids, "1s") +
-                      "[measure]\nwarmup = 0\nmin_pairs = 2\nmax_pairs = 2\n\n"
-                      "[records]\ndir = \"records\"\n");
+    WriteTextFile(config(), "[engine]\nrepo = \".\"\nbuild = [[\"true\"]]\n\n" +
+                                query("quiet", "\"flood\", \"0\"", "1m") +
+                                query("flood", "\"flood\", \"1024\"", "5m") +
+                                query("garbage", "\"garbage\", \"4\"", "1m") +
+                                query("garbage_fail", "\"garbage-fail\"", "1m") +
+                                query("endless", "\"endless\"", "2s") +
+                                query("daemon", "\"daemon\", " + pids, "1m") +
+                                query("setsid", "\"setsid\", " + pids, "1m") +
+                                query("setpgid", "\"setpgid\", " + pids, "1m") +
+                                query("ignore_term", "\"ignore-term\", " + pids, "1s") +
+                                "[measure]\nwarmup = 0\nmin_pairs = 2\nmax_pairs = 2\n\n"
+                                "[records]\ndir = \"records\"\n");
   }
 
   void TearDown() override {
@@ -172,8 +170,8 @@ TEST_F(FaultHostileEngine, AGigabyteOfOutputPerRunKeepsCulpritSmall) {
   ASSERT_EQ(run.exit_code, 0) << Describe(run);
   EXPECT_TRUE(Contains(run.out, "median 1.5")) << Describe(run);
   ExpectBoundedMemory(run);
-  std::cout << "[fault] flood: 1 GiB on stdout, culprit peak RSS " << run.peak_rss_kb
-            << " kB (" << QuietPeakRssKb() << " kB for one line)\n";
+  std::cout << "[fault] flood: 1 GiB on stdout, culprit peak RSS " << run.peak_rss_kb << " kB ("
+            << QuietPeakRssKb() << " kB for one line)\n";
   ExpectArchiveWhole();
 }
 

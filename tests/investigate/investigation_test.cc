@@ -4,10 +4,9 @@
 
 #include "investigate/investigation.h"
 
-#include <unistd.h>
-
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 

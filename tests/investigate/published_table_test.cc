@@ -125,10 +125,10 @@ TEST(PublishedTable, RefusesJsonNestedTooDeep) {
             "t.json: rows[0].value: expected a positive number, found 0");
   // Within the limit, a wrong value is shown short.
   const std::string shallow = std::string(300, '[') + std::string(300, ']');
-  EXPECT_EQ(JsonError(R"({"revision": "v1", "calibration_ms": )" + shallow +
-                      R"(, "rows": [{"query": "a", "value": 1}]})"),
-            "t.json.calibration_ms: expected a positive number, found " + std::string(80, '[') +
-                "...");
+  EXPECT_EQ(
+      JsonError(R"({"revision": "v1", "calibration_ms": )" + shallow +
+                R"(, "rows": [{"query": "a", "value": 1}]})"),
+      "t.json.calibration_ms: expected a positive number, found " + std::string(80, '[') + "...");
 }
 
 // Commit subjects, units or hosts in Latin-1 made dump() throw: written, replaced.

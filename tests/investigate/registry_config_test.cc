@@ -31,9 +31,9 @@ std::string RegistryErrorOf(std::string_view rest) {
 
 TEST(RegistrySection, ReadsTheOrder) {
   RegistryConfig registry;
-  Status status =
-      ReadConfigText(WithTestEngine(fmt::format("{}[registry]\norder = [\"b\", \"a\"]\n", kQueries)),
-                     [&](const ConfigTable& root) { return ReadRegistry(root, &registry); });
+  Status status = ReadConfigText(
+      WithTestEngine(fmt::format("{}[registry]\norder = [\"b\", \"a\"]\n", kQueries)),
+      [&](const ConfigTable& root) { return ReadRegistry(root, &registry); });
   ASSERT_TRUE(status.ok()) << status.error().message();
   EXPECT_EQ(registry.order, (std::vector<std::string>{"b", "a"}));
 }

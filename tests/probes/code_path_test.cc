@@ -25,7 +25,8 @@ TEST(ExecutedFiles, FilesWithAnExecutedLineInsideTheCheckout) {
       R"( {"file": "lib/used.c", "lines": [{"line_number": 1, "count": 0}, {"line_number": 2, "count": 7}]}],)"
       R"( "current_working_directory": "/scratch/src", "data_file": "prog-used.gcda"})"
       "\nnot json\n";
-  EXPECT_EQ(ExecutedFiles(json, "/scratch/src"), (std::vector<std::string>{"lib/used.c", "main.c"}));
+  EXPECT_EQ(ExecutedFiles(json, "/scratch/src"),
+            (std::vector<std::string>{"lib/used.c", "main.c"}));
 }
 
 // A C program of three files, one of which the query never executes.
@@ -33,22 +34,22 @@ class CodePathTest : public ::testing::Test {
  protected:
   void SetUp() override {
     GitFixture git(dir_.path() / "repo");
-    commit_ = git.Commit({{"main.c", "int used(int);\nint unused(int);\n"
-                                     "int main(int argc, char** argv) {\n"
-                                     "  if (argc > 5) return unused(argc);\n"
-                                     "  return used(argc) == 2 ? 0 : 1;\n}\n"},
+    commit_ = git.Commit({{"main.c",
+                           "int used(int);\nint unused(int);\n"
+                           "int main(int argc, char** argv) {\n"
+                           "  if (argc > 5) return unused(argc);\n"
+                           "  return used(argc) == 2 ? 0 : 1;\n}\n"},
                           {"used.c", "int used(int x) { return 2 * x; }\n"},
                           {"unused.c", "int unused(int x) { return 3 * x; }\n"}},
                          {}, "three files");
   }
 
   Config Load(const std::string& build, const std::string& code_path) {
-    std::string text = "[engine]\nrepo = " + Quoted((dir_.path() / "repo").string()) +
-                       "\nbuild = [[\"sh\", \"-c\", " + Quoted(build) +
-                       "]]\nartifacts = [\"prog\"]\n[cache]\ndir = " +
-                       Quoted((dir_.path() / "cache").string()) +
-                       "\n[queries.q]\ncommand = [\"{artifact:prog}\"]\ncode_path = " + code_path +
-                       "\n";
+    std::string text =
+        "[engine]\nrepo = " + Quoted((dir_.path() / "repo").string()) +
+        "\nbuild = [[\"sh\", \"-c\", " + Quoted(build) +
+        "]]\nartifacts = [\"prog\"]\n[cache]\ndir = " + Quoted((dir_.path() / "cache").string()) +
+        "\n[queries.q]\ncommand = [\"{artifact:prog}\"]\ncode_path = " + code_path + "\n";
     Result<Config> config = ParseConfig(text, dir_.path() / "culprit.toml");
     EXPECT_TRUE(config.ok()) << config.error().message() << "\n" << text;
     return config ? *config : Config();
@@ -88,8 +89,9 @@ TEST_F(CodePathTest, ABuildThatIgnoresTheFlagsLeavesThePathUnknownAndSaysWhy) {
 }
 
 TEST_F(CodePathTest, ACommandPrintsThePathAndGlobsAreTakenAsWritten) {
-  Config config = Load("cc -o prog main.c used.c unused.c",
-                       "{ command = [\"sh\", \"-c\", \"echo used.c; echo ./main.c; echo /elsewhere/x.c\"] }");
+  Config config =
+      Load("cc -o prog main.c used.c unused.c",
+           "{ command = [\"sh\", \"-c\", \"echo used.c; echo ./main.c; echo /elsewhere/x.c\"] }");
   Result<CodePath> path = FindCodePath(config, config.queries.at("q"), commit_, nullptr);
   ASSERT_TRUE(path.ok()) << path.error().message();
   ASSERT_EQ(path->source, CodePath::Source::kCommand) << path->Describe();

@@ -111,8 +111,7 @@ TEST(RunComparison, AnArchiveThatBreaksAtTheEndKeepsTheVerdictAndTheRecord) {
   TempDir dir;
   RecordStore store(dir.path() / "records");
   BreakingArchiveSource source(dir.path() / "records", 6);
-  Result<ComparisonOutcome> outcome =
-      RunComparison(TwoArmPlan(), source, nullptr, store, nullptr);
+  Result<ComparisonOutcome> outcome = RunComparison(TwoArmPlan(), source, nullptr, store, nullptr);
   ASSERT_TRUE(outcome) << outcome.error().message();
   ASSERT_TRUE(outcome->archive_error);
   EXPECT_EQ(outcome->record.verdict, Verdict::kEffect);  // the result is still there to print

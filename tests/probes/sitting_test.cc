@@ -449,8 +449,7 @@ TEST(RunPairedSitting, AFailureRateDifferenceMakesNullImpossible) {
   EXPECT_LT(r.failures.p_value, 0.05);
   EXPECT_EQ(r.failures.failed[0], 0);
   EXPECT_GT(r.failures.failed[1], 0);
-  EXPECT_NE(r.verdict->explanation.find("the arms differ in failures: B failed"),
-            std::string::npos)
+  EXPECT_NE(r.verdict->explanation.find("the arms differ in failures: B failed"), std::string::npos)
       << r.verdict->explanation;
   // The interval alone would have been a tie.
   ASSERT_TRUE(r.shift);

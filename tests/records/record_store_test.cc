@@ -1,8 +1,7 @@
 #include "records/record_store.h"
 
-#include <sys/stat.h>
-
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <atomic>
 #include <regex>

@@ -82,16 +82,17 @@ inline Record TwoArms(Record r, const std::string& a, const std::string& b) {
 
 /// A probe 1.3% faster, inside the ±5% band: a tie (NULL).
 inline Record Probe() {
-  Record r = TwoArms(Base("2026-11-30T101500Z-probe-series.count-1a2b", "probe",
-                          "2026-11-30T10:15:00Z"),
-                     "default", "PARALLEL=1");
+  Record r =
+      TwoArms(Base("2026-11-30T101500Z-probe-series.count-1a2b", "probe", "2026-11-30T10:15:00Z"),
+              "default", "PARALLEL=1");
   r.arms[1].env = {{"PARALLEL", "1"}};
   r.hypothesis = "PARALLEL=1 makes series.count faster";
   r.verdict = Verdict::kNull;
   r.verdict_detail = "no effect: ratio 0.987x, -1.3% [-2.9%, +0.4%], inside the ±5% band";
   r.estimate = Estimate{0.987, 0.971, 1.004, 0.95, 20, true, "paired Hodges-Lehmann"};
   PairedSamples(r, 24.0, 0.987, 20);
-  r.details = {{"seed", "42"}, {"pairs_dropped", "0"}, {"checkpoint_calibrations_ms", "101.9,102.2"}};
+  r.details = {
+      {"seed", "42"}, {"pairs_dropped", "0"}, {"checkpoint_calibrations_ms", "101.9,102.2"}};
   return r;
 }
 
@@ -146,9 +147,9 @@ inline std::vector<Record> Bisect() {
     PairedSamples(r, 59.0, s.ratio, 12);
     steps.push_back(r);
   }
-  Record b = TwoArms(Base("2026-11-30T112000Z-bisect-series.count-c0de", "bisect",
-                          "2026-11-30T11:20:00Z"),
-                     "parent", "culprit");
+  Record b =
+      TwoArms(Base("2026-11-30T112000Z-bisect-series.count-c0de", "bisect", "2026-11-30T11:20:00Z"),
+              "parent", "culprit");
   b.arms[0].commit = CommitId(kCulprit - 1);
   b.arms[1].commit = CommitId(kCulprit);
   b.verdict = Verdict::kEffect;
@@ -170,8 +171,8 @@ inline std::vector<Record> Bisect() {
     double p = i == 0 ? 0 : i == kCulprit ? 0.97 : (i == 10 || i == 12) ? 0.01 : 0.01 / 13;
     posterior += (i ? "," : "") + fmt::format("{:.6g}", p);
   }
-  b.details_json = fmt::format(R"({{"commits":[{}],"posterior":[{}],"unbuildable":[{}]}})",
-                               commits, posterior, kUnbuildable);
+  b.details_json = fmt::format(R"({{"commits":[{}],"posterior":[{}],"unbuildable":[{}]}})", commits,
+                               posterior, kUnbuildable);
   for (const Record& s : steps) b.links.push_back(s.id);
   std::vector<Record> out = {b};
   out.insert(out.end(), steps.begin(), steps.end());
@@ -183,7 +184,8 @@ inline std::vector<Record> Bisect() {
 /// releasing the suspect ties (reversible). The payload is the isolate
 /// record's (probes/isolation.cc).
 inline Record Isolate() {
-  Record r = Base("2026-11-30T120000Z-isolate-series.count-150a", "isolate", "2026-11-30T12:00:00Z");
+  Record r =
+      Base("2026-11-30T120000Z-isolate-series.count-150a", "isolate", "2026-11-30T12:00:00Z");
   const char* names[] = {"nothing held", "traversal_index held", "plain_columns held",
                          "traversal_index released"};
   const double ratios[] = {1, 1.29, 1.01, 1.004};
@@ -208,21 +210,23 @@ inline Record Isolate() {
   r.hypothesis = "holding traversal_index slows series.count";
   r.verdict = Verdict::kEffect;
   r.estimate = Estimate{1.29, 1.22, 1.35, 0.983, 12, false, "paired by round, Hodges-Lehmann"};
-  r.details = {{"plan", "index"}, {"suspect", "traversal_index held"}, {"reversibility", "reversible"}};
-  r.details_json = R"({"conditions":[)"
-                   R"({"name":"nothing held","hold":[],"release":[],"bytes":{},"baseline":true},)"
-                   R"({"name":"traversal_index held","hold":["traversal_index"],"release":[],)"
-                   R"("bytes":{"traversal_index":67108864},"baseline":false,"verdict":"EFFECT",)"
-                   R"("ratio":1.29,"low":1.22,"high":1.35},)"
-                   R"({"name":"plain_columns held","hold":["plain_columns"],"release":[],)"
-                   R"("bytes":{"plain_columns":67108864},"baseline":false,"verdict":"NULL",)"
-                   R"("ratio":1.01,"low":0.99,"high":1.03},)"
-                   R"({"name":"traversal_index released","hold":["traversal_index"],)"
-                   R"("release":["traversal_index"],"bytes":{},"baseline":false,)"
-                   R"("verdict":"NULL","ratio":1.004,"low":0.985,"high":1.024}],)"
-                   R"("suspect":1,"reversibility":{"verdict":"reversible","condition":3,)"
-                   R"("sentence":"released: tie, a residency effect, not damage"},)"
-                   R"("calibration":{"start_ms":101.5,"end_ms":102.7,"checkpoints_ms":[101.8,102.4]}})";
+  r.details = {
+      {"plan", "index"}, {"suspect", "traversal_index held"}, {"reversibility", "reversible"}};
+  r.details_json =
+      R"({"conditions":[)"
+      R"({"name":"nothing held","hold":[],"release":[],"bytes":{},"baseline":true},)"
+      R"({"name":"traversal_index held","hold":["traversal_index"],"release":[],)"
+      R"("bytes":{"traversal_index":67108864},"baseline":false,"verdict":"EFFECT",)"
+      R"("ratio":1.29,"low":1.22,"high":1.35},)"
+      R"({"name":"plain_columns held","hold":["plain_columns"],"release":[],)"
+      R"("bytes":{"plain_columns":67108864},"baseline":false,"verdict":"NULL",)"
+      R"("ratio":1.01,"low":0.99,"high":1.03},)"
+      R"({"name":"traversal_index released","hold":["traversal_index"],)"
+      R"("release":["traversal_index"],"bytes":{},"baseline":false,)"
+      R"("verdict":"NULL","ratio":1.004,"low":0.985,"high":1.024}],)"
+      R"("suspect":1,"reversibility":{"verdict":"reversible","condition":3,)"
+      R"("sentence":"released: tie, a residency effect, not damage"},)"
+      R"("calibration":{"start_ms":101.5,"end_ms":102.7,"checkpoints_ms":[101.8,102.4]}})";
   return r;
 }
 
@@ -231,21 +235,21 @@ inline Record Isolate() {
 /// remainder inside the band. Element 0 is the audit; the others are the
 /// factor records it links to.
 inline std::vector<Record> Audit() {
-  Record drift = TwoArms(Base("2026-11-30T130000Z-compare-series.count-d41f", "compare",
-                              "2026-11-30T13:00:00Z"),
-                         "published", "now");
+  Record drift = TwoArms(
+      Base("2026-11-30T130000Z-compare-series.count-d41f", "compare", "2026-11-30T13:00:00Z"),
+      "published", "now");
   drift.estimate = Estimate{1.18, 1.12, 1.24, 0.95, 20, false, ""};
   drift.verdict = Verdict::kEffect;
   PairedSamples(drift, 59.0, 1.18, 20);
-  Record code = TwoArms(Base("2026-11-30T131000Z-compare-series.count-c0d3", "compare",
-                             "2026-11-30T13:10:00Z"),
-                        "v1.0", "v1.3");
+  Record code = TwoArms(
+      Base("2026-11-30T131000Z-compare-series.count-c0d3", "compare", "2026-11-30T13:10:00Z"),
+      "v1.0", "v1.3");
   code.estimate = Estimate{1.01, 0.985, 1.035, 0.95, 20, false, ""};
   code.verdict = Verdict::kNull;
   PairedSamples(code, 69.6, 1.01, 20);
-  Record order = TwoArms(Base("2026-11-30T132000Z-compare-series.count-0rd3", "compare",
-                              "2026-11-30T13:20:00Z"),
-                         "alone", "in registry order");
+  Record order = TwoArms(
+      Base("2026-11-30T132000Z-compare-series.count-0rd3", "compare", "2026-11-30T13:20:00Z"),
+      "alone", "in registry order");
   order.estimate = Estimate{1.19, 1.14, 1.25, 0.95, 20, false, ""};
   order.verdict = Verdict::kEffect;
   PairedSamples(order, 70.3, 1.19, 20);

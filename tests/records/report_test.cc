@@ -1,12 +1,12 @@
-#include "base/strings.h"
 #include "records/report.h"
-#include "records/report_facts.h"
 
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 #include <regex>
 
+#include "base/strings.h"
+#include "records/report_facts.h"
 #include "tests/records/record_fixture.h"
 #include "tests/records/report_examples.h"
 #include "tests/records/svg_check.h"
@@ -148,10 +148,11 @@ TEST(MarkdownReporter, TableRowHasVerdictAndRatio) {
   EXPECT_CONTAINS(out,
                   "| id | time | kind | query | arms (medians) | verdict | ratio | interval | "
                   "pairs |");
-  EXPECT_CONTAINS(out,
-                  "| `2026-11-30T120000Z-compare-series.count-beef` | 2026-11-30T12:00:00Z | "
-                  "compare | series.count | as configured 12.50 ms → override 12.75 ms | **EFFECT** | "
-                  "1.384 (+38.4%) | [1.301, 1.472] | 40 |");
+  EXPECT_CONTAINS(
+      out,
+      "| `2026-11-30T120000Z-compare-series.count-beef` | 2026-11-30T12:00:00Z | "
+      "compare | series.count | as configured 12.50 ms → override 12.75 ms | **EFFECT** | "
+      "1.384 (+38.4%) | [1.301, 1.472] | 40 |");
   EXPECT_CONTAINS(out, "**NULL (interrupted)** | 1.012 (+1.2%)");
 }
 
@@ -182,8 +183,9 @@ TEST(MarkdownReporter, HostileTextIsShownNotObeyed) {
   EXPECT_CONTAINS(one, "<a id=\"x&quot;&gt;&lt;img src=x onerror=alert(1)&gt;\"></a>");
   EXPECT_CONTAINS(one, "q&lt;script&gt;alert(1)&lt;/script&gt;");
   // No live link, emphasis, code or strikethrough of the record's making.
-  EXPECT_CONTAINS(one, "\\[click\\](javascript:alert(1)) \\*bold\\* \\_it\\_ \\`code\\` "
-                       "\\~\\~gone\\~\\~ a&amp;b \\\\");
+  EXPECT_CONTAINS(one,
+                  "\\[click\\](javascript:alert(1)) \\*bold\\* \\_it\\_ \\`code\\` "
+                  "\\~\\~gone\\~\\~ a&amp;b \\\\");
   EXPECT_CONTAINS(one, "| subject | fix &lt;b&gt;it&lt;/b&gt; \\| \\[x\\]: https://evil |");
   // Notes cannot start a block of their own.
   EXPECT_CONTAINS(one, "- \\# not a heading\n");
@@ -200,8 +202,9 @@ TEST(MarkdownReporter, HostileTextIsShownNotObeyed) {
   linker.links = {r.id};
   std::vector<Record> both = {linker, r};
   std::string whole = MakeMarkdownReporter()->RenderWhole(both);
-  EXPECT_CONTAINS(whole, "[`x\"><img src=x onerror=alert(1)>`](#x%22%3E%3Cimg%20src%3Dx%20"
-                         "onerror%3Dalert%281%29%3E)");
+  EXPECT_CONTAINS(whole,
+                  "[`x\"><img src=x onerror=alert(1)>`](#x%22%3E%3Cimg%20src%3Dx%20"
+                  "onerror%3Dalert%281%29%3E)");
 }
 
 TEST(MarkdownReporter, CodeSpansOutgrowTheBackticksInside) {
@@ -257,9 +260,9 @@ TEST(HtmlReporter, ListHasSummaryAndOneSectionPerRecord) {
       std::distance(std::sregex_iterator(out.begin(), out.end(), strip), std::sregex_iterator()),
       2);
   std::regex samples("aria-label=\"samples of ");
-  EXPECT_EQ(std::distance(std::sregex_iterator(out.begin(), out.end(), samples),
-                          std::sregex_iterator()),
-            2);
+  EXPECT_EQ(
+      std::distance(std::sregex_iterator(out.begin(), out.end(), samples), std::sregex_iterator()),
+      2);
 }
 
 // Every record kind of the examples, in one archive.
@@ -269,9 +272,9 @@ std::vector<Record> Archive() {
     all.insert(all.end(), group.begin(), group.end());
   }
   all.push_back(examples::Isolate());
-  all.push_back(examples::Investigation({all[0].id, examples::Bisect()[0].id,
-                                         examples::Isolate().id,
-                                         "2026-11-29T090000Z-probe-series.count-gone"}));
+  all.push_back(
+      examples::Investigation({all[0].id, examples::Bisect()[0].id, examples::Isolate().id,
+                               "2026-11-29T090000Z-probe-series.count-gone"}));
   return all;
 }
 
@@ -291,8 +294,8 @@ void ExpectSelfContained(const std::string& page) {
     EXPECT_EQ(it->str(), "http://www.w3.org/2000/svg") << "external reference";
   }
   std::regex href("href=\"([^\"]*)\"");
-  for (auto it = std::sregex_iterator(page.begin(), page.end(), href);
-       it != std::sregex_iterator(); ++it) {
+  for (auto it = std::sregex_iterator(page.begin(), page.end(), href); it != std::sregex_iterator();
+       ++it) {
     std::string target = (*it)[1].str();
     ASSERT_FALSE(target.empty());
     EXPECT_EQ(target[0], '#') << "link leaves the page: " << target;
@@ -398,7 +401,8 @@ TEST(HtmlReporter, BisectPlotsEachStepByCommitIndexWithCulpritAndPosterior) {
               0.05);
   std::string cross = svg::Element(scatter, "path", "unbuildable");
   EXPECT_EQ(svg::Attr(cross, "data-x"), examples::kUnbuildable);
-  EXPECT_CONTAINS(scatter, "culprit " + examples::CommitId(examples::kCulprit).substr(0, kShortCommitLength));
+  EXPECT_CONTAINS(
+      scatter, "culprit " + examples::CommitId(examples::kCulprit).substr(0, kShortCommitLength));
   std::string posterior = PlotOf(page, "columns");
   ASSERT_FALSE(posterior.empty());
   std::string column = svg::Element(posterior, "rect", "column", "data-x=\"11\"");
@@ -483,7 +487,8 @@ TEST(HtmlReporter, ArchiveGroupsByInvestigationAndQueryAndResolvesLinks) {
   EXPECT_CONTAINS(inside, "<section id=\"" + examples::Bisect()[3].id + "\">");
   EXPECT_CONTAINS(inside, "<section id=\"" + examples::Isolate().id + "\">");
   // A link to a record outside the file says so; the others are anchors.
-  EXPECT_CONTAINS(page, "2026-11-29T090000Z-probe-series.count-gone</code> <span class=\"absent\">");
+  EXPECT_CONTAINS(page,
+                  "2026-11-29T090000Z-probe-series.count-gone</code> <span class=\"absent\">");
   EXPECT_CONTAINS(page, "<a href=\"#" + examples::Isolate().id + "\"><code>");
   // Readable at 1200 px: ids and times do not wrap.
   EXPECT_CONTAINS(page, "td.id,td.time,td.num,td.kind{white-space:nowrap}");
@@ -505,15 +510,18 @@ TEST(MarkdownReporter, EachKindHasItsTableWithBandAndTies) {
   EXPECT_CONTAINS(probe, "**NULL**: 1.3% faster, inside ±5.0%: a tie.");
   EXPECT_CONTAINS(probe, "| look 2 | 102.2 ms | - |");
   std::string bisect = MakeMarkdownReporter()->RenderWhole(examples::Bisect());
-  EXPECT_CONTAINS(bisect, "| 12 | measure | `" + examples::CommitId(12).substr(0, kShortCommitLength) +
+  EXPECT_CONTAINS(bisect, "| 12 | measure | `" +
+                              examples::CommitId(12).substr(0, kShortCommitLength) +
                               "` | 1.395 (+39.5%) | [1.351, 1.440] | 39.5% slower, beyond ±5.0%: "
                               "an effect |");
-  EXPECT_CONTAINS(bisect, "culprit: `" + examples::CommitId(11).substr(0, kShortCommitLength) + "` (index 11)");
+  EXPECT_CONTAINS(
+      bisect, "culprit: `" + examples::CommitId(11).substr(0, kShortCommitLength) + "` (index 11)");
   EXPECT_CONTAINS(bisect, "unbuildable: index 6");
   EXPECT_CONTAINS(bisect, "| 11 | 0.9700 |");
   std::string iso = MakeMarkdownReporter()->RenderOne(examples::Isolate());
-  EXPECT_CONTAINS(iso, "| plain_columns held | control | plain_columns | - | 1.010 (+1.0%) | "
-                       "[0.990, 1.030] | NULL | 1.0% slower, inside ±5.0%: a tie |");
+  EXPECT_CONTAINS(iso,
+                  "| plain_columns held | control | plain_columns | - | 1.010 (+1.0%) | "
+                  "[0.990, 1.030] | NULL | 1.0% slower, inside ±5.0%: a tie |");
   std::string audit = MakeMarkdownReporter()->RenderWhole(examples::Audit());
   EXPECT_CONTAINS(audit, "| × order | 1.190 (+19.0%) | [1.140, 1.250] | 83.68 ms | EFFECT |");
   EXPECT_CONTAINS(audit, "| × host drift (cross-sitting) |");

@@ -136,8 +136,7 @@ TEST(SvgWaterfall, EachFactorFloatsFromTheValueBeforeItWithItsInterval) {
   EXPECT_NEAR(y.Invert(Attr(total, "y")), 59.0, PixelTolerance(y, 59.0));
   std::string factor = Element(out, "rect", "factor");
   EXPECT_NEAR(y.Invert(Attr(factor, "y")), 59.0 * 1.18, PixelTolerance(y, 59.0 * 1.18));
-  EXPECT_NEAR(y.Invert(Attr(factor, "y") + Attr(factor, "height")), 59.0,
-              PixelTolerance(y, 59.0));
+  EXPECT_NEAR(y.Invert(Attr(factor, "y") + Attr(factor, "height")), 59.0, PixelTolerance(y, 59.0));
   std::string interval = Element(out, "line", "interval");
   EXPECT_NEAR(y.Invert(Attr(interval, "y1")), 59.0 * 1.12, PixelTolerance(y, 59.0 * 1.12));
   EXPECT_NEAR(y.Invert(Attr(interval, "y2")), 59.0 * 1.24, PixelTolerance(y, 59.0 * 1.24));

@@ -69,8 +69,8 @@ std::vector<std::string> TempLeftovers(const fs::path& dir) {
   std::vector<std::string> found;
   std::error_code ec;
   if (!fs::exists(dir, ec)) return found;
-  for (auto it = fs::recursive_directory_iterator(dir, ec); it != fs::recursive_directory_iterator();
-       it.increment(ec)) {
+  for (auto it = fs::recursive_directory_iterator(dir, ec);
+       it != fs::recursive_directory_iterator(); it.increment(ec)) {
     std::string name = it->path().filename().string();
     if (!name.empty() && name[0] == '.' && name.find(".tmp-") != std::string::npos) {
       found.push_back(it->path().string());

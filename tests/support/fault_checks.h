@@ -22,9 +22,9 @@ pid_t SpawnInBackground(const std::vector<std::string>& argv, const std::filesys
 
 /// What a records directory holds.
 struct ArchiveCheck {
-  int json_files = 0;                  ///< <id>.json files (the records).
-  std::vector<std::string> damaged;    ///< "<file>: <why>" for a .json that does not parse.
-  std::vector<std::string> stray;      ///< Any other file: temporaries, half-written files.
+  int json_files = 0;                ///< <id>.json files (the records).
+  std::vector<std::string> damaged;  ///< "<file>: <why>" for a .json that does not parse.
+  std::vector<std::string> stray;    ///< Any other file: temporaries, half-written files.
 };
 /// Reads every file of `records_dir` (a missing directory is empty).
 ArchiveCheck CheckArchive(const std::filesystem::path& records_dir);
