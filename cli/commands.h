@@ -1,8 +1,10 @@
 #pragma once
 
 // The commands behind the command table. Each takes typed options (filled by
-// command_line.cc, the only file that knows CLI11), calls the library, prints
-// its result on stdout and returns the exit code, or an Error for main to print.
+// the files that register commands with CLI11: command_line.cc and the
+// *_commands.cc of each family, the only files that know CLI11), calls the
+// library, prints its result on stdout and returns the exit code, or an Error
+// for main to print.
 
 #include <functional>
 #include <memory>
