@@ -13,6 +13,7 @@
 #include "base/interrupt.h"
 #include "base/strings.h"
 #include "base/timestamp.h"
+#include "bisect/bisect_budget.h"
 #include "bisect/claims.h"
 #include "bisect/range_split.h"
 #include "engine/file_lock.h"
@@ -38,10 +39,6 @@ std::string StepRatioText(const BisectStepLog& s) {
   if (s.has_interval) return fmt::format("{:.3f} [{:.3f}, {:.3f}]", s.ratio, s.low, s.high);
   return fmt::format("{:.3f} (median, {} pairs: no interval)", s.ratio, s.pairs);
 }
-
-// The note of a confirmation step whose pairs an archived record measured (--confirmed-by):
-// they are the bisect's evidence, not pairs it spent.
-constexpr std::string_view kAdoptedNote = "adopted: ";
 
 // A build error's first line says which step failed and how; its last lines
 // are the tail of the compiler's output (often a caret line).
@@ -144,12 +141,10 @@ class BisectRunner::Session {
   /// design of [measure], archived as a bisect-step record of kind `kind`.
   Result<ComparisonOutcome> Sitting(int a, int b, BisectStepKind kind);
   /// The search's options for a range of `n` commits whose endpoint sitting (the
-  /// confirmation or a check) took `endpoint_pairs` pairs.
-  SearchOptions MakeSearchOptions(int n, int endpoint_pairs) const;
-  /// Pairs this bisect has measured so far (an adopted confirmation's are not its own).
-  int PairsMeasured() const;
+  /// confirmation or a check) took `endpoint_pairs` pairs (MakeSearchOptions).
+  SearchOptions SearchBudget(int n, int endpoint_pairs) const;
   /// What [bisect] max_total_pairs leaves to measure (INT_MAX when there is no cap).
-  int PairsLeft() const;
+  int PairsLeft() const { return culprit::PairsLeft(config_.bisect, state_.log); }
   /// Where the active segment's search is saved.
   std::string& ActiveSearchJson();
   /// Whether the active segment's search looks for a speed-up (its d's sign is flipped):
@@ -617,32 +612,7 @@ Result<ComparisonOutcome> BisectRunner::Session::Sitting(int a, int b, BisectSte
     plan.details["candidate_index"] = std::to_string(b);
     plan.details["baseline_index"] = std::to_string(a);
   }
-  plan.options = options_;
-  const bool check = kind == BisectStepKind::kCheck;
-  if (!max_pairs_given_) {
-    // Whether the range, or a part of it, moves is asked with the confirmation's budget: a
-    // move a little beyond the band on a noisy host takes hundreds of pairs to tell from
-    // the band. A part's tie, which earns only the "first bad commit" label, is sought
-    // within check_max_pairs ([measure]'s by default).
-    const int moves_budget = confirm || check ? config_.bisect.confirm_max_pairs : 0;
-    if (moves_budget > 0) plan.options.max_pairs = std::max(moves_budget, options_.min_pairs);
-    if (check) {
-      const int tie_budget =
-          config_.bisect.check_max_pairs > 0 ? config_.bisect.check_max_pairs : options_.max_pairs;
-      plan.options.max_pairs = std::max(plan.options.max_pairs, tie_budget);
-      plan.options.null_max_pairs = tie_budget;
-    }
-  }
-  if (config_.bisect.max_total_pairs > 0) {
-    // Whole blocks (an AB and a BA pair), so a sitting never runs past the cap.
-    plan.options.max_pairs = std::min(plan.options.max_pairs, std::max(2, PairsLeft() / 2 * 2));
-    plan.options.min_pairs = std::min(plan.options.min_pairs, plan.options.max_pairs);
-  }
-  // An undecided answer is as good early as late: a check's part is reported unplaced
-  // either way, and an undecided confirmation ends the bisect INCONCLUSIVE with what the
-  // pairs could have seen. So both stop once neither verdict is within their budgets' reach
-  // (a move on the band's edge is, until about half the budget).
-  plan.options.stop_when_futile = check || confirm;
+  plan.options = SittingBudget(options_, config_.bisect, kind, max_pairs_given_, PairsLeft());
   plan.config_digest = config_.digest;
   plan.details["bisect_run"] = state_.run_id;
   plan.details["step_kind"] = BisectStepKindName(kind);
@@ -651,53 +621,8 @@ Result<ComparisonOutcome> BisectRunner::Session::Sitting(int a, int b, BisectSte
   return RunComparison(plan, *runs->source, host_, store_, progress);
 }
 
-SearchOptions BisectRunner::Session::MakeSearchOptions(int n, int endpoint_pairs) const {
-  SearchOptions search_options;
-  // The confirmation (or a segment's check) is the search's endpoint test; the search must
-  // not re-judge it on its own look schedule and ask for more pairs of the bad end.
-  search_options.confirm_endpoints = false;
-  search_options.band = options_.band;
-  search_options.confidence = options_.confidence;
-  search_options.target_probability = config_.bisect.target_probability;
-  // Whether the culprit moves against its parent is the confirmation's question, with its
-  // budget: a 10% change on a 24%-noise host is 5% beyond the band, and 320 pairs verified
-  // it in a third of bisects (docs/bisect.md).
-  if (config_.bisect.confirm_max_pairs > 0) {
-    search_options.verify_pairs_max =
-        std::max(search_options.verify_pairs_min, config_.bisect.confirm_max_pairs);
-  }
-  if (config_.bisect.max_builds > 0) search_options.max_builds = config_.bisect.max_builds;
-  if (config_.bisect.pairs_per_step > 0) {
-    search_options.max_pairs_per_step = config_.bisect.pairs_per_step;
-  }
-  if (config_.bisect.max_pairs > 0) {
-    search_options.max_pairs = config_.bisect.max_pairs;
-  } else {
-    // The automatic budget sets verify_pairs_max aside for the endpoints. The endpoint
-    // sitting may have taken more (up to confirm_max_pairs), and its pairs are the search's
-    // first observation: what it took beyond that share must not come out of the search's.
-    const int automatic = BisectSearch(n, search_options).max_pairs();
-    search_options.max_pairs =
-        automatic + std::max(0, endpoint_pairs - search_options.verify_pairs_max);
-  }
-  // The search's pairs include its endpoint observation, already counted when measured.
-  if (config_.bisect.max_total_pairs > 0) {
-    search_options.max_pairs = std::min(search_options.max_pairs, endpoint_pairs + PairsLeft());
-  }
-  return search_options;
-}
-
-int BisectRunner::Session::PairsMeasured() const {
-  int pairs = 0;
-  for (const BisectStepLog& l : state_.log) {
-    if (!l.note.starts_with(kAdoptedNote)) pairs += l.pairs;
-  }
-  return pairs;
-}
-
-int BisectRunner::Session::PairsLeft() const {
-  if (config_.bisect.max_total_pairs <= 0) return std::numeric_limits<int>::max();
-  return std::max(0, config_.bisect.max_total_pairs - PairsMeasured());
+SearchOptions BisectRunner::Session::SearchBudget(int n, int endpoint_pairs) const {
+  return MakeSearchOptions(options_, config_.bisect, n, endpoint_pairs, PairsLeft());
 }
 
 namespace {
@@ -888,7 +813,7 @@ Result<BisectReport> BisectRunner::Session::Confirmed(const Record& record, int 
   // Logged first, so that the search's share of [bisect] max_total_pairs counts its pairs.
   log.mass_at_or_before = 1;
   state_.log.push_back(log);
-  search_.emplace(n, MakeSearchOptions(n, static_cast<int>(d.size())));
+  search_.emplace(n, SearchBudget(n, static_cast<int>(d.size())));
   seg_lo_ = 0;
   if (state_.speedup) {
     for (double& x : d) x = -x;
@@ -907,7 +832,7 @@ Result<BisectReport> BisectRunner::Session::StartSegmentSearch(int k, std::vecto
   const int n = segment.hi - segment.lo;
   state_.active_segment = k;
   seg_lo_ = segment.lo;
-  search_.emplace(n, MakeSearchOptions(n, static_cast<int>(d.size())));
+  search_.emplace(n, SearchBudget(n, static_cast<int>(d.size())));
   if (ActiveSearchesForSpeedup()) {
     for (double& x : d) x = -x;
   }
@@ -1240,8 +1165,8 @@ Result<std::string> BisectRunner::Session::SearchedText(Record& record, BisectRe
   std::string builds_line = fmt::format("builds {} (⌈log2 {}⌉ = {}), pairs {}", spent.builds, n,
                                         CeilLog2(n), spent.pairs);
   if (config_.bisect.max_total_pairs > 0) {
-    builds_line += fmt::format(" (measured {} of [bisect] max_total_pairs = {})", PairsMeasured(),
-                               config_.bisect.max_total_pairs);
+    builds_line += fmt::format(" (measured {} of [bisect] max_total_pairs = {})",
+                               PairsMeasured(state_.log), config_.bisect.max_total_pairs);
   }
   std::string text;
   report.found = !VerifiedChanges(state_.segments).empty();

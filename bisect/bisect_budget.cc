@@ -1,0 +1,88 @@
+#include "bisect/bisect_budget.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace culprit {
+
+int PairsMeasured(const std::vector<BisectStepLog>& log) {
+  int pairs = 0;
+  for (const BisectStepLog& l : log) {
+    if (!l.note.starts_with(kAdoptedNote)) pairs += l.pairs;
+  }
+  return pairs;
+}
+
+int PairsLeft(const BisectConfig& bisect, const std::vector<BisectStepLog>& log) {
+  if (bisect.max_total_pairs <= 0) return std::numeric_limits<int>::max();
+  return std::max(0, bisect.max_total_pairs - PairsMeasured(log));
+}
+
+SittingOptions SittingBudget(const SittingOptions& measure, const BisectConfig& bisect,
+                             BisectStepKind kind, bool max_pairs_given, int pairs_left) {
+  SittingOptions options = measure;
+  const bool confirm = kind == BisectStepKind::kConfirm;
+  const bool check = kind == BisectStepKind::kCheck;
+  if (!max_pairs_given) {
+    // Whether the range, or a part of it, moves is asked with the confirmation's budget: a
+    // move a little beyond the band on a noisy host takes hundreds of pairs to tell from
+    // the band. A part's tie, which earns only the "first bad commit" label, is sought
+    // within check_max_pairs ([measure]'s by default).
+    const int moves_budget = confirm || check ? bisect.confirm_max_pairs : 0;
+    if (moves_budget > 0) options.max_pairs = std::max(moves_budget, measure.min_pairs);
+    if (check) {
+      const int tie_budget =
+          bisect.check_max_pairs > 0 ? bisect.check_max_pairs : measure.max_pairs;
+      options.max_pairs = std::max(options.max_pairs, tie_budget);
+      options.null_max_pairs = tie_budget;
+    }
+  }
+  if (bisect.max_total_pairs > 0) {
+    // Whole blocks (an AB and a BA pair), so a sitting never runs past the cap.
+    options.max_pairs = std::min(options.max_pairs, std::max(2, pairs_left / 2 * 2));
+    options.min_pairs = std::min(options.min_pairs, options.max_pairs);
+  }
+  // An undecided answer is as good early as late: a check's part is reported unplaced
+  // either way, and an undecided confirmation ends the bisect INCONCLUSIVE with what the
+  // pairs could have seen. So both stop once neither verdict is within their budgets' reach
+  // (a move on the band's edge is, until about half the budget).
+  options.stop_when_futile = check || confirm;
+  return options;
+}
+
+SearchOptions MakeSearchOptions(const SittingOptions& measure, const BisectConfig& bisect, int n,
+                                int endpoint_pairs, int pairs_left) {
+  SearchOptions search_options;
+  // The confirmation (or a segment's check) is the search's endpoint test; the search must
+  // not re-judge it on its own look schedule and ask for more pairs of the bad end.
+  search_options.confirm_endpoints = false;
+  search_options.band = measure.band;
+  search_options.confidence = measure.confidence;
+  search_options.target_probability = bisect.target_probability;
+  // Whether the culprit moves against its parent is the confirmation's question, with its
+  // budget: a 10% change on a 24%-noise host is 5% beyond the band, and 320 pairs verified
+  // it in a third of bisects (docs/bisect.md).
+  if (bisect.confirm_max_pairs > 0) {
+    search_options.verify_pairs_max =
+        std::max(search_options.verify_pairs_min, bisect.confirm_max_pairs);
+  }
+  if (bisect.max_builds > 0) search_options.max_builds = bisect.max_builds;
+  if (bisect.pairs_per_step > 0) search_options.max_pairs_per_step = bisect.pairs_per_step;
+  if (bisect.max_pairs > 0) {
+    search_options.max_pairs = bisect.max_pairs;
+  } else {
+    // The automatic budget sets verify_pairs_max aside for the endpoints. The endpoint
+    // sitting may have taken more (up to confirm_max_pairs), and its pairs are the search's
+    // first observation: what it took beyond that share must not come out of the search's.
+    const int automatic = BisectSearch(n, search_options).max_pairs();
+    search_options.max_pairs =
+        automatic + std::max(0, endpoint_pairs - search_options.verify_pairs_max);
+  }
+  // The search's pairs include its endpoint observation, already counted when measured.
+  if (bisect.max_total_pairs > 0) {
+    search_options.max_pairs = std::min(search_options.max_pairs, endpoint_pairs + pairs_left);
+  }
+  return search_options;
+}
+
+}  // namespace culprit

@@ -1,0 +1,43 @@
+#pragma once
+
+// The bisect's budgets, as pure functions of [bisect], the sitting options and the log:
+// how many pairs a sitting of each step kind may take, the search's options, and what
+// [bisect] max_total_pairs leaves. No I/O, no world: the runner asks, and spends.
+
+#include <string_view>
+#include <vector>
+
+#include "bisect/bisect_config.h"
+#include "bisect/bisect_state.h"
+#include "bisect/search.h"
+#include "probes/sitting.h"
+
+namespace culprit {
+
+/// The note of a confirmation step whose pairs an archived record measured (--confirmed-by):
+/// they are the bisect's evidence, not pairs it spent.
+inline constexpr std::string_view kAdoptedNote = "adopted: ";
+
+/// Pairs the bisect whose steps are `log` has measured (an adopted confirmation's are not its
+/// own, so they are not counted).
+int PairsMeasured(const std::vector<BisectStepLog>& log);
+
+/// What `bisect.max_total_pairs` leaves to measure after `log`: never negative, and INT_MAX
+/// when there is no cap (max_total_pairs <= 0).
+int PairsLeft(const BisectConfig& bisect, const std::vector<BisectStepLog>& log);
+
+/// The options of one full sitting of a step of `kind` (the endpoints' confirmation, or a
+/// check of a part a verified change leaves unexplained): `measure`, the [measure] options with
+/// the command's flags applied, with [bisect]'s budgets for the kind unless `max_pairs_given`
+/// (--max-pairs then bounds it), cut to `pairs_left` in whole blocks. Confirmations and checks
+/// stop once neither verdict is within reach.
+SittingOptions SittingBudget(const SittingOptions& measure, const BisectConfig& bisect,
+                             BisectStepKind kind, bool max_pairs_given, int pairs_left);
+
+/// The search's options for a range (or part) of `n` commits whose endpoint sitting (the
+/// confirmation or a check) took `endpoint_pairs` pairs, with `pairs_left` (PairsLeft, counting
+/// that sitting) of [bisect] max_total_pairs to spend.
+SearchOptions MakeSearchOptions(const SittingOptions& measure, const BisectConfig& bisect, int n,
+                                int endpoint_pairs, int pairs_left);
+
+}  // namespace culprit

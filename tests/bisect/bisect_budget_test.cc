@@ -1,0 +1,169 @@
+#include "bisect/bisect_budget.h"
+
+#include <gtest/gtest.h>
+
+#include <limits>
+
+namespace culprit {
+namespace {
+
+BisectStepLog Step(BisectStepKind kind, int pairs, std::string note = "") {
+  BisectStepLog log;
+  log.kind = kind;
+  log.pairs = pairs;
+  log.note = std::move(note);
+  return log;
+}
+
+// [measure]'s defaults: first look at 10 pairs, budget 160.
+SittingOptions Measure() { return SittingOptions{}; }
+
+TEST(BisectBudget, PairsMeasuredLeaveOutAnAdoptedConfirmation) {
+  const std::vector<BisectStepLog> log = {
+      Step(BisectStepKind::kConfirm, 200, "adopted: 20261204-0102-abcd"),
+      Step(BisectStepKind::kMeasure, 100), Step(BisectStepKind::kVerify, 30, "interrupted")};
+  EXPECT_EQ(PairsMeasured(log), 130);
+  EXPECT_EQ(PairsMeasured({}), 0);
+}
+
+TEST(BisectBudget, PairsLeftUnderTheTotalCap) {
+  const std::vector<BisectStepLog> log = {Step(BisectStepKind::kConfirm, 120),
+                                          Step(BisectStepKind::kMeasure, 10)};
+  BisectConfig bisect;
+  EXPECT_EQ(PairsLeft(bisect, log), std::numeric_limits<int>::max());
+  bisect.max_total_pairs = 150;
+  EXPECT_EQ(PairsLeft(bisect, log), 20);
+  bisect.max_total_pairs = 100;  // Spent past the cap: nothing left, never negative.
+  EXPECT_EQ(PairsLeft(bisect, log), 0);
+}
+
+TEST(BisectBudget, ConfirmationTakesConfirmMaxPairs) {
+  BisectConfig bisect;
+  SittingOptions o = SittingBudget(Measure(), bisect, BisectStepKind::kConfirm, false,
+                                   std::numeric_limits<int>::max());
+  EXPECT_EQ(o.max_pairs, 1280);
+  EXPECT_EQ(o.min_pairs, 10);
+  EXPECT_EQ(o.null_max_pairs, 0);
+  EXPECT_TRUE(o.stop_when_futile);
+  bisect.confirm_max_pairs = 0;  // [measure]'s budget.
+  o = SittingBudget(Measure(), bisect, BisectStepKind::kConfirm, false, 1 << 20);
+  EXPECT_EQ(o.max_pairs, 160);
+  bisect.confirm_max_pairs = 4;  // Never below the first look.
+  o = SittingBudget(Measure(), bisect, BisectStepKind::kConfirm, false, 1 << 20);
+  EXPECT_EQ(o.max_pairs, 10);
+}
+
+TEST(BisectBudget, CheckSeeksATieWithinCheckMaxPairs) {
+  BisectConfig bisect;
+  SittingOptions o = SittingBudget(Measure(), bisect, BisectStepKind::kCheck, false, 1 << 20);
+  EXPECT_EQ(o.max_pairs, 1280);
+  EXPECT_EQ(o.null_max_pairs, 160);  // [measure]'s by default.
+  EXPECT_TRUE(o.stop_when_futile);
+  bisect.check_max_pairs = 400;
+  o = SittingBudget(Measure(), bisect, BisectStepKind::kCheck, false, 1 << 20);
+  EXPECT_EQ(o.max_pairs, 1280);
+  EXPECT_EQ(o.null_max_pairs, 400);
+  bisect.check_max_pairs = 2000;  // A tie budget beyond the move's raises the sitting's.
+  o = SittingBudget(Measure(), bisect, BisectStepKind::kCheck, false, 1 << 20);
+  EXPECT_EQ(o.max_pairs, 2000);
+  EXPECT_EQ(o.null_max_pairs, 2000);
+}
+
+TEST(BisectBudget, MaxPairsFlagBoundsConfirmationAndCheck) {
+  BisectConfig bisect;
+  bisect.check_max_pairs = 400;
+  SittingOptions measure = Measure();
+  measure.max_pairs = 40;  // --max-pairs 40
+  for (BisectStepKind kind : {BisectStepKind::kConfirm, BisectStepKind::kCheck}) {
+    SittingOptions o = SittingBudget(measure, bisect, kind, true, 1 << 20);
+    EXPECT_EQ(o.max_pairs, 40) << BisectStepKindName(kind);
+    EXPECT_EQ(o.null_max_pairs, 0) << BisectStepKindName(kind);
+    EXPECT_TRUE(o.stop_when_futile);
+  }
+}
+
+TEST(BisectBudget, OtherStepsKeepMeasureOptions) {
+  BisectConfig bisect;
+  for (BisectStepKind kind : {BisectStepKind::kMeasure, BisectStepKind::kVerify}) {
+    SittingOptions o = SittingBudget(Measure(), bisect, kind, false, 1 << 20);
+    EXPECT_EQ(o.max_pairs, 160) << BisectStepKindName(kind);
+    EXPECT_FALSE(o.stop_when_futile) << BisectStepKindName(kind);
+  }
+}
+
+TEST(BisectBudget, TotalCapCutsASittingToWholeBlocks) {
+  BisectConfig bisect;
+  bisect.max_total_pairs = 1000;
+  EXPECT_EQ(SittingBudget(Measure(), bisect, BisectStepKind::kCheck, false, 501).max_pairs, 500);
+  SittingOptions o = SittingBudget(Measure(), bisect, BisectStepKind::kConfirm, false, 7);
+  EXPECT_EQ(o.max_pairs, 6);
+  EXPECT_EQ(o.min_pairs, 6);
+  // Nearly spent: still one block, the least a sitting can measure.
+  o = SittingBudget(Measure(), bisect, BisectStepKind::kConfirm, false, 1);
+  EXPECT_EQ(o.max_pairs, 2);
+  EXPECT_EQ(o.min_pairs, 2);
+  o = SittingBudget(Measure(), bisect, BisectStepKind::kConfirm, false, 0);
+  EXPECT_EQ(o.max_pairs, 2);
+}
+
+TEST(BisectBudget, SearchOptionsAutomaticBudget) {
+  BisectConfig bisect;
+  const int no_cap = std::numeric_limits<int>::max();
+  SearchOptions o = MakeSearchOptions(Measure(), bisect, 100, 300, no_cap);
+  EXPECT_FALSE(o.confirm_endpoints);
+  EXPECT_DOUBLE_EQ(o.band, 0.05);
+  EXPECT_DOUBLE_EQ(o.confidence, 0.95);
+  EXPECT_DOUBLE_EQ(o.target_probability, 0.99);
+  EXPECT_EQ(o.verify_pairs_max, 1280);
+  // 100 commits: ⌈log2 100⌉ + 8 = 15 builds of 60 pairs a step, both ways, and the
+  // verification's and the endpoints' 1280 each: 2 * 1280 + 2 * 60 * 15.
+  EXPECT_EQ(o.max_pairs, 4360);
+  // An endpoint sitting beyond its share adds what it took beyond it.
+  EXPECT_EQ(MakeSearchOptions(Measure(), bisect, 100, 1500, no_cap).max_pairs, 4360 + 220);
+}
+
+TEST(BisectBudget, SearchOptionsConfigOverrides) {
+  const int no_cap = std::numeric_limits<int>::max();
+  BisectConfig bisect;
+  bisect.pairs_per_step = 20;
+  SearchOptions o = MakeSearchOptions(Measure(), bisect, 100, 300, no_cap);
+  EXPECT_EQ(o.max_pairs_per_step, 20);
+  EXPECT_EQ(o.max_pairs, 2 * 1280 + 2 * 20 * 15);
+  bisect = BisectConfig{};
+  bisect.max_builds = 4;
+  o = MakeSearchOptions(Measure(), bisect, 100, 300, no_cap);
+  EXPECT_EQ(o.max_builds, 4);
+  EXPECT_EQ(o.max_pairs, 2 * 1280 + 2 * 60 * 4);
+  bisect = BisectConfig{};
+  bisect.max_pairs = 500;  // Given: taken as it is, whatever the endpoint sitting took.
+  EXPECT_EQ(MakeSearchOptions(Measure(), bisect, 100, 1500, no_cap).max_pairs, 500);
+  bisect = BisectConfig{};
+  bisect.confirm_max_pairs = 0;  // The search's own verification budget.
+  EXPECT_EQ(MakeSearchOptions(Measure(), bisect, 100, 300, no_cap).verify_pairs_max,
+            SearchOptions{}.verify_pairs_max);
+  bisect.confirm_max_pairs = 1;  // Never below the verification's first look.
+  EXPECT_EQ(MakeSearchOptions(Measure(), bisect, 100, 300, no_cap).verify_pairs_max,
+            SearchOptions{}.verify_pairs_min);
+  bisect = BisectConfig{};
+  bisect.target_probability = 0.9;
+  SittingOptions measure = Measure();
+  measure.band = 0.02;
+  o = MakeSearchOptions(measure, bisect, 100, 300, no_cap);
+  EXPECT_DOUBLE_EQ(o.target_probability, 0.9);
+  EXPECT_DOUBLE_EQ(o.band, 0.02);
+}
+
+TEST(BisectBudget, SearchOptionsWithinTheTotalCap) {
+  BisectConfig bisect;
+  bisect.max_total_pairs = 2000;
+  // The endpoint sitting's 300 pairs are the search's first observation: counted in the
+  // search's budget and in what is left of the cap's (2000 - 300 = 1700).
+  EXPECT_EQ(MakeSearchOptions(Measure(), bisect, 100, 300, 1700).max_pairs, 2000);
+  // Nearly spent: the search has its endpoint observation and what is left.
+  EXPECT_EQ(MakeSearchOptions(Measure(), bisect, 100, 300, 4).max_pairs, 304);
+  bisect.max_total_pairs = 100000;  // A cap above the automatic budget changes nothing.
+  EXPECT_EQ(MakeSearchOptions(Measure(), bisect, 100, 300, 99700).max_pairs, 4360);
+}
+
+}  // namespace
+}  // namespace culprit
