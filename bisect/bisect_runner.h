@@ -14,6 +14,7 @@
 
 #include "base/result.h"
 #include "bisect/bisect_config.h"
+#include "bisect/bisect_report.h"
 #include "bisect/bisect_state.h"
 #include "bisect/search.h"
 #include "engine/file_lock.h"
@@ -65,28 +66,6 @@ class BisectReporter {
   virtual SittingProgress* StartSitting(const std::string& label) { return nullptr; }
 };
 
-/// A merge the bisect landed on, and the branch it brought in: the commits reachable from
-/// the merge's second parent `bad` and not from its first, on their own first-parent chain
-/// from `good` (the commit the branch forked from). A merge is never named the culprit; the
-/// branch is what is searched next.
-struct MergeDescent {
-  std::string merge;
-  std::string good, bad;
-  int brought_in = 0;  ///< Commits the merge brought in (every parent, the merge excluded).
-};
-
-/// What a finished bisect found.
-struct BisectReport {
-  SearchOutcome outcome;
-  BisectState state;
-  std::string text;  ///< The final report, for stdout.
-  std::filesystem::path record_path;
-  bool found = false;  ///< A culprit (or range) was named and verified.
-  /// The earliest change the way the range moved is a merge: found is false, and this says
-  /// which branch to search for the commit inside it.
-  std::optional<MergeDescent> descend;
-};
-
 /// What a bisect works on: the engine's history, its builds and runs of two
 /// builds. The command line passes the real ones (the git repository, the build
 /// cache, the query's processes); the simulator and the tests script all three.
@@ -126,9 +105,5 @@ class BisectRunner {
   const HostProbe* host_;
   BisectReporter& reporter_;
 };
-
-/// `culprit bisect status` and `log` as text.
-std::string FormatBisectStatus(const BisectState& state);
-std::string FormatBisectLog(const BisectState& state);
 
 }  // namespace culprit

@@ -1,0 +1,676 @@
+#include "bisect/bisect_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <nlohmann/json.hpp>
+
+#include "base/metric_direction.h"
+#include "base/strings.h"
+#include "base/timestamp.h"
+#include "bisect/bisect_budget.h"
+#include "bisect/range_split.h"
+#include "probes/summary.h"
+
+namespace culprit {
+namespace {
+
+int CeilLog2(int n) {
+  int bits = 0;
+  while ((1 << bits) < n) ++bits;
+  return bits;
+}
+
+std::string Short(const std::string& id) { return id.substr(0, 10); }
+
+// A build error's first line says which step failed and how; its last lines
+// are the tail of the compiler's output (often a caret line).
+std::string FirstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+// What every search and check of the range spent, and the commits they could not build.
+struct RangeSpending {
+  int builds = 0, pairs = 0;
+  std::vector<int> unbuildable;  ///< Range indexes.
+};
+
+RangeSpending SpendingOf(const BisectSearch& main, const std::vector<BisectSegment>& segments) {
+  RangeSpending r;
+  for (size_t k = 0; k < segments.size(); ++k) {
+    const BisectSegment& g = segments[k];
+    std::optional<BisectSearch> sub;
+    if (k == 0) {
+      sub = main;
+    } else if (!g.search_json.empty()) {
+      if (Result<BisectSearch> restored = BisectSearch::FromJson(g.search_json)) sub = *restored;
+    }
+    if (!sub) {
+      r.pairs += g.pairs;  // a check that started no search
+      continue;
+    }
+    r.builds += sub->builds_used();
+    r.pairs += sub->pairs_used();
+    for (int j : sub->unbuildable()) r.unbuildable.push_back(g.lo + j);
+  }
+  return r;
+}
+
+const char* CheckMeaning(const BisectSegment& s) {
+  if (s.check == SegmentCheck::kTie) return "a tie";
+  if (s.check == SegmentCheck::kSame) return "moves the way the range does";
+  if (s.check == SegmentCheck::kOpposite) return "moves the other way";
+  return "neither a tie nor a move beyond the band (undecided)";
+}
+
+// Whether a sitting measured the segment's check: one the pair cap left unmeasured has an
+// undecided check, a reason, and no figures to print.
+bool CheckMeasured(const BisectSegment& s) { return !s.check_record.empty(); }
+
+// "1a2b3c4d5e..9f8e7d6c5b": commits[lo]..commits[hi].
+std::string Span(const std::vector<std::string>& commits, int lo, int hi) {
+  return fmt::format("{}..{}", Short(commits[lo]), Short(commits[hi]));
+}
+
+// The single-culprit fields of the report (what `judge` and older readers use): the
+// earliest verified change, in the range's direction (a speed-up's sign flipped back).
+SearchOutcome EarliestChangeOutcome(const BisectSegment& earliest, bool speedup) {
+  SearchOutcome o;
+  o.kind = earliest.outcome == SegmentOutcome::kRange ? SearchOutcome::Kind::kRange
+                                                      : SearchOutcome::Kind::kCulprit;
+  o.first = earliest.first;
+  o.last = earliest.change;
+  o.probability = earliest.probability;
+  o.verified = true;
+  const double sign = speedup ? -1 : 1;
+  o.log_ratio = sign * earliest.log_ratio;
+  o.log_ratio_low = speedup ? -earliest.log_high : earliest.log_low;
+  o.log_ratio_high = speedup ? -earliest.log_low : earliest.log_high;
+  o.verification_pairs = earliest.verification_pairs;
+  o.interval_confidence = earliest.verify_confidence;
+  o.reason = earliest.reason;
+  return o;
+}
+
+nlohmann::json ChangeJson(const BisectSegment& c, const std::vector<std::string>& commits) {
+  return {{"commit", commits[c.change]},
+          // "range": the way the endpoints moved; "other": the other way (an improvement
+          // before a regression, or a regression partly undone).
+          {"direction", c.check == SegmentCheck::kOpposite ? "other" : "range"},
+          {"first_commit", commits[c.first]},
+          {"parent_commit", commits[c.first - 1]},
+          {"ratio", std::exp(c.log_ratio)},
+          {"low", std::exp(c.log_low)},
+          {"high", std::exp(c.log_high)},
+          {"confidence", c.verify_confidence},
+          {"pairs", c.verification_pairs},
+          {"probability", c.probability}};
+}
+
+nlohmann::json SegmentJson(const BisectSegment& s, const std::vector<std::string>& commits) {
+  return {{"good_commit", commits[s.lo]},
+          {"bad_commit", commits[s.hi]},
+          {"lo", s.lo},
+          {"hi", s.hi},
+          {"check", SegmentCheckName(s.check)},
+          {"ratio", s.ratio},
+          {"low", s.low},
+          {"high", s.high},
+          {"confidence", s.confidence},
+          {"pairs", s.pairs},
+          {"check_record", s.check_record},
+          {"outcome", SegmentOutcomeName(s.outcome)},
+          {"reason", s.reason}};
+}
+
+nlohmann::json DecompositionJson(const Decomposition& d) {
+  return {{"total", {d.total.log_ratio, d.total.low, d.total.high}},
+          {"remainder", {d.remainder.log_ratio, d.remainder.low, d.remainder.high}},
+          {"remainder_class", d.remainder_class == RemainderClass::kTie      ? "tie"
+                              : d.remainder_class == RemainderClass::kBeyond ? "beyond"
+                                                                             : "undecided"}};
+}
+
+// The line that withholds "first bad commit" from the earliest change: what is known of the
+// commits before it (checked, and how; or not checked).
+std::string NotShownFirstLine(const std::vector<BisectSegment>& segments,
+                              const BisectSegment& earliest,
+                              const std::vector<std::string>& commits) {
+  std::string before = fmt::format("{} was not checked", Span(commits, 0, earliest.first - 1));
+  for (const BisectSegment& s : segments) {
+    if (s.lo != 0 || s.hi != earliest.first - 1) continue;
+    if (!CheckMeasured(s) && !s.reason.empty()) before += " (" + s.reason + ")";
+    if (CheckMeasured(s)) {
+      before = fmt::format("{} against {} {} ({} at {} confidence, {} pairs)", Short(commits[s.hi]),
+                           Short(commits[0]), CheckMeaning(s),
+                           fmt::format("{:.3f} [{:.3f}, {:.3f}]", s.ratio, s.low, s.high),
+                           FormatProbability(s.confidence), s.pairs);
+    }
+  }
+  return fmt::format(
+      "NOT SHOWN TO BE THE FIRST BAD COMMIT: {}: {}; a change before it is not ruled out\n",
+      Short(commits[earliest.change]), before);
+}
+
+// Why an unplaced segment holds a move no change was named for.
+std::string UnplacedReason(const BisectSegment& s) {
+  if (!CheckMeasured(s)) return "not checked: " + s.reason;
+  const bool moves = s.check == SegmentCheck::kSame || s.check == SegmentCheck::kOpposite;
+  if (moves && s.outcome == SegmentOutcome::kUnsearched) return s.reason;
+  if (moves) return "its search verified no change: " + s.reason;
+  if (!s.reason.empty()) return "its check could not tell a tie from a change: " + s.reason;
+  return "its check could not tell a tie from a change";
+}
+
+// The facts the runner fetched of commit `id`, or none.
+const CommitFacts& FactsOf(const SearchedFacts& in, const std::string& id) {
+  static const CommitFacts kNone;
+  auto it = in.commits.find(id);
+  return it == in.commits.end() ? kNone : it->second;
+}
+
+// The branch a verified change brought in, when it is a merge: a range is never one.
+std::optional<MergeDescent> MergeOf(const BisectSegment& change, const CommitFacts& facts) {
+  return change.outcome == SegmentOutcome::kChange ? facts.merge : std::nullopt;
+}
+
+// A verified change's ratio across it, as measured.
+Estimate ChangeEstimate(const BisectSegment& change) {
+  Estimate e;
+  e.ratio = std::exp(change.log_ratio);
+  e.low = std::exp(change.log_low);
+  e.high = std::exp(change.log_high);
+  e.pairs = change.verification_pairs;
+  e.confidence = change.verify_confidence;
+  return e;
+}
+
+// What the earliest change sets in the final record: the culprit's fields, or a merge's.
+void FirstChangeFields(const BisectSegment& change, const std::vector<std::string>& commits,
+                       const CommitFacts& facts, Record& record) {
+  const std::string& id = commits[change.change];
+  record.estimate = ChangeEstimate(change);
+  if (const std::optional<MergeDescent> merge = MergeOf(change, facts)) {
+    // Not a culprit: `investigate` and `judge` read culprit_commit, and a merge is not one.
+    record.details["merge_commit"] = id;
+    record.details["merge_branch_good"] = merge->good;
+    record.details["merge_branch_bad"] = merge->bad;
+    record.details["merge_brought_in"] = std::to_string(merge->brought_in);
+    if (facts.info) record.details["merge_subject"] = facts.info->subject;
+    return;
+  }
+  record.details["culprit_commit"] = id;
+  record.details["first_commit"] = commits[change.first];
+  if (facts.info) record.details["culprit_subject"] = facts.info->subject;
+  if (facts.changed_files) record.details["changed_files"] = Join(*facts.changed_files, ",");
+  Arm parent_arm;
+  parent_arm.name = "parent";
+  parent_arm.commit = commits[change.first - 1];
+  Arm culprit;
+  culprit.name = "culprit";
+  culprit.commit = id;
+  record.arms = {parent_arm, culprit};
+}
+
+// "CULPRIT <id>"/"CHANGE <id>"/"MERGE <id>" and what follows: one verified change. The
+// earliest (`first`) also sets the record's culprit (FirstChangeFields).
+std::string ChangeText(const BisectSegment& change, const std::string& head,
+                       const SearchedFacts& in, Record& record, bool first) {
+  const std::vector<std::string>& commits = in.state->commits;
+  const std::string& id = commits[change.change];
+  const CommitFacts& facts = FactsOf(in, id);
+  const int parent = change.first - 1;
+  std::string text;
+  if (change.outcome == SegmentOutcome::kRange) {
+    text += fmt::format("{} RANGE {}..{} (the commits before {} could not be built)", head,
+                        Short(commits[change.first]), Short(id), Short(id));
+    if (head == "CHANGE") text += fmt::format("\nCHANGE {}", id);
+  } else {
+    text += fmt::format("{} {}", head, id);
+  }
+  if (facts.info) {
+    text += fmt::format("  {}\n  author   {} <{}>, {}\n", facts.info->subject, facts.info->author,
+                        facts.info->author_email,
+                        FormatIsoUtc(std::chrono::system_clock::time_point(
+                            std::chrono::seconds(facts.info->time))));
+  } else {
+    text += "\n";
+  }
+  if (!in.state->descended_from.empty()) {
+    text += fmt::format("  brought in by merge {}\n", Short(in.state->descended_from));
+  }
+  if (facts.changed_files) text += "  changed  " + ChangedFilesText(*facts.changed_files) + "\n";
+  // The verification is a sequential test: its interval is at the confidence of the look
+  // it stopped at, not at the test's overall 95%.
+  const Estimate e = ChangeEstimate(change);
+  const std::optional<MergeDescent> merge = MergeOf(change, facts);
+  // The search runs on the first-parent chain: the commit before it in the range is its
+  // first parent, which is what it was verified against (checked, not assumed, for a merge).
+  text += fmt::format(
+      "  ratio across it {} at {} confidence ({} fresh pairs against its {}parent {}): {}\n",
+      FormatRatio(e), FormatProbability(e.confidence), e.pairs, merge ? "first " : "",
+      Short(commits[parent]),
+      change.check == SegmentCheck::kOpposite ? "EFFECT the other way from the range, verified"
+                                              : "EFFECT, verified");
+  if (merge) {
+    text += fmt::format(
+        "  a merge: it brought in {} commit(s) from {}; a merge is not named as the culprit: "
+        "the commit inside it is searched on the branch {}..{}\n",
+        merge->brought_in, Short(merge->bad), Short(merge->good), Short(merge->bad));
+  }
+  text += fmt::format("  probability {} (one change in {}..{})\n",
+                      FormatProbability(change.probability), Short(commits[change.lo]),
+                      Short(commits[change.hi]));
+  if (first) FirstChangeFields(change, commits, facts, record);
+  return text;
+}
+
+// Every verified change's lines, and what the decomposition and the record name them by.
+struct ChangeList {
+  std::string text;
+  std::vector<std::string> names, ids;
+  nlohmann::json json = nlohmann::json::array();
+};
+
+ChangeList ListChanges(const SearchedFacts& in, const std::vector<int>& changes, int earliest_k,
+                       Record& record) {
+  const std::vector<BisectSegment>& segments = in.state->segments;
+  const std::vector<std::string>& commits = in.state->commits;
+  const bool first_is_first = FirstChangeIsFirst(segments);
+  const bool single = changes.size() == 1;
+  ChangeList list;
+  for (int k : changes) {
+    const BisectSegment& c = segments[k];
+    // CULPRIT (the first bad commit) only when nothing before it moves, checked; a merge is
+    // never either: the move came in with one of the commits it brought.
+    const bool merge = MergeOf(c, FactsOf(in, commits[c.change])).has_value();
+    const std::string head = merge ? "MERGE" : single && first_is_first ? "CULPRIT" : "CHANGE";
+    list.text += ChangeText(c, head, in, record, k == earliest_k);
+    list.names.push_back("commit " + Short(commits[c.change]));
+    list.ids.push_back(commits[c.change]);
+    list.json.push_back(ChangeJson(c, commits));
+  }
+  return list;
+}
+
+// What follows the changes about the earliest: the merge searched next, the culprit among
+// several changes, or why it is not shown to be the first bad commit.
+std::string EarliestLines(const SearchedFacts& in, const std::vector<int>& changes,
+                          const BisectSegment& earliest, const std::optional<MergeDescent>& merge) {
+  const std::vector<BisectSegment>& segments = in.state->segments;
+  const std::vector<std::string>& commits = in.state->commits;
+  const bool first_is_first = FirstChangeIsFirst(segments);
+  if (merge) {
+    return fmt::format(
+        "MERGE {}  the earliest change the way the range moved is a merge; the {} commit(s) it "
+        "brought in are searched next, on the branch's first-parent chain: culprit bisect run "
+        "--good {} --bad {} -q {}\n",
+        commits[earliest.change], merge->brought_in, Short(merge->good), Short(merge->bad),
+        in.query->name);
+  }
+  if (!first_is_first) return NotShownFirstLine(segments, earliest, commits);
+  if (changes.size() == 1) return "";
+  const int parent = earliest.first - 1;
+  const bool other_way_before = std::any_of(changes.begin(), changes.end(), [&](int k) {
+    return segments[k].check == SegmentCheck::kOpposite && segments[k].change <= parent;
+  });
+  const std::string before = parent == 0 ? std::string("nothing precedes it")
+                             : other_way_before
+                                 ? fmt::format(
+                                       "every commit of {} is in a part measured a tie or is "
+                                       "a verified change the other way",
+                                       Span(commits, 0, parent))
+                                 : Span(commits, 0, parent) + " measured a tie";
+  return fmt::format(
+      "CULPRIT {}  the first change the way the range moved ({} changes in all): "
+      "{}\n",
+      commits[earliest.change], changes.size(), before);
+}
+
+// The parts checked (or not) beyond the whole range, and the moves no change was placed for
+// (noted in `record` too); `json` gets every segment.
+std::string SegmentLines(const std::vector<BisectSegment>& segments,
+                         const std::vector<std::string>& commits, Record& record,
+                         nlohmann::json& json) {
+  std::string text;
+  for (size_t k = 0; k < segments.size(); ++k) {
+    const BisectSegment& s = segments[k];
+    json.push_back(SegmentJson(s, commits));
+    if (k == 0) continue;
+    if (!CheckMeasured(s)) {
+      text += fmt::format("  not checked {} ({} commits): {}\n", Span(commits, s.lo, s.hi),
+                          s.hi - s.lo, s.reason);
+      continue;
+    }
+    text += fmt::format(
+        "  checked {} ({} commits): {} {:.3f} [{:.3f}, {:.3f}] at {} confidence, "
+        "{} pairs\n",
+        Span(commits, s.lo, s.hi), s.hi - s.lo, CheckMeaning(s), s.ratio, s.low, s.high,
+        FormatProbability(s.confidence), s.pairs);
+  }
+  for (int k : UnplacedSegments(segments)) {
+    const BisectSegment& s = segments[k];
+    const std::string figures =
+        CheckMeasured(s) ? fmt::format(" ×{:.3f} [{:.3f}, {:.3f}]", s.ratio, s.low, s.high) : "";
+    const std::string line =
+        fmt::format("UNPLACED: {}{} (commits after {} up to {}): {}", Span(commits, s.lo, s.hi),
+                    figures, Short(commits[s.lo]), Short(commits[s.hi]), UnplacedReason(s));
+    text += line + "\n";
+    record.notes.push_back(line);
+  }
+  return text;
+}
+
+// The report of a bisect that verified at least one change.
+std::string ChangesText(const SearchedFacts& in, Record& record, BisectReport& report,
+                        nlohmann::json& payload) {
+  const std::vector<BisectSegment>& segments = in.state->segments;
+  const std::vector<std::string>& commits = in.state->commits;
+  const std::vector<int> changes = VerifiedChanges(segments);
+  const bool first_is_first = FirstChangeIsFirst(segments);
+  const bool single = changes.size() == 1;
+  // The culprit candidate is the earliest change the way the range moved; one the other
+  // way (an improvement before a regression) is reported, never called bad. A search only
+  // starts inside a verified change's segment, and the first is the range's, so one exists.
+  const int earliest_k = EarliestChange(segments) >= 0 ? EarliestChange(segments) : changes.front();
+  const BisectSegment& earliest = segments[earliest_k];
+  report.outcome = EarliestChangeOutcome(earliest, in.state->speedup);
+
+  const ChangeList list = ListChanges(in, changes, earliest_k, record);
+  const std::optional<MergeDescent> merge =
+      MergeOf(earliest, FactsOf(in, commits[earliest.change]));
+  if (merge) {
+    report.found = false;
+    report.descend = merge;
+  }
+  std::string text = list.text + EarliestLines(in, changes, earliest, merge);
+  Decomposition d = DecomposeMove(segments, list.names, in.band);
+  const std::string decomposition = FormatDecomposition(d);
+  text += decomposition + "\n";
+  nlohmann::json segments_json = nlohmann::json::array();
+  text += SegmentLines(segments, commits, record, segments_json);
+
+  record.details["changes"] = Join(list.ids, ",");
+  record.details["culprit_is_first"] = merge ? "merge" : first_is_first ? "yes" : "no";
+  record.details["decomposition"] = decomposition;
+  record.verdict_detail = single && first_is_first ? earliest.reason
+                                                   : fmt::format("{} verified change(s); {}",
+                                                                 changes.size(), decomposition);
+  payload["changes"] = list.json;
+  payload["segments"] = segments_json;
+  payload["decomposition"] = DecompositionJson(d);
+  record.verdict = Verdict::kEffect;
+  return text;
+}
+
+}  // namespace
+
+std::string StepRatioText(const BisectStepLog& s) {
+  if (s.has_interval) return fmt::format("{:.3f} [{:.3f}, {:.3f}]", s.ratio, s.low, s.high);
+  return fmt::format("{:.3f} (median, {} pairs: no interval)", s.ratio, s.pairs);
+}
+
+std::string ChangedFilesText(const std::vector<std::string>& files) {
+  if (files.size() <= kChangedFilesListed) return Join(files, ", ");
+  std::vector<std::string> head(files.begin(), files.begin() + kChangedFilesListed);
+  return fmt::format("{} … and {} more", Join(head, ", "), files.size() - kChangedFilesListed);
+}
+
+std::string ConfirmationMismatch(const Record& record, const std::string& good,
+                                 const std::string& bad, const std::string& query, double band) {
+  if (record.kind != RecordKind::kCompare && record.kind != RecordKind::kBisectStep) {
+    return fmt::format("it is a {} record, not a comparison", RecordKindName(record.kind));
+  }
+  if (record.arms.size() != 2) return "it is not a sitting of two arms";
+  if (record.arms[0].commit != good || record.arms[1].commit != bad) {
+    return fmt::format("it measured {} against {}, not the bisect's endpoints",
+                       Short(record.arms[1].commit), Short(record.arms[0].commit));
+  }
+  if (!record.arms[0].env.empty() || !record.arms[1].env.empty() || !record.arms[0].unset.empty() ||
+      !record.arms[1].unset.empty()) {
+    return "its arms ran with overrides";
+  }
+  if (record.query != query) return fmt::format("it measured query '{}'", record.query);
+  if (std::abs(record.band - band) > 1e-12) {
+    return fmt::format("its band is ±{:.1f}%, the bisect's ±{:.1f}%", record.band * 100,
+                       band * 100);
+  }
+  if (record.interrupted) return "it was interrupted";
+  if (record.verdict != Verdict::kEffect) {
+    return fmt::format("its verdict is {}, not EFFECT",
+                       record.verdict ? VerdictName(*record.verdict) : "none");
+  }
+  if (!record.estimate) return "it has no estimate";
+  return "";
+}
+
+std::string SearchStepLine(const BisectStepLog& s, int n, const BisectSearch& search) {
+  // Commits left: the fewest that hold the target probability together.
+  std::vector<double> posterior = search.Posterior();
+  std::sort(posterior.begin(), posterior.end(), std::greater<>());
+  int left = 0;
+  for (double mass = 0;
+       left < static_cast<int>(posterior.size()) && mass < search.options().target_probability;
+       ++left) {
+    mass += posterior[left];
+  }
+  return fmt::format(
+      "step {:>2} {:<7} {} (#{} of {})  {:>3} pairs  ratio {}  "
+      "P(first bad ≤ it) {:.3f}  {} left (roughly {} build{} more), best {} p={:.3f}  builds {} "
+      "(⌈log2 N⌉={}) pairs {}{}",
+      s.step, BisectStepKindName(s.kind), Short(s.commit), s.index, n, s.pairs, StepRatioText(s),
+      // Like git's "roughly k steps": halving what is left, one build at a time.
+      s.mass_at_or_before, left, CeilLog2(left), CeilLog2(left) == 1 ? "" : "s",
+      Short(s.best_commit), s.best_probability, search.builds_used(), CeilLog2(n),
+      search.pairs_used(), s.note.empty() ? "" : "  " + s.note);
+}
+
+std::string CheckStepLine(const BisectStepLog& log, const BisectSegment& segment,
+                          const std::vector<std::string>& commits,
+                          const std::optional<Verdict>& verdict) {
+  // A step line, like the search's: what changes from run to run comes after the commit.
+  return fmt::format(
+      "step {:>2} check   {} (#{} of {})  {:>3} pairs  ratio {:.3f} [{:.3f}, {:.3f}] against "
+      "{} (#{}): {} ({})",
+      log.step, Short(log.commit), segment.hi, commits.size() - 1, log.pairs, log.ratio, log.low,
+      log.high, Short(commits[segment.lo]), segment.lo, verdict ? VerdictName(*verdict) : "-",
+      SegmentCheckName(segment.check));
+}
+
+std::string SkippedStepLine(const BisectStepLog& step, const std::string& reason) {
+  return fmt::format("step {:>2} {} is unbuildable or unmeasurable: skipped ({})", step.step,
+                     Short(step.commit), FirstLine(reason));
+}
+
+void DescribeStepRecord(const BisectStepLog& log, const std::string& baseline,
+                        std::optional<double> median_ratio, size_t pairs, Record& record) {
+  record.notes.push_back(
+      "one step of a bisect: evidence for the search, not a controlled test; the search, not "
+      "this record's own interval, decides; the interval is a plain 95% one over this step's "
+      "pairs");
+  record.details["evidence"] = "bisect search";
+  record.details["alpha_spending"] = "none: a plain interval, not a sequential test";
+  record.details["posterior_at_or_before"] = fmt::format("{:.6f}", log.mass_at_or_before);
+  record.details["best_commit"] = log.best_commit;
+  record.details["best_probability"] = fmt::format("{:.6f}", log.best_probability);
+  record.details["pairs"] = std::to_string(pairs);
+  if (record.verdict) return;
+  std::string ratio;
+  if (record.estimate) {
+    ratio = fmt::format(" ratio {} over {} pairs", FormatRatio(*record.estimate),
+                        record.estimate->pairs);
+  } else if (median_ratio) {
+    ratio = fmt::format(" ratio {:.3f} (median of {} pairs: too few for a 95% interval)",
+                        *median_ratio, pairs);
+  }
+  record.verdict_detail = fmt::format(
+      "evidence for the search: {} vs {}{}; after it P(first bad ≤ {}) = {:.3f}, best guess "
+      "{} (p = {:.3f})",
+      Short(log.commit), Short(baseline), ratio, Short(log.commit), log.mass_at_or_before,
+      Short(log.best_commit), log.best_probability);
+}
+
+Record BisectResultRecord(const BisectState& state, const QueryConfig& query, double band,
+                          const std::string& config_digest) {
+  const int n = static_cast<int>(state.commits.size()) - 1;
+  Record record;
+  record.kind = RecordKind::kBisect;
+  record.query = query.name;
+  record.unit = query.unit;
+  record.band = band;
+  record.config_digest = config_digest;
+  record.culprit_version = CULPRIT_VERSION;
+  record.links = state.records;
+  record.details["bisect_run"] = state.run_id;
+  record.details["good_commit"] = state.commits[0];
+  record.details["bad_commit"] = state.commits[n];
+  record.details["range_commits"] = std::to_string(n);
+  record.details["log2_minimum_builds"] = std::to_string(CeilLog2(n));
+  return record;
+}
+
+std::string UnconfirmedEnding(const BisectState& state, const UnconfirmedMove& move,
+                              const std::string& confirm_summary, Record& record,
+                              BisectReport& report) {
+  const BisectStepLog& confirm = state.log.back();
+  // NOT REPRODUCIBLE only when the confirmation showed the endpoints the same; an
+  // INCONCLUSIVE confirmation is not a proof of no move, and says what it could see.
+  const bool tie = move.verdict == Verdict::kNull;
+  report.outcome.kind =
+      tie ? SearchOutcome::Kind::kNotReproducible : SearchOutcome::Kind::kInconclusive;
+  record.verdict = tie ? Verdict::kNull : Verdict::kInconclusive;
+  const std::string line = DescribeUnconfirmedMove(move);
+  record.verdict_detail = line.substr(line.find(": ") + 2);
+  report.outcome.reason = record.verdict_detail;
+  Estimate e;
+  e.ratio = confirm.ratio;
+  e.low = confirm.low;
+  e.high = confirm.high;
+  e.pairs = confirm.pairs;
+  e.confidence = move.confidence;
+  record.estimate = e;
+  std::string text = line + "\n" + confirm_summary;
+  if (!state.descended_from.empty() && tie) {
+    // The merge moved the number against its first parent, yet the branch it brought in does
+    // not move on its own: the move needs both sides.
+    text += fmt::format(
+        "The branch merge {} brought in does not move on its own: the move appears only once it "
+        "is merged (the branch and the line it was merged into together). The merge is where "
+        "it happens; no commit inside the branch is to blame alone.\n",
+        Short(state.descended_from));
+  }
+  if (!state.descended_from.empty() && tie) {
+    text += "The confirmation is archived as a record.\n";
+  } else {
+    text += tie ? "Either the host drifted since the number was taken, or the move was never "
+                  "what it was said to be. The confirmation is archived as a record.\n"
+                : "Nothing is concluded either way. The confirmation is archived as a record.\n";
+  }
+  return text;
+}
+
+Result<std::string> SearchedEnding(const SearchedFacts& in, Record& record, BisectReport& report) {
+  const BisectState& state = *in.state;
+  const int n = static_cast<int>(state.commits.size()) - 1;
+  // The whole range's search: its posterior is what the report plots.
+  Result<BisectSearch> main = BisectSearch::FromJson(state.search_json);
+  if (!main) return main.error();
+  const SearchOutcome whole = main->Result();
+  const RangeSpending spent = SpendingOf(*main, state.segments);
+  record.details["builds_used"] = std::to_string(spent.builds);
+  record.details["pairs_used"] = std::to_string(spent.pairs);
+  record.details["probability"] = fmt::format("{:.4f}", whole.probability);
+  std::vector<std::string> credible;
+  for (int j : whole.credible_set) credible.push_back(Short(state.commits[j]));
+  record.details["credible_set"] = Join(credible, ",");
+  for (int j : spent.unbuildable) {
+    record.notes.push_back("unbuildable or unmeasurable: " + state.commits[j]);
+  }
+  // What the report plots by commit index (docs/reports.md): the range, the
+  // final posterior over "first bad commit is j" and the unbuildable indexes.
+  nlohmann::json payload = {{"commits", state.commits},
+                            {"posterior", main->Posterior()},
+                            {"unbuildable", main->unbuildable()}};
+  std::string builds_line = fmt::format("builds {} (⌈log2 {}⌉ = {}), pairs {}", spent.builds, n,
+                                        CeilLog2(n), spent.pairs);
+  if (in.max_total_pairs > 0) {
+    builds_line += fmt::format(" (measured {} of [bisect] max_total_pairs = {})",
+                               PairsMeasured(state.log), in.max_total_pairs);
+  }
+  std::string text;
+  report.found = !VerifiedChanges(state.segments).empty();
+  if (!report.found) {
+    report.outcome = whole;
+    if (whole.verification_pairs > 0) {
+      double sign = state.speedup ? -1 : 1;
+      Estimate e;
+      e.ratio = std::exp(sign * whole.log_ratio);
+      e.low = std::exp(state.speedup ? -whole.log_ratio_high : whole.log_ratio_low);
+      e.high = std::exp(state.speedup ? -whole.log_ratio_low : whole.log_ratio_high);
+      e.pairs = whole.verification_pairs;
+      e.confidence = whole.interval_confidence;
+      record.estimate = e;
+    }
+    record.verdict = Verdict::kInconclusive;
+    record.verdict_detail = whole.reason;
+    text += fmt::format("INCONCLUSIVE: {}\n  credible set ({:.0f}%): {}\n  {}\n", whole.reason,
+                        in.target_probability * 100, Join(credible, " "), builds_line);
+  } else {
+    text += ChangesText(in, record, report, payload);
+    text += "  " + builds_line + "\n";
+  }
+  record.details_json = payload.dump();
+  // `speedup` is "the bad end's metric is lower": a speed-up for a time, a regression for a
+  // throughput. Said the metric's way up.
+  const DirectionWords words = WordsFor(in.query->better, in.query->unit);
+  if (state.speedup == RatioAboveOneIsWorse(in.query->better)) {
+    // The searched move is the better way: said, so that it is not read as a regression.
+    text +=
+        fmt::format("  (the bad end is {}: this bisect searched for the change that made it {})\n",
+                    words.better, words.better);
+  }
+  if (!in.query->better_note.empty()) text += "  note: " + in.query->better_note + "\n";
+  return text;
+}
+
+std::string DriftEnding(const std::vector<BisectStepLog>& log, Record& record) {
+  const int worst = StepWithLargestDrift(log);
+  if (worst < 0) return "";
+  const std::string drift = DescribeDrift(log[worst]);
+  record.notes.push_back(drift);
+  record.details["largest_step_drift"] = fmt::format("{:+.4f}", log[worst].drift);
+  return drift + "\n";
+}
+
+std::string FormatBisectStatus(const BisectState& s) {
+  std::string out = fmt::format("bisect {}..{} on {}: {}\n", s.good_rev, s.bad_rev, s.query,
+                                BisectStatusName(s.status));
+  out += fmt::format("  {} commits, {} steps, started {}, updated {}\n", s.commits.size() - 1,
+                     s.log.size(), s.started, s.updated);
+  if (!s.log.empty()) {
+    const BisectStepLog& last = s.log.back();
+    if (!last.best_commit.empty()) {
+      out += fmt::format("  best guess {} (p={:.3f})\n", Short(last.best_commit),
+                         last.best_probability);
+    }
+  }
+  if (!s.result_record.empty()) out += "  result record " + s.result_record + "\n";
+  return out;
+}
+
+std::string FormatBisectLog(const BisectState& s) {
+  std::string out =
+      fmt::format("{:>4}  {:<8} {:<10} {:>5} {:>6}  {:<24} {:>8}  {}\n", "step", "kind", "commit",
+                  "index", "pairs", "ratio [interval]", "P(≤ it)", "record / note");
+  for (const BisectStepLog& l : s.log) {
+    std::string ratio = l.pairs > 0 ? StepRatioText(l) : "-";
+    out += fmt::format("{:>4}  {:<8} {:<10} {:>5} {:>6}  {:<24} {:>8.3f}  {}\n", l.step,
+                       BisectStepKindName(l.kind), Short(l.commit), l.index, l.pairs, ratio,
+                       l.mass_at_or_before,
+                       l.note.empty() ? l.record_id : l.note + "  " + l.record_id);
+  }
+  return out;
+}
+
+}  // namespace culprit

@@ -1,0 +1,129 @@
+#pragma once
+
+// What a bisect says, as pure functions of its state and of commit facts the runner fetched
+// beforehand: the step lines, the archived records' descriptions, the final report's text
+// and record, `bisect status` and `bisect log`. No I/O and no history call while formatting:
+// what the text says of a commit (subject, author, changed files, a merge's branch) is
+// fetched first and passed in, so that every text here is tested on hand-built states.
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "bisect/bisect_state.h"
+#include "bisect/claims.h"
+#include "bisect/search.h"
+#include "engine/engine_config.h"
+#include "engine/history.h"
+#include "probes/measure_commands.h"
+#include "records/record.h"
+
+namespace culprit {
+
+/// A merge the bisect landed on, and the branch it brought in: the commits reachable from
+/// the merge's second parent `bad` and not from its first, on their own first-parent chain
+/// from `good` (the commit the branch forked from). A merge is never named the culprit; the
+/// branch is what is searched next.
+struct MergeDescent {
+  std::string merge;
+  std::string good, bad;
+  int brought_in = 0;  ///< Commits the merge brought in (every parent, the merge excluded).
+};
+
+/// What a finished bisect found.
+struct BisectReport {
+  SearchOutcome outcome;
+  BisectState state;
+  std::string text;  ///< The final report, for stdout.
+  std::filesystem::path record_path;
+  bool found = false;  ///< A culprit (or range) was named and verified.
+  /// The earliest change the way the range moved is a merge: found is false, and this says
+  /// which branch to search for the commit inside it.
+  std::optional<MergeDescent> descend;
+};
+
+/// What the report says of a verified change's commit, fetched from the history beforehand.
+/// A fact the history could not give is left out of the text, never guessed.
+struct CommitFacts {
+  std::optional<CommitInfo> info;  ///< Subject, author, time.
+  std::optional<std::vector<std::string>> changed_files;
+  /// Set when the commit is a merge that brought commits in (asked only of a change, not of a
+  /// range): the branch to search next.
+  std::optional<MergeDescent> merge;
+};
+
+/// What the final report of a bisect that searched is written from.
+struct SearchedFacts {
+  const BisectState* state = nullptr;
+  const QueryConfig* query = nullptr;
+  double band = 0.05;                ///< The sittings' band: the decomposition's.
+  double target_probability = 0.99;  ///< The active search's: the credible set's.
+  int max_total_pairs = 0;           ///< [bisect]'s, said beside the pairs measured when set.
+  /// By full commit id: the facts of every verified change's commit.
+  std::map<std::string, CommitFacts> commits;
+};
+
+/// A step's ratio with its 95% interval, or, for a step too short for one, with its pairs.
+std::string StepRatioText(const BisectStepLog& step);
+
+/// `files` joined by ", ", the first kChangedFilesListed listed and the rest counted.
+inline constexpr size_t kChangedFilesListed = 20;
+std::string ChangedFilesText(const std::vector<std::string>& files);
+
+/// Why `record` cannot stand for the bisect's confirmation of `good`..`bad` on `query` with
+/// `band`, or "" when it can: a whole paired sitting of exactly these two commits, this
+/// query and band, without overrides, that found the move (EFFECT).
+std::string ConfirmationMismatch(const Record& record, const std::string& good,
+                                 const std::string& bad, const std::string& query, double band);
+
+/// The progress line of a search step just archived: `step` in a range of `n` commits, with
+/// what `search` (after the step) leaves and has spent.
+std::string SearchStepLine(const BisectStepLog& step, int n, const BisectSearch& search);
+
+/// The progress line of a check of `segment` (its step `step`, the sitting's `verdict`).
+std::string CheckStepLine(const BisectStepLog& step, const BisectSegment& segment,
+                          const std::vector<std::string>& commits,
+                          const std::optional<Verdict>& verdict);
+
+/// The progress line of a commit the search skips: it could not be built or measured, for
+/// `reason` (its first line is said).
+std::string SkippedStepLine(const BisectStepLog& step, const std::string& reason);
+
+/// A search step's record described as evidence, not a verdict: its notes and details, and,
+/// when it has no verdict, what it showed (`median_ratio` is its pairs' median ratio when it
+/// has pairs; `baseline` the full id it was measured against).
+void DescribeStepRecord(const BisectStepLog& step, const std::string& baseline,
+                        std::optional<double> median_ratio, size_t pairs, Record& record);
+
+/// The final record's fields every ending shares: the range, the query, the band, the steps'
+/// records. The host's identity and snapshots are the caller's.
+Record BisectResultRecord(const BisectState& state, const QueryConfig& query, double band,
+                          const std::string& config_digest);
+
+/// The ending of a bisect whose endpoints did not confirm the move (`move`; the confirmation
+/// is `state`'s last step, `confirm_summary` its sitting's summary): NOT REPRODUCIBLE for a
+/// NULL, INCONCLUSIVE otherwise, with what the confirmation could see. Sets `record`'s
+/// verdict and estimate and `report`'s outcome; returns the text.
+std::string UnconfirmedEnding(const BisectState& state, const UnconfirmedMove& move,
+                              const std::string& confirm_summary, Record& record,
+                              BisectReport& report);
+
+/// The ending of a bisect that searched: the changes verified (with their commits' facts) or
+/// INCONCLUSIVE with the credible set, and what every search and check spent. Sets `record`'s
+/// verdict, estimate, details and payload and `report`'s outcome, found and descend; returns
+/// the text, or an error when the state's search cannot be read back.
+Result<std::string> SearchedEnding(const SearchedFacts& facts, Record& record,
+                                   BisectReport& report);
+
+/// "HOST DRIFT: ..." and a line break when a step of `log` drifted beyond the limit (noted in
+/// `record` too); "" otherwise.
+std::string DriftEnding(const std::vector<BisectStepLog>& log, Record& record);
+
+/// `culprit bisect status` and `log` as text.
+std::string FormatBisectStatus(const BisectState& state);
+std::string FormatBisectLog(const BisectState& state);
+
+}  // namespace culprit

@@ -1,0 +1,357 @@
+#include "bisect/bisect_report.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace culprit {
+namespace {
+
+// Five commits, good (0) to bad (4), with ids that show their index in their short form.
+std::vector<std::string> Commits() {
+  std::vector<std::string> commits;
+  for (char c = '0'; c <= '4'; ++c) commits.push_back(std::string(10, c) + std::string(30, 'f'));
+  return commits;
+}
+
+BisectStepLog Step(int step, BisectStepKind kind, int index, int pairs) {
+  BisectStepLog log;
+  log.step = step;
+  log.kind = kind;
+  log.index = index;
+  log.commit = Commits()[index];
+  log.pairs = pairs;
+  log.ratio = 1.2;
+  log.low = 1.1;
+  log.high = 1.3;
+  log.mass_at_or_before = 0.5;
+  log.best_commit = Commits()[3];
+  log.best_probability = 0.75;
+  log.record_id = "rec-" + std::to_string(step);
+  return log;
+}
+
+TEST(BisectReportText, StepRatioWithAndWithoutAnInterval) {
+  BisectStepLog s = Step(1, BisectStepKind::kMeasure, 2, 4);
+  EXPECT_EQ(StepRatioText(s), "1.200 [1.100, 1.300]");
+  s.has_interval = false;
+  EXPECT_EQ(StepRatioText(s), "1.200 (median, 4 pairs: no interval)");
+}
+
+TEST(BisectReportText, ChangedFilesListedThenCounted) {
+  EXPECT_EQ(ChangedFilesText({"a.cc", "b.h"}), "a.cc, b.h");
+  std::vector<std::string> files;
+  for (int i = 0; i < 22; ++i) files.push_back("f" + std::to_string(i));
+  const std::string text = ChangedFilesText(files);
+  EXPECT_TRUE(text.starts_with("f0, f1, ")) << text;
+  EXPECT_TRUE(text.ends_with(", f19 … and 2 more")) << text;
+}
+
+Record CompareRecord() {
+  Record record;
+  record.kind = RecordKind::kCompare;
+  record.arms.resize(2);
+  record.arms[0].commit = Commits()[0];
+  record.arms[1].commit = Commits()[4];
+  record.query = "scan";
+  record.band = 0.05;
+  record.verdict = Verdict::kEffect;
+  record.estimate = Estimate{};
+  return record;
+}
+
+TEST(BisectReportText, ConfirmationMismatchSaysWhy) {
+  const std::vector<std::string> c = Commits();
+  EXPECT_EQ(ConfirmationMismatch(CompareRecord(), c[0], c[4], "scan", 0.05), "");
+  Record record = CompareRecord();
+  record.arms[1].commit = c[3];
+  EXPECT_EQ(ConfirmationMismatch(record, c[0], c[4], "scan", 0.05),
+            "it measured 3333333333 against 0000000000, not the bisect's endpoints");
+  record = CompareRecord();
+  record.band = 0.02;
+  EXPECT_EQ(ConfirmationMismatch(record, c[0], c[4], "scan", 0.05),
+            "its band is ±2.0%, the bisect's ±5.0%");
+  record = CompareRecord();
+  record.verdict = Verdict::kNull;
+  EXPECT_EQ(ConfirmationMismatch(record, c[0], c[4], "scan", 0.05),
+            "its verdict is NULL, not EFFECT");
+  EXPECT_EQ(ConfirmationMismatch(CompareRecord(), c[0], c[4], "other", 0.05),
+            "it measured query 'scan'");
+}
+
+TEST(BisectReportText, CheckAndSkippedStepLines) {
+  BisectSegment segment;
+  segment.lo = 1;
+  segment.hi = 4;
+  segment.check = SegmentCheck::kTie;
+  BisectStepLog log = Step(7, BisectStepKind::kCheck, 4, 30);
+  EXPECT_EQ(CheckStepLine(log, segment, Commits(), Verdict::kNull),
+            "step  7 check   4444444444 (#4 of 4)   30 pairs  ratio 1.200 [1.100, 1.300] "
+            "against 1111111111 (#1): NULL (tie)");
+  EXPECT_EQ(SkippedStepLine(Step(3, BisectStepKind::kMeasure, 2, 0),
+                            "build failed: step compile\nerror: x.cc:3"),
+            "step  3 2222222222 is unbuildable or unmeasurable: skipped (build failed: step "
+            "compile)");
+}
+
+TEST(BisectReportText, StepRecordIsEvidenceNotAVerdict) {
+  Record record;
+  DescribeStepRecord(Step(2, BisectStepKind::kMeasure, 2, 2), Commits()[0], 1.25, 2, record);
+  EXPECT_EQ(record.details["evidence"], "bisect search");
+  EXPECT_EQ(record.details["pairs"], "2");
+  EXPECT_EQ(record.details["posterior_at_or_before"], "0.500000");
+  EXPECT_EQ(record.verdict_detail,
+            "evidence for the search: 2222222222 vs 0000000000 ratio 1.250 (median of 2 pairs: "
+            "too few for a 95% interval); after it P(first bad ≤ 2222222222) = 0.500, best guess "
+            "3333333333 (p = 0.750)");
+  ASSERT_EQ(record.notes.size(), 1u);
+}
+
+TEST(BisectReportText, UnconfirmedTieInADescendedBranch) {
+  BisectState state;
+  state.commits = Commits();
+  state.descended_from = std::string(10, 'm') + std::string(30, 'f');
+  BisectStepLog confirm = Step(1, BisectStepKind::kConfirm, 4, 40);
+  confirm.ratio = 1.01;
+  confirm.low = 0.99;
+  confirm.high = 1.03;
+  state.log = {confirm};
+  UnconfirmedMove move;
+  move.good = "v1";
+  move.bad = "v2";
+  move.verdict = Verdict::kNull;
+  move.ratio = 1.01;
+  move.low = 0.99;
+  move.high = 1.03;
+  move.confidence = 0.95;
+  move.pairs = 40;
+  Record record;
+  BisectReport report;
+  const std::string text = UnconfirmedEnding(state, move, "SUMMARY\n", record, report);
+  const std::string line = DescribeUnconfirmedMove(move);
+  EXPECT_EQ(text, line + "\nSUMMARY\n" +
+                      "The branch merge mmmmmmmmmm brought in does not move on its own: the move "
+                      "appears only once it is merged (the branch and the line it was merged into "
+                      "together). The merge is where it happens; no commit inside the branch is "
+                      "to blame alone.\nThe confirmation is archived as a record.\n");
+  EXPECT_EQ(report.outcome.kind, SearchOutcome::Kind::kNotReproducible);
+  EXPECT_EQ(record.verdict, Verdict::kNull);
+  ASSERT_TRUE(record.estimate);
+  EXPECT_DOUBLE_EQ(record.estimate->ratio, 1.01);
+  EXPECT_EQ(record.estimate->pairs, 40);
+  EXPECT_DOUBLE_EQ(record.estimate->confidence, 0.95);
+}
+
+TEST(BisectReportText, UnconfirmedInconclusiveConcludesNothing) {
+  BisectState state;
+  state.commits = Commits();
+  state.log = {Step(1, BisectStepKind::kConfirm, 4, 40)};
+  UnconfirmedMove move;
+  move.verdict = Verdict::kInconclusive;
+  Record record;
+  BisectReport report;
+  const std::string text = UnconfirmedEnding(state, move, "", record, report);
+  EXPECT_TRUE(
+      text.ends_with("\nNothing is concluded either way. The confirmation is archived as a "
+                     "record.\n"))
+      << text;
+  EXPECT_EQ(report.outcome.kind, SearchOutcome::Kind::kInconclusive);
+  EXPECT_EQ(record.verdict, Verdict::kInconclusive);
+}
+
+// A bisect of 4 commits whose search verified commit 3 against its parent 2, and whose check
+// of 0..2 measured a tie: commit 3 is the first bad commit.
+struct Searched {
+  BisectState state;
+  QueryConfig query;
+  SearchedFacts facts;
+
+  Searched() {
+    state.commits = Commits();
+    state.search_json = BisectSearch(4, SearchOptions{}).ToJson();
+    BisectSegment whole;
+    whole.lo = 0;
+    whole.hi = 4;
+    whole.check = SegmentCheck::kSame;
+    whole.ratio = 1.2;
+    whole.low = 1.1;
+    whole.high = 1.3;
+    whole.confidence = 0.95;
+    whole.pairs = 40;
+    whole.check_record = "rec-1";
+    whole.outcome = SegmentOutcome::kChange;
+    whole.first = whole.change = 3;
+    whole.log_ratio = std::log(1.2);
+    whole.log_low = std::log(1.1);
+    whole.log_high = std::log(1.3);
+    whole.verify_confidence = 0.99;
+    whole.verification_pairs = 60;
+    whole.probability = 0.995;
+    whole.reason = "verified";
+    BisectSegment before;
+    before.lo = 0;
+    before.hi = 2;
+    before.check = SegmentCheck::kTie;
+    before.ratio = 1.0;
+    before.low = 0.98;
+    before.high = 1.02;
+    before.confidence = 0.95;
+    before.pairs = 80;
+    before.check_record = "rec-9";
+    state.segments = {whole, before};
+    query.name = "scan";
+    facts.state = &state;
+    facts.query = &query;
+  }
+};
+
+CommitFacts Facts() {
+  CommitFacts f;
+  f.info = CommitInfo{};
+  f.info->subject = "Index: flush on every insert";
+  f.info->author = "Ann";
+  f.info->author_email = "ann@example.com";
+  f.info->time = 1764806400;  // 2025-12-04T00:00:00Z
+  f.changed_files = std::vector<std::string>{"src/index.cc", "src/index.h"};
+  return f;
+}
+
+TEST(BisectReportText, CulpritWithItsCommitFacts) {
+  Searched s;
+  s.facts.commits[s.state.commits[3]] = Facts();
+  Record record;
+  BisectReport report;
+  Result<std::string> text = SearchedEnding(s.facts, record, report);
+  ASSERT_TRUE(text) << text.error().message();
+  EXPECT_TRUE(text->starts_with("CULPRIT " + s.state.commits[3] +
+                                "  Index: flush on every insert\n"
+                                "  author   Ann <ann@example.com>, 2025-12-04T00:00:00Z\n"
+                                "  changed  src/index.cc, src/index.h\n"
+                                "  ratio across it "))
+      << *text;
+  EXPECT_NE(text->find("(60 fresh pairs against its parent 2222222222): EFFECT, verified\n"
+                       "  probability 99.5% (one change in 0000000000..4444444444)\n"),
+            std::string::npos)
+      << *text;
+  EXPECT_NE(text->find("  checked 0000000000..2222222222 (2 commits): a tie 1.000 [0.980, 1.020] "
+                       "at 95% confidence, 80 pairs\n"),
+            std::string::npos)
+      << *text;
+  EXPECT_TRUE(report.found);
+  EXPECT_FALSE(report.descend);
+  EXPECT_EQ(report.outcome.kind, SearchOutcome::Kind::kCulprit);
+  EXPECT_EQ(record.verdict, Verdict::kEffect);
+  EXPECT_EQ(record.verdict_detail, "verified");
+  EXPECT_EQ(record.details["culprit_commit"], s.state.commits[3]);
+  EXPECT_EQ(record.details["culprit_subject"], "Index: flush on every insert");
+  EXPECT_EQ(record.details["changed_files"], "src/index.cc,src/index.h");
+  EXPECT_EQ(record.details["culprit_is_first"], "yes");
+  ASSERT_EQ(record.arms.size(), 2u);
+  EXPECT_EQ(record.arms[0].commit, s.state.commits[2]);
+}
+
+TEST(BisectReportText, CommitWithoutFactsIsNamedWithoutThem) {
+  Searched s;
+  Record record;
+  BisectReport report;
+  Result<std::string> text = SearchedEnding(s.facts, record, report);
+  ASSERT_TRUE(text) << text.error().message();
+  EXPECT_TRUE(text->starts_with("CULPRIT " + s.state.commits[3] + "\n  ratio across it ")) << *text;
+  EXPECT_EQ(record.details.count("changed_files"), 0u);
+}
+
+TEST(BisectReportText, MergeIsDescendedIntoNotNamed) {
+  Searched s;
+  CommitFacts f = Facts();
+  f.merge = MergeDescent{s.state.commits[3], std::string(10, 'a') + std::string(30, 'f'),
+                         std::string(10, 'b') + std::string(30, 'f'), 5};
+  s.facts.commits[s.state.commits[3]] = f;
+  Record record;
+  BisectReport report;
+  Result<std::string> text = SearchedEnding(s.facts, record, report);
+  ASSERT_TRUE(text) << text.error().message();
+  EXPECT_TRUE(text->starts_with("MERGE " + s.state.commits[3])) << *text;
+  EXPECT_NE(text->find("  a merge: it brought in 5 commit(s) from bbbbbbbbbb; a merge is not "
+                       "named as the culprit: the commit inside it is searched on the branch "
+                       "aaaaaaaaaa..bbbbbbbbbb\n"),
+            std::string::npos)
+      << *text;
+  EXPECT_NE(text->find("MERGE " + s.state.commits[3] +
+                       "  the earliest change the way the range moved is a merge; the 5 "
+                       "commit(s) it brought in are searched next, on the branch's first-parent "
+                       "chain: culprit bisect run --good aaaaaaaaaa --bad bbbbbbbbbb -q scan\n"),
+            std::string::npos)
+      << *text;
+  EXPECT_FALSE(report.found);
+  ASSERT_TRUE(report.descend);
+  EXPECT_EQ(report.descend->brought_in, 5);
+  EXPECT_EQ(record.details["merge_commit"], s.state.commits[3]);
+  EXPECT_EQ(record.details["culprit_is_first"], "merge");
+  EXPECT_EQ(record.details.count("culprit_commit"), 0u);
+}
+
+TEST(BisectReportText, NoChangeIsInconclusiveWithTheCredibleSet) {
+  Searched s;
+  s.state.segments.resize(1);
+  s.state.segments[0].outcome = SegmentOutcome::kInconclusive;
+  s.facts.max_total_pairs = 500;
+  Record record;
+  BisectReport report;
+  Result<std::string> text = SearchedEnding(s.facts, record, report);
+  ASSERT_TRUE(text) << text.error().message();
+  EXPECT_TRUE(text->starts_with("INCONCLUSIVE: ")) << *text;
+  EXPECT_NE(text->find("  builds 0 (⌈log2 4⌉ = 2), pairs 0 (measured 0 of [bisect] "
+                       "max_total_pairs = 500)\n"),
+            std::string::npos)
+      << *text;
+  EXPECT_FALSE(report.found);
+  EXPECT_EQ(record.verdict, Verdict::kInconclusive);
+}
+
+TEST(BisectReportText, DamagedSearchIsAnError) {
+  Searched s;
+  s.state.search_json = "{";
+  Record record;
+  BisectReport report;
+  EXPECT_FALSE(SearchedEnding(s.facts, record, report));
+}
+
+TEST(BisectReportText, StatusAndLog) {
+  BisectState state;
+  state.good_rev = "v1";
+  state.bad_rev = "v2";
+  state.query = "scan";
+  state.commits = Commits();
+  state.started = "2026-12-04T01:00:00Z";
+  state.updated = "2026-12-04T01:05:00Z";
+  BisectStepLog skipped = Step(2, BisectStepKind::kMeasure, 2, 0);
+  skipped.note = "skipped: build failed";
+  skipped.record_id = "";
+  state.log = {Step(1, BisectStepKind::kConfirm, 4, 40), skipped};
+  EXPECT_EQ(FormatBisectStatus(state),
+            "bisect v1..v2 on scan: running\n"
+            "  4 commits, 2 steps, started 2026-12-04T01:00:00Z, updated 2026-12-04T01:05:00Z\n"
+            "  best guess 3333333333 (p=0.750)\n");
+  EXPECT_EQ(FormatBisectLog(state),
+            "step  kind     commit     index  pairs  ratio [interval]          P(≤ it)  record / "
+            "note\n"
+            "   1  confirm  4444444444     4     40  1.200 [1.100, 1.300]        0.500  rec-1\n"
+            "   2  measure  2222222222     2      0  -                           0.500  skipped: "
+            "build failed  \n");
+}
+
+TEST(BisectReportText, DriftOnlyWhenAStepDrifted) {
+  Record record;
+  std::vector<BisectStepLog> log = {Step(1, BisectStepKind::kMeasure, 2, 10)};
+  EXPECT_EQ(DriftEnding(log, record), "");
+  EXPECT_TRUE(record.notes.empty());
+  log[0].calibrated = true;
+  log[0].drift = 0.25;
+  EXPECT_EQ(DriftEnding(log, record), DescribeDrift(log[0]) + "\n");
+  EXPECT_EQ(record.details["largest_step_drift"], "+0.2500");
+}
+
+}  // namespace
+}  // namespace culprit
