@@ -49,26 +49,6 @@ std::string NewRunId() {
                      entropy() & 0xffff);
 }
 
-// Measured pairs of one step (one candidate against one baseline), across the
-// batches the search asked for, kept to archive the step as one record. What the
-// state keeps of it between batches is its BisectPendingStep part.
-struct StepSamples : BisectPendingStep {
-  bool interrupted = false;
-  // The host at the step's first batch, with the calibration loop timed: the
-  // step's drift is its calibration at the end against this one.
-  HostState start;
-  bool started = false;
-  bool empty() const { return samples.empty(); }
-};
-
-// The outcome of measuring one batch.
-struct Batch {
-  enum class Kind { kMeasured, kUnbuildable, kBroken, kInterrupted } kind = Kind::kMeasured;
-  std::vector<double> d;
-  std::vector<Sample> samples;
-  std::string reason;
-};
-
 }  // namespace
 
 std::filesystem::path BisectDir(const BisectSections& config) {
@@ -89,7 +69,8 @@ class BisectRunner::Session {
         host_(host),
         reporter_(reporter),
         lock_(std::move(lock)),
-        store_(config.records.dir) {}
+        store_(config.records.dir),
+        recorder_(config, engine, host, reporter, store_) {}
 
   Result<BisectReport> Start(const BisectRequest& request);
   Result<BisectReport> Continue(BisectState state);
@@ -137,15 +118,8 @@ class BisectRunner::Session {
   std::map<std::string, CommitFacts> ChangeFacts() const;
   /// When commit `id` is a merge that brought commits in: the branch to search next.
   std::optional<MergeDescent> MergeBranch(const std::string& id) const;
-  Batch MeasureBatch(BisectStepKind kind, int index, int baseline, int pairs, bool warmup);
-  /// Archives the step in flight (its samples so far) as a bisect-step record and logs it.
+  /// Archives the step in flight (StepRecorder::Flush).
   Status FlushStep();
-  /// FlushStep's parts: the step's plan (commits, details), its sitting (samples, host at
-  /// both ends, a plain interval), and its log line (the search's posterior after it).
-  ComparisonPlan StepPlan() const;
-  SittingResult StepSitting() const;
-  BisectStepLog StepLog(const SittingResult& sitting, std::optional<double> median_ratio) const;
-  void ReportStep(const BisectStepLog& step);
   Error Interrupted();
   /// Ends this process's part of the bisect with `error`: archives the step in flight and
   /// saves the state as interrupted. `when_saved` is appended to the message when both were
@@ -163,7 +137,7 @@ class BisectRunner::Session {
   const QueryConfig* query_ = nullptr;
   SittingOptions options_;
   std::optional<BisectSearch> search_;
-  StepSamples step_;
+  StepRecorder recorder_;
   HostState start_snapshot_;
   UnconfirmedMove unconfirmed_;   // What that confirmation measured.
   int seg_lo_ = 0;                // The active segment's good end: its search's commit 0.
@@ -186,8 +160,7 @@ Status BisectRunner::Session::Save() {
   if (search_) ActiveSearchJson() = search_->ToJson();
   // The search already counts the pairs of the step in flight; until the step's record is
   // written, the state is the only place that keeps them (BisectPendingStep).
-  state_.pending_step.reset();
-  if (!step_.empty()) state_.pending_step = static_cast<const BisectPendingStep&>(step_);
+  state_.pending_step = recorder_.Pending();
   Status saved = SaveBisectState(BisectStatePath(config_), state_);
   if (!saved) return saved.error().WithContext("saving the bisect state");
   return {};
@@ -203,6 +176,7 @@ Status BisectRunner::Session::Prepare(const MeasureFlags& flags) {
   options_ = *options;
   max_pairs_given_ = flags.max_pairs.has_value();
   if (host_) start_snapshot_ = host_->Snapshot(/*calibrate=*/true);
+  recorder_.Prepare(*query_, options_, start_snapshot_);
   return {};
 }
 
@@ -230,176 +204,10 @@ Error BisectRunner::Session::Interrupted() {
       fmt::format("; its state is saved in {}", BisectStatePath(config_).string()));
 }
 
-Batch BisectRunner::Session::MeasureBatch(BisectStepKind kind, int index, int baseline, int pairs,
-                                          bool warmup) {
-  Batch batch;
-  Result<ResolvedBuild> candidate = engine_.builds.Resolve(state_.commits[index]);
-  if (!candidate) {
-    if (candidate.error().kind() == ErrorKind::kInterrupted) {
-      batch.kind = Batch::Kind::kInterrupted;
-    } else if (engine_.builds.KnownBuildable(state_.commits[index]) == false) {
-      batch.kind = Batch::Kind::kUnbuildable;
-    } else {
-      batch.kind = Batch::Kind::kBroken;
-    }
-    batch.reason = candidate.error().message();
-    return batch;
-  }
-  Result<ResolvedBuild> base = engine_.builds.Resolve(state_.commits[baseline]);
-  if (!base) {
-    batch.kind = base.error().kind() == ErrorKind::kInterrupted ? Batch::Kind::kInterrupted
-                                                                : Batch::Kind::kBroken;
-    batch.reason = base.error().message();
-    return batch;
-  }
-  Result<PairedRuns> runs = engine_.measurer.Pair(*query_, *base, *candidate);
-  if (!runs) {
-    batch.kind = Batch::Kind::kBroken;
-    batch.reason = runs.error().message();
-    return batch;
-  }
-  SittingOptions options = options_;
-  options.min_pairs = options.max_pairs = pairs;
-  options.warmup = warmup ? options_.warmup : 0;
-  // With --seed every batch's order is reproducible (each batch its own); without, random.
-  options.seed =
-      options_.seed == 0 ? 0 : options_.seed + 1 + static_cast<uint64_t>(search_->pairs_used());
-  // A batch is a fixed number of pairs: the search, not the sitting, decides
-  // when there is enough evidence. Its looks are therefore ignored.
-  SittingProgress* progress = reporter_.StartSitting(
-      fmt::format("{} {} vs {}", BisectStepKindName(kind), Short(state_.commits[index]),
-                  Short(state_.commits[baseline])));
-  SittingResult sitting = RunPairedSitting(*runs->source, nullptr, options, progress);
-  batch.samples = std::move(sitting.samples);
-  if (sitting.interrupted) {
-    batch.kind = Batch::Kind::kInterrupted;
-    return batch;
-  }
-  if (sitting.failure) {
-    // A candidate that keeps crashing or hanging cannot be measured; that is
-    // a fact about the commit, like a failed build, never a verdict on speed.
-    // But when the baseline's runs fail too, the commit is not to blame: the
-    // bisect cannot go on, whatever the candidate is.
-    if (FailedSamples(batch.samples, 0) > 0) {
-      batch.kind = Batch::Kind::kBroken;
-      batch.reason = fmt::format("the baseline {}'s runs failed: {}",
-                                 Short(state_.commits[baseline]), sitting.failure->message());
-    } else {
-      batch.kind = Batch::Kind::kUnbuildable;
-      batch.reason = "its runs kept failing: " + sitting.failure->message();
-    }
-    return batch;
-  }
-  batch.d = std::move(sitting.log_ratios);
-  return batch;
-}
-
-ComparisonPlan BisectRunner::Session::StepPlan() const {
-  ComparisonPlan plan;
-  plan.kind = RecordKind::kBisectStep;
-  plan.query = query_->name;
-  plan.unit = query_->unit;
-  plan.better = query_->better;
-  plan.better_note = query_->better_note;
-  plan.a.name = "baseline";
-  plan.a.label = Short(state_.commits[step_.baseline]);
-  plan.a.commit = state_.commits[step_.baseline];
-  plan.b.name = "candidate";
-  plan.b.label = Short(state_.commits[step_.index]);
-  plan.b.commit = state_.commits[step_.index];
-  plan.options = options_;
-  plan.config_digest = config_.digest;
-  plan.details["bisect_run"] = state_.run_id;
-  plan.details["step_kind"] = BisectStepKindName(step_.kind);
-  plan.details["candidate_commit"] = plan.b.commit;
-  plan.details["baseline_commit"] = plan.a.commit;
-  plan.details["candidate_index"] = std::to_string(step_.index);
-  return plan;
-}
-
-SittingResult BisectRunner::Session::StepSitting() const {
-  SittingResult sitting;
-  sitting.samples = step_.samples;
-  sitting.log_ratios = step_.d;
-  sitting.pairs_kept = static_cast<int>(step_.d.size());
-  sitting.interrupted = step_.interrupted;
-  sitting.start = step_.started ? step_.start : start_snapshot_;
-  // Calibrated at both ends of every step (not on Ctrl-C: the user is waiting).
-  if (host_) sitting.end = host_->Snapshot(/*calibrate=*/!step_.interrupted);
-  if (sitting.start.calibration_ms && sitting.end.calibration_ms) {
-    sitting.calibration =
-        CheckCalibration(*sitting.start.calibration_ms, *sitting.end.calibration_ms);
-  }
-  // A plain interval over the step's pairs, and no verdict: a step is evidence for the
-  // search, not a controlled test, and an EFFECT or NULL here would be listed by `records
-  // list --verdict` beside real sittings.
-  if (Result<ShiftEstimate> shift = SignedRankEstimate(step_.d, options_.confidence)) {
-    sitting.shift = *shift;
-    sitting.nominal_confidence = options_.confidence;
-  }
-  return sitting;
-}
-
-BisectStepLog BisectRunner::Session::StepLog(const SittingResult& sitting,
-                                             std::optional<double> median_ratio) const {
-  BisectStepLog log;
-  log.step = static_cast<int>(state_.log.size()) + 1;
-  log.kind = step_.kind;
-  log.index = step_.index;
-  log.baseline = step_.baseline;
-  log.commit = state_.commits[step_.index];
-  log.pairs = step_.pairs;
-  log.has_interval = false;
-  if (median_ratio) log.ratio = *median_ratio;
-  if (sitting.calibration && sitting.calibration->valid) {
-    log.calibrated = true;
-    log.drift = sitting.calibration->change;
-  }
-  std::vector<double> posterior = search_->Posterior();
-  double mass = 0;
-  for (int j = 1; j <= step_.index - seg_lo_ && j < static_cast<int>(posterior.size()); ++j) {
-    mass += posterior[j];
-  }
-  log.mass_at_or_before = mass;
-  auto best = std::max_element(posterior.begin(), posterior.end());
-  log.best_commit = state_.commits[seg_lo_ + (best - posterior.begin())];
-  log.best_probability = *best;
-  return log;
-}
-
 Status BisectRunner::Session::FlushStep() {
-  if (step_.empty()) return {};
-  const ComparisonPlan plan = StepPlan();
-  const SittingResult sitting = StepSitting();
-  // A step of fewer pairs than a 95% interval needs (6; a quiet host's batch is 2) has a
-  // ratio, the median of its pairs, and no interval: it is said so, never given a made-up one.
-  const std::optional<double> median_ratio =
-      step_.d.empty() ? std::nullopt : std::optional<double>(std::exp(Median(step_.d)));
-  BisectStepLog log = StepLog(sitting, median_ratio);
-
-  HostIdentity identity;
-  if (host_) identity = host_->Identity();
-  Record record = MakeComparisonRecord(plan, sitting, identity);
-  DescribeStepRecord(log, plan.a.commit, median_ratio, step_.d.size(), record);
-  Result<std::filesystem::path> path = store_.Write(record);
-  if (!path) return path.error().WithContext("archiving a bisect step");
-  state_.records.push_back(record.id);
-  if (record.estimate) {
-    log.ratio = record.estimate->ratio;
-    log.low = record.estimate->low;
-    log.high = record.estimate->high;
-    log.has_interval = true;
-  }
-  log.record_id = record.id;
-  if (step_.interrupted) log.note = "interrupted";
-  state_.log.push_back(log);
-  ReportStep(log);
-  step_ = StepSamples{};
-  return {};
-}
-
-void BisectRunner::Session::ReportStep(const BisectStepLog& s) {
-  reporter_.Line(SearchStepLine(s, static_cast<int>(state_.commits.size()) - 1, *search_));
+  // Nothing to archive before the search exists (the confirmation is a sitting of its own).
+  if (recorder_.empty()) return {};
+  return recorder_.Flush(state_, *search_, seg_lo_);
 }
 
 Result<BisectReport> BisectRunner::Session::Start(const BisectRequest& request) {
@@ -487,11 +295,12 @@ Result<BisectReport> BisectRunner::Session::Continue(BisectState state) {
     // The step a killed (or stopped) process had in flight: continued if the search asks for
     // more of it, archived with what it holds otherwise. Its host state at the start is this
     // process's: the one it was started under is gone with that process.
-    static_cast<BisectPendingStep&>(step_) = *state_.pending_step;
+    recorder_.Resume(*state_.pending_step);
     state_.pending_step.reset();
   }
   // The band the search was started with (a --band given to `bisect run`).
   options_.band = search_->options().band;
+  recorder_.Prepare(*query_, options_, start_snapshot_);
   reporter_.Line(fmt::format("resuming the bisect of {} commits on {}: {} steps done, {} pairs",
                              state_.commits.size() - 1, query_->name, state_.log.size(),
                              search_->pairs_used()));
@@ -505,115 +314,14 @@ Result<BisectReport> BisectRunner::Session::Continue(BisectState state) {
 }
 
 Result<ComparisonOutcome> BisectRunner::Session::Sitting(int a, int b, BisectStepKind kind) {
-  const bool confirm = kind == BisectStepKind::kConfirm;
-  Result<ResolvedBuild> build_a = engine_.builds.Resolve(state_.commits[a]);
-  if (!build_a) {
-    return build_a.error().WithContext(confirm ? "building the good end"
-                                               : "building " + Short(state_.commits[a]));
-  }
-  Result<ResolvedBuild> build_b = engine_.builds.Resolve(state_.commits[b]);
-  if (!build_b) {
-    return build_b.error().WithContext(confirm ? "building the bad end"
-                                               : "building " + Short(state_.commits[b]));
-  }
-  Result<PairedRuns> runs = engine_.measurer.Pair(*query_, *build_a, *build_b);
-  if (!runs) return runs.error();
-
-  ComparisonPlan plan;
-  plan.kind = RecordKind::kBisectStep;
-  plan.query = query_->name;
-  plan.unit = query_->unit;
-  plan.better = query_->better;
-  plan.better_note = query_->better_note;
-  if (confirm) {
-    plan.a = MakeComparisonArm("good", "good " + Short(state_.commits[a]), runs->a, *build_a);
-    plan.a.revision = state_.good_rev;  // as the user gave it, not the resolved id
-    plan.b = MakeComparisonArm("bad", "bad " + Short(state_.commits[b]), runs->b, *build_b);
-    plan.b.revision = state_.bad_rev;
-  } else {
-    plan.a = MakeComparisonArm("baseline", Short(state_.commits[a]), runs->a, *build_a);
-    plan.b = MakeComparisonArm("candidate", Short(state_.commits[b]), runs->b, *build_b);
-    plan.details["candidate_commit"] = state_.commits[b];
-    plan.details["baseline_commit"] = state_.commits[a];
-    plan.details["candidate_index"] = std::to_string(b);
-    plan.details["baseline_index"] = std::to_string(a);
-  }
-  plan.options = SittingBudget(options_, config_.bisect, kind, max_pairs_given_, PairsLeft());
-  plan.config_digest = config_.digest;
-  plan.details["bisect_run"] = state_.run_id;
-  plan.details["step_kind"] = BisectStepKindName(kind);
-  SittingProgress* progress = reporter_.StartSitting(fmt::format(
-      "{} {} vs {}", BisectStepKindName(kind), Short(state_.commits[b]), Short(state_.commits[a])));
-  return RunComparison(plan, *runs->source, host_, store_, progress);
+  return recorder_.RunSitting(
+      state_, a, b, kind,
+      SittingBudget(options_, config_.bisect, kind, max_pairs_given_, PairsLeft()));
 }
 
 SearchOptions BisectRunner::Session::SearchBudget(int n, int endpoint_pairs) const {
   return MakeSearchOptions(options_, config_.bisect, n, endpoint_pairs, PairsLeft());
 }
-
-namespace {
-
-// The log entry of a sitting of commits[b] against commits[a], from its record and the
-// pairs it kept.
-BisectStepLog SittingLog(int step, BisectStepKind kind, int a, int b,
-                         const std::vector<std::string>& commits, const Record& record,
-                         int pairs_kept) {
-  BisectStepLog log;
-  log.step = step;
-  log.kind = kind;
-  log.index = b;
-  log.baseline = a;
-  log.commit = commits[b];
-  log.pairs = pairs_kept;
-  log.has_interval = record.estimate.has_value();
-  if (record.estimate) {
-    log.ratio = record.estimate->ratio;
-    log.low = record.estimate->low;
-    log.high = record.estimate->high;
-  }
-  log.record_id = record.id;
-  if (record.start.calibration_ms && record.end.calibration_ms &&
-      *record.start.calibration_ms > 0) {
-    log.calibrated = true;
-    log.drift = *record.end.calibration_ms / *record.start.calibration_ms - 1;
-  }
-  return log;
-}
-
-BisectStepLog SittingLog(int step, BisectStepKind kind, int a, int b,
-                         const std::vector<std::string>& commits,
-                         const ComparisonOutcome& outcome) {
-  BisectStepLog log =
-      SittingLog(step, kind, a, b, commits, outcome.record, outcome.sitting.pairs_kept);
-  log.calibrated = false;
-  log.drift = 0;
-  if (outcome.sitting.calibration && outcome.sitting.calibration->valid) {
-    log.calibrated = true;
-    log.drift = outcome.sitting.calibration->change;
-  }
-  return log;
-}
-
-// A sitting's check of a segment: its verdict, ratio and interval.
-void FillCheck(const Record& record, int pairs_kept, bool speedup, BisectSegment& segment) {
-  Verdict verdict = record.verdict.value_or(Verdict::kInconclusive);
-  double ratio = record.estimate ? record.estimate->ratio : 1;
-  segment.check = ClassifyCheck(verdict, ratio, speedup);
-  if (record.estimate) {
-    segment.ratio = record.estimate->ratio;
-    segment.low = record.estimate->low;
-    segment.high = record.estimate->high;
-    segment.confidence = record.estimate->confidence;
-  }
-  segment.pairs = pairs_kept;
-  segment.check_record = record.id;
-}
-
-void FillCheck(const ComparisonOutcome& outcome, bool speedup, BisectSegment& segment) {
-  FillCheck(outcome.record, outcome.sitting.pairs_kept, speedup, segment);
-}
-
-}  // namespace
 
 BisectSegment BisectRunner::Session::WholeRange() const {
   BisectSegment whole;
@@ -848,19 +556,14 @@ Result<BisectReport> BisectRunner::Session::Search() {
         action.kind == Action::Kind::kVerify ? BisectStepKind::kVerify : BisectStepKind::kMeasure;
     // The search numbers commits from its segment's good end; the state from the range's.
     const int commit = seg_lo_ + action.commit, baseline = seg_lo_ + action.baseline;
-    if (!step_.empty() &&
-        (step_.index != commit || step_.baseline != baseline || step_.kind != kind)) {
+    if (!recorder_.empty() && !recorder_.Holds(kind, commit, baseline)) {
       CULPRIT_TRY(FlushStep());
     }
-    bool first_batch = step_.empty();
-    if (first_batch && host_) {
-      step_.start = host_->Snapshot(/*calibrate=*/true);
-      step_.started = true;
-    }
-    Batch batch = MeasureBatch(kind, commit, baseline, action.pairs, first_batch);
+    Batch batch = recorder_.Measure(state_.commits, kind, commit, baseline, action.pairs,
+                                    search_->pairs_used());
     switch (batch.kind) {
       case Batch::Kind::kInterrupted:
-        step_.interrupted = true;
+        recorder_.MarkInterrupted();
         return Interrupted();
       case Batch::Kind::kBroken:
         return Stop(
@@ -882,15 +585,7 @@ Result<BisectReport> BisectRunner::Session::Search() {
                   .WithHint(
                       "fix the cause, then `culprit bisect resume`, or `culprit bisect reset`"));
         }
-        BisectStepLog log;
-        log.step = static_cast<int>(state_.log.size()) + 1;
-        log.kind = kind;
-        log.index = commit;
-        log.baseline = baseline;
-        log.commit = state_.commits[commit];
-        log.note = "skipped: " + FirstLine(batch.reason);
-        state_.log.push_back(log);
-        reporter_.Line(SkippedStepLine(log, batch.reason));
+        recorder_.Skip(state_, kind, commit, baseline, batch.reason);
         CULPRIT_TRY(Save());
         continue;
       }
@@ -908,25 +603,14 @@ Result<BisectReport> BisectRunner::Session::Search() {
       search_->AddObservation(action.commit, d);
       search_->MarkCached(action.commit);
     }
-    step_.kind = kind;
-    step_.index = commit;
-    step_.baseline = baseline;
-    const int offset_pairs = step_.pairs;
-    const int offset_sequence = static_cast<int>(step_.samples.size());
-    for (Sample s : batch.samples) {
-      s.sequence += offset_sequence;
-      if (s.pair >= 0) s.pair += offset_pairs;
-      step_.samples.push_back(s);
-    }
-    step_.d.insert(step_.d.end(), batch.d.begin(), batch.d.end());
-    step_.pairs += static_cast<int>(batch.d.size());
+    recorder_.Add(kind, commit, baseline, batch);
     // When this batch ends its step, the step is archived before the state
     // is saved: a process killed after the save has lost no step's record.
     Action next = search_->Next();
     BisectStepKind next_kind =
         next.kind == Action::Kind::kVerify ? BisectStepKind::kVerify : BisectStepKind::kMeasure;
-    if (next.kind == Action::Kind::kDone || seg_lo_ + next.commit != step_.index ||
-        seg_lo_ + next.baseline != step_.baseline || next_kind != step_.kind) {
+    if (next.kind == Action::Kind::kDone ||
+        !recorder_.Holds(next_kind, seg_lo_ + next.commit, seg_lo_ + next.baseline)) {
       CULPRIT_TRY(FlushStep());
     }
     CULPRIT_TRY(Save());

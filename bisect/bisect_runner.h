@@ -17,6 +17,7 @@
 #include "bisect/bisect_report.h"
 #include "bisect/bisect_state.h"
 #include "bisect/search.h"
+#include "bisect/step_recorder.h"
 #include "engine/file_lock.h"
 #include "engine/history.h"
 #include "probes/build_provider.h"
@@ -54,26 +55,6 @@ std::filesystem::path BisectStatePath(const BisectSections& config);
 /// The engine's bisect lock (one bisect per engine at a time), or an error
 /// saying another bisect holds it. Creates BisectDir if missing.
 Result<FileLock> LockBisect(const BisectSections& config);
-
-/// Lines of progress and the final report, for the user.
-class BisectReporter {
- public:
-  virtual ~BisectReporter() = default;
-  virtual void Line(const std::string& text) = 0;
-  /// Before each sitting or batch of pairs: where the progress of its pairs goes (a live
-  /// line on a terminal, as `probe` shows), or nullptr for none. `label` says what it
-  /// measures ("verify 1a2b3c4d5e vs 9f8e7d6c5b").
-  virtual SittingProgress* StartSitting(const std::string& label) { return nullptr; }
-};
-
-/// What a bisect works on: the engine's history, its builds and runs of two
-/// builds. The command line passes the real ones (the git repository, the build
-/// cache, the query's processes); the simulator and the tests script all three.
-struct BisectEngine {
-  const History& history;
-  BuildProvider& builds;
-  Measurer& measurer;
-};
 
 class BisectRunner {
  public:

@@ -1,0 +1,359 @@
+#include "bisect/step_recorder.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "bisect/bisect_report.h"
+#include "bisect/range_split.h"
+#include "probes/calibration.h"
+#include "probes/query_sample_source.h"
+#include "probes/sitting.h"
+#include "probes/statistics.h"
+#include "probes/summary.h"
+
+namespace culprit {
+namespace {
+
+std::string Short(const std::string& id) { return id.substr(0, 10); }
+
+std::string FirstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+}  // namespace
+
+// The log entry of a sitting of commits[b] against commits[a], from its record and the
+// pairs it kept.
+BisectStepLog SittingLog(int step, BisectStepKind kind, int a, int b,
+                         const std::vector<std::string>& commits, const Record& record,
+                         int pairs_kept) {
+  BisectStepLog log;
+  log.step = step;
+  log.kind = kind;
+  log.index = b;
+  log.baseline = a;
+  log.commit = commits[b];
+  log.pairs = pairs_kept;
+  log.has_interval = record.estimate.has_value();
+  if (record.estimate) {
+    log.ratio = record.estimate->ratio;
+    log.low = record.estimate->low;
+    log.high = record.estimate->high;
+  }
+  log.record_id = record.id;
+  if (record.start.calibration_ms && record.end.calibration_ms &&
+      *record.start.calibration_ms > 0) {
+    log.calibrated = true;
+    log.drift = *record.end.calibration_ms / *record.start.calibration_ms - 1;
+  }
+  return log;
+}
+
+BisectStepLog SittingLog(int step, BisectStepKind kind, int a, int b,
+                         const std::vector<std::string>& commits,
+                         const ComparisonOutcome& outcome) {
+  BisectStepLog log =
+      SittingLog(step, kind, a, b, commits, outcome.record, outcome.sitting.pairs_kept);
+  log.calibrated = false;
+  log.drift = 0;
+  if (outcome.sitting.calibration && outcome.sitting.calibration->valid) {
+    log.calibrated = true;
+    log.drift = outcome.sitting.calibration->change;
+  }
+  return log;
+}
+
+// A sitting's check of a segment: its verdict, ratio and interval.
+void FillCheck(const Record& record, int pairs_kept, bool speedup, BisectSegment& segment) {
+  Verdict verdict = record.verdict.value_or(Verdict::kInconclusive);
+  double ratio = record.estimate ? record.estimate->ratio : 1;
+  segment.check = ClassifyCheck(verdict, ratio, speedup);
+  if (record.estimate) {
+    segment.ratio = record.estimate->ratio;
+    segment.low = record.estimate->low;
+    segment.high = record.estimate->high;
+    segment.confidence = record.estimate->confidence;
+  }
+  segment.pairs = pairs_kept;
+  segment.check_record = record.id;
+}
+
+void FillCheck(const ComparisonOutcome& outcome, bool speedup, BisectSegment& segment) {
+  FillCheck(outcome.record, outcome.sitting.pairs_kept, speedup, segment);
+}
+
+StepRecorder::StepRecorder(const BisectSections& config, BisectEngine engine, const HostProbe* host,
+                           BisectReporter& reporter, RecordStore& store)
+    : config_(config), engine_(engine), host_(host), reporter_(reporter), store_(store) {}
+
+void StepRecorder::Prepare(const QueryConfig& query, const SittingOptions& options,
+                           const HostState& start) {
+  query_ = &query;
+  options_ = options;
+  start_snapshot_ = start;
+}
+
+bool StepRecorder::Holds(BisectStepKind kind, int index, int baseline) const {
+  return step_.index == index && step_.baseline == baseline && step_.kind == kind;
+}
+
+std::optional<BisectPendingStep> StepRecorder::Pending() const {
+  if (empty()) return std::nullopt;
+  return static_cast<const BisectPendingStep&>(step_);
+}
+
+void StepRecorder::Resume(const BisectPendingStep& pending) {
+  static_cast<BisectPendingStep&>(step_) = pending;
+}
+
+Batch StepRecorder::Measure(const std::vector<std::string>& commits, BisectStepKind kind, int index,
+                            int baseline, int pairs, int pairs_used) {
+  const bool first_batch = empty();
+  if (first_batch && host_) {
+    step_.start = host_->Snapshot(/*calibrate=*/true);
+    step_.started = true;
+  }
+  return MeasureBatch(commits, kind, index, baseline, pairs, first_batch, pairs_used);
+}
+
+Batch StepRecorder::MeasureBatch(const std::vector<std::string>& commits, BisectStepKind kind,
+                                 int index, int baseline, int pairs, bool warmup, int pairs_used) {
+  Batch batch;
+  Result<ResolvedBuild> candidate = engine_.builds.Resolve(commits[index]);
+  if (!candidate) {
+    if (candidate.error().kind() == ErrorKind::kInterrupted) {
+      batch.kind = Batch::Kind::kInterrupted;
+    } else if (engine_.builds.KnownBuildable(commits[index]) == false) {
+      batch.kind = Batch::Kind::kUnbuildable;
+    } else {
+      batch.kind = Batch::Kind::kBroken;
+    }
+    batch.reason = candidate.error().message();
+    return batch;
+  }
+  Result<ResolvedBuild> base = engine_.builds.Resolve(commits[baseline]);
+  if (!base) {
+    batch.kind = base.error().kind() == ErrorKind::kInterrupted ? Batch::Kind::kInterrupted
+                                                                : Batch::Kind::kBroken;
+    batch.reason = base.error().message();
+    return batch;
+  }
+  Result<PairedRuns> runs = engine_.measurer.Pair(*query_, *base, *candidate);
+  if (!runs) {
+    batch.kind = Batch::Kind::kBroken;
+    batch.reason = runs.error().message();
+    return batch;
+  }
+  SittingOptions options = options_;
+  options.min_pairs = options.max_pairs = pairs;
+  options.warmup = warmup ? options_.warmup : 0;
+  // With --seed every batch's order is reproducible (each batch its own); without, random.
+  options.seed = options_.seed == 0 ? 0 : options_.seed + 1 + static_cast<uint64_t>(pairs_used);
+  // A batch is a fixed number of pairs: the search, not the sitting, decides
+  // when there is enough evidence. Its looks are therefore ignored.
+  SittingProgress* progress = reporter_.StartSitting(fmt::format(
+      "{} {} vs {}", BisectStepKindName(kind), Short(commits[index]), Short(commits[baseline])));
+  SittingResult sitting = RunPairedSitting(*runs->source, nullptr, options, progress);
+  batch.samples = std::move(sitting.samples);
+  if (sitting.interrupted) {
+    batch.kind = Batch::Kind::kInterrupted;
+    return batch;
+  }
+  if (sitting.failure) {
+    // A candidate that keeps crashing or hanging cannot be measured; that is
+    // a fact about the commit, like a failed build, never a verdict on speed.
+    // But when the baseline's runs fail too, the commit is not to blame: the
+    // bisect cannot go on, whatever the candidate is.
+    if (FailedSamples(batch.samples, 0) > 0) {
+      batch.kind = Batch::Kind::kBroken;
+      batch.reason = fmt::format("the baseline {}'s runs failed: {}", Short(commits[baseline]),
+                                 sitting.failure->message());
+    } else {
+      batch.kind = Batch::Kind::kUnbuildable;
+      batch.reason = "its runs kept failing: " + sitting.failure->message();
+    }
+    return batch;
+  }
+  batch.d = std::move(sitting.log_ratios);
+  return batch;
+}
+
+ComparisonPlan StepRecorder::Plan(const BisectState& state) const {
+  ComparisonPlan plan;
+  plan.kind = RecordKind::kBisectStep;
+  plan.query = query_->name;
+  plan.unit = query_->unit;
+  plan.better = query_->better;
+  plan.better_note = query_->better_note;
+  plan.a.name = "baseline";
+  plan.a.label = Short(state.commits[step_.baseline]);
+  plan.a.commit = state.commits[step_.baseline];
+  plan.b.name = "candidate";
+  plan.b.label = Short(state.commits[step_.index]);
+  plan.b.commit = state.commits[step_.index];
+  plan.options = options_;
+  plan.config_digest = config_.digest;
+  plan.details["bisect_run"] = state.run_id;
+  plan.details["step_kind"] = BisectStepKindName(step_.kind);
+  plan.details["candidate_commit"] = plan.b.commit;
+  plan.details["baseline_commit"] = plan.a.commit;
+  plan.details["candidate_index"] = std::to_string(step_.index);
+  return plan;
+}
+
+SittingResult StepRecorder::Sitting() const {
+  SittingResult sitting;
+  sitting.samples = step_.samples;
+  sitting.log_ratios = step_.d;
+  sitting.pairs_kept = static_cast<int>(step_.d.size());
+  sitting.interrupted = step_.interrupted;
+  sitting.start = step_.started ? step_.start : start_snapshot_;
+  // Calibrated at both ends of every step (not on Ctrl-C: the user is waiting).
+  if (host_) sitting.end = host_->Snapshot(/*calibrate=*/!step_.interrupted);
+  if (sitting.start.calibration_ms && sitting.end.calibration_ms) {
+    sitting.calibration =
+        CheckCalibration(*sitting.start.calibration_ms, *sitting.end.calibration_ms);
+  }
+  // A plain interval over the step's pairs, and no verdict: a step is evidence for the
+  // search, not a controlled test, and an EFFECT or NULL here would be listed by `records
+  // list --verdict` beside real sittings.
+  if (Result<ShiftEstimate> shift = SignedRankEstimate(step_.d, options_.confidence)) {
+    sitting.shift = *shift;
+    sitting.nominal_confidence = options_.confidence;
+  }
+  return sitting;
+}
+
+BisectStepLog StepRecorder::Log(const BisectState& state, const BisectSearch& search, int seg_lo,
+                                const SittingResult& sitting,
+                                std::optional<double> median_ratio) const {
+  BisectStepLog log;
+  log.step = static_cast<int>(state.log.size()) + 1;
+  log.kind = step_.kind;
+  log.index = step_.index;
+  log.baseline = step_.baseline;
+  log.commit = state.commits[step_.index];
+  log.pairs = step_.pairs;
+  log.has_interval = false;
+  if (median_ratio) log.ratio = *median_ratio;
+  if (sitting.calibration && sitting.calibration->valid) {
+    log.calibrated = true;
+    log.drift = sitting.calibration->change;
+  }
+  std::vector<double> posterior = search.Posterior();
+  double mass = 0;
+  for (int j = 1; j <= step_.index - seg_lo && j < static_cast<int>(posterior.size()); ++j) {
+    mass += posterior[j];
+  }
+  log.mass_at_or_before = mass;
+  auto best = std::max_element(posterior.begin(), posterior.end());
+  log.best_commit = state.commits[seg_lo + (best - posterior.begin())];
+  log.best_probability = *best;
+  return log;
+}
+
+Status StepRecorder::Flush(BisectState& state, const BisectSearch& search, int seg_lo) {
+  if (empty()) return {};
+  const ComparisonPlan plan = Plan(state);
+  const SittingResult sitting = Sitting();
+  // A step of fewer pairs than a 95% interval needs (6; a quiet host's batch is 2) has a
+  // ratio, the median of its pairs, and no interval: it is said so, never given a made-up one.
+  const std::optional<double> median_ratio =
+      step_.d.empty() ? std::nullopt : std::optional<double>(std::exp(Median(step_.d)));
+  BisectStepLog log = Log(state, search, seg_lo, sitting, median_ratio);
+
+  HostIdentity identity;
+  if (host_) identity = host_->Identity();
+  Record record = MakeComparisonRecord(plan, sitting, identity);
+  DescribeStepRecord(log, plan.a.commit, median_ratio, step_.d.size(), record);
+  Result<std::filesystem::path> path = store_.Write(record);
+  if (!path) return path.error().WithContext("archiving a bisect step");
+  state.records.push_back(record.id);
+  if (record.estimate) {
+    log.ratio = record.estimate->ratio;
+    log.low = record.estimate->low;
+    log.high = record.estimate->high;
+    log.has_interval = true;
+  }
+  log.record_id = record.id;
+  if (step_.interrupted) log.note = "interrupted";
+  state.log.push_back(log);
+  reporter_.Line(SearchStepLine(log, static_cast<int>(state.commits.size()) - 1, search));
+  step_ = Step{};
+  return {};
+}
+
+Result<ComparisonOutcome> StepRecorder::RunSitting(const BisectState& state, int a, int b,
+                                                   BisectStepKind kind,
+                                                   const SittingOptions& options) {
+  const bool confirm = kind == BisectStepKind::kConfirm;
+  Result<ResolvedBuild> build_a = engine_.builds.Resolve(state.commits[a]);
+  if (!build_a) {
+    return build_a.error().WithContext(confirm ? "building the good end"
+                                               : "building " + Short(state.commits[a]));
+  }
+  Result<ResolvedBuild> build_b = engine_.builds.Resolve(state.commits[b]);
+  if (!build_b) {
+    return build_b.error().WithContext(confirm ? "building the bad end"
+                                               : "building " + Short(state.commits[b]));
+  }
+  Result<PairedRuns> runs = engine_.measurer.Pair(*query_, *build_a, *build_b);
+  if (!runs) return runs.error();
+
+  ComparisonPlan plan;
+  plan.kind = RecordKind::kBisectStep;
+  plan.query = query_->name;
+  plan.unit = query_->unit;
+  plan.better = query_->better;
+  plan.better_note = query_->better_note;
+  if (confirm) {
+    plan.a = MakeComparisonArm("good", "good " + Short(state.commits[a]), runs->a, *build_a);
+    plan.a.revision = state.good_rev;  // as the user gave it, not the resolved id
+    plan.b = MakeComparisonArm("bad", "bad " + Short(state.commits[b]), runs->b, *build_b);
+    plan.b.revision = state.bad_rev;
+  } else {
+    plan.a = MakeComparisonArm("baseline", Short(state.commits[a]), runs->a, *build_a);
+    plan.b = MakeComparisonArm("candidate", Short(state.commits[b]), runs->b, *build_b);
+    plan.details["candidate_commit"] = state.commits[b];
+    plan.details["baseline_commit"] = state.commits[a];
+    plan.details["candidate_index"] = std::to_string(b);
+    plan.details["baseline_index"] = std::to_string(a);
+  }
+  plan.options = options;
+  plan.config_digest = config_.digest;
+  plan.details["bisect_run"] = state.run_id;
+  plan.details["step_kind"] = BisectStepKindName(kind);
+  SittingProgress* progress = reporter_.StartSitting(fmt::format(
+      "{} {} vs {}", BisectStepKindName(kind), Short(state.commits[b]), Short(state.commits[a])));
+  return RunComparison(plan, *runs->source, host_, store_, progress);
+}
+
+void StepRecorder::Skip(BisectState& state, BisectStepKind kind, int index, int baseline,
+                        const std::string& reason) {
+  BisectStepLog log;
+  log.step = static_cast<int>(state.log.size()) + 1;
+  log.kind = kind;
+  log.index = index;
+  log.baseline = baseline;
+  log.commit = state.commits[index];
+  log.note = "skipped: " + FirstLine(reason);
+  state.log.push_back(log);
+  reporter_.Line(SkippedStepLine(log, reason));
+}
+
+void StepRecorder::Add(BisectStepKind kind, int index, int baseline, const Batch& batch) {
+  step_.kind = kind;
+  step_.index = index;
+  step_.baseline = baseline;
+  const int offset_pairs = step_.pairs;
+  const int offset_sequence = static_cast<int>(step_.samples.size());
+  for (Sample s : batch.samples) {
+    s.sequence += offset_sequence;
+    if (s.pair >= 0) s.pair += offset_pairs;
+    step_.samples.push_back(s);
+  }
+  step_.d.insert(step_.d.end(), batch.d.begin(), batch.d.end());
+  step_.pairs += static_cast<int>(batch.d.size());
+}
+
+}  // namespace culprit

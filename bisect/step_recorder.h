@@ -1,0 +1,148 @@
+#pragma once
+
+// One step of a bisect's search at a time: measures a batch of pairs of a candidate against
+// its baseline, adds it to the step in flight, and archives the step as one bisect-step
+// record when it ends, logged in the state and reported as a line. Between batches the state
+// keeps the step in flight (BisectPendingStep), so that a process killed before the step's
+// record is written loses none of its pairs.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "bisect/bisect_config.h"
+#include "bisect/bisect_state.h"
+#include "bisect/search.h"
+#include "engine/history.h"
+#include "probes/build_provider.h"
+#include "probes/comparison.h"
+#include "probes/host.h"
+#include "probes/measure_commands.h"
+#include "probes/measurer.h"
+#include "records/record_store.h"
+
+namespace culprit {
+
+/// Lines of progress and the final report, for the user.
+class BisectReporter {
+ public:
+  virtual ~BisectReporter() = default;
+  virtual void Line(const std::string& text) = 0;
+  /// Before each sitting or batch of pairs: where the progress of its pairs goes (a live
+  /// line on a terminal, as `probe` shows), or nullptr for none. `label` says what it
+  /// measures ("verify 1a2b3c4d5e vs 9f8e7d6c5b").
+  virtual SittingProgress* StartSitting(const std::string& label) { return nullptr; }
+};
+
+/// What a bisect works on: the engine's history, its builds and runs of two
+/// builds. The command line passes the real ones (the git repository, the build
+/// cache, the query's processes); the simulator and the tests script all three.
+struct BisectEngine {
+  const History& history;
+  BuildProvider& builds;
+  Measurer& measurer;
+};
+
+/// The outcome of measuring one batch.
+struct Batch {
+  enum class Kind { kMeasured, kUnbuildable, kBroken, kInterrupted } kind = Kind::kMeasured;
+  std::vector<double> d;        ///< The kept pairs' log ratios, as measured.
+  std::vector<Sample> samples;  ///< Every run, also of an interrupted batch.
+  std::string reason;           ///< Why it is not kMeasured.
+};
+
+/// What a full sitting leaves in the state (not a search step: no posterior). The log entry
+/// numbered `step` of a sitting of commits[b] against commits[a], from its archived `record`
+/// and the pairs it kept, with the drift the record's calibrations show.
+BisectStepLog SittingLog(int step, BisectStepKind kind, int a, int b,
+                         const std::vector<std::string>& commits, const Record& record,
+                         int pairs_kept);
+/// The same from a sitting just measured: its drift is the sitting's calibration check.
+BisectStepLog SittingLog(int step, BisectStepKind kind, int a, int b,
+                         const std::vector<std::string>& commits, const ComparisonOutcome& outcome);
+/// A sitting's check of `segment` (a confirmation's of the whole range): its verdict as a
+/// SegmentCheck for a range that moves up (or, `speedup`, down), its ratio and interval.
+void FillCheck(const Record& record, int pairs_kept, bool speedup, BisectSegment& segment);
+void FillCheck(const ComparisonOutcome& outcome, bool speedup, BisectSegment& segment);
+
+/// The step of the search in flight, and how it is measured and archived.
+class StepRecorder {
+ public:
+  /// `engine`'s parts, `host` (may be null), `reporter` and `store` must outlive the recorder.
+  StepRecorder(const BisectSections& config, BisectEngine engine, const HostProbe* host,
+               BisectReporter& reporter, RecordStore& store);
+
+  /// The query and options every batch is measured with (`query` must outlive the recorder),
+  /// and `start`, the host when the bisect (or this process's part of it) began: the start of
+  /// a step continued from a previous process, whose own start is gone with it.
+  void Prepare(const QueryConfig& query, const SittingOptions& options, const HostState& start);
+
+  /// No step in flight (no pairs measured since the last record).
+  bool empty() const { return step_.samples.empty(); }
+  /// Whether a batch of `kind`, commits[index] against commits[baseline], continues the step
+  /// in flight.
+  bool Holds(BisectStepKind kind, int index, int baseline) const;
+  /// The step in flight as the state keeps it, or none when empty.
+  std::optional<BisectPendingStep> Pending() const;
+  /// Continues the step a previous process had in flight.
+  void Resume(const BisectPendingStep& pending);
+
+  /// Measures `pairs` pairs of commits[index] against commits[baseline] in one batch: the
+  /// warm-up runs and the host's calibrated snapshot only at a step's first batch. With
+  /// --seed, the batch's order is seeded by `pairs_used`, the search's pairs so far.
+  Batch Measure(const std::vector<std::string>& commits, BisectStepKind kind, int index,
+                int baseline, int pairs, int pairs_used);
+  /// Adds a measured batch to the step in flight, starting it when empty.
+  void Add(BisectStepKind kind, int index, int baseline, const Batch& batch);
+  /// The step in flight was interrupted: its record and log line say so.
+  void MarkInterrupted() { step_.interrupted = true; }
+
+  /// Logs in `state` that the search skips commits[index] (measured against
+  /// commits[baseline] in a step of `kind`): it could not be built or measured, for `reason`.
+  void Skip(BisectState& state, BisectStepKind kind, int index, int baseline,
+            const std::string& reason);
+
+  /// One sitting of commits[a] (arm A) against commits[b] (arm B) with `options`' full
+  /// sequential design, archived as a bisect-step record of kind `kind` (a confirmation's arms
+  /// are the good and bad ends, named as the user gave them). Not a step of the search: the
+  /// step in flight is left as it is.
+  Result<ComparisonOutcome> RunSitting(const BisectState& state, int a, int b, BisectStepKind kind,
+                                       const SittingOptions& options);
+
+  /// Archives the step in flight (its samples so far) as a bisect-step record, logs it in
+  /// `state` with what `search` (numbering commits from `seg_lo`) believes after it, and
+  /// reports its line. Nothing to do when empty.
+  Status Flush(BisectState& state, const BisectSearch& search, int seg_lo);
+
+ private:
+  // Measured pairs of one step (one candidate against one baseline), across the batches the
+  // search asked for.
+  struct Step : BisectPendingStep {
+    bool interrupted = false;
+    // The host at the step's first batch, with the calibration loop timed: the step's drift
+    // is its calibration at the end against this one.
+    HostState start;
+    bool started = false;
+  };
+  Batch MeasureBatch(const std::vector<std::string>& commits, BisectStepKind kind, int index,
+                     int baseline, int pairs, bool warmup, int pairs_used);
+  /// Flush's parts: the step's plan (commits, details), its sitting (samples, host at both
+  /// ends, a plain interval), and its log line (the search's posterior after it).
+  ComparisonPlan Plan(const BisectState& state) const;
+  SittingResult Sitting() const;
+  BisectStepLog Log(const BisectState& state, const BisectSearch& search, int seg_lo,
+                    const SittingResult& sitting, std::optional<double> median_ratio) const;
+
+  const BisectSections& config_;
+  BisectEngine engine_;
+  const HostProbe* host_;
+  BisectReporter& reporter_;
+  RecordStore& store_;
+  const QueryConfig* query_ = nullptr;
+  SittingOptions options_;
+  HostState start_snapshot_;
+  Step step_;
+};
+
+}  // namespace culprit
