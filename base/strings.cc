@@ -197,6 +197,35 @@ std::string FirstLine(std::string_view text) {
   return std::string(text.substr(0, text.find('\n')));
 }
 
+std::string_view TrimBlanks(std::string_view text) {
+  constexpr std::string_view kBlanks = " \t\r\n";
+  const size_t first = text.find_first_not_of(kBlanks);
+  if (first == std::string_view::npos) return {};
+  const size_t last = text.find_last_not_of(kBlanks);
+  return text.substr(first, last - first + 1);
+}
+
+std::vector<std::string_view> SplitWords(std::string_view line) {
+  std::vector<std::string_view> words;
+  size_t i = 0;
+  while (i < line.size()) {
+    const size_t start = line.find_first_not_of(" \t", i);
+    if (start == std::string_view::npos) break;
+    size_t end = line.find_first_of(" \t", start);
+    if (end == std::string_view::npos) end = line.size();
+    words.push_back(line.substr(start, end - start));
+    i = end;
+  }
+  return words;
+}
+
+std::string PercentChange(double ratio) {
+  if (!std::isfinite(ratio)) return "n/a";
+  return fmt::format("{:+.1f}%", (ratio - 1) * 100);
+}
+
+std::string PercentOf(double fraction) { return fmt::format("{:g}%", fraction * 100); }
+
 std::string ShortCommit(std::string_view id) {
   return std::string(id.substr(0, std::min(id.size(), kShortCommitLength)));
 }

@@ -50,6 +50,22 @@ std::vector<std::string_view> SplitLines(std::string_view text);
 /// The text up to its first '\n' (all of it if there is none).
 std::string FirstLine(std::string_view text);
 
+/// `text` without the blanks (space, tab, '\r', '\n') at either end; a view into `text`.
+std::string_view TrimBlanks(std::string_view text);
+
+/// The words of `line`: the runs of characters other than space and tab, in order, as views
+/// into `line`. "" and a line of blanks have none.
+std::vector<std::string_view> SplitWords(std::string_view line);
+
+/// A ratio B/A as the signed percent change it stands for, one decimal: 1.123 -> "+12.3%",
+/// 0.9 -> "-10.0%", 1 -> "+0.0%"; "n/a" when the ratio is not finite.
+std::string PercentChange(double ratio);
+
+/// A fraction (a confidence, a band) as a percentage with the digits it has, no sign:
+/// 0.95 -> "95%", 0.025 -> "2.5%". For a probability that must not round up to a certainty,
+/// FormatProbability.
+std::string PercentOf(double fraction);
+
 /// The short form of a commit id everywhere culprit prints one: its first
 /// kShortCommitLength characters (the whole id if shorter).
 inline constexpr size_t kShortCommitLength = 10;
