@@ -8,6 +8,8 @@
 #include <numbers>
 #include <string>
 
+#include "base/strings.h"
+
 namespace culprit {
 namespace {
 
@@ -23,24 +25,6 @@ Error BadConfidence(double confidence) {
   return Error::Usage(
              fmt::format("confidence must be strictly between 0 and 1, got {}", confidence))
       .WithHint("use e.g. confidence = 0.95 in [measure]");
-}
-
-// The k-th smallest (1-based) element; reorders `values`.
-double KthSmallest(std::vector<double>& values, size_t k) {
-  assert(k >= 1 && k <= values.size());
-  auto it = values.begin() + static_cast<std::ptrdiff_t>(k - 1);
-  std::nth_element(values.begin(), it, values.end());
-  return *it;
-}
-
-double MedianInPlace(std::vector<double>& values) {
-  size_t count = values.size();
-  double upper = KthSmallest(values, count / 2 + 1);
-  if (count % 2 == 1) return upper;
-  // After nth_element, the lower middle is the largest of the left part.
-  double lower =
-      *std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(count / 2));
-  return (lower + upper) / 2;
 }
 
 // Median and the k-th smallest and k-th largest of `values` (reordered), for a
@@ -102,8 +86,6 @@ Status CheckFinite(std::span<const double> values, std::string_view what) {
   return {};
 }
 
-std::string Percent(double confidence) { return fmt::format("{:g}%", confidence * 100); }
-
 }  // namespace
 
 double NormalCdf(double x) { return 0.5 * std::erfc(-x / std::numbers::sqrt2); }
@@ -141,12 +123,6 @@ double NormalQuantile(double p) {
   double e = NormalCdf(x) - p;
   double u = e * std::sqrt(2 * std::numbers::pi) * std::exp(x * x / 2);
   return x - u / (1 + x * u / 2);
-}
-
-double Median(std::span<const double> values) {
-  assert(!values.empty());
-  std::vector<double> copy(values.begin(), values.end());
-  return MedianInPlace(copy);
 }
 
 double Quantile(std::span<const double> values, double q) {
@@ -255,7 +231,7 @@ Result<ShiftEstimate> SignedRankEstimate(std::span<const double> d, double confi
     return Error(
                fmt::format("{} pair{} cannot give a {} signed-rank interval: it needs at least {} "
                            "pairs",
-                           n, n == 1 ? "" : "s", Percent(confidence), minimum))
+                           n, n == 1 ? "" : "s", PercentOf(confidence), minimum))
         .WithHint(
             fmt::format("collect at least {} pairs (min_pairs) or lower the confidence", minimum));
   }
@@ -286,7 +262,7 @@ Result<ShiftEstimate> RankSumEstimate(std::span<const double> x, std::span<const
     while (RankSumOrderIndex(each, each, confidence).k == 0) ++each;
     return Error(fmt::format("{} and {} samples cannot give a {} rank-sum interval: it needs at "
                              "least {} samples per arm when the arms are equal",
-                             x.size(), y.size(), Percent(confidence), each))
+                             x.size(), y.size(), PercentOf(confidence), each))
         .WithHint("collect more samples of each arm or lower the confidence");
   }
   std::vector<double> differences;

@@ -14,6 +14,7 @@
 #include <span>
 #include <vector>
 
+#include "base/median.h"
 #include "base/result.h"
 
 namespace culprit {
@@ -48,8 +49,7 @@ double NormalCdf(double x);
 /// Standard normal quantile Φ⁻¹(p) for p in (0, 1); -inf/+inf at 0/1. Accurate to ~1e-15.
 double NormalQuantile(double p);
 
-/// Median (mean of the two middle values for even sizes). Requires non-empty values.
-double Median(std::span<const double> values);
+// Median (mean of the two middle values for even sizes) is base/median.h's, included above.
 /// Sample quantile with linear interpolation between order statistics (the "type 7"
 /// definition: q = 0 is the minimum, q = 1 the maximum). Requires non-empty values, q in [0, 1].
 double Quantile(std::span<const double> values, double q);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <vector>
 
+#include "base/median.h"
 #include "base/strings.h"
 
 namespace culprit {
@@ -27,9 +28,7 @@ ArmFacts SummarizeArm(const Record& record, int arm) {
   }
   facts.ok = static_cast<int>(values.size());
   if (!values.empty()) {
-    std::sort(values.begin(), values.end());
-    size_t n = values.size();
-    facts.median = n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+    facts.median = MedianInPlace(values);
   }
   return facts;
 }
