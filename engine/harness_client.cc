@@ -3,51 +3,15 @@
 #include <fmt/format.h>
 
 #include <cctype>
-#include <cerrno>
-#include <cmath>
-#include <cstdlib>
 #include <utility>
 
+#include "base/numbers.h"
 #include "base/strings.h"
 
 namespace culprit {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::vector<std::string_view> Words(std::string_view line) {
-  std::vector<std::string_view> words;
-  size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
-    size_t start = i;
-    while (i < line.size() && line[i] != ' ' && line[i] != '\t') ++i;
-    if (i > start) words.push_back(line.substr(start, i - start));
-  }
-  return words;
-}
-
-std::optional<double> ParseNumber(std::string_view word) {
-  std::string text(word);
-  if (text.empty()) return std::nullopt;
-  char* end = nullptr;
-  errno = 0;
-  double value = std::strtod(text.c_str(), &end);
-  if (end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(value)) {
-    return std::nullopt;
-  }
-  return value;
-}
-
-std::optional<uint64_t> ParseCount(std::string_view word) {
-  if (word.empty() || word.size() > 19) return std::nullopt;
-  uint64_t value = 0;
-  for (char c : word) {
-    if (c < '0' || c > '9') return std::nullopt;
-    value = value * 10 + static_cast<uint64_t>(c - '0');
-  }
-  return value;
-}
 
 // "error MESSAGE" (or a bare "error") as an Error naming the command.
 std::optional<Error> EngineError(std::string_view command, std::string_view reply) {
@@ -91,7 +55,7 @@ std::string QuoteReply(std::string_view reply) {
 
 Result<HoldReply> ParseOkReply(std::string_view command, std::string_view reply, bool allow_bytes) {
   if (std::optional<Error> error = EngineError(command, reply)) return *error;
-  std::vector<std::string_view> words = Words(reply);
+  std::vector<std::string_view> words = SplitWords(reply);
   HoldReply out;
   if (words.size() == 1 && words[0] == "ok") return out;
   if (allow_bytes && words.size() == 2 && words[0] == "ok" && words[1].substr(0, 6) == "bytes=") {
@@ -107,14 +71,14 @@ Result<HoldReply> ParseOkReply(std::string_view command, std::string_view reply,
 
 Result<std::vector<double>> ParseRunReply(std::string_view command, std::string_view reply, int n) {
   if (std::optional<Error> error = EngineError(command, reply)) return *error;
-  std::vector<std::string_view> words = Words(reply);
+  std::vector<std::string_view> words = SplitWords(reply);
   if (words.empty() || words[0] != "ms") {
     return Error(fmt::format("'{}': the engine answered {}, expected 'ms' and {} values", command,
                              QuoteReply(reply), n));
   }
   std::vector<double> values;
   for (size_t i = 1; i < words.size(); ++i) {
-    std::optional<double> value = ParseNumber(words[i]);
+    std::optional<double> value = ParseFiniteNumber(words[i]);
     if (!value || *value < 0) {
       return Error(
           fmt::format("'{}': value {} of the answer, '{}', is not a time in ms (answer {})",

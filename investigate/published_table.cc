@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -11,6 +10,7 @@
 
 #include "base/atomic_file.h"
 #include "base/json_text.h"
+#include "base/numbers.h"
 #include "base/strings.h"
 #include "probes/statistics.h"
 
@@ -19,19 +19,12 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string Trim(std::string_view text) {
-  size_t begin = text.find_first_not_of(" \t\r");
-  if (begin == std::string_view::npos) return "";
-  size_t end = text.find_last_not_of(" \t\r");
-  return std::string(text.substr(begin, end - begin + 1));
-}
-
 std::vector<std::string> SplitCsv(std::string_view line) {
   std::vector<std::string> fields;
   size_t start = 0;
   while (true) {
     size_t comma = line.find(',', start);
-    fields.push_back(Trim(line.substr(start, comma - start)));
+    fields.emplace_back(TrimBlanks(line.substr(start, comma - start)));
     if (comma == std::string_view::npos) break;
     start = comma + 1;
   }
@@ -40,13 +33,8 @@ std::vector<std::string> SplitCsv(std::string_view line) {
 
 // A published value must be a measurement: a number, finite, above zero.
 std::optional<double> PositiveNumber(std::string_view text) {
-  std::string trimmed = Trim(text);
-  double value = 0;
-  auto [end, ec] = std::from_chars(trimmed.data(), trimmed.data() + trimmed.size(), value);
-  if (trimmed.empty() || ec != std::errc() || end != trimmed.data() + trimmed.size()) {
-    return std::nullopt;
-  }
-  if (!std::isfinite(value) || value <= 0) return std::nullopt;
+  const std::optional<double> value = ParseFiniteNumber(text);
+  if (!value || *value <= 0) return std::nullopt;
   return value;
 }
 
@@ -75,7 +63,7 @@ Result<std::vector<PublishedNumber>> ParseCsv(std::string_view text, std::string
   std::vector<PublishedNumber> rows;
   std::vector<std::string_view> lines = SplitLines(text);
   for (size_t i = 0; i < lines.size(); ++i) {
-    const std::string line = Trim(lines[i]);
+    const std::string line(TrimBlanks(lines[i]));
     const std::string where = fmt::format("{}:{}", name, i + 1);
     if (line.empty() || line[0] == '#') continue;
     if (line.find('"') != std::string::npos) {

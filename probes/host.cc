@@ -3,60 +3,20 @@
 #include <fmt/format.h>
 #include <sys/utsname.h>
 
-#include <charconv>
 #include <cmath>
 #include <ctime>
 #include <map>
 #include <string_view>
-#include <system_error>
 #include <thread>
 
 #include "base/atomic_file.h"
+#include "base/numbers.h"
 #include "base/strings.h"
 #include "base/timestamp.h"
 #include "probes/calibration.h"
 
 namespace culprit {
 namespace {
-
-std::string_view Trim(std::string_view s) {
-  const auto first = s.find_first_not_of(" \t\r\n");
-  if (first == std::string_view::npos) return {};
-  const auto last = s.find_last_not_of(" \t\r\n");
-  return s.substr(first, last - first + 1);
-}
-
-// std::from_chars rather than strtod/streams: /proc is written in the C locale
-// whatever the user's locale is.
-std::optional<double> ParseDouble(std::string_view s) {
-  s = Trim(s);
-  double value = 0;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-  if (ec != std::errc() || end == s.data() || !std::isfinite(value)) return std::nullopt;
-  return value;
-}
-
-std::optional<uint64_t> ParseUnsigned(std::string_view s) {
-  s = Trim(s);
-  uint64_t value = 0;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-  if (ec != std::errc() || end == s.data()) return std::nullopt;
-  return value;
-}
-
-std::vector<std::string_view> SplitWords(std::string_view line) {
-  std::vector<std::string_view> words;
-  size_t i = 0;
-  while (i < line.size()) {
-    const auto start = line.find_first_not_of(" \t", i);
-    if (start == std::string_view::npos) break;
-    auto end = line.find_first_of(" \t", start);
-    if (end == std::string_view::npos) end = line.size();
-    words.push_back(line.substr(start, end - start));
-    i = end;
-  }
-  return words;
-}
 
 // "key<sep>value" lines (/proc/cpuinfo uses ':' after tabs, /proc/meminfo ':',
 // /proc/vmstat a space). Keeps the first occurrence of each key: cpuinfo
@@ -67,9 +27,9 @@ std::map<std::string, std::string, std::less<>> ParseKeyValues(std::string_view 
   for (std::string_view line : SplitLines(text)) {
     const auto at = line.find(sep);
     if (at == std::string_view::npos) continue;
-    const auto key = Trim(line.substr(0, at));
+    const auto key = TrimBlanks(line.substr(0, at));
     if (key.empty()) continue;
-    values.emplace(std::string(key), std::string(Trim(line.substr(at + 1))));
+    values.emplace(std::string(key), std::string(TrimBlanks(line.substr(at + 1))));
   }
   return values;
 }
@@ -78,21 +38,20 @@ std::map<std::string, std::string, std::less<>> ParseKeyValues(std::string_view 
 std::optional<uint64_t> ParseKb(std::string_view value) {
   const auto words = SplitWords(value);
   if (words.empty()) return std::nullopt;
-  return ParseUnsigned(words[0]);
+  return ParseCount(words[0]);
 }
 
 // A kernel CPU list ("0-3,5,7-8") -> how many CPUs it names; nullopt if malformed.
 std::optional<int> CountCpuList(std::string_view list) {
-  list = Trim(list);
+  list = TrimBlanks(list);
   if (list.empty()) return std::nullopt;
   int count = 0;
   while (!list.empty()) {
     const auto comma = list.find(',');
     const auto range = list.substr(0, comma);
     const auto dash = range.find('-');
-    const auto first = ParseUnsigned(range.substr(0, dash));
-    const auto last =
-        dash == std::string_view::npos ? first : ParseUnsigned(range.substr(dash + 1));
+    const auto first = ParseCount(range.substr(0, dash));
+    const auto last = dash == std::string_view::npos ? first : ParseCount(range.substr(dash + 1));
     if (!first || !last || *last < *first) return std::nullopt;
     count += static_cast<int>(*last - *first + 1);
     if (comma == std::string_view::npos) break;
@@ -128,9 +87,9 @@ class RealHostProbe : public HostProbe {
 
   HostIdentity Identity() const override {
     HostIdentity info;
-    info.hostname = FirstLine("proc/sys/kernel/hostname");
-    const std::string ostype = FirstLine("proc/sys/kernel/ostype");
-    const std::string release = FirstLine("proc/sys/kernel/osrelease");
+    info.hostname = FirstLineOf("proc/sys/kernel/hostname");
+    const std::string ostype = FirstLineOf("proc/sys/kernel/ostype");
+    const std::string release = FirstLineOf("proc/sys/kernel/osrelease");
     info.kernel = ostype.empty() ? release : release.empty() ? "" : ostype + " " + release;
 
     struct utsname uts {};
@@ -156,7 +115,7 @@ class RealHostProbe : public HostProbe {
     } else {
       int processors = 0;
       for (std::string_view line : SplitLines(cpuinfo)) {
-        if (Trim(line.substr(0, line.find(':'))) == "processor") ++processors;
+        if (TrimBlanks(line.substr(0, line.find(':'))) == "processor") ++processors;
       }
       info.logical_cores = processors;
       if (processors == 0 && real_root_) {
@@ -178,25 +137,25 @@ class RealHostProbe : public HostProbe {
     const std::string loadavg = Read("proc/loadavg");
     const auto load = SplitWords(loadavg);
     if (load.size() >= 3) {
-      snapshot.load1 = ParseDouble(load[0]);
-      snapshot.load5 = ParseDouble(load[1]);
-      snapshot.load15 = ParseDouble(load[2]);
+      snapshot.load1 = ParseFiniteNumber(load[0]);
+      snapshot.load5 = ParseFiniteNumber(load[1]);
+      snapshot.load15 = ParseFiniteNumber(load[2]);
     }
 
     const std::string cpufreq = "sys/devices/system/cpu/cpu0/cpufreq/";
-    if (auto khz = ParseDouble(FirstLine(cpufreq + "scaling_cur_freq")); khz && *khz > 0) {
+    if (auto khz = ParseFiniteNumber(FirstLineOf(cpufreq + "scaling_cur_freq")); khz && *khz > 0) {
       snapshot.cpu_mhz = *khz / 1000;
       snapshot.cpu_mhz_source = "scaling_cur_freq";
     } else {
       const auto cpu = ParseKeyValues(Read("proc/cpuinfo"), ':');
       if (auto it = cpu.find("cpu MHz"); it != cpu.end()) {
-        if (auto mhz = ParseDouble(it->second); mhz && *mhz > 0) {
+        if (auto mhz = ParseFiniteNumber(it->second); mhz && *mhz > 0) {
           snapshot.cpu_mhz = *mhz;
           snapshot.cpu_mhz_source = "/proc/cpuinfo";
         }
       }
     }
-    snapshot.governor = FirstLine(cpufreq + "scaling_governor");
+    snapshot.governor = FirstLineOf(cpufreq + "scaling_governor");
 
     const auto meminfo = ParseKeyValues(Read("proc/meminfo"), ':');
     const auto kb = [&](std::string_view key) -> std::optional<uint64_t> {
@@ -212,10 +171,10 @@ class RealHostProbe : public HostProbe {
 
     const auto vmstat = ParseKeyValues(Read("proc/vmstat"), ' ');
     if (auto it = vmstat.find("pswpin"); it != vmstat.end()) {
-      snapshot.swap_in_pages = ParseUnsigned(it->second);
+      snapshot.swap_in_pages = ParseCount(it->second);
     }
     if (auto it = vmstat.find("pswpout"); it != vmstat.end()) {
-      snapshot.swap_out_pages = ParseUnsigned(it->second);
+      snapshot.swap_out_pages = ParseCount(it->second);
     }
 
     // Last, so the loop's own CPU use does not show up in the load just read.
@@ -230,9 +189,9 @@ class RealHostProbe : public HostProbe {
     return content ? std::move(content).value() : std::string();
   }
 
-  std::string FirstLine(std::string_view relative) const {
+  std::string FirstLineOf(std::string_view relative) const {
     const std::string content = Read(relative);
-    return std::string(Trim(std::string_view(content).substr(0, content.find('\n'))));
+    return std::string(TrimBlanks(std::string_view(content).substr(0, content.find('\n'))));
   }
 
   std::filesystem::path root_;

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "base/json_text.h"
+#include "base/numbers.h"
 
 namespace culprit {
 namespace {
@@ -238,9 +239,7 @@ CalibrationSeries ReadCalibrations(const Record& record) {
       size_t comma = list.find(',', start);
       std::string part =
           list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-      char* end = nullptr;
-      double v = std::strtod(part.c_str(), &end);
-      if (end != part.c_str() && std::isfinite(v)) checkpoints.push_back(v);
+      if (std::optional<double> v = ParseFiniteNumber(part)) checkpoints.push_back(*v);
       if (comma == std::string::npos) break;
       start = comma + 1;
     }
