@@ -12,6 +12,7 @@
 #include "engine/harness_client.h"
 #include "probes/comparison.h"
 #include "probes/isolate_command.h"
+#include "probes/log_interval.h"
 #include "probes/query_sample_source.h"
 #include "probes/verdict.h"
 #include "records/record_store.h"
@@ -43,9 +44,7 @@ AuditFactor FactorFromRecord(std::string name, const Record& record) {
     f.note = record.interrupted ? "interrupted" : "no estimate: " + record.verdict_detail;
     return f;
   }
-  f.factor.log_ratio = std::log(record.estimate->ratio);
-  f.factor.low = std::log(record.estimate->low);
-  f.factor.high = std::log(record.estimate->high);
+  f.factor.SetInterval(LogInterval::OfRatio(*record.estimate));
   return f;
 }
 
@@ -60,9 +59,7 @@ AuditFactor Unmeasured(std::string name, std::string why) {
 
 std::string Ratio(double log_ratio) { return fmt::format("×{:.3f}", std::exp(log_ratio)); }
 
-std::string Signed(double log_ratio) {
-  return fmt::format("{:+.1f}%", (std::exp(log_ratio) - 1) * 100);
-}
+std::string Signed(double log_ratio) { return PercentChange(std::exp(log_ratio)); }
 
 // ---- the order factor's engine processes ----
 
@@ -288,13 +285,7 @@ Record MakeDriftRecord(const PublishedNumber& published, const ComparisonOutcome
   r.notes.push_back("the re-measured samples are the code sitting's arm A (record " +
                     code.record.id + ")");
   if (shift) {
-    Estimate e;
-    e.ratio = std::exp(shift->estimate);
-    e.low = std::exp(shift->low);
-    e.high = std::exp(shift->high);
-    e.confidence = shift->confidence;
-    e.pairs = static_cast<int>(shift->n);
-    e.exact = shift->exact;
+    Estimate e = RatioEstimate(*shift);
     e.method = published.samples.empty() ? "one-sample Hodges-Lehmann vs the published value"
                                          : "two-sample Hodges-Lehmann (Mann-Whitney)";
     r.estimate = e;
@@ -311,9 +302,10 @@ json FactorJson(const AuditFactor& f) {
   json j;
   j["name"] = f.factor.name;
   if (f.measured) {
-    j["ratio"] = std::exp(f.factor.log_ratio);
-    j["low"] = std::exp(f.factor.low);
-    j["high"] = std::exp(f.factor.high);
+    const Estimate e = f.factor.Interval().ToRatioEstimate();
+    j["ratio"] = e.ratio;
+    j["low"] = e.low;
+    j["high"] = e.high;
   }
   j["verdict"] = f.verdict ? VerdictName(*f.verdict) : "";
   j["cross_sitting"] = f.cross_sitting;
@@ -345,10 +337,7 @@ Record MakeAuditRecord(const AuditOutcome& o, const ComparisonOutcome* code,
     if (!factor.record_id.empty()) r.links.push_back(factor.record_id);
   }
   if (f.total.measured) {
-    Estimate e;
-    e.ratio = std::exp(f.total.factor.log_ratio);
-    e.low = std::exp(f.total.factor.low);
-    e.high = std::exp(f.total.factor.high);
+    Estimate e = f.total.factor.Interval().ToRatioEstimate();
     e.confidence = config.measure.confidence;
     e.method = "today in registry order vs the published figure (cross-sitting)";
     e.pairs = f.today_samples;  // unpaired: the samples of today behind the ratio
@@ -378,10 +367,8 @@ Record MakeAuditRecord(const AuditOutcome& o, const ComparisonOutcome* code,
   doc["factors"] = json::array();
   for (const AuditFactor& factor : f.factors) doc["factors"].push_back(FactorJson(factor));
   if (f.decomposition) {
-    const Factor& rem = f.decomposition->remainder;
-    doc["remainder"] = {{"ratio", std::exp(rem.log_ratio)},
-                        {"low", std::exp(rem.low)},
-                        {"high", std::exp(rem.high)}};
+    const Estimate rem = f.decomposition->remainder.Interval().ToRatioEstimate();
+    doc["remainder"] = {{"ratio", rem.ratio}, {"low", rem.low}, {"high", rem.high}};
   }
   doc["conclusion"] = o.conclusion;
   // Factor names, notes and the conclusion may carry a Latin-1 subject: replaced, not thrown.
@@ -598,9 +585,7 @@ Result<ShiftEstimate> CrossSittingShift(const PublishedNumber& published,
 AuditFactor MakeAuditFactor(std::string name, const ShiftEstimate& shift, double band) {
   AuditFactor f;
   f.factor.name = std::move(name);
-  f.factor.log_ratio = shift.estimate;
-  f.factor.low = shift.low;
-  f.factor.high = shift.high;
+  f.factor.SetInterval(LogInterval::Of(shift));
   VerdictResult verdict = Decide(shift, band);
   f.verdict = verdict.verdict;
   f.note = verdict.explanation;

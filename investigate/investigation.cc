@@ -10,11 +10,11 @@
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
-#include <random>
 
 #include "base/atomic_file.h"
 #include "base/interrupt.h"
 #include "base/json_text.h"
+#include "base/run_id.h"
 #include "base/strings.h"
 #include "base/timestamp.h"
 #include "bisect/bisect_runner.h"
@@ -293,14 +293,6 @@ Status DiscardInvestigationState(const BisectSections& config) {
 
 namespace {
 
-std::string NewRunId() {
-  std::random_device entropy;
-  return fmt::format("{}-{:04x}", FormatCompactUtc(std::chrono::system_clock::now()),
-                     entropy() & 0xffff);
-}
-
-std::string Pct(double ratio) { return fmt::format("{:+.1f}%", (ratio - 1) * 100); }
-
 std::string RatioText(const InvestigationStepRecord& s) {
   if (!s.ratio) return "no estimate";
   return fmt::format("ratio {:.3f} [{:.3f}, {:.3f}]", *s.ratio, s.low.value_or(*s.ratio),
@@ -504,7 +496,7 @@ Result<bool> Session::Confirm() {
   InvestigationStepRecord step = StepFromRecord("confirm", outcome->record);
   if (step.verdict == Verdict::kEffect) {
     step.sentence = fmt::format("confirmed: {} moved {} between {} and {} in one sitting", r.query,
-                                Pct(*step.ratio), r.good, r.bad);
+                                PercentChange(*step.ratio), r.good, r.bad);
   } else if (step.verdict == Verdict::kNull) {
     step.sentence = fmt::format(
         "NOT REPRODUCIBLE: {} and {} tie on {} here ({}). Either the host drifted since the "

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "probes/log_interval.h"
 #include "probes/statistics.h"
 
 namespace culprit {
@@ -100,14 +101,7 @@ Record MakeComparisonRecord(const ComparisonPlan& plan, const SittingResult& sit
     record.details["checkpoint_calibrations_ms"] = list;
   }
   if (sitting.shift) {
-    Estimate estimate;
-    estimate.ratio = std::exp(sitting.shift->estimate);
-    estimate.low = std::exp(sitting.shift->low);
-    estimate.high = std::exp(sitting.shift->high);
-    estimate.confidence = sitting.shift->confidence;
-    estimate.pairs = static_cast<int>(sitting.shift->n);
-    estimate.exact = sitting.shift->exact;
-    record.estimate = estimate;
+    record.estimate = RatioEstimate(*sitting.shift);
     record.details["nominal_confidence"] = fmt::format("{:.5f}", sitting.nominal_confidence);
     record.details["alpha_spending"] = "pocock-increments";
   }

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "probes/log_interval.h"
+
 namespace culprit {
 
 /// One multiplicative factor, as a log-ratio with its interval.
@@ -16,6 +18,15 @@ struct Factor {
   std::string name;
   double log_ratio = 0;
   double low = 0, high = 0;  ///< Interval ends on the log scale; low <= log_ratio <= high.
+
+  /// The factor's estimate and interval as one value.
+  LogInterval Interval() const { return {log_ratio, low, high}; }
+  /// Sets the estimate and interval from `interval`.
+  void SetInterval(const LogInterval& interval) {
+    log_ratio = interval.estimate;
+    low = interval.low;
+    high = interval.high;
+  }
 };
 
 /// Where the remainder stands against the band.

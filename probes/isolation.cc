@@ -5,12 +5,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <random>
 #include <set>
 
 #include "base/interrupt.h"
+#include "base/random_seed.h"
 #include "base/strings.h"
 #include "probes/comparison.h"
+#include "probes/log_interval.h"
 #include "probes/round_design.h"
 #include "probes/sequential.h"
 
@@ -23,11 +24,10 @@ std::set<std::string> AsSet(const std::vector<std::string>& names) {
 
 bool HoldsOnly(const ResidencyCondition& c) { return !c.hold.empty() && c.release.empty(); }
 
-std::string Percent(double ratio) { return fmt::format("{:+.1f}%", (ratio - 1) * 100); }
-
 std::string Interval(const ShiftEstimate& s) {
-  return fmt::format("{} [{}, {}]", Percent(std::exp(s.estimate)), Percent(std::exp(s.low)),
-                     Percent(std::exp(s.high)));
+  const Estimate e = LogInterval::Of(s).ToRatioEstimate();
+  return fmt::format("{} [{}, {}]", PercentChange(e.ratio), PercentChange(e.low),
+                     PercentChange(e.high));
 }
 
 std::string VerdictWord(Verdict v) {
@@ -96,12 +96,6 @@ std::string JsonStrings(const std::vector<std::string>& items) {
 std::string JsonNumber(double value) {
   if (!std::isfinite(value)) return "null";
   return fmt::format("{:.6g}", value);
-}
-
-uint64_t PickSeed(uint64_t requested) {
-  if (requested != 0) return requested;
-  std::random_device entropy;
-  return (static_cast<uint64_t>(entropy()) << 32) ^ entropy() ^ 0x2545f4914f6cdd1dULL;
 }
 
 class IsolationRun {
@@ -298,7 +292,7 @@ VerdictResult Inconclusive(std::string why) {
 IsolationResult PlannedResult(const IsolationPlan& plan, const IsolationOptions& options) {
   IsolationResult r;
   const int k = static_cast<int>(plan.conditions.size());
-  r.seed = PickSeed(options.seed);
+  r.seed = RequestedOrFreshSeed(options.seed);
   for (const ResidencyCondition& c : plan.conditions) {
     ConditionOutcome outcome;
     outcome.condition = c;
@@ -380,7 +374,7 @@ std::string DescribeLook(const IsolationResult& r) {
     const ConditionOutcome& outcome = r.conditions[c];
     std::optional<double> ratio = RatioNow(r, c);
     std::string part = fmt::format("{} {}", outcome.condition.name,
-                                   ratio ? Percent(*ratio) : std::string("(too few rounds)"));
+                                   ratio ? PercentChange(*ratio) : std::string("(too few rounds)"));
     if (outcome.verdict) part += fmt::format(" ({})", VerdictWord(outcome.verdict->verdict));
     parts.push_back(std::move(part));
   }
@@ -475,8 +469,9 @@ void DecideTheUndecided(IsolationResult& r, double band) {
 }
 
 /// Notes on the calibration drift between the sitting's two snapshots and on
-/// what changed on the host meanwhile. `host` may be null.
-void NoteHostChanges(const HostProbe* host, IsolationResult& r) {
+/// what changed on the host meanwhile (a sitting's NoteHostChangeWarnings does only the
+/// second). `host` may be null.
+void NoteDriftAndHostChanges(const HostProbe* host, IsolationResult& r) {
   if (r.start.calibration_ms && r.end.calibration_ms) {
     r.calibration = CheckCalibration(*r.start.calibration_ms, *r.end.calibration_ms);
     if (r.calibration->drifted || !r.calibration->valid) r.notes.push_back(r.calibration->message);
@@ -527,13 +522,7 @@ Arm ConditionArm(const IsolationPlan& plan, const IsolationResult& result,
 
 /// The suspect's shift (log scale) as the record's ratio estimate.
 Estimate SuspectEstimate(const ShiftEstimate& shift) {
-  Estimate e;
-  e.ratio = std::exp(shift.estimate);
-  e.low = std::exp(shift.low);
-  e.high = std::exp(shift.high);
-  e.confidence = shift.confidence;
-  e.pairs = static_cast<int>(shift.n);
-  e.exact = shift.exact;
+  Estimate e = RatioEstimate(shift);
   e.method = "paired by round, Hodges-Lehmann";
   return e;
 }
@@ -616,11 +605,11 @@ std::string ConditionJson(const ConditionOutcome& o, bool baseline) {
                         JsonString(o.verdict->explanation));
   }
   if (o.shift) {
+    const Estimate e = RatioEstimate(*o.shift);
     item += fmt::format(
         ",\"ratio\":{},\"low\":{},\"high\":{},\"confidence\":{},\"nominal_confidence\":{},"
         "\"rounds\":{}",
-        JsonNumber(std::exp(o.shift->estimate)), JsonNumber(std::exp(o.shift->low)),
-        JsonNumber(std::exp(o.shift->high)), JsonNumber(o.shift->confidence),
+        JsonNumber(e.ratio), JsonNumber(e.low), JsonNumber(e.high), JsonNumber(e.confidence),
         JsonNumber(o.nominal_confidence), o.decided_at);
   }
   return item + "}";
@@ -840,7 +829,7 @@ IsolationResult RunIsolationSitting(HarnessSession& harness, const IsolationPlan
     Status quit = harness.Quit();
     if (!quit) r.notes.push_back("the engine did not quit cleanly: " + quit.error().message());
   }
-  NoteHostChanges(host, r);
+  NoteDriftAndHostChanges(host, r);
   r.reversibility = JudgeReversibility(r.conditions, r.suspect);
   r.conclusion = IsolationConclusion(r, plan.query);
   return r;

@@ -9,6 +9,7 @@
 #include <span>
 
 #include "base/interrupt.h"
+#include "base/random_seed.h"
 #include "probes/sequential.h"
 
 namespace culprit {
@@ -62,12 +63,6 @@ class SittingRun {
   std::string first_failure_;
 };
 
-uint64_t PickSeed(uint64_t requested) {
-  if (requested != 0) return requested;
-  std::random_device entropy;
-  return (static_cast<uint64_t>(entropy()) << 32) ^ entropy() ^ 0x9e3779b97f4a7c15ULL;
-}
-
 void Snapshot(const HostProbe* host, SittingProgress* progress, const char* phase,
               HostState& into) {
   if (host == nullptr) return;
@@ -91,7 +86,9 @@ void CheckCalibrationDrift(SittingResult& r) {
   if (r.calibration->drifted || !r.calibration->valid) r.notes.push_back(r.calibration->message);
 }
 
-void NoteHostChanges(const HostProbe* host, SittingResult& r) {
+// What changed on the host between the two snapshots, as notes; the calibration drift is
+// CheckCalibrationDrift's. `host` may be null.
+void NoteHostChangeWarnings(const HostProbe* host, SittingResult& r) {
   if (host == nullptr) return;
   for (std::string& warning : HostChangeWarnings(host->Identity(), r.start, r.end)) {
     r.notes.push_back(std::move(warning));
@@ -177,7 +174,7 @@ class PairedSitting {
   PairedSitting(SampleSource& source, const HostProbe* host, const SittingOptions& options,
                 SittingProgress* progress, SittingResult& result)
       : host_(host), options_(options), progress_(progress), r_(result), run_(source, result) {
-    r_.seed = PickSeed(options.seed);
+    r_.seed = RequestedOrFreshSeed(options.seed);
     rng_.seed(r_.seed);
     max_failed_ = options.max_failed_samples > 0 ? options.max_failed_samples
                                                  : std::max(5, options.max_pairs / 4);
@@ -230,7 +227,7 @@ class PairedSitting {
     }
     Snapshot(host_, progress_, "calibrating (end)", r_.end);
     CheckCalibrationDrift(r_);
-    NoteHostChanges(host_, r_);
+    NoteHostChangeWarnings(host_, r_);
     for (size_t i = 1; i < r_.checkpoint_calibrations_ms.size(); ++i) {
       CalibrationCheck jump =
           CheckCalibration(r_.checkpoint_calibrations_ms[i - 1], r_.checkpoint_calibrations_ms[i]);
@@ -559,7 +556,7 @@ SittingResult RunSingleArmSitting(SampleSource& source, const HostProbe* host, i
   }
   Snapshot(host, progress, "calibrating (end)", r.end);
   CheckCalibrationDrift(r);
-  NoteHostChanges(host, r);
+  NoteHostChangeWarnings(host, r);
   return r;
 }
 

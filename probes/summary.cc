@@ -20,7 +20,7 @@ std::string OptionalLoad(const std::optional<double>& load) {
   return load ? fmt::format("{:.2f}", *load) : std::string("unavailable");
 }
 
-std::string BandPercent(double band) { return fmt::format("±{:g}%", band * 100); }
+std::string BandPercent(double band) { return "±" + PercentOf(band); }
 
 }  // namespace
 

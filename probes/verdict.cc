@@ -6,6 +6,9 @@
 #include <cassert>
 #include <cmath>
 
+#include "base/strings.h"
+#include "probes/log_interval.h"
+
 namespace culprit {
 namespace {
 
@@ -14,13 +17,10 @@ constexpr double kPower = 0.8;
 // Beyond this many times the current pairs, suggesting a number is not useful advice.
 constexpr double kMaxUsefulGrowth = 64;
 
-std::string SignedPercent(double log_value) {
-  return fmt::format("{:+.1f}%", std::expm1(log_value) * 100);
-}
-
 std::string DescribeInterval(const ShiftEstimate& s) {
-  return fmt::format("{} [{}, {}]", SignedPercent(s.estimate), SignedPercent(s.low),
-                     SignedPercent(s.high));
+  const Estimate e = LogInterval::Of(s).ToRatioEstimate();
+  return fmt::format("{} [{}, {}]", PercentChange(e.ratio), PercentChange(e.low),
+                     PercentChange(e.high));
 }
 
 // What would settle an INCONCLUSIVE: the half-width that would put the interval

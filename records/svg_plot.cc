@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 
+#include "base/strings.h"
+
 namespace culprit::svg {
 namespace {
 
@@ -107,8 +109,8 @@ std::string Number(double v) {
 }
 
 std::string IntervalText(const RatioInterval& v) {
-  return fmt::format("{:.3f}× ({}) [{}, {}]", v.ratio, Percent(v.ratio), Percent(v.low),
-                     Percent(v.high));
+  return fmt::format("{:.3f}× ({}) [{}, {}]", v.ratio, PercentChange(v.ratio), PercentChange(v.low),
+                     PercentChange(v.high));
 }
 
 std::string ToneName(Tone tone) {
@@ -163,11 +165,6 @@ std::string Escape(std::string_view text) {
     }
   }
   return out;
-}
-
-std::string Percent(double ratio) {
-  if (!std::isfinite(ratio)) return "n/a";
-  return fmt::format("{:+.1f}%", (ratio - 1) * 100);
 }
 
 Scale::Scale(double v0, double v1, double p0, double p1, bool log)
@@ -242,7 +239,7 @@ std::string IntervalStrip(const StripSpec& spec) {
   out += Line(left, bottom, right, bottom, kAxis);
   for (double t : RatioTicks(x, 44)) {
     out += Line(x(t), bottom, x(t), bottom + 4, kAxis);
-    out += Text(x(t), bottom + 15, t == 1 ? "1.0" : Percent(t), "middle", 10);
+    out += Text(x(t), bottom + 15, t == 1 ? "1.0" : PercentChange(t), "middle", 10);
   }
   out += "</g>\n";
   const double mid = (top + bottom) / 2;
@@ -287,7 +284,7 @@ std::string IntervalBars(const BarsSpec& spec) {
   out += Line(left, bottom, right, bottom, kAxis);
   for (double t : RatioTicks(x, 44)) {
     out += Line(x(t), bottom, x(t), bottom + 4, kAxis);
-    out += Text(x(t), bottom + 15, t == 1 ? "1.0" : Percent(t), "middle", 10);
+    out += Text(x(t), bottom + 15, t == 1 ? "1.0" : PercentChange(t), "middle", 10);
   }
   out += "</g>\n";
   for (size_t i = 0; i < spec.bars.size(); ++i) {
@@ -316,8 +313,8 @@ std::string IntervalBars(const BarsSpec& spec) {
     for (double end : {v.low, v.high})
       out += Line(x(end), mid - 6, x(end), mid + 6, "#222", "stroke-width=\"2\"");
     out += "</g>\n";
-    std::string caption = fmt::format("{} [{}, {}] {}", Percent(v.ratio), Percent(v.low),
-                                      Percent(v.high), ToneName(tone));
+    std::string caption = fmt::format("{} [{}, {}] {}", PercentChange(v.ratio),
+                                      PercentChange(v.low), PercentChange(v.high), ToneName(tone));
     out += Text(right + 10, mid, caption, "start", 11,
                 fmt::format("class=\"value-label\" fill=\"{}\"", colour));
     if (!b.caption.empty())
@@ -347,7 +344,7 @@ std::string ErrorBarScatter(const ScatterSpec& spec) {
   out += VerticalBand(y, spec.band, left, right);
   for (double t : RatioTicks(y, 18)) {
     out += Line(left - 4, y(t), left, y(t), kAxis);
-    out += Text(left - 6, y(t) + 4, t == 1 ? "1.0" : Percent(t), "end", 10);
+    out += Text(left - 6, y(t) + 4, t == 1 ? "1.0" : PercentChange(t), "end", 10);
   }
   out += "</g>\n";
   out += fmt::format("<g class=\"x-axis\" {}>\n", x.Attributes());
@@ -511,8 +508,8 @@ std::string Waterfall(const WaterfallSpec& spec) {
       for (double end : {d.low, d.high})
         out += Line(cx - 6, y(end), cx + 6, y(end), "#222", "stroke-width=\"2\"");
       out += Text(cx, y(std::max(d.high, d.before)) - 6,
-                  fmt::format("×{:.3f} ({})", s.factor->ratio, Percent(s.factor->ratio)), "middle",
-                  11, fmt::format("class=\"value-label\" fill=\"{}\"", colour));
+                  fmt::format("×{:.3f} ({})", s.factor->ratio, PercentChange(s.factor->ratio)),
+                  "middle", 11, fmt::format("class=\"value-label\" fill=\"{}\"", colour));
     }
     // A connector to the next step at the running value.
     if (i + 1 < spec.steps.size()) {

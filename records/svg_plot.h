@@ -152,7 +152,4 @@ struct LineSpec {
 };
 std::string LineStrip(const LineSpec& spec);
 
-/// "+23.4%" for a ratio.
-std::string Percent(double ratio);
-
 }  // namespace culprit::svg
