@@ -3,15 +3,15 @@
 namespace culprit {
 namespace {
 
-std::vector<std::string>& Words() {
+std::vector<std::string>& StoredArguments() {
   static auto* words = new std::vector<std::string>();
   return *words;
 }
 
 }  // namespace
 
-void SetInvocation(int argc, char** argv) { Words().assign(argv, argv + argc); }
+void SetInvocation(int argc, char** argv) { StoredArguments().assign(argv, argv + argc); }
 
-const std::vector<std::string>& Invocation() { return Words(); }
+const std::vector<std::string>& Invocation() { return StoredArguments(); }
 
 }  // namespace culprit

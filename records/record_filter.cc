@@ -26,7 +26,7 @@ bool EndsWith(std::string_view text, std::string_view suffix) {
 }
 
 template <typename Enum, size_t N, typename Name>
-std::vector<std::string> Words(const Enum (&values)[N], Name name) {
+std::vector<std::string> Spellings(const Enum (&values)[N], Name name) {
   std::vector<std::string> words;
   for (Enum v : values) words.emplace_back(name(v));
   return words;
@@ -54,7 +54,7 @@ bool RecordFilter::Matches(const Record& record) const {
 
 Status RecordFilter::Validate() const {
   if (kind) {
-    std::vector<std::string> kinds = Words(kAllRecordKinds, RecordKindName);
+    std::vector<std::string> kinds = Spellings(kAllRecordKinds, RecordKindName);
     if (std::find(kinds.begin(), kinds.end(), *kind) == kinds.end()) {
       return Error::Usage(
                  fmt::format("unknown record kind '{}'{}", *kind, DidYouMean(*kind, kinds)))
@@ -62,7 +62,7 @@ Status RecordFilter::Validate() const {
     }
   }
   if (verdict) {
-    std::vector<std::string> verdicts = Words(kAllVerdicts, VerdictName);
+    std::vector<std::string> verdicts = Spellings(kAllVerdicts, VerdictName);
     if (std::find(verdicts.begin(), verdicts.end(), Upper(*verdict)) == verdicts.end()) {
       return Error::Usage(fmt::format("unknown verdict '{}'{}", *verdict,
                                       DidYouMean(Upper(*verdict), verdicts)))
