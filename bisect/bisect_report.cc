@@ -24,12 +24,6 @@ int CeilLog2(int n) {
   return bits;
 }
 
-std::string Short(const std::string& id) { return id.substr(0, 10); }
-
-// A build error's first line says which step failed and how; its last lines
-// are the tail of the compiler's output (often a caret line).
-std::string FirstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
-
 // What every search and check of the range spent, and the commits they could not build.
 struct RangeSpending {
   int builds = 0, pairs = 0;
@@ -70,7 +64,7 @@ bool CheckMeasured(const BisectSegment& s) { return !s.check_record.empty(); }
 
 // "1a2b3c4d5e..9f8e7d6c5b": commits[lo]..commits[hi].
 std::string Span(const std::vector<std::string>& commits, int lo, int hi) {
-  return fmt::format("{}..{}", Short(commits[lo]), Short(commits[hi]));
+  return fmt::format("{}..{}", ShortCommit(commits[lo]), ShortCommit(commits[hi]));
 }
 
 // The single-culprit fields of the report (what `judge` and older readers use): the
@@ -142,15 +136,15 @@ std::string NotShownFirstLine(const std::vector<BisectSegment>& segments,
     if (s.lo != 0 || s.hi != earliest.first - 1) continue;
     if (!CheckMeasured(s) && !s.reason.empty()) before += " (" + s.reason + ")";
     if (CheckMeasured(s)) {
-      before = fmt::format("{} against {} {} ({} at {} confidence, {} pairs)", Short(commits[s.hi]),
-                           Short(commits[0]), CheckMeaning(s),
+      before = fmt::format("{} against {} {} ({} at {} confidence, {} pairs)",
+                           ShortCommit(commits[s.hi]), ShortCommit(commits[0]), CheckMeaning(s),
                            fmt::format("{:.3f} [{:.3f}, {:.3f}]", s.ratio, s.low, s.high),
                            FormatProbability(s.confidence), s.pairs);
     }
   }
   return fmt::format(
       "NOT SHOWN TO BE THE FIRST BAD COMMIT: {}: {}; a change before it is not ruled out\n",
-      Short(commits[earliest.change]), before);
+      ShortCommit(commits[earliest.change]), before);
 }
 
 // Why an unplaced segment holds a move no change was named for.
@@ -224,7 +218,7 @@ std::string ChangeText(const BisectSegment& change, const std::string& head,
   std::string text;
   if (change.outcome == SegmentOutcome::kRange) {
     text += fmt::format("{} RANGE {}..{} (the commits before {} could not be built)", head,
-                        Short(commits[change.first]), Short(id), Short(id));
+                        ShortCommit(commits[change.first]), ShortCommit(id), ShortCommit(id));
     if (head == "CHANGE") text += fmt::format("\nCHANGE {}", id);
   } else {
     text += fmt::format("{} {}", head, id);
@@ -238,7 +232,7 @@ std::string ChangeText(const BisectSegment& change, const std::string& head,
     text += "\n";
   }
   if (!in.state->descended_from.empty()) {
-    text += fmt::format("  brought in by merge {}\n", Short(in.state->descended_from));
+    text += fmt::format("  brought in by merge {}\n", ShortCommit(in.state->descended_from));
   }
   if (facts.changed_files) text += "  changed  " + ChangedFilesText(*facts.changed_files) + "\n";
   // The verification is a sequential test: its interval is at the confidence of the look
@@ -250,18 +244,19 @@ std::string ChangeText(const BisectSegment& change, const std::string& head,
   text += fmt::format(
       "  ratio across it {} at {} confidence ({} fresh pairs against its {}parent {}): {}\n",
       FormatRatio(e), FormatProbability(e.confidence), e.pairs, merge ? "first " : "",
-      Short(commits[parent]),
+      ShortCommit(commits[parent]),
       change.check == SegmentCheck::kOpposite ? "EFFECT the other way from the range, verified"
                                               : "EFFECT, verified");
   if (merge) {
     text += fmt::format(
         "  a merge: it brought in {} commit(s) from {}; a merge is not named as the culprit: "
         "the commit inside it is searched on the branch {}..{}\n",
-        merge->brought_in, Short(merge->bad), Short(merge->good), Short(merge->bad));
+        merge->brought_in, ShortCommit(merge->bad), ShortCommit(merge->good),
+        ShortCommit(merge->bad));
   }
   text += fmt::format("  probability {} (one change in {}..{})\n",
-                      FormatProbability(change.probability), Short(commits[change.lo]),
-                      Short(commits[change.hi]));
+                      FormatProbability(change.probability), ShortCommit(commits[change.lo]),
+                      ShortCommit(commits[change.hi]));
   if (first) FirstChangeFields(change, commits, facts, record);
   return text;
 }
@@ -287,7 +282,7 @@ ChangeList ListChanges(const SearchedFacts& in, const std::vector<int>& changes,
     const bool merge = MergeOf(c, FactsOf(in, commits[c.change])).has_value();
     const std::string head = merge ? "MERGE" : single && first_is_first ? "CULPRIT" : "CHANGE";
     list.text += ChangeText(c, head, in, record, k == earliest_k);
-    list.names.push_back("commit " + Short(commits[c.change]));
+    list.names.push_back("commit " + ShortCommit(commits[c.change]));
     list.ids.push_back(commits[c.change]);
     list.json.push_back(ChangeJson(c, commits));
   }
@@ -306,8 +301,8 @@ std::string EarliestLines(const SearchedFacts& in, const std::vector<int>& chang
         "MERGE {}  the earliest change the way the range moved is a merge; the {} commit(s) it "
         "brought in are searched next, on the branch's first-parent chain: culprit bisect run "
         "--good {} --bad {} -q {}\n",
-        commits[earliest.change], merge->brought_in, Short(merge->good), Short(merge->bad),
-        in.query->name);
+        commits[earliest.change], merge->brought_in, ShortCommit(merge->good),
+        ShortCommit(merge->bad), in.query->name);
   }
   if (!first_is_first) return NotShownFirstLine(segments, earliest, commits);
   if (changes.size() == 1) return "";
@@ -353,9 +348,9 @@ std::string SegmentLines(const std::vector<BisectSegment>& segments,
     const BisectSegment& s = segments[k];
     const std::string figures =
         CheckMeasured(s) ? fmt::format(" ×{:.3f} [{:.3f}, {:.3f}]", s.ratio, s.low, s.high) : "";
-    const std::string line =
-        fmt::format("UNPLACED: {}{} (commits after {} up to {}): {}", Span(commits, s.lo, s.hi),
-                    figures, Short(commits[s.lo]), Short(commits[s.hi]), UnplacedReason(s));
+    const std::string line = fmt::format(
+        "UNPLACED: {}{} (commits after {} up to {}): {}", Span(commits, s.lo, s.hi), figures,
+        ShortCommit(commits[s.lo]), ShortCommit(commits[s.hi]), UnplacedReason(s));
     text += line + "\n";
     record.notes.push_back(line);
   }
@@ -425,7 +420,7 @@ std::string ConfirmationMismatch(const Record& record, const std::string& good,
   if (record.arms.size() != 2) return "it is not a sitting of two arms";
   if (record.arms[0].commit != good || record.arms[1].commit != bad) {
     return fmt::format("it measured {} against {}, not the bisect's endpoints",
-                       Short(record.arms[1].commit), Short(record.arms[0].commit));
+                       ShortCommit(record.arms[1].commit), ShortCommit(record.arms[0].commit));
   }
   if (!record.arms[0].env.empty() || !record.arms[1].env.empty() || !record.arms[0].unset.empty() ||
       !record.arms[1].unset.empty()) {
@@ -459,10 +454,11 @@ std::string SearchStepLine(const BisectStepLog& s, int n, const BisectSearch& se
       "step {:>2} {:<7} {} (#{} of {})  {:>3} pairs  ratio {}  "
       "P(first bad ≤ it) {:.3f}  {} left (roughly {} build{} more), best {} p={:.3f}  builds {} "
       "(⌈log2 N⌉={}) pairs {}{}",
-      s.step, BisectStepKindName(s.kind), Short(s.commit), s.index, n, s.pairs, StepRatioText(s),
+      s.step, BisectStepKindName(s.kind), ShortCommit(s.commit), s.index, n, s.pairs,
+      StepRatioText(s),
       // Like git's "roughly k steps": halving what is left, one build at a time.
       s.mass_at_or_before, left, CeilLog2(left), CeilLog2(left) == 1 ? "" : "s",
-      Short(s.best_commit), s.best_probability, search.builds_used(), CeilLog2(n),
+      ShortCommit(s.best_commit), s.best_probability, search.builds_used(), CeilLog2(n),
       search.pairs_used(), s.note.empty() ? "" : "  " + s.note);
 }
 
@@ -473,14 +469,14 @@ std::string CheckStepLine(const BisectStepLog& log, const BisectSegment& segment
   return fmt::format(
       "step {:>2} check   {} (#{} of {})  {:>3} pairs  ratio {:.3f} [{:.3f}, {:.3f}] against "
       "{} (#{}): {} ({})",
-      log.step, Short(log.commit), segment.hi, commits.size() - 1, log.pairs, log.ratio, log.low,
-      log.high, Short(commits[segment.lo]), segment.lo, verdict ? VerdictName(*verdict) : "-",
-      SegmentCheckName(segment.check));
+      log.step, ShortCommit(log.commit), segment.hi, commits.size() - 1, log.pairs, log.ratio,
+      log.low, log.high, ShortCommit(commits[segment.lo]), segment.lo,
+      verdict ? VerdictName(*verdict) : "-", SegmentCheckName(segment.check));
 }
 
 std::string SkippedStepLine(const BisectStepLog& step, const std::string& reason) {
   return fmt::format("step {:>2} {} is unbuildable or unmeasurable: skipped ({})", step.step,
-                     Short(step.commit), FirstLine(reason));
+                     ShortCommit(step.commit), FirstLine(reason));
 }
 
 void DescribeStepRecord(const BisectStepLog& log, const std::string& baseline,
@@ -507,8 +503,8 @@ void DescribeStepRecord(const BisectStepLog& log, const std::string& baseline,
   record.verdict_detail = fmt::format(
       "evidence for the search: {} vs {}{}; after it P(first bad ≤ {}) = {:.3f}, best guess "
       "{} (p = {:.3f})",
-      Short(log.commit), Short(baseline), ratio, Short(log.commit), log.mass_at_or_before,
-      Short(log.best_commit), log.best_probability);
+      ShortCommit(log.commit), ShortCommit(baseline), ratio, ShortCommit(log.commit),
+      log.mass_at_or_before, ShortCommit(log.best_commit), log.best_probability);
 }
 
 Record BisectResultRecord(const BisectState& state, const QueryConfig& query, double band,
@@ -558,7 +554,7 @@ std::string UnconfirmedEnding(const BisectState& state, const UnconfirmedMove& m
         "The branch merge {} brought in does not move on its own: the move appears only once it "
         "is merged (the branch and the line it was merged into together). The merge is where "
         "it happens; no commit inside the branch is to blame alone.\n",
-        Short(state.descended_from));
+        ShortCommit(state.descended_from));
   }
   if (!state.descended_from.empty() && tie) {
     text += "The confirmation is archived as a record.\n";
@@ -582,7 +578,7 @@ Result<std::string> SearchedEnding(const SearchedFacts& in, Record& record, Bise
   record.details["pairs_used"] = std::to_string(spent.pairs);
   record.details["probability"] = fmt::format("{:.4f}", whole.probability);
   std::vector<std::string> credible;
-  for (int j : whole.credible_set) credible.push_back(Short(state.commits[j]));
+  for (int j : whole.credible_set) credible.push_back(ShortCommit(state.commits[j]));
   record.details["credible_set"] = Join(credible, ",");
   for (int j : spent.unbuildable) {
     record.notes.push_back("unbuildable or unmeasurable: " + state.commits[j]);
@@ -651,7 +647,7 @@ std::string FormatBisectStatus(const BisectState& s) {
   if (!s.log.empty()) {
     const BisectStepLog& last = s.log.back();
     if (!last.best_commit.empty()) {
-      out += fmt::format("  best guess {} (p={:.3f})\n", Short(last.best_commit),
+      out += fmt::format("  best guess {} (p={:.3f})\n", ShortCommit(last.best_commit),
                          last.best_probability);
     }
   }
@@ -666,7 +662,7 @@ std::string FormatBisectLog(const BisectState& s) {
   for (const BisectStepLog& l : s.log) {
     std::string ratio = l.pairs > 0 ? StepRatioText(l) : "-";
     out += fmt::format("{:>4}  {:<8} {:<10} {:>5} {:>6}  {:<24} {:>8.3f}  {}\n", l.step,
-                       BisectStepKindName(l.kind), Short(l.commit), l.index, l.pairs, ratio,
+                       BisectStepKindName(l.kind), ShortCommit(l.commit), l.index, l.pairs, ratio,
                        l.mass_at_or_before,
                        l.note.empty() ? l.record_id : l.note + "  " + l.record_id);
   }

@@ -15,20 +15,12 @@
 #include "bisect/claims.h"
 #include "bisect/range_split.h"
 #include "engine/file_lock.h"
-#include "probes/calibration.h"
-#include "probes/query_sample_source.h"
+#include "probes/comparison.h"
 #include "probes/sitting.h"
-#include "probes/statistics.h"
 #include "probes/summary.h"
 
 namespace culprit {
 namespace {
-
-std::string Short(const std::string& id) { return id.substr(0, 10); }
-
-// A build error's first line says which step failed and how; its last lines
-// are the tail of the compiler's output (often a caret line).
-std::string FirstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
 
 // Why `--all-parents` is refused. The search numbers a range's commits in one line and
 // verifies a commit against its neighbour in it; over every parent, that neighbour need not
@@ -255,8 +247,8 @@ Result<BisectReport> BisectRunner::Session::Start(const BisectRequest& request) 
   CULPRIT_TRY(Prepare(request.flags));
   CULPRIT_TRY(Save());
   reporter_.Line(fmt::format("bisecting {} commits between {} ({}) and {} ({}) on {}",
-                             state_.commits.size() - 1, request.good, Short(*good), request.bad,
-                             Short(*bad), query_->name));
+                             state_.commits.size() - 1, request.good, ShortCommit(*good),
+                             request.bad, ShortCommit(*bad), query_->name));
   return adopted ? AdoptConfirmation(*adopted) : Confirm();
 }
 
@@ -447,8 +439,8 @@ Result<BisectReport> BisectRunner::Session::StartSegmentSearch(int k, std::vecto
     if (known == true) search_->MarkCached(i);
   }
   reporter_.Line(fmt::format("searching {}..{} ({} commits): it moves {}",
-                             Short(state_.commits[segment.lo]), Short(state_.commits[segment.hi]),
-                             n,
+                             ShortCommit(state_.commits[segment.lo]),
+                             ShortCommit(state_.commits[segment.hi]), n,
                              segment.check == SegmentCheck::kOpposite
                                  ? "the other way from the range: searched in its own direction"
                                  : "the way the range does"));
@@ -488,7 +480,7 @@ Result<BisectReport> BisectRunner::Session::SegmentDone() {
     // The search numbers commits from the segment's good end.
     segment.reason = seg_lo_ == 0 ? o.reason
                                   : fmt::format("{} (commits numbered from {} = 0)", o.reason,
-                                                Short(state_.commits[seg_lo_]));
+                                                ShortCommit(state_.commits[seg_lo_]));
     state_.segments[state_.active_segment] = segment;
     for (BisectSegment& part : UnexplainedParts(segment)) state_.segments.push_back(part);
     CULPRIT_TRY(Save());
@@ -514,7 +506,7 @@ Result<BisectReport> BisectRunner::Session::Advance() {
     }
     reporter_.Line(fmt::format(
         "checking what the changes found leave unexplained: {} against {} in one sitting",
-        Short(state_.commits[segment.hi]), Short(state_.commits[segment.lo])));
+        ShortCommit(state_.commits[segment.hi]), ShortCommit(state_.commits[segment.lo])));
     Result<ComparisonOutcome> outcome = Sitting(segment.lo, segment.hi, BisectStepKind::kCheck);
     if (!outcome) return outcome.error();
     state_.records.push_back(outcome->record.id);
@@ -566,10 +558,10 @@ Result<BisectReport> BisectRunner::Session::Search() {
         recorder_.MarkInterrupted();
         return Interrupted();
       case Batch::Kind::kBroken:
-        return Stop(
-            Error(batch.reason)
-                .WithContext(fmt::format("measuring commit {}", Short(state_.commits[commit])))
-                .WithHint("fix the cause, then `culprit bisect resume`"));
+        return Stop(Error(batch.reason)
+                        .WithContext(
+                            fmt::format("measuring commit {}", ShortCommit(state_.commits[commit])))
+                        .WithHint("fix the cause, then `culprit bisect resume`"));
       case Batch::Kind::kUnbuildable: {
         CULPRIT_TRY(FlushStep());
         const size_t skipped_before = search_->unbuildable().size();
@@ -581,7 +573,7 @@ Result<BisectReport> BisectRunner::Session::Search() {
           return Stop(
               Error(fmt::format("commit {} cannot be measured ({}), and the search cannot do "
                                 "without it",
-                                Short(state_.commits[commit]), FirstLine(batch.reason)))
+                                ShortCommit(state_.commits[commit]), FirstLine(batch.reason)))
                   .WithHint(
                       "fix the cause, then `culprit bisect resume`, or `culprit bisect reset`"));
         }
@@ -728,7 +720,7 @@ Result<BisectReport> BisectRunner::Descend(Result<BisectReport> report, BisectRe
     reporter_.Line(fmt::format(
         "descending into merge {}: bisecting the branch it brought in, {}..{} (its first-parent "
         "chain; the merge's own result is record {})",
-        Short(merge.merge), Short(merge.good), Short(merge.bad), outer_record));
+        ShortCommit(merge.merge), ShortCommit(merge.good), ShortCommit(merge.bad), outer_record));
     request.good = merge.good;
     request.bad = merge.bad;
     request.confirmed_by.clear();
@@ -738,7 +730,7 @@ Result<BisectReport> BisectRunner::Descend(Result<BisectReport> report, BisectRe
       return report.error().WithContext(
           fmt::format("bisecting the branch merge {} brought in (the bisect that landed on the "
                       "merge is record {})",
-                      Short(merge.merge), outer_record));
+                      ShortCommit(merge.merge), outer_record));
     }
     report->text = outer_text + "\n" + report->text;
   }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "base/strings.h"
 #include "bisect/bisect_report.h"
 #include "bisect/range_split.h"
 #include "probes/calibration.h"
@@ -14,13 +15,6 @@
 #include "probes/summary.h"
 
 namespace culprit {
-namespace {
-
-std::string Short(const std::string& id) { return id.substr(0, 10); }
-
-std::string FirstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
-
-}  // namespace
 
 // The log entry of a sitting of commits[b] against commits[a], from its record and the
 // pairs it kept.
@@ -151,8 +145,9 @@ Batch StepRecorder::MeasureBatch(const std::vector<std::string>& commits, Bisect
   options.seed = options_.seed == 0 ? 0 : options_.seed + 1 + static_cast<uint64_t>(pairs_used);
   // A batch is a fixed number of pairs: the search, not the sitting, decides
   // when there is enough evidence. Its looks are therefore ignored.
-  SittingProgress* progress = reporter_.StartSitting(fmt::format(
-      "{} {} vs {}", BisectStepKindName(kind), Short(commits[index]), Short(commits[baseline])));
+  SittingProgress* progress = reporter_.StartSitting(
+      fmt::format("{} {} vs {}", BisectStepKindName(kind), ShortCommit(commits[index]),
+                  ShortCommit(commits[baseline])));
   SittingResult sitting = RunPairedSitting(*runs->source, nullptr, options, progress);
   batch.samples = std::move(sitting.samples);
   if (sitting.interrupted) {
@@ -166,8 +161,8 @@ Batch StepRecorder::MeasureBatch(const std::vector<std::string>& commits, Bisect
     // bisect cannot go on, whatever the candidate is.
     if (FailedSamples(batch.samples, 0) > 0) {
       batch.kind = Batch::Kind::kBroken;
-      batch.reason = fmt::format("the baseline {}'s runs failed: {}", Short(commits[baseline]),
-                                 sitting.failure->message());
+      batch.reason = fmt::format("the baseline {}'s runs failed: {}",
+                                 ShortCommit(commits[baseline]), sitting.failure->message());
     } else {
       batch.kind = Batch::Kind::kUnbuildable;
       batch.reason = "its runs kept failing: " + sitting.failure->message();
@@ -186,10 +181,10 @@ ComparisonPlan StepRecorder::Plan(const BisectState& state) const {
   plan.better = query_->better;
   plan.better_note = query_->better_note;
   plan.a.name = "baseline";
-  plan.a.label = Short(state.commits[step_.baseline]);
+  plan.a.label = ShortCommit(state.commits[step_.baseline]);
   plan.a.commit = state.commits[step_.baseline];
   plan.b.name = "candidate";
-  plan.b.label = Short(state.commits[step_.index]);
+  plan.b.label = ShortCommit(state.commits[step_.index]);
   plan.b.commit = state.commits[step_.index];
   plan.options = options_;
   plan.config_digest = config_.digest;
@@ -290,12 +285,12 @@ Result<ComparisonOutcome> StepRecorder::RunSitting(const BisectState& state, int
   Result<ResolvedBuild> build_a = engine_.builds.Resolve(state.commits[a]);
   if (!build_a) {
     return build_a.error().WithContext(confirm ? "building the good end"
-                                               : "building " + Short(state.commits[a]));
+                                               : "building " + ShortCommit(state.commits[a]));
   }
   Result<ResolvedBuild> build_b = engine_.builds.Resolve(state.commits[b]);
   if (!build_b) {
     return build_b.error().WithContext(confirm ? "building the bad end"
-                                               : "building " + Short(state.commits[b]));
+                                               : "building " + ShortCommit(state.commits[b]));
   }
   Result<PairedRuns> runs = engine_.measurer.Pair(*query_, *build_a, *build_b);
   if (!runs) return runs.error();
@@ -307,13 +302,13 @@ Result<ComparisonOutcome> StepRecorder::RunSitting(const BisectState& state, int
   plan.better = query_->better;
   plan.better_note = query_->better_note;
   if (confirm) {
-    plan.a = MakeComparisonArm("good", "good " + Short(state.commits[a]), runs->a, *build_a);
+    plan.a = MakeComparisonArm("good", "good " + ShortCommit(state.commits[a]), runs->a, *build_a);
     plan.a.revision = state.good_rev;  // as the user gave it, not the resolved id
-    plan.b = MakeComparisonArm("bad", "bad " + Short(state.commits[b]), runs->b, *build_b);
+    plan.b = MakeComparisonArm("bad", "bad " + ShortCommit(state.commits[b]), runs->b, *build_b);
     plan.b.revision = state.bad_rev;
   } else {
-    plan.a = MakeComparisonArm("baseline", Short(state.commits[a]), runs->a, *build_a);
-    plan.b = MakeComparisonArm("candidate", Short(state.commits[b]), runs->b, *build_b);
+    plan.a = MakeComparisonArm("baseline", ShortCommit(state.commits[a]), runs->a, *build_a);
+    plan.b = MakeComparisonArm("candidate", ShortCommit(state.commits[b]), runs->b, *build_b);
     plan.details["candidate_commit"] = state.commits[b];
     plan.details["baseline_commit"] = state.commits[a];
     plan.details["candidate_index"] = std::to_string(b);
@@ -323,8 +318,9 @@ Result<ComparisonOutcome> StepRecorder::RunSitting(const BisectState& state, int
   plan.config_digest = config_.digest;
   plan.details["bisect_run"] = state.run_id;
   plan.details["step_kind"] = BisectStepKindName(kind);
-  SittingProgress* progress = reporter_.StartSitting(fmt::format(
-      "{} {} vs {}", BisectStepKindName(kind), Short(state.commits[b]), Short(state.commits[a])));
+  SittingProgress* progress = reporter_.StartSitting(
+      fmt::format("{} {} vs {}", BisectStepKindName(kind), ShortCommit(state.commits[b]),
+                  ShortCommit(state.commits[a])));
   return RunComparison(plan, *runs->source, host_, store_, progress);
 }
 
@@ -336,6 +332,8 @@ void StepRecorder::Skip(BisectState& state, BisectStepKind kind, int index, int 
   log.index = index;
   log.baseline = baseline;
   log.commit = state.commits[index];
+  // A build error's first line says which step failed and how; its last lines are the tail
+  // of the compiler's output (often a caret line).
   log.note = "skipped: " + FirstLine(reason);
   state.log.push_back(log);
   reporter_.Line(SkippedStepLine(log, reason));

@@ -61,8 +61,9 @@ BisectStepLog SittingLog(int step, BisectStepKind kind, int a, int b,
 /// The same from a sitting just measured: its drift is the sitting's calibration check.
 BisectStepLog SittingLog(int step, BisectStepKind kind, int a, int b,
                          const std::vector<std::string>& commits, const ComparisonOutcome& outcome);
-/// A sitting's check of `segment` (a confirmation's of the whole range): its verdict as a
-/// SegmentCheck for a range that moves up (or, `speedup`, down), its ratio and interval.
+/// A sitting's check of `segment` (a confirmation's of the whole range): its verdict
+/// classified against the range's direction (ClassifyCheck; `speedup`: the bad end is lower),
+/// its ratio, interval and record.
 void FillCheck(const Record& record, int pairs_kept, bool speedup, BisectSegment& segment);
 void FillCheck(const ComparisonOutcome& outcome, bool speedup, BisectSegment& segment);
 
