@@ -13,6 +13,7 @@
 #include "base/timestamp.h"
 #include "bisect/bisect_budget.h"
 #include "bisect/range_split.h"
+#include "probes/log_interval.h"
 #include "probes/summary.h"
 
 namespace culprit {
@@ -77,10 +78,11 @@ SearchOutcome EarliestChangeOutcome(const BisectSegment& earliest, bool speedup)
   o.last = earliest.change;
   o.probability = earliest.probability;
   o.verified = true;
-  const double sign = speedup ? -1 : 1;
-  o.log_ratio = sign * earliest.log_ratio;
-  o.log_ratio_low = speedup ? -earliest.log_high : earliest.log_low;
-  o.log_ratio_high = speedup ? -earliest.log_low : earliest.log_high;
+  const LogInterval ranged =
+      LogInterval{earliest.log_ratio, earliest.log_low, earliest.log_high}.FlippedIf(speedup);
+  o.log_ratio = ranged.estimate;
+  o.log_ratio_low = ranged.low;
+  o.log_ratio_high = ranged.high;
   o.verification_pairs = earliest.verification_pairs;
   o.interval_confidence = earliest.verify_confidence;
   o.reason = earliest.reason;
@@ -171,10 +173,7 @@ std::optional<MergeDescent> MergeOf(const BisectSegment& change, const CommitFac
 
 // A verified change's ratio across it, as measured.
 Estimate ChangeEstimate(const BisectSegment& change) {
-  Estimate e;
-  e.ratio = std::exp(change.log_ratio);
-  e.low = std::exp(change.log_low);
-  e.high = std::exp(change.log_high);
+  Estimate e = LogInterval{change.log_ratio, change.log_low, change.log_high}.ToRatioEstimate();
   e.pairs = change.verification_pairs;
   e.confidence = change.verify_confidence;
   return e;
@@ -599,11 +598,9 @@ Result<std::string> SearchedEnding(const SearchedFacts& in, Record& record, Bise
   if (!report.found) {
     report.outcome = whole;
     if (whole.verification_pairs > 0) {
-      double sign = state.speedup ? -1 : 1;
-      Estimate e;
-      e.ratio = std::exp(sign * whole.log_ratio);
-      e.low = std::exp(state.speedup ? -whole.log_ratio_high : whole.log_ratio_low);
-      e.high = std::exp(state.speedup ? -whole.log_ratio_low : whole.log_ratio_high);
+      Estimate e = LogInterval{whole.log_ratio, whole.log_ratio_low, whole.log_ratio_high}
+                       .FlippedIf(state.speedup)
+                       .ToRatioEstimate();
       e.pairs = whole.verification_pairs;
       e.confidence = whole.interval_confidence;
       record.estimate = e;

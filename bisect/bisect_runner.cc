@@ -3,12 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <map>
-#include <random>
 
 #include "base/interrupt.h"
+#include "base/run_id.h"
 #include "base/strings.h"
 #include "base/timestamp.h"
 #include "bisect/bisect_budget.h"
@@ -16,6 +15,7 @@
 #include "bisect/range_split.h"
 #include "engine/file_lock.h"
 #include "probes/comparison.h"
+#include "probes/log_interval.h"
 #include "probes/sitting.h"
 #include "probes/summary.h"
 
@@ -33,12 +33,6 @@ Error AllParentsRefused() {
       .WithHint(
           "culprit searches the first-parent chain; a merge it lands on is descended into: the "
           "branch it brought in is bisected next, on its own first-parent chain");
-}
-
-std::string NewRunId() {
-  std::random_device entropy;
-  return fmt::format("{}-{:04x}", FormatCompactUtc(std::chrono::system_clock::now()),
-                     entropy() & 0xffff);
 }
 
 }  // namespace
@@ -466,11 +460,12 @@ Result<BisectReport> BisectRunner::Session::SegmentDone() {
       segment.first = seg_lo_ + o.first;
       segment.change = seg_lo_ + o.last;
       // As measured: the search sees a speed-up's d with the sign flipped.
-      const bool flipped = ActiveSearchesForSpeedup();
-      const double sign = flipped ? -1 : 1;
-      segment.log_ratio = sign * o.log_ratio;
-      segment.log_low = flipped ? -o.log_ratio_high : o.log_ratio_low;
-      segment.log_high = flipped ? -o.log_ratio_low : o.log_ratio_high;
+      const LogInterval measured =
+          LogInterval{o.log_ratio, o.log_ratio_low, o.log_ratio_high}.FlippedIf(
+              ActiveSearchesForSpeedup());
+      segment.log_ratio = measured.estimate;
+      segment.log_low = measured.low;
+      segment.log_high = measured.high;
       segment.verify_confidence = o.interval_confidence;
       segment.verification_pairs = o.verification_pairs;
     } else {
