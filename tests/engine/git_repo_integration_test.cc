@@ -1,5 +1,3 @@
-#include "engine/git_repo.h"
-
 #include <git2.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -8,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "engine/git_repo.h"
 #include "engine/process.h"
 #include "engine/tree_path.h"
 #include "tests/support/git_fixture.h"
