@@ -1,12 +1,11 @@
 // EngineBuilds over a real repository and build cache: what a sitting's
 // builds hold, and --rebuild building a commit once per run.
 
-#include "probes/engine_builds.h"
-
 #include <gtest/gtest.h>
 
 #include <string>
 
+#include "probes/engine_builds.h"
 #include "tests/support/git_fixture.h"
 #include "tests/support/temp_dir.h"
 
