@@ -410,17 +410,35 @@ class BuildAttempt {
     return {};
   }
 
-  /// Copies the artifacts from the checkout into the entry. Errors: one is
-  /// missing (remembered), or cannot be copied (not remembered).
+  /// Copies the artifacts from the checkout into the entry. An artifact that is
+  /// itself a symlink (zstd's Makefile leaves `zstd -> programs/zstd`) is copied
+  /// as the file it names, which must lie inside the checkout; symlinks inside a
+  /// directory artifact are kept as they are. Errors: one is missing or names a
+  /// file outside the checkout (remembered), or cannot be copied (not remembered).
   Status CopyArtifacts() {
     std::error_code ec;
     for (const std::string& artifact : settings_.artifacts) {
       fs::path source = checkout_ / artifact;
       fs::path target = entry_dir_ / "artifacts" / fs::path(artifact).filename();
       if (!fs::exists(source, ec)) {
-        return Fail(fmt::format("the build succeeded but did not produce artifact '{}' (no {})",
-                                artifact, source.string()),
+        return Fail(fmt::format("the build succeeded but did not produce artifact '{}' (no {}{})",
+                                artifact, source.string(),
+                                fs::is_symlink(source, ec) ? ": a symlink to nothing" : ""),
                     kFailed);
+      }
+      if (fs::is_symlink(source, ec)) {
+        // Copied as a link, a relative target would dangle in the cache entry.
+        fs::path resolved = fs::canonical(source, ec);
+        fs::path root = fs::canonical(checkout_, ec);
+        auto [root_end, _] =
+            std::mismatch(root.begin(), root.end(), resolved.begin(), resolved.end());
+        if (ec || root_end != root.end()) {
+          return Fail(
+              fmt::format("artifact '{}' is a symlink to {}, outside the build's checkout",
+                          artifact, ec ? fs::read_symlink(source, ec).string() : resolved.string()),
+              kFailed);
+        }
+        source = resolved;
       }
       fs::copy(source, target,
                fs::copy_options::recursive | fs::copy_options::overwrite_existing |

@@ -446,6 +446,34 @@ TEST_F(BuildCacheTest, MissingArtifactIsAFailure) {
   EXPECT_EQ(cache.KnownBuildable(base_), std::optional<bool>(false));
 }
 
+// zstd's Makefile builds programs/zstd and leaves `zstd -> programs/zstd` at the
+// top; a copied link dangled in the entry and the build was reported "vanished".
+TEST_F(BuildCacheTest, AnArtifactThatIsASymlinkIsCachedAsTheFileItNames) {
+  BuildSettings settings = Settings();
+  settings.steps = {
+      {"sh", "-c", "mkdir -p out && cc -O1 -o out/prog main.c && ln -sf out/prog prog"}};
+  BuildCache cache(*repo_, settings);
+  auto build = cache.Ensure(base_);
+  ASSERT_TRUE(build) << build.error().message();
+  const fs::path cached = build->artifacts.at("prog");
+  EXPECT_FALSE(fs::is_symlink(cached));
+  EXPECT_TRUE(fs::is_regular_file(cached));
+  EXPECT_EQ(RunProgram(cached), "version=base\n");
+}
+
+TEST_F(BuildCacheTest, AnArtifactLinkedOutsideTheCheckoutIsRefused) {
+  const fs::path outside = dir_.path() / "outside-prog";
+  WriteTextFile(outside, "not built here\n");
+  BuildSettings settings = Settings();
+  settings.steps = {{"ln", "-sf", outside.string(), "prog"}};
+  BuildCache cache(*repo_, settings);
+  auto build = cache.Ensure(base_);
+  ASSERT_FALSE(build);
+  EXPECT_NE(build.error().message().find("outside the build's checkout"), std::string::npos)
+      << build.error().message();
+  EXPECT_EQ(cache.KnownBuildable(base_), std::optional<bool>(false));
+}
+
 TEST_F(BuildCacheTest, AStepThatCannotStartIsNotHeldAgainstTheCommit) {
   BuildSettings settings = Settings();
   settings.steps = {{"culprit-no-such-compiler", "main.c"}};
