@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -13,6 +12,7 @@
 #include <vector>
 
 #include "base/json_text.h"
+#include "base/numbers.h"
 #include "base/strings.h"
 
 namespace culprit {
@@ -48,24 +48,6 @@ Error MissingMetric(std::string_view what, const ProcessResult& result) {
         result.stdout_text.size(), result.stdout_bytes));
   }
   return error;
-}
-
-Result<double> ParseNumber(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
-    text.remove_prefix(1);
-  }
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
-    text.remove_suffix(1);
-  }
-  std::string_view digits = text;
-  if (!digits.empty() && digits.front() == '+') digits.remove_prefix(1);
-  double value = 0;
-  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-  if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() ||
-      !std::isfinite(value)) {
-    return Error(fmt::format("'{}' is not a number", text));
-  }
-  return value;
 }
 
 // libstdc++'s regex compiler reads the number of a back-reference (\N) and
@@ -157,12 +139,15 @@ Result<double> FromRegex(const std::string& pattern, const ProcessResult& result
     std::match_results<std::string_view::const_iterator> match;
     if (!std::regex_search(line.begin(), line.end(), match, *regex)) continue;
     std::string group = match[1].str();
-    Result<double> value = ParseNumber(group);
+    // One reader of numbers for everything culprit parses (base/numbers.h): the
+    // C locale's spelling whatever LC_NUMERIC says, finite, nothing after it.
+    std::optional<double> value = ParseFiniteNumber(group);
     if (!value) {
-      return Error(fmt::format("the metric /{}/ matched the line '{}', but {}", pattern,
-                               EscapeControlChars(line), value.error().message()));
+      return Error(fmt::format("the metric /{}/ matched the line '{}', but '{}' is not a number",
+                               pattern, EscapeControlChars(line),
+                               EscapeControlChars(TrimBlanks(group))));
     }
-    return value;
+    return *value;
   }
   if (longest_skipped > 0) {
     return MissingMetric(fmt::format("no match for /{}/ in the output, which has a line of {} "

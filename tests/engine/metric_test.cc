@@ -81,6 +81,11 @@ TEST(MetricTest, RegexMatchThatIsNotANumber) {
   EXPECT_FALSE(ExtractMetric(Regex("ms=(\\S+)"), Output("ms=1.5x\n")).ok());
   EXPECT_FALSE(ExtractMetric(Regex("ms=(\\S*)"), Output("ms=\n")).ok());
   EXPECT_FALSE(ExtractMetric(Regex("ms=(\\S+)"), Output("ms=inf\n")).ok());
+  // base's ParseFiniteNumber, as every reader of numbers: one sign at most.
+  EXPECT_FALSE(ExtractMetric(Regex("ms=(\\S+)"), Output("ms=+-1\n")).ok());
+  Result<double> plus = ExtractMetric(Regex("ms=(\\S+)"), Output("ms=+1.5\n"));
+  ASSERT_TRUE(plus.ok()) << plus.error().message();
+  EXPECT_EQ(*plus, 1.5);
 }
 
 TEST(MetricTest, TruncatedOutputSaysSoInTheHint) {
