@@ -203,7 +203,10 @@ std::shared_ptr<void> AddInvestigationCommands(CLI::App& app, GlobalOptions& glo
       app.add_subcommand("demo", "run the whole investigation on the bundled demo engine");
   demo_cmd->add_option("--dir", demo.work_dir, "work directory (default ./culprit-demo)");
   demo_cmd->add_option("--events", demo.events, "events in the demo store");
-  demo_cmd->add_option("--examples", demo.examples_dir, "culprit's examples/ directory");
+  demo_cmd->add_option(
+      "--examples", demo.examples_dir,
+      "culprit's examples/ directory (default: <prefix>/share/culprit/examples "
+      "beside an installed culprit, else the source tree of a build run in place)");
   demo_cmd->callback([&] {
     action = [&]() -> Result<int> {
       StreamReporter reporter;

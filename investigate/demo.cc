@@ -11,6 +11,7 @@
 #include "engine/process.h"
 #include "investigate/audit.h"
 #include "investigate/config.h"
+#include "investigate/demo_data.h"
 #include "probes/summary.h"
 
 namespace culprit {
@@ -263,14 +264,11 @@ std::string WallTimes(std::chrono::milliseconds total, std::chrono::milliseconds
 Result<DemoReport> RunDemo(const DemoOptions& options, DemoReporter& reporter) {
   const auto demo_start = std::chrono::steady_clock::now();
   DemoReport report;
-  std::filesystem::path examples = options.examples_dir.empty()
-                                       ? std::filesystem::path(CULPRIT_SOURCE_DIR) / "examples"
-                                       : options.examples_dir;
+  Result<std::filesystem::path> found =
+      FindDemoExamples(RunningDemoDataPlaces(options.examples_dir));
+  if (!found) return found.error();
+  const std::filesystem::path examples = *found;
   std::filesystem::path template_path = examples / "eventstore" / "culprit.toml.in";
-  if (!std::filesystem::exists(template_path)) {
-    return Error::Usage(fmt::format("the demo engine is not in {}", examples.string()))
-        .WithHint("give culprit's examples/ directory with --examples");
-  }
   std::error_code ec;
   std::filesystem::path work = std::filesystem::absolute(options.work_dir);
   std::filesystem::create_directories(work, ec);
@@ -279,6 +277,7 @@ Result<DemoReport> RunDemo(const DemoOptions& options, DemoReporter& reporter) {
 
   reporter.Line(fmt::format("== culprit demo: why did {} get slower between {} and {}? ==",
                             options.query, options.good, options.bad));
+  reporter.Line(fmt::format("the demo engine: {}", (examples / "eventstore").string()));
   const auto history_start = std::chrono::steady_clock::now();
   CULPRIT_TRY(CreateHistory(examples, repo, reporter));
   const std::chrono::milliseconds history = Since(history_start);

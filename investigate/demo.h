@@ -13,7 +13,9 @@
 // It ends with the story as it happened and how its wall time split (measured).
 
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/result.h"
@@ -24,7 +26,7 @@ namespace culprit {
 
 struct DemoOptions {
   std::filesystem::path work_dir = "culprit-demo";
-  /// culprit's examples/ directory; empty: the source tree culprit was built from.
+  /// culprit's examples/ directory; empty: found as investigate/demo_data.h says.
   std::filesystem::path examples_dir;
   int events = 0;  ///< 0: the demo config's own (1,000,000).
   std::string good = "v1.0", bad = "v1.3";
