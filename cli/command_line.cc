@@ -216,6 +216,18 @@ void AddRecordsCommands(CLI::App& app, GlobalOptions& global, Action& action, Co
 /// which CLI11 does not parse; nullopt for every other command.
 std::optional<int> RunBuiltin(CLI::App& app, const CommandWords& words, int argc, char** argv) {
   if (words.command.empty()) {
+    // `culprit --version` and `culprit --help` are asked for, not mistakes.
+    for (int i = 1; i < argc; ++i) {
+      const std::string_view arg = argv[i];
+      if (arg == "--version") {
+        fmt::print("culprit {}\n", CULPRIT_VERSION);
+        return 0;
+      }
+      if (arg == "--help" || arg == "-h") {
+        fmt::print("{}", app.help());
+        return 0;
+      }
+    }
     // Like git: no command is a usage error that lists the commands.
     fmt::print(stderr, "{}", app.help());
     return kExitUsage;
