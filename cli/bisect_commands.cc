@@ -140,6 +140,7 @@ struct InvestigationOptions {
   BisectCommandOptions bisect;
   JudgeRequest judge;
   DemoOptions demo;
+  std::string demo_stop_after;  ///< --stop-after, parsed when the command runs.
 };
 
 }  // namespace
@@ -207,8 +208,13 @@ std::shared_ptr<void> AddInvestigationCommands(CLI::App& app, GlobalOptions& glo
       "--examples", demo.examples_dir,
       "culprit's examples/ directory (default: <prefix>/share/culprit/examples "
       "beside an installed culprit, else the source tree of a build run in place)");
+  std::string& demo_stop = options->demo_stop_after;
+  demo_cmd->add_option("--stop-after", demo_stop,
+                       "stop once this is done: history (nothing built), confirm, probes, "
+                       "bisect, relevance; `culprit demo` again continues");
   demo_cmd->callback([&] {
     action = [&]() -> Result<int> {
+      if (!demo_stop.empty()) CULPRIT_TRY(ParseDemoStopAfter(demo_stop, demo));
       StreamReporter reporter;
       Result<DemoReport> report = RunDemo(demo, reporter);
       if (!report) return report.error();

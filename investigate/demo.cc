@@ -160,6 +160,7 @@ InvestigateRequest LadderRequest(const DemoOptions& options) {
   request.query = options.query;
   request.probe_query = options.probe_query;
   request.plans = {options.plan};
+  request.stop_after = options.stop_after;
   request.invocation = {"culprit", "demo", "--dir", options.work_dir.string()};
   return request;
 }
@@ -182,7 +183,7 @@ Result<InvestigationReport> RunLadder(const Config& config, const DemoOptions& o
     reporter.Line(
         "an earlier demo did not finish: resuming it (finished steps are not "
         "measured again)");
-    return ResumeInvestigation(config, builds, host, timed, std::nullopt);
+    return ResumeInvestigation(config, builds, host, timed, options.stop_after);
   }
   CULPRIT_TRY(DiscardInvestigationState(config));
   std::error_code ec;
@@ -261,6 +262,21 @@ std::string WallTimes(std::chrono::milliseconds total, std::chrono::milliseconds
 
 }  // namespace
 
+Status ParseDemoStopAfter(std::string_view what, DemoOptions& options) {
+  if (what == "history") {
+    options.stop_after_history = true;
+    return {};
+  }
+  Result<InvestigationStep> step = ParseInvestigationStep(what);
+  if (!step) {
+    return Error::Usage(fmt::format(
+        "--stop-after {}: expected history, confirm, probes, bisect, relevance or isolation",
+        what));
+  }
+  options.stop_after = *step;
+  return {};
+}
+
 Result<DemoReport> RunDemo(const DemoOptions& options, DemoReporter& reporter) {
   const auto demo_start = std::chrono::steady_clock::now();
   DemoReport report;
@@ -286,6 +302,13 @@ Result<DemoReport> RunDemo(const DemoOptions& options, DemoReporter& reporter) {
   Result<Config> config = WriteDemoConfig(template_path, repo, options.events, report.config_path);
   if (!config) return config.error();
   reporter.Line(fmt::format("configuration: {}", report.config_path.string()));
+  if (options.stop_after_history) {
+    reporter.Result(fmt::format(
+        "stopped after the history, as asked: the demo engine's history is in {} and its "
+        "configuration in {}; nothing was built or measured\n",
+        repo.string(), report.config_path.string()));
+    return report;
+  }
 
   TimedBuilds build_progress;
   Result<std::unique_ptr<EngineBuilds>> builds =
@@ -297,6 +320,11 @@ Result<DemoReport> RunDemo(const DemoOptions& options, DemoReporter& reporter) {
       RunLadder(*config, options, **builds, host.get(), timed, reporter);
   if (!ladder) return ladder.error();
   ReportLadder(ladder->state, report);
+  if (ladder->stopped) {
+    reporter.Result(fmt::format("the demo stopped there; `culprit demo --dir {}` continues it\n",
+                                options.work_dir.string()));
+    return report;
+  }
   reporter.Result(Story(ladder->state, options));
 
   const auto audit_start = std::chrono::steady_clock::now();

@@ -28,6 +28,11 @@ struct DemoOptions {
   std::filesystem::path work_dir = "culprit-demo";
   /// culprit's examples/ directory; empty: found as investigate/demo_data.h says.
   std::filesystem::path examples_dir;
+  /// Stop once the history and the demo's culprit.toml are written (nothing built or measured).
+  bool stop_after_history = false;
+  /// Stop once this step of the ladder is done (no story, no audit); `culprit demo` again
+  /// continues where it stopped.
+  std::optional<InvestigationStep> stop_after;
   int events = 0;  ///< 0: the demo config's own (1,000,000).
   std::string good = "v1.0", bad = "v1.3";
   /// The number that moved: series.count measured as the registry does.
@@ -62,6 +67,10 @@ struct DemoReport {
   std::string audit_conclusion;
   std::filesystem::path config_path;
 };
+
+/// `--stop-after WHAT`: "history" or a ladder step's name (confirm, probes, bisect,
+/// relevance, isolation), into `options`. Usage error listing them.
+Status ParseDemoStopAfter(std::string_view what, DemoOptions& options);
 
 Result<DemoReport> RunDemo(const DemoOptions& options, DemoReporter& reporter);
 
