@@ -9,6 +9,7 @@
 #include "records/report_facts.h"
 #include "records/report_payload.h"
 #include "records/svg_plot.h"
+#include "records/table_payload.h"
 
 namespace culprit {
 namespace {
@@ -413,6 +414,11 @@ class MarkdownReporter : public RecordReporter {
     if (r.kind == RecordKind::kIsolate) out += IsolateTable(r);
     if (r.kind == RecordKind::kAudit) out += AuditTable(r, index);
     if (r.kind == RecordKind::kInvestigation) out += InvestigationTable(r, index);
+    if (r.kind == RecordKind::kTable) {
+      if (std::optional<TableFacts> table = ReadTableFacts(r)) {
+        out += "\n## Table\n\n" + TableFactsMarkdown(*table);
+      }
+    }
     out += HostTable(r);
     if (!r.arms.empty()) {
       out +=

@@ -328,7 +328,8 @@ RecordKind KindFromJson(const Json& j) {
   const std::string kind = RequireString(j, "kind");
   std::optional<RecordKind> parsed = ParseRecordKind(kind);
   if (!parsed) {
-    Wrong("kind", "one of probe, compare, bisect, bisect-step, isolate, audit, run, investigation");
+    Wrong("kind",
+          "one of probe, compare, bisect, bisect-step, isolate, audit, run, investigation, table");
   }
   return *parsed;
 }
@@ -479,8 +480,9 @@ Record FromJson(const Json& j) {
 
 namespace {
 // In the enum's order: the one place each kind is spelled.
-constexpr std::string_view kRecordKindNames[] = {"probe",   "compare", "bisect", "bisect-step",
-                                                 "isolate", "audit",   "run",    "investigation"};
+constexpr std::string_view kRecordKindNames[] = {"probe",       "compare",       "bisect",
+                                                 "bisect-step", "isolate",       "audit",
+                                                 "run",         "investigation", "table"};
 }  // namespace
 
 std::string_view RecordKindName(RecordKind kind) { return NameIn(kRecordKindNames, kind); }

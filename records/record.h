@@ -31,12 +31,15 @@ enum class RecordKind {
   kAudit,
   kRun,
   kInvestigation,
+  kTable,  ///< `culprit table`: every cell of a table in one sitting (records/table_payload.h).
 };
 inline constexpr RecordKind kAllRecordKinds[] = {
     RecordKind::kProbe,   RecordKind::kCompare, RecordKind::kBisect, RecordKind::kBisectStep,
-    RecordKind::kIsolate, RecordKind::kAudit,   RecordKind::kRun,    RecordKind::kInvestigation};
+    RecordKind::kIsolate, RecordKind::kAudit,   RecordKind::kRun,    RecordKind::kInvestigation,
+    RecordKind::kTable};
 
-/// "probe", "compare", "bisect", "bisect-step", "isolate", "audit", "run", "investigation":
+/// "probe", "compare", "bisect", "bisect-step", "isolate", "audit", "run", "investigation",
+/// "table":
 /// the spelling in record files, file names and output.
 std::string_view RecordKindName(RecordKind kind);
 /// Inverse of RecordKindName (exact spelling); nullopt for anything else.

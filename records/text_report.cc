@@ -8,6 +8,7 @@
 #include "base/strings.h"
 #include "records/report.h"
 #include "records/report_facts.h"
+#include "records/table_payload.h"
 
 namespace culprit {
 namespace {
@@ -110,6 +111,9 @@ class TextReporter : public RecordReporter {
       facts.push_back({"  interrupted", "yes: the samples are those taken before Ctrl-C"});
     }
     out += Table(facts);
+    if (r.kind == RecordKind::kTable) {
+      if (std::optional<TableFacts> table = ReadTableFacts(r)) out += "\n" + TableFactsText(*table);
+    }
 
     out += "\narms\n";
     for (size_t i = 0; i < r.arms.size(); ++i) {

@@ -1,0 +1,369 @@
+#include "records/table_payload.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "base/json_text.h"
+#include "base/strings.h"
+#include "records/report_facts.h"
+
+namespace culprit {
+namespace {
+
+using json = nlohmann::json;
+
+json OptionalNumber(const std::optional<double>& value) {
+  return value ? json(*value) : json(nullptr);
+}
+
+std::optional<double> NumberAt(const json& o, const char* key) {
+  auto it = o.find(key);
+  if (it == o.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+
+std::string StringAt(const json& o, const char* key) {
+  auto it = o.find(key);
+  return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+int IntAt(const json& o, const char* key) {
+  std::optional<double> n = NumberAt(o, key);
+  return n ? static_cast<int>(*n) : 0;
+}
+
+json CellToJson(const TableCellFacts& c) {
+  return {{"row", c.row},
+          {"arm", c.arm},
+          {"status", c.status},
+          {"verdict", c.verdict},
+          {"explanation", c.explanation},
+          {"error", c.error},
+          {"ratio", OptionalNumber(c.ratio)},
+          {"low", OptionalNumber(c.low)},
+          {"high", OptionalNumber(c.high)},
+          {"confidence", c.confidence},
+          {"pairs", c.pairs},
+          {"decided_blocks", c.decided_blocks},
+          {"runs", c.runs},
+          {"failed", c.failed},
+          {"median", OptionalNumber(c.median)}};
+}
+
+TableCellFacts CellFromJson(const json& o) {
+  TableCellFacts c;
+  c.row = IntAt(o, "row");
+  c.arm = IntAt(o, "arm");
+  c.status = StringAt(o, "status");
+  c.verdict = StringAt(o, "verdict");
+  c.explanation = StringAt(o, "explanation");
+  c.error = StringAt(o, "error");
+  c.ratio = NumberAt(o, "ratio");
+  c.low = NumberAt(o, "low");
+  c.high = NumberAt(o, "high");
+  c.confidence = NumberAt(o, "confidence").value_or(0);
+  c.pairs = IntAt(o, "pairs");
+  c.decided_blocks = IntAt(o, "decided_blocks");
+  c.runs = IntAt(o, "runs");
+  c.failed = IntAt(o, "failed");
+  c.median = NumberAt(o, "median");
+  return c;
+}
+
+std::string Percent(double fraction) {
+  std::string text = fmt::format("{:.3g}%", 100 * fraction);
+  return text;
+}
+
+// "1.003 [0.991, 1.012] NULL", "baseline", "not measured".
+std::string CellText(const TableCellFacts& c) {
+  if (c.status == "baseline") return "1 (baseline)";
+  if (c.status == "not measured") return "not measured";
+  std::string text = c.ratio ? fmt::format("{:.3f} [{:.3f}, {:.3f}]", *c.ratio, *c.low, *c.high)
+                             : std::string("no interval");
+  return text + " " + (c.verdict.empty() ? "-" : c.verdict);
+}
+
+std::string MeanText(const TableFacts& f, int arm) {
+  for (const TableMeanFacts& m : f.means) {
+    if (m.arm == arm) {
+      return fmt::format("{:.3f} [{:.3f}, {:.3f}]", m.ratio, m.low, m.high);
+    }
+  }
+  return arm == 0 ? "1 (baseline)" : "-";
+}
+
+std::string Heading(const TableFacts& f) {
+  const std::string baseline = f.arms.empty() ? "arm 0" : f.arms[0].name;
+  std::string text = fmt::format(
+      "table: {} quer{} × {} arms in one sitting; each cell is arm / {} (the baseline) of the "
+      "query's metric\n",
+      f.rows.size(), f.rows.size() == 1 ? "y" : "ies", f.arms.size(), baseline);
+  text += fmt::format(
+      "each cell: ratio [interval] verdict; intervals at {} each (Bonferroni over {} cells: "
+      "{} for the whole table at once); band {}\n",
+      Percent(1 - f.cell_alpha), f.cells_tested, Percent(f.confidence), FormatBand(f.band));
+  return text;
+}
+
+// Aligned columns, as the text reporter's tables (control characters escaped).
+std::string Aligned(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> widths;
+  for (const auto& row : rows) {
+    widths.resize(std::max(widths.size(), row.size()));
+    for (size_t i = 0; i < row.size(); ++i) {
+      widths[i] = std::max(widths[i], EscapeControlChars(row[i]).size());
+    }
+  }
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) {
+      const std::string cell = EscapeControlChars(row[i]);
+      line += cell;
+      if (i + 1 < row.size()) line += std::string(widths[i] - cell.size() + 2, ' ');
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::string MedianText(const TableCellFacts* c) {
+  return c && c->median ? FormatValue(*c->median) : "-";
+}
+
+// A Markdown table cell: no line breaks, pipes and Markdown's punctuation escaped.
+std::string MdCell(std::string_view text) {
+  std::string out;
+  for (char ch : text) {
+    if (ch == '\n' || ch == '\r' || ch == '\t') {
+      out += ' ';
+    } else if (std::string_view("\\|*_`<>[]#~").find(ch) != std::string_view::npos) {
+      out += '\\';
+      out += ch;
+    } else {
+      out += ch;
+    }
+  }
+  return out.empty() ? "-" : out;
+}
+
+std::string MdTable(const std::vector<std::vector<std::string>>& rows) {
+  std::string out;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    out += "|";
+    for (const std::string& cell : rows[r]) out += " " + MdCell(cell) + " |";
+    out += "\n";
+    if (r == 0) {
+      out += "|";
+      for (size_t i = 0; i < rows[r].size(); ++i) out += "---|";
+      out += "\n";
+    }
+  }
+  return out;
+}
+
+std::string CsvField(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char ch : text) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return out + "\"";
+}
+
+std::vector<std::vector<std::string>> RatioRows(const TableFacts& f) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> head = {"query"};
+  for (const TableArmFacts& arm : f.arms) head.push_back(arm.name);
+  head.push_back("blocks");
+  rows.push_back(head);
+  for (size_t r = 0; r < f.rows.size(); ++r) {
+    std::vector<std::string> line = {f.rows[r].query};
+    for (size_t a = 0; a < f.arms.size(); ++a) {
+      const TableCellFacts* c = f.Cell(static_cast<int>(r), static_cast<int>(a));
+      line.push_back(c ? CellText(*c) : "-");
+    }
+    line.push_back(std::to_string(f.rows[r].blocks));
+    rows.push_back(line);
+  }
+  std::vector<std::string> mean = {"geometric mean"};
+  for (size_t a = 0; a < f.arms.size(); ++a) mean.push_back(MeanText(f, static_cast<int>(a)));
+  mean.push_back("");
+  rows.push_back(mean);
+  return rows;
+}
+
+std::vector<std::vector<std::string>> MedianRows(const TableFacts& f) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> head = {"query"};
+  for (const TableArmFacts& arm : f.arms) head.push_back(arm.name);
+  head.push_back("unit");
+  rows.push_back(head);
+  for (size_t r = 0; r < f.rows.size(); ++r) {
+    std::vector<std::string> line = {f.rows[r].query};
+    for (size_t a = 0; a < f.arms.size(); ++a) {
+      line.push_back(MedianText(f.Cell(static_cast<int>(r), static_cast<int>(a))));
+    }
+    line.push_back(f.rows[r].unit);
+    rows.push_back(line);
+  }
+  return rows;
+}
+
+std::string MeansNote(const TableFacts& f) {
+  if (f.means.empty()) return "";
+  return fmt::format(
+      "geometric mean: of each arm's measured cells, with a {} interval (a summary, not one of "
+      "the table's tests)\n",
+      Percent(f.means.front().confidence));
+}
+
+std::vector<std::string> Problems(const TableFacts& f) {
+  std::vector<std::string> lines;
+  for (const TableCellFacts& c : f.cells) {
+    if (c.error.empty()) continue;
+    const std::string query = c.row < static_cast<int>(f.rows.size()) ? f.rows[c.row].query : "?";
+    const std::string arm = c.arm < static_cast<int>(f.arms.size()) ? f.arms[c.arm].name : "?";
+    lines.push_back(fmt::format("{} × {}: not measured: {}", query, arm, c.error));
+  }
+  return lines;
+}
+
+}  // namespace
+
+const TableCellFacts* TableFacts::Cell(int row, int arm) const {
+  for (const TableCellFacts& c : cells) {
+    if (c.row == row && c.arm == arm) return &c;
+  }
+  return nullptr;
+}
+
+std::string TableFactsToJson(const TableFacts& f) {
+  json doc;
+  doc["rows"] = json::array();
+  for (const TableRowFacts& row : f.rows) {
+    doc["rows"].push_back({{"query", row.query}, {"unit", row.unit}, {"blocks", row.blocks}});
+  }
+  doc["arms"] = json::array();
+  for (const TableArmFacts& arm : f.arms) {
+    doc["arms"].push_back({{"name", arm.name}, {"setup", arm.setup}});
+  }
+  doc["cells"] = json::array();
+  for (const TableCellFacts& c : f.cells) doc["cells"].push_back(CellToJson(c));
+  doc["means"] = json::array();
+  for (const TableMeanFacts& m : f.means) {
+    doc["means"].push_back({{"arm", m.arm},
+                            {"ratio", m.ratio},
+                            {"low", m.low},
+                            {"high", m.high},
+                            {"confidence", m.confidence},
+                            {"cells", m.cells}});
+  }
+  doc["band"] = f.band;
+  doc["confidence"] = f.confidence;
+  doc["cell_alpha"] = f.cell_alpha;
+  doc["cells_tested"] = f.cells_tested;
+  doc["looks"] = f.looks;
+  doc["seed"] = std::to_string(f.seed);
+  return ToJsonText(doc);
+}
+
+std::optional<TableFacts> ReadTableFacts(const Record& record) {
+  if (record.details_json.empty() || JsonNestsDeeperThan(record.details_json)) return std::nullopt;
+  json doc = json::parse(record.details_json, nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object() || !doc.contains("cells")) return std::nullopt;
+  TableFacts f;
+  auto array = [&](const char* key) {
+    auto it = doc.find(key);
+    return it != doc.end() && it->is_array() ? *it : json::array();
+  };
+  for (const json& row : array("rows")) {
+    if (!row.is_object()) continue;
+    f.rows.push_back({StringAt(row, "query"), StringAt(row, "unit"), IntAt(row, "blocks")});
+  }
+  for (const json& arm : array("arms")) {
+    if (!arm.is_object()) continue;
+    f.arms.push_back({StringAt(arm, "name"), StringAt(arm, "setup")});
+  }
+  for (const json& cell : array("cells")) {
+    if (cell.is_object()) f.cells.push_back(CellFromJson(cell));
+  }
+  for (const json& m : array("means")) {
+    if (!m.is_object()) continue;
+    TableMeanFacts mean;
+    mean.arm = IntAt(m, "arm");
+    mean.ratio = NumberAt(m, "ratio").value_or(1);
+    mean.low = NumberAt(m, "low").value_or(1);
+    mean.high = NumberAt(m, "high").value_or(1);
+    mean.confidence = NumberAt(m, "confidence").value_or(0.95);
+    mean.cells = IntAt(m, "cells");
+    f.means.push_back(mean);
+  }
+  f.band = NumberAt(doc, "band").value_or(record.band);
+  f.confidence = NumberAt(doc, "confidence").value_or(0.95);
+  f.cell_alpha = NumberAt(doc, "cell_alpha").value_or(0.05);
+  f.cells_tested = IntAt(doc, "cells_tested");
+  for (const json& look : array("looks")) {
+    if (look.is_number()) f.looks.push_back(look.get<int>());
+  }
+  return f;
+}
+
+std::string TableFactsText(const TableFacts& f) {
+  std::string out = Heading(f) + "\n" + Aligned(RatioRows(f));
+  out += MeansNote(f);
+  out += "\nthis sitting's medians (not for comparing across sittings)\n" + Aligned(MedianRows(f));
+  std::vector<std::string> problems = Problems(f);
+  if (!problems.empty()) {
+    out += "\n";
+    for (const std::string& line : problems) out += EscapeControlChars(line) + "\n";
+  }
+  return out;
+}
+
+std::string TableFactsMarkdown(const TableFacts& f) {
+  std::string out = MdCell(Heading(f)) + "\n\n" + MdTable(RatioRows(f));
+  if (!f.means.empty()) out += "\n" + MdCell(MeansNote(f)) + "\n";
+  out +=
+      "\nThis sitting's medians (not for comparing across sittings):\n\n" + MdTable(MedianRows(f));
+  std::vector<std::string> problems = Problems(f);
+  if (!problems.empty()) out += "\n";
+  for (const std::string& line : problems) out += "- " + MdCell(line) + "\n";
+  return out;
+}
+
+std::string TableFactsCsv(const TableFacts& f) {
+  std::string out =
+      "query,arm,status,verdict,ratio,low,high,confidence,pairs,blocks,median,unit,runs,failed,"
+      "error\n";
+  auto number = [](const std::optional<double>& v) {
+    return v ? fmt::format("{:.6g}", *v) : std::string();
+  };
+  for (const TableCellFacts& c : f.cells) {
+    const bool row_ok = c.row >= 0 && c.row < static_cast<int>(f.rows.size());
+    const bool arm_ok = c.arm >= 0 && c.arm < static_cast<int>(f.arms.size());
+    std::vector<std::string> fields = {row_ok ? f.rows[c.row].query : "",
+                                       arm_ok ? f.arms[c.arm].name : "",
+                                       c.status,
+                                       c.verdict,
+                                       number(c.ratio),
+                                       number(c.low),
+                                       number(c.high),
+                                       c.ratio ? fmt::format("{:.6g}", c.confidence) : "",
+                                       std::to_string(c.pairs),
+                                       row_ok ? std::to_string(f.rows[c.row].blocks) : "",
+                                       number(c.median),
+                                       row_ok ? f.rows[c.row].unit : "",
+                                       std::to_string(c.runs),
+                                       std::to_string(c.failed),
+                                       c.error};
+    std::string line;
+    for (size_t i = 0; i < fields.size(); ++i) line += (i ? "," : "") + CsvField(fields[i]);
+    out += line + "\n";
+  }
+  return out;
+}
+
+}  // namespace culprit

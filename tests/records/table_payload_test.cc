@@ -1,0 +1,89 @@
+#include "records/table_payload.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace culprit {
+namespace {
+
+bool Has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TableFacts Example() {
+  TableFacts f;
+  f.rows = {{"q1", "ms", 12}, {"q2", "ms", 40}};
+  f.arms = {{"v1.0", "revision v1.0"}, {"HEAD", "revision HEAD"}};
+  TableCellFacts base0;
+  base0.row = 0;
+  base0.status = "baseline";
+  base0.median = 10.5;
+  TableCellFacts c01;
+  c01.row = 0;
+  c01.arm = 1;
+  c01.verdict = "EFFECT";
+  c01.ratio = 2.01;
+  c01.low = 1.95;
+  c01.high = 2.08;
+  c01.confidence = 0.9875;
+  c01.pairs = 12;
+  c01.decided_blocks = 12;
+  c01.median = 21.1;
+  TableCellFacts base1 = base0;
+  base1.row = 1;
+  TableCellFacts c11;
+  c11.row = 1;
+  c11.arm = 1;
+  c11.status = "not measured";
+  c11.error = "every warm-up run failed, \"boom\"";
+  f.cells = {base0, c01, base1, c11};
+  f.means = {{1, 2.01, 1.9, 2.1, 0.95, 1}};
+  f.cell_alpha = 0.025;
+  f.cells_tested = 2;
+  f.looks = {12, 40};
+  return f;
+}
+
+TEST(TablePayloadTest, ReadsBackWhatItWrites) {
+  Record record;
+  record.kind = RecordKind::kTable;
+  record.details_json = TableFactsToJson(Example());
+  std::optional<TableFacts> read = ReadTableFacts(record);
+  ASSERT_TRUE(read);
+  EXPECT_EQ(TableFactsText(*read), TableFactsText(Example()));
+  EXPECT_EQ(TableFactsCsv(*read), TableFactsCsv(Example()));
+  EXPECT_EQ(read->looks, (std::vector<int>{12, 40}));
+  EXPECT_FALSE(ReadTableFacts(Record{}));
+  record.details_json = "[1, 2]";
+  EXPECT_FALSE(ReadTableFacts(record));
+}
+
+TEST(TablePayloadTest, TheTextPutsRatiosFirstAndLabelsTheMedians) {
+  const std::string text = TableFactsText(Example());
+  EXPECT_TRUE(Has(text, "2.010 [1.950, 2.080] EFFECT")) << text;
+  EXPECT_TRUE(Has(text, "Bonferroni over 2 cells")) << text;
+  EXPECT_TRUE(Has(text, "this sitting's medians")) << text;
+  EXPECT_TRUE(Has(text, "q2 × HEAD: not measured: every warm-up run failed")) << text;
+  EXPECT_LT(text.find("EFFECT"), text.find("this sitting's medians"));
+}
+
+TEST(TablePayloadTest, CsvHasOneQuotedLinePerCell) {
+  const std::string csv = TableFactsCsv(Example());
+  EXPECT_TRUE(Has(csv, "query,arm,status,verdict,ratio")) << csv;
+  EXPECT_TRUE(Has(csv, "q1,HEAD,measured,EFFECT,2.01,1.95,2.08,0.9875,12,12,21.1,ms,0,0,\n"))
+      << csv;
+  EXPECT_TRUE(Has(csv, "\"every warm-up run failed, \"\"boom\"\"\"")) << csv;
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5);
+}
+
+TEST(TablePayloadTest, MarkdownEscapesCells) {
+  TableFacts f = Example();
+  f.arms[1].name = "a|b";
+  const std::string md = TableFactsMarkdown(f);
+  EXPECT_TRUE(Has(md, "a\\|b")) << md;
+  EXPECT_TRUE(Has(md, "| query |")) << md;
+}
+
+}  // namespace
+}  // namespace culprit
