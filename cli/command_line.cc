@@ -253,11 +253,11 @@ std::optional<int> RunBuiltin(CLI::App& app, const CommandWords& words, int argc
   return 0;
 }
 
-/// `culprit run|probe ... -- CMD ARGS`: takes the words after `--` into
+/// `culprit run|probe|table ... -- CMD ARGS`: takes the words after `--` into
 /// global->adhoc_command and shortens argc to hide them from CLI11, which
 /// would give the first to the QUERY positional. Errors: nothing after `--`.
 Status TakeAdHocCommand(const CommandWords& words, int* argc, char** argv, GlobalOptions* global) {
-  if (words.command != "run" && words.command != "probe") return {};
+  if (words.command != "run" && words.command != "probe" && words.command != "table") return {};
   for (int i = 1; i < *argc; ++i) {
     if (std::string_view(argv[i]) != "--") continue;
     global->adhoc_command.assign(argv + i + 1, argv + *argc);
@@ -329,6 +329,7 @@ int RunCommandLine(int argc, char** argv) {
   std::shared_ptr<void> isolation = AddIsolateCommands(app, global, action);
   std::shared_ptr<void> investigate = AddInvestigateCommand(app, global, action, argc, argv);
   std::shared_ptr<void> audit = AddAuditCommands(app, global, action, argc, argv);
+  std::shared_ptr<void> table = AddTableCommands(app, global, action);
 
   Result<CommandWords> words = ReadCommandWords(app, argc, argv);
   if (!words) {

@@ -27,7 +27,7 @@ struct GlobalOptions {
   std::optional<std::string> config;  ///< --config
   /// The words after `--` of run and probe: an ad-hoc command measured
   /// instead of a configured query, with or without a culprit.toml (see
-  /// LoadMeasureConfig).
+  /// LoadMeasureConfig). For table, several commands separated by `--`.
   std::vector<std::string> adhoc_command;
 };
 
@@ -107,6 +107,10 @@ std::shared_ptr<void> AddInvestigateCommand(CLI::App& app, GlobalOptions& global
 /// Registers isolate and harness check (isolate_commands.cc); as above.
 std::shared_ptr<void> AddIsolateCommands(CLI::App& app, GlobalOptions& global,
                                          std::function<Result<int>()>& action);
+
+/// Registers table (table_commands.cc); as above.
+std::shared_ptr<void> AddTableCommands(CLI::App& app, GlobalOptions& global,
+                                       std::function<Result<int>()>& action);
 
 /// Registers audit (audit_commands.cc); as above. argv is recorded in the audit record.
 std::shared_ptr<void> AddAuditCommands(CLI::App& app, GlobalOptions& global,

@@ -1,0 +1,456 @@
+#include "probes/table_command.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "base/strings.h"
+#include "engine/process.h"
+#include "overrides/override_set.h"
+#include "probes/log_interval.h"
+#include "probes/query_sample_source.h"
+#include "records/record_store.h"
+
+namespace culprit {
+namespace {
+
+constexpr std::string_view kQueryPlaceholder = "{query}";
+
+/// One column as planned: what the record and the heading say it is.
+struct Column {
+  std::string name, setup;
+  std::optional<std::string> revision;  ///< Configured columns: nullopt is the working tree.
+  OverrideSet overrides;
+  std::vector<std::string> command;  ///< Ad-hoc columns: argv, {query} not yet substituted.
+};
+
+/// One cell's process, or why it cannot run (then every run of it fails with that reason).
+struct CellPlan {
+  ProcessArm process;
+  std::optional<std::string> error;
+  std::string revision, commit, tree;
+};
+
+/// The table's SampleSource: slot TableSlot(row, arm) runs that cell's process.
+class CellSource : public SampleSource {
+ public:
+  explicit CellSource(const std::vector<CellPlan>& cells) : cells_(cells) {
+    std::vector<ProcessArm> arms;
+    for (const CellPlan& cell : cells) arms.push_back(cell.process);
+    inner_ = std::make_unique<QuerySampleSource>(std::move(arms));
+  }
+  SampleOutcome Run(int slot) override {
+    if (cells_[slot].error) {
+      SampleOutcome failed;
+      failed.failure = *cells_[slot].error;
+      return failed;
+    }
+    return inner_->Run(slot);
+  }
+
+ private:
+  const std::vector<CellPlan>& cells_;
+  std::unique_ptr<QuerySampleSource> inner_;
+};
+
+bool HasPlaceholder(const std::vector<std::vector<std::string>>& commands) {
+  for (const auto& command : commands) {
+    for (const std::string& word : command) {
+      if (word.find(kQueryPlaceholder) != std::string::npos) return true;
+    }
+  }
+  return false;
+}
+
+/// The argv of an ad-hoc command: one word with a blank in it is a shell line, as hyperfine
+/// takes it; several words are the argv as given.
+std::vector<std::string> AdHocArgv(const std::vector<std::string>& words) {
+  if (words.size() == 1 && words[0].find_first_of(" \t") != std::string::npos) {
+    return {"/bin/sh", "-c", words[0]};
+  }
+  return words;
+}
+
+std::string ProgramName(const std::vector<std::string>& words) {
+  std::string first = words.empty() ? "command" : words[0];
+  first = first.substr(0, first.find_first_of(" \t"));
+  std::string name = std::filesystem::path(first).filename().string();
+  return name.empty() ? "command" : name;
+}
+
+std::vector<Column> AdHocColumns(const TableRequest& request) {
+  std::vector<Column> columns;
+  std::map<std::string, int> seen;
+  for (const std::vector<std::string>& words : request.commands) {
+    Column column;
+    column.name = ProgramName(words);
+    if (++seen[column.name] > 1) column.name += fmt::format("-{}", seen[column.name]);
+    column.command = AdHocArgv(words);
+    column.setup = words.size() == 1 ? words[0] : FormatCommand(words);
+    columns.push_back(std::move(column));
+  }
+  return columns;
+}
+
+Result<std::vector<Column>> ConfiguredColumns(const ProbeSections& config,
+                                              const TableRequest& request) {
+  std::vector<std::optional<std::string>> revisions;
+  for (const std::string& rev : request.revisions) revisions.push_back(rev);
+  if (revisions.empty()) revisions.push_back(std::nullopt);
+  std::vector<TableArmSet> sets;
+  for (const std::string& spec : request.arms) {
+    Result<TableArmSet> set = ParseTableArm(spec, config.overrides);
+    if (!set) return set.error();
+    sets.push_back(std::move(*set));
+  }
+  if (sets.empty()) sets.push_back({"default", {}});
+  std::vector<Column> columns;
+  for (const std::optional<std::string>& rev : revisions) {
+    for (const TableArmSet& set : sets) {
+      Column column;
+      column.revision = rev;
+      column.overrides = set.overrides;
+      const std::string rev_name = rev.value_or("worktree");
+      if (revisions.size() > 1 && sets.size() > 1) {
+        column.name = rev_name + " " + set.name;
+      } else {
+        column.name = revisions.size() > 1 ? rev_name : set.name;
+      }
+      column.setup = "revision " + rev_name;
+      if (!set.overrides.empty()) column.setup += " · " + set.overrides.Label();
+      columns.push_back(std::move(column));
+    }
+  }
+  return columns;
+}
+
+Result<std::vector<std::string>> Rows(const ProbeSections& config, const TableRequest& request) {
+  if (!request.commands.empty()) {
+    if (HasPlaceholder(request.commands)) {
+      if (request.queries.empty()) {
+        return Error::Usage("the commands hold {query} but no -q says what to put there")
+            .WithHint(
+                "give each row with -q: culprit table -q q1 -q q2 -- './ours {query}' -- "
+                "'./theirs {query}'");
+      }
+      return request.queries;
+    }
+    if (!request.queries.empty()) {
+      return Error::Usage("-q with ad-hoc commands needs {query} in them: each -q is a row")
+          .WithHint("culprit table -q q1 -q q2 -- './ours {query}' -- './theirs {query}'");
+    }
+    return std::vector<std::string>{"command"};
+  }
+  std::vector<std::string> rows = request.queries;
+  if (rows.empty()) {
+    for (const auto& [name, query] : config.queries) rows.push_back(name);
+  }
+  if (rows.empty()) {
+    return Error::Usage(fmt::format("{} defines no queries", config.file.string()))
+        .WithHint(
+            "add [queries.\"NAME\"] tables, or measure commands: culprit table -- CMD -- CMD");
+  }
+  for (const std::string& row : rows) {
+    Result<const QueryConfig*> query = SelectQuery(config, row);
+    if (!query) return query.error();
+  }
+  return rows;
+}
+
+std::string Substituted(std::string word, const std::string& row) {
+  for (size_t at = word.find(kQueryPlaceholder); at != std::string::npos;
+       at = word.find(kQueryPlaceholder, at + row.size())) {
+    word.replace(at, kQueryPlaceholder.size(), row);
+  }
+  return word;
+}
+
+/// The ad-hoc query of one cell: the command with {query} filled in, every other brace the
+/// user's (escaped for the placeholder expansion), measured by wall time.
+QueryConfig AdHocQuery(const Column& column, const std::string& row) {
+  QueryConfig query;
+  query.adhoc = true;
+  query.name = row;
+  for (const std::string& word : column.command) {
+    std::string escaped;
+    for (char c : Substituted(word, row)) {
+      escaped += c;
+      if (c == '{' || c == '}') escaped += c;
+    }
+    query.command.push_back(std::move(escaped));
+  }
+  return query;
+}
+
+CellPlan PlanCell(const ProbeSections& config, const QueryConfig& query, const Column& column,
+                  const Result<ResolvedBuild>& build) {
+  CellPlan cell;
+  if (!build) {
+    cell.error = "its build: " + build.error().message();
+    return cell;
+  }
+  cell.revision = build->revision;
+  cell.commit = build->commit;
+  cell.tree = build->tree;
+  Result<ProcessArm> arm =
+      MakeQueryArm(config, query, *build, column.overrides.set, column.overrides.unset);
+  if (!arm) {
+    cell.error = arm.error().message();
+  } else {
+    cell.process = std::move(*arm);
+  }
+  return cell;
+}
+
+TableCellFacts CellFacts(const TableCell& cell, int row, int arm) {
+  TableCellFacts f;
+  f.row = row;
+  f.arm = arm;
+  f.status = cell.status == CellStatus::kBaseline      ? "baseline"
+             : cell.status == CellStatus::kNotMeasured ? "not measured"
+                                                       : "measured";
+  f.error = cell.error;
+  if (cell.status == CellStatus::kMeasured && cell.verdict) {
+    f.verdict = std::string(VerdictName(cell.verdict->verdict));
+    f.explanation = cell.verdict->explanation;
+  }
+  if (cell.status == CellStatus::kMeasured && cell.shift) {
+    Estimate e = RatioEstimate(*cell.shift);
+    f.ratio = e.ratio;
+    f.low = e.low;
+    f.high = e.high;
+    f.confidence = cell.nominal_confidence;
+  }
+  f.pairs = cell.pairs;
+  f.decided_blocks = cell.decided_blocks;
+  f.runs = cell.runs;
+  f.failed = cell.failed;
+  f.median = cell.median;
+  return f;
+}
+
+TableFacts MakeFacts(const TableSittingResult& sitting, const std::vector<std::string>& rows,
+                     const std::vector<std::string>& units, const std::vector<Column>& columns,
+                     const TableSittingOptions& options) {
+  TableFacts facts;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    facts.rows.push_back(
+        {rows[r], units[r], r < sitting.row_blocks.size() ? sitting.row_blocks[r] : 0});
+  }
+  for (const Column& column : columns) facts.arms.push_back({column.name, column.setup});
+  for (size_t r = 0; r < sitting.cells.size(); ++r) {
+    for (size_t a = 0; a < sitting.cells[r].size(); ++a) {
+      facts.cells.push_back(
+          CellFacts(sitting.cells[r][a], static_cast<int>(r), static_cast<int>(a)));
+    }
+  }
+  for (size_t a = 1; a < sitting.geomeans.size(); ++a) {
+    if (!sitting.geomeans[a]) continue;
+    const GeometricMean& m = *sitting.geomeans[a];
+    facts.means.push_back({static_cast<int>(a), std::exp(m.shift.estimate), std::exp(m.shift.low),
+                           std::exp(m.shift.high), m.confidence, m.cells});
+  }
+  facts.band = options.band;
+  facts.confidence = options.confidence;
+  facts.cell_alpha = sitting.cell_alpha;
+  facts.cells_tested = sitting.cells_tested;
+  facts.looks = sitting.looks;
+  facts.seed = sitting.seed;
+  return facts;
+}
+
+/// The table's verdict: EFFECT when a cell is one; NULL when every cell is measured and a tie;
+/// ERROR when no cell could be measured; else INCONCLUSIVE.
+std::pair<Verdict, std::string> TableVerdict(const TableFacts& facts) {
+  std::map<std::string, int> counts;
+  int cells = 0;
+  for (const TableCellFacts& c : facts.cells) {
+    if (c.status == "baseline") continue;
+    ++cells;
+    ++counts[c.status == "not measured" ? "not measured" : c.verdict];
+  }
+  std::vector<std::string> parts;
+  for (const char* key : {"EFFECT", "NULL", "INCONCLUSIVE", "not measured"}) {
+    if (counts[key] > 0) parts.push_back(fmt::format("{} {}", counts[key], key));
+  }
+  std::string detail = fmt::format("{} of {} cells", Join(parts, ", "), cells);
+  if (counts["EFFECT"] > 0) return {Verdict::kEffect, detail};
+  if (counts["not measured"] == cells) return {Verdict::kError, detail};
+  if (counts["NULL"] == cells) return {Verdict::kNull, detail};
+  return {Verdict::kInconclusive, detail};
+}
+
+Record MakeTableRecord(const TableSittingResult& sitting, const TableFacts& facts,
+                       const std::vector<Column>& columns, const std::vector<CellPlan>& cells,
+                       const HostIdentity& host, const std::string& digest) {
+  Record record;
+  record.kind = RecordKind::kTable;
+  std::vector<std::string> queries;
+  for (const TableRowFacts& row : facts.rows) queries.push_back(row.query);
+  record.query = Join(queries, ",");
+  record.unit = facts.rows.empty() ? "ms" : facts.rows[0].unit;
+  record.band = facts.band;
+  const int arms = static_cast<int>(columns.size());
+  for (size_t slot = 0; slot < cells.size(); ++slot) {
+    const int row = static_cast<int>(slot) / arms, arm = static_cast<int>(slot) % arms;
+    Arm out;
+    out.name = fmt::format("{} · {}", facts.rows[row].query, columns[arm].name);
+    out.label = columns[arm].name;
+    out.revision = cells[slot].revision;
+    out.commit = cells[slot].commit;
+    out.tree = cells[slot].tree;
+    out.env = columns[arm].overrides.set;
+    out.unset = columns[arm].overrides.unset;
+    out.command = cells[slot].process.process.argv;
+    const TableCellFacts* f = facts.Cell(row, arm);
+    if (f && f->median) out.median = *f->median;
+    out.ok_samples = f ? f->runs - f->failed : 0;
+    out.failed_samples = f ? f->failed : 0;
+    record.arms.push_back(std::move(out));
+  }
+  record.samples = sitting.samples;
+  record.start = sitting.start;
+  record.end = sitting.end;
+  record.host = host;
+  record.culprit_version = CULPRIT_VERSION;
+  record.config_digest = digest;
+  record.interrupted = sitting.interrupted;
+  record.notes = sitting.notes;
+  record.details["seed"] = std::to_string(sitting.seed);
+  record.details["cells_tested"] = std::to_string(sitting.cells_tested);
+  record.details["cell_alpha"] = fmt::format("{:.6g}", sitting.cell_alpha);
+  record.details["multiplicity"] = "bonferroni";
+  record.details["alpha_spending"] = "pocock-increments";
+  if (sitting.calibration) {
+    record.details["calibration_change"] = fmt::format("{:+.4f}", sitting.calibration->change);
+  }
+  auto [verdict, detail] = TableVerdict(facts);
+  record.verdict = verdict;
+  record.verdict_detail = detail;
+  record.details_json = TableFactsToJson(facts);
+  return record;
+}
+
+}  // namespace
+
+Result<TableArmSet> ParseTableArm(const std::string& spec,
+                                  const std::map<std::string, NamedOverride>& named) {
+  if (spec == "default") return TableArmSet{"default", {}};
+  const size_t colon = spec.find(':');
+  std::string name;
+  std::vector<std::string> items;
+  if (colon == std::string::npos) {
+    items.push_back(spec);
+  } else {
+    name = spec.substr(0, colon);
+    if (name.empty() || name.find('=') != std::string::npos) {
+      return Error::Usage(fmt::format("--arm '{}': expected NAME:K=V[,K=V]", spec));
+    }
+    std::string_view rest = std::string_view(spec).substr(colon + 1);
+    while (!rest.empty()) {
+      const size_t comma = std::min(rest.find(','), rest.size());
+      if (comma > 0) items.emplace_back(rest.substr(0, comma));
+      rest.remove_prefix(std::min(comma + 1, rest.size()));
+    }
+  }
+  Result<OverrideSet> set = BuildOverrideSet(items, {}, named);
+  if (!set) return set.error().WithContext(fmt::format("--arm '{}'", spec));
+  if (set->empty()) {
+    return Error::Usage(fmt::format("--arm '{}' changes nothing", spec))
+        .WithHint("give --arm default for the unchanged environment");
+  }
+  return TableArmSet{name.empty() ? set->Label() : name, std::move(*set)};
+}
+
+Result<TableOutcome> RunTable(const MeasureContext& context, const TableRequest& request) {
+  const ProbeSections& config = context.config;
+  Result<std::vector<std::string>> rows = Rows(config, request);
+  if (!rows) return rows.error();
+  Result<std::vector<Column>> columns =
+      request.commands.empty() ? ConfiguredColumns(config, request) : AdHocColumns(request);
+  if (!columns) return columns.error();
+  if (columns->size() < 2) {
+    return Error::Usage(fmt::format("a table needs at least two columns, got {}", columns->size()))
+        .WithHint(
+            "give two --rev, two --arm (e.g. --arm default --arm PARALLEL=1), or two "
+            "commands after `--`");
+  }
+  // The sitting's options: [measure] with the flags, read through the first row's query.
+  QueryConfig first;
+  if (request.commands.empty()) first = config.queries.at(rows->front());
+  Result<SittingOptions> sitting_options = MakeSittingOptions(config.measure, first, request.flags);
+  if (!sitting_options) return sitting_options.error();
+  CULPRIT_TRY(RecordStore(config.records.dir).CheckWritable());
+
+  // Each revision built once, before anything is measured.
+  std::map<std::string, Result<ResolvedBuild>> builds;
+  for (const Column& column : *columns) {
+    if (!request.commands.empty()) break;
+    const std::string key = column.revision.value_or("");
+    if (builds.count(key) == 0) builds.emplace(key, context.builds.Resolve(column.revision));
+    if (!builds.at(key) && builds.at(key).error().kind() == ErrorKind::kInterrupted) {
+      return builds.at(key).error();
+    }
+  }
+  std::vector<CellPlan> cells;
+  std::vector<std::string> units;
+  for (const std::string& row : *rows) {
+    units.push_back(request.commands.empty() ? config.queries.at(row).unit : "ms");
+    for (const Column& column : *columns) {
+      if (request.commands.empty()) {
+        cells.push_back(PlanCell(config, config.queries.at(row), column,
+                                 builds.at(column.revision.value_or(""))));
+      } else {
+        cells.push_back(PlanCell(config, AdHocQuery(column, row), column, ResolvedBuild{}));
+      }
+    }
+  }
+
+  TableSittingOptions options;
+  options.rows = static_cast<int>(rows->size());
+  options.arms = static_cast<int>(columns->size());
+  options.warmup = sitting_options->warmup;
+  options.min_blocks = sitting_options->min_pairs;
+  options.max_blocks = sitting_options->max_pairs;
+  options.band = sitting_options->band;
+  options.confidence = sitting_options->confidence;
+  options.seed = sitting_options->seed;
+  CellSource source(cells);
+  TableOutcome outcome;
+  outcome.sitting = RunTableSitting(source, context.host, options, context.progress);
+  outcome.facts = MakeFacts(outcome.sitting, *rows, units, *columns, options);
+  HostIdentity identity;
+  if (context.host != nullptr) identity = context.host->Identity();
+  outcome.record =
+      MakeTableRecord(outcome.sitting, outcome.facts, *columns, cells, identity, config.digest);
+  if (!request.commands.empty()) {
+    outcome.record.notes.push_back(fmt::format(
+        "ad-hoc commands, run as given from the current directory (no engine build); its "
+        "records go to {}",
+        config.records.dir.string()));
+  }
+  RecordStore store(config.records.dir);
+  RecordStore::Archived archived = store.WriteOrFallback(outcome.record);
+  outcome.record_path = archived.path;
+  outcome.archive_error = archived.error;
+  return outcome;
+}
+
+Status TableOutcomeStatus(const TableOutcome& outcome) {
+  if (outcome.archive_error) return *outcome.archive_error;
+  if (outcome.sitting.interrupted) {
+    return Error::Interrupted(
+        fmt::format("interrupted; what was measured is in {}", outcome.record_path.string()));
+  }
+  int missing = 0;
+  for (const TableCellFacts& c : outcome.facts.cells) missing += c.status == "not measured";
+  if (missing > 0) {
+    return Error(fmt::format("{} cell(s) of the table could not be measured (record {})", missing,
+                             outcome.record_path.string()));
+  }
+  return {};
+}
+
+}  // namespace culprit

@@ -1,0 +1,63 @@
+#pragma once
+
+// `culprit table` as a library call: the table's rows (queries) and columns
+// (revisions, override sets, or ad-hoc commands) made into one table sitting
+// (probes/table.h), its record archived, and the facts every output format
+// prints (records/table_payload.h).
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "probes/measure_commands.h"
+#include "probes/table.h"
+#include "records/record.h"
+#include "records/table_payload.h"
+
+namespace culprit {
+
+struct TableRequest {
+  /// `-q`: the rows, in this order; empty: every configured query (in name order). With
+  /// ad-hoc commands, the values of their {query} placeholder.
+  std::vector<std::string> queries;
+  /// `--rev`: revisions of the engine, built through the build provider; empty: the working
+  /// tree as it stands.
+  std::vector<std::string> revisions;
+  /// `--arm`: override sets, `default`, `NAME:K=V[,K=V]`, or a K=V / [overrides] set name
+  /// alone. With several revisions as well, the columns are every revision × every set.
+  std::vector<std::string> arms;
+  /// Ad-hoc commands (`culprit table -- CMD -- CMD`), one column each, no engine: a command of
+  /// one word with a blank in it is run by /bin/sh -c, else the words are its argv.
+  std::vector<std::vector<std::string>> commands;
+  MeasureFlags flags;
+};
+
+struct TableOutcome {
+  TableSittingResult sitting;
+  TableFacts facts;
+  Record record;
+  std::filesystem::path record_path;
+  std::optional<Error> archive_error;  ///< As ComparisonOutcome's.
+};
+
+/// One column of override sets: `default`, `NAME:K=V[,K=V...]` or what `--override` takes
+/// (K=V or an [overrides] set name). Usage errors name the spec.
+struct TableArmSet {
+  std::string name;
+  OverrideSet overrides;
+};
+Result<TableArmSet> ParseTableArm(const std::string& spec,
+                                  const std::map<std::string, NamedOverride>& named);
+
+/// Measures the table in one sitting and archives its `table` record, whatever happened
+/// (a cell that was not measured, Ctrl-C). Usage errors before anything runs: fewer than two
+/// columns, an unknown query, a {query} placeholder without -q (or -q without one).
+Result<TableOutcome> RunTable(const MeasureContext& context, const TableRequest& request);
+
+/// Error after the table is shown: the archive refused the record, the sitting was
+/// interrupted, or a cell was not measured (naming the record).
+Status TableOutcomeStatus(const TableOutcome& outcome);
+
+}  // namespace culprit

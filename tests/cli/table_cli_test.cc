@@ -1,0 +1,88 @@
+// `culprit table` as a user types it: ad-hoc commands with no culprit.toml, rows from a
+// {query} placeholder, output formats, and the record read back by `culprit records`.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "records/record_store.h"
+#include "tests/support/culprit_cli.h"
+#include "tests/support/temp_dir.h"
+
+namespace culprit {
+namespace {
+
+const std::string kEngine = CULPRIT_FIXTURE_DIR "/table_engine";
+
+TEST(TableCli, AdHocCommandsWithAQueryPlaceholderMakeATable) {
+  TempDir dir;
+  // Two engines as two command lines: the second does three times the work on q2 only.
+  ProcessResult r =
+      RunCulprit({"table", "-q", "q1", "-q", "q2", "--max-pairs", "40", "--seed", "3", "--",
+                  kEngine, "{query}", "--", kEngine, "{query}", "--slow-on", "q2"},
+                 dir.path());
+  ASSERT_EQ(r.exit_code, 3) << DescribeRun(r);
+  EXPECT_TRUE(Contains(r.stdout_text, "this sitting's medians")) << DescribeRun(r);
+  EXPECT_TRUE(Contains(r.stdout_text, "Bonferroni over 2 cells")) << DescribeRun(r);
+  EXPECT_TRUE(Contains(r.stdout_text, "ad-hoc commands, run as given")) << DescribeRun(r);
+  std::vector<Record> records = RecordStore(dir.path() / "benchmarks/results-v1").List().records;
+  ASSERT_EQ(records.size(), 1u) << DescribeRun(r);
+  const Record& record = records[0];
+  EXPECT_EQ(record.kind, RecordKind::kTable);
+  EXPECT_EQ(record.query, "q1,q2");
+  ASSERT_EQ(record.arms.size(), 4u);
+  EXPECT_EQ(record.arms[3].command, (std::vector<std::string>{kEngine, "q2", "--slow-on", "q2"}));
+
+  // The record reads back through `records list`, `show` and `report`.
+  ProcessResult list =
+      RunCulprit({"records", "--dir", "benchmarks/results-v1", "list"}, dir.path());
+  ASSERT_EQ(list.exit_code, 0) << DescribeRun(list);
+  EXPECT_TRUE(Contains(list.stdout_text, "table")) << DescribeRun(list);
+  ProcessResult show =
+      RunCulprit({"records", "--dir", "benchmarks/results-v1", "show", record.id}, dir.path());
+  ASSERT_EQ(show.exit_code, 0) << DescribeRun(show);
+  EXPECT_TRUE(Contains(show.stdout_text, "this sitting's medians")) << DescribeRun(show);
+  EXPECT_TRUE(Contains(show.stdout_text, "EFFECT")) << DescribeRun(show);
+  ProcessResult report =
+      RunCulprit({"records", "--dir", "benchmarks/results-v1", "report", record.id}, dir.path());
+  ASSERT_EQ(report.exit_code, 0) << DescribeRun(report);
+  EXPECT_TRUE(Contains(report.stdout_text, "## Table")) << DescribeRun(report);
+  EXPECT_TRUE(Contains(report.stdout_text, "| query |")) << DescribeRun(report);
+}
+
+TEST(TableCli, ShellLinesAFailingCommandAndCsv) {
+  TempDir dir;
+  // One word with a blank is a shell line, as hyperfine takes it. The third command fails:
+  // its cell is not measured, the table is still printed and archived, and the exit is 1.
+  ProcessResult r =
+      RunCulprit({"table", "--format", "csv", "--max-pairs", "20", "--", kEngine + " q1", "--",
+                  kEngine + " q1", "--", kEngine + " q1 --fail-on q1"},
+                 dir.path());
+  EXPECT_EQ(r.exit_code, 1) << DescribeRun(r);
+  EXPECT_TRUE(Contains(r.stdout_text, "query,arm,status,verdict,ratio")) << DescribeRun(r);
+  EXPECT_TRUE(Contains(r.stdout_text, "command,table_engine-3,not measured")) << DescribeRun(r);
+  EXPECT_TRUE(Contains(r.stdout_text, "no such query")) << DescribeRun(r);
+  EXPECT_TRUE(Contains(r.stdout_text, "command,table_engine-2,measured,")) << DescribeRun(r);
+  EXPECT_TRUE(Contains(r.stderr_text, "1 cell(s) of the table could not be measured"))
+      << DescribeRun(r);
+  EXPECT_EQ(RecordStore(dir.path() / "benchmarks/results-v1").List().records.size(), 1u);
+}
+
+TEST(TableCli, UsageErrorsSayWhatATableNeeds) {
+  TempDir dir;
+  ProcessResult one = RunCulprit({"table", "--", kEngine, "q1"}, dir.path());
+  EXPECT_EQ(one.exit_code, 2) << DescribeRun(one);
+  EXPECT_TRUE(Contains(one.stderr_text, "at least two columns")) << DescribeRun(one);
+  ProcessResult rows = RunCulprit({"table", "-q", "q1", "--", "a", "--", "b"}, dir.path());
+  EXPECT_EQ(rows.exit_code, 2) << DescribeRun(rows);
+  EXPECT_TRUE(Contains(rows.stderr_text, "needs {query}")) << DescribeRun(rows);
+  ProcessResult placeholder = RunCulprit({"table", "--", "a", "{query}", "--", "b"}, dir.path());
+  EXPECT_EQ(placeholder.exit_code, 2) << DescribeRun(placeholder);
+  EXPECT_TRUE(Contains(placeholder.stderr_text, "no -q")) << DescribeRun(placeholder);
+  ProcessResult empty = RunCulprit({"table", "--", "a", "--", "--", "b"}, dir.path());
+  EXPECT_EQ(empty.exit_code, 2) << DescribeRun(empty);
+}
+
+}  // namespace
+}  // namespace culprit
