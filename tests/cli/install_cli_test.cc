@@ -11,6 +11,7 @@
 
 #include "engine/process.h"
 #include "tests/support/culprit_cli.h"
+#include "tests/support/install_tree.h"
 #include "tests/support/temp_dir.h"
 
 namespace culprit {
@@ -27,17 +28,9 @@ ProcessResult RunIn(const std::vector<std::string>& argv, const fs::path& cwd,
   return RunProcess(spec);
 }
 
-// `cmake --install` of this build tree into `prefix`; the installed culprit.
-fs::path Install(const fs::path& prefix) {
-  ProcessResult r = RunIn({"cmake", "--install", CULPRIT_BINARY_DIR, "--prefix", prefix.string()},
-                          prefix.parent_path());
-  EXPECT_TRUE(r.ok()) << DescribeRun(r);
-  return prefix / "bin" / "culprit";
-}
-
 TEST(InstallCli, InstalledCulpritRunsTheDemoFromOutside) {
   TempDir dir;
-  const fs::path culprit = Install(dir.path() / "prefix");
+  const fs::path culprit = InstallCulprit(dir.path() / "prefix");
   ASSERT_TRUE(fs::exists(culprit));
   const fs::path work = dir.path() / "elsewhere";
   fs::create_directories(work);
@@ -71,7 +64,7 @@ TEST(InstallCli, InstalledCulpritRunsTheDemoFromOutside) {
 
 TEST(InstallCli, InstalledDemoWithoutItsEngineSaysWhereItLooked) {
   TempDir dir;
-  const fs::path culprit = Install(dir.path() / "prefix");
+  const fs::path culprit = InstallCulprit(dir.path() / "prefix");
   fs::remove(dir.path() / "prefix/share/culprit/examples/eventstore/published-v1.0.json");
   ProcessResult demo = RunIn({culprit.string(), "demo", "--stop-after", "history"}, dir.path());
   EXPECT_EQ(demo.exit_code, 2) << DescribeRun(demo);
@@ -93,7 +86,7 @@ TEST(InstallCli, InstalledDemoWithoutItsEngineSaysWhereItLooked) {
 // this host, its compare record is archived and the demo ends without an error.
 TEST(InstallCli, InstalledDemoBuildsAndConfirms) {
   TempDir dir;
-  const fs::path culprit = Install(dir.path() / "prefix");
+  const fs::path culprit = InstallCulprit(dir.path() / "prefix");
   const fs::path work = dir.path() / "elsewhere";
   fs::create_directories(work);
   ProcessResult demo =
