@@ -108,6 +108,9 @@ std::shared_ptr<void> AddTableCommands(CLI::App& app, GlobalOptions& global,
   table->add_option("--rev", o.request.revisions, "a column: a revision of the engine, built");
   table->add_option("--arm", o.request.arms,
                     "a column: default, NAME:K=V[,K=V], K=V or an [overrides] set");
+  table->add_option("--name", o.request.names,
+                    "what to call the columns, in order (once per column; default: the "
+                    "revisions, sets or programs)");
   table->add_option("--format", o.format, "text (default), markdown, csv or json (the record)")
       ->check(CLI::IsMember({"text", "markdown", "csv", "json"}));
   table->add_option("--band", o.request.flags.band, "reproducibility band b")

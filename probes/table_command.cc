@@ -371,6 +371,15 @@ Result<TableOutcome> RunTable(const MeasureContext& context, const TableRequest&
   Result<std::vector<Column>> columns =
       request.commands.empty() ? ConfiguredColumns(config, request) : AdHocColumns(request);
   if (!columns) return columns.error();
+  if (!request.names.empty()) {
+    if (request.names.size() != columns->size()) {
+      return Error::Usage(
+          fmt::format("--name was given {} time(s) for {} columns: name every "
+                      "column or none",
+                      request.names.size(), columns->size()));
+    }
+    for (size_t i = 0; i < columns->size(); ++i) (*columns)[i].name = request.names[i];
+  }
   if (columns->size() < 2) {
     return Error::Usage(fmt::format("a table needs at least two columns, got {}", columns->size()))
         .WithHint(

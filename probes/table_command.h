@@ -31,6 +31,9 @@ struct TableRequest {
   /// Ad-hoc commands (`culprit table -- CMD -- CMD`), one column each, no engine: a command of
   /// one word with a blank in it is run by /bin/sh -c, else the words are its argv.
   std::vector<std::vector<std::string>> commands;
+  /// `--name`: what the columns are called, in order, instead of the revisions, sets or
+  /// program names; empty, or one per column.
+  std::vector<std::string> names;
   MeasureFlags flags;
 };
 

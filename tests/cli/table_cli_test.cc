@@ -19,8 +19,9 @@ TEST(TableCli, AdHocCommandsWithAQueryPlaceholderMakeATable) {
   TempDir dir;
   // Two engines as two command lines: the second does three times the work on q2 only.
   ProcessResult r =
-      RunCulprit({"table", "-q", "q1", "-q", "q2", "--max-pairs", "40", "--seed", "3", "--",
-                  kEngine, "{query}", "--", kEngine, "{query}", "--slow-on", "q2"},
+      RunCulprit({"table",  "-q",      "q1",     "-q",    "q2",      "--max-pairs", "40",
+                  "--seed", "3",       "--name", "ours",  "--name",  "theirs",      "--",
+                  kEngine,  "{query}", "--",     kEngine, "{query}", "--slow-on",   "q2"},
                  dir.path());
   ASSERT_EQ(r.exit_code, 3) << DescribeRun(r);
   EXPECT_TRUE(Contains(r.stdout_text, "this sitting's medians")) << DescribeRun(r);
@@ -32,6 +33,7 @@ TEST(TableCli, AdHocCommandsWithAQueryPlaceholderMakeATable) {
   EXPECT_EQ(record.kind, RecordKind::kTable);
   EXPECT_EQ(record.query, "q1,q2");
   ASSERT_EQ(record.arms.size(), 4u);
+  EXPECT_EQ(record.arms[3].name, "q2 · theirs");
   EXPECT_EQ(record.arms[3].command, (std::vector<std::string>{kEngine, "q2", "--slow-on", "q2"}));
 
   // The record reads back through `records list`, `show` and `report`.
@@ -82,6 +84,9 @@ TEST(TableCli, UsageErrorsSayWhatATableNeeds) {
   EXPECT_TRUE(Contains(placeholder.stderr_text, "no -q")) << DescribeRun(placeholder);
   ProcessResult empty = RunCulprit({"table", "--", "a", "--", "--", "b"}, dir.path());
   EXPECT_EQ(empty.exit_code, 2) << DescribeRun(empty);
+  ProcessResult names = RunCulprit({"table", "--name", "x", "--", "a", "--", "b"}, dir.path());
+  EXPECT_EQ(names.exit_code, 2) << DescribeRun(names);
+  EXPECT_TRUE(Contains(names.stderr_text, "name every column or none")) << DescribeRun(names);
 }
 
 }  // namespace
