@@ -11,6 +11,7 @@
 #include "records/report_facts.h"
 #include "records/report_payload.h"
 #include "records/svg_plot.h"
+#include "records/table_payload.h"
 
 namespace culprit {
 namespace {
@@ -427,6 +428,38 @@ std::string HostPicture(const Record& r) {
   return out + "</div>\n";
 }
 
+// A table record: a forest plot per arm (each query's ratio to the baseline with its interval,
+// the band shaded, the geometric mean last), then the table as the terminal prints it.
+std::string TablePicture(const Record& r) {
+  std::optional<TableFacts> facts = ReadTableFacts(r);
+  if (!facts || facts->arms.empty()) return Missing("the table's cells");
+  std::string out = "<h4>Each query against the baseline</h4>\n";
+  for (size_t a = 1; a < facts->arms.size(); ++a) {
+    svg::BarsSpec spec;
+    spec.title = fmt::format("{} / {}, per query", facts->arms[a].name, facts->arms[0].name);
+    spec.baseline = facts->arms[0].name;
+    spec.band = facts->band;
+    for (size_t row = 0; row < facts->rows.size(); ++row) {
+      const TableCellFacts* cell = facts->Cell(static_cast<int>(row), static_cast<int>(a));
+      svg::IntervalBar bar;
+      bar.name = facts->rows[row].query;
+      if (cell && cell->ratio)
+        bar.value = svg::RatioInterval{*cell->ratio, *cell->low, *cell->high};
+      if (cell && cell->status == "not measured") bar.role = "not measured";
+      bar.caption = cell ? cell->verdict : "";
+      spec.bars.push_back(std::move(bar));
+    }
+    for (const TableMeanFacts& mean : facts->means) {
+      if (mean.arm != static_cast<int>(a)) continue;
+      spec.bars.push_back({"geometric mean", "summary",
+                           svg::RatioInterval{mean.ratio, mean.low, mean.high},
+                           fmt::format("{} cells", mean.cells)});
+    }
+    out += svg::IntervalBars(spec);
+  }
+  return out + "<pre class=\"table\">" + Escape(TableFactsText(*facts)) + "</pre>\n";
+}
+
 std::string RecordSection(const Record& r, const RecordIndex& index, int level = 2) {
   std::string out =
       fmt::format("<section id=\"{0}\">\n<h{4}>{1} {2} — {3}</h{4}>\n", Escape(r.id),
@@ -445,6 +478,8 @@ std::string RecordSection(const Record& r, const RecordIndex& index, int level =
     out += AuditPicture(r, index);
   } else if (r.kind == RecordKind::kInvestigation) {
     out += InvestigationPicture(r, index);
+  } else if (r.kind == RecordKind::kTable) {
+    out += TablePicture(r);
   } else {
     out += "<div class=\"plots\">\n" + VerdictStrip(r) + "<div>" + SamplePlot(r) + "</div></div>\n";
   }

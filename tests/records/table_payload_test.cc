@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "records/report.h"
+
 namespace culprit {
 namespace {
 
@@ -83,6 +85,24 @@ TEST(TablePayloadTest, MarkdownEscapesCells) {
   const std::string md = TableFactsMarkdown(f);
   EXPECT_TRUE(Has(md, "a\\|b")) << md;
   EXPECT_TRUE(Has(md, "| query |")) << md;
+}
+
+TEST(TablePayloadTest, EveryReporterShowsTheTable) {
+  Record record;
+  record.id = "t1";
+  record.kind = RecordKind::kTable;
+  record.query = "q1,q2";
+  record.details_json = TableFactsToJson(Example());
+  const std::string text = MakeTextReporter()->RenderOne(record);
+  EXPECT_TRUE(Has(text, "2.010 [1.950, 2.080] EFFECT")) << text;
+  const std::string md = MakeMarkdownReporter()->RenderOne(record);
+  EXPECT_TRUE(Has(md, "## Table")) << md;
+  // HTML: a forest plot per arm (the queries and the geometric mean as bars over the band).
+  const std::string html = MakeHtmlReporter()->RenderOne(record);
+  EXPECT_TRUE(Has(html, "HEAD / v1.0, per query")) << html;
+  EXPECT_TRUE(Has(html, "geometric mean")) << html;
+  EXPECT_TRUE(Has(html, "not measured")) << html;
+  EXPECT_TRUE(Has(html, "<svg")) << html;
 }
 
 }  // namespace
