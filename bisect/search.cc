@@ -276,9 +276,20 @@ const BisectSearch::VerdictMemo& BisectSearch::LookVerdict(VerdictMemo& memo, in
   memo.low = shift->low;
   memo.high = shift->high;
   memo.confidence = 1 - alphas[look];
-  switch (Classify(shift->low, shift->high, BandEdge(options_.band))) {
+  // With the tails: a pseudo-median tie that a slow tail contradicts is no tie (an
+  // intermittent slowdown would otherwise pass as "good"), and a mean beyond the band is a move.
+  const TailEvidence tails = GatherTailEvidence(d, shift->estimate, memo.confidence, options_.band);
+  const bool by_rank =
+      Classify(shift->low, shift->high, BandEdge(options_.band)) == Verdict::kEffect;
+  switch (ClassifyWithTails(*shift, tails, options_.band)) {
     case Verdict::kEffect:
-      memo.verdict = shift->low > 0 ? Verification::kSlower : Verification::kFaster;
+      if (!by_rank) {
+        // Moved in the mean only: the interval that shows the move is the one to report.
+        memo.estimate = tails.mean->estimate;
+        memo.low = tails.mean->low;
+        memo.high = tails.mean->high;
+      }
+      memo.verdict = memo.low > 0 ? Verification::kSlower : Verification::kFaster;
       break;
     case Verdict::kNull:
       memo.verdict = Verification::kTie;

@@ -112,6 +112,7 @@ SimWorld::SimWorld(const WorldOptions& options, uint64_t seed)
                        : random_.UniformInt(previous + 1, options_.n_commits - room[k]);
     change_commits_.push_back(std::min(at, options_.n_commits));
     change_log_effects_.push_back(std::log1p(changes[k].effect));
+    change_intermittent_.push_back(changes[k].intermittent);
     previous = change_commits_.back();
   }
   first_bad_ = change_commits_.front();
@@ -125,7 +126,11 @@ double SimWorld::Sample(int commit, bool* timed_out) {
   drift_ += options_.drift_step * random_.Normal();
   double x = drift_ + options_.sigma * random_.Normal();
   for (size_t k = 0; k < change_commits_.size(); ++k) {
-    if (commit >= change_commits_[k]) x += change_log_effects_[k];
+    if (commit < change_commits_[k]) continue;
+    // An intermittent change draws whether this run carries it; the others draw nothing, so
+    // worlds without one see the same runs as before it existed.
+    const double share = change_intermittent_[k];
+    if (share <= 0 || random_.Uniform() < share) x += change_log_effects_[k];
   }
   if (options_.outlier_rate > 0 && random_.Uniform() < options_.outlier_rate) {
     x += std::log(1.5 + 1.5 * random_.Uniform());

@@ -27,6 +27,10 @@ struct SimChange {
   /// 0: anywhere after the previous change (uniformly, leaving room for the changes after it);
   /// k > 0: exactly k commits after the previous change (1: adjacent commits).
   int after = 0;
+  /// 0: every run from the change on carries it. In (0, 1): only this share of them does, the
+  /// others run as before (an intermittent slowdown: effect 1.0 at 0.15 is twice as slow in
+  /// 15% of the runs, a mean of x1.15 that the runs' median does not show).
+  double intermittent = 0;
 };
 
 struct WorldOptions {
@@ -88,6 +92,7 @@ class SimWorld {
   int first_bad_;
   std::vector<int> change_commits_;
   std::vector<double> change_log_effects_;
+  std::vector<double> change_intermittent_;  ///< SimChange::intermittent, per change.
   std::vector<bool> unbuildable_;
   double drift_ = 0;
   int runs_ = 0;

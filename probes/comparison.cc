@@ -104,6 +104,16 @@ Record MakeComparisonRecord(const ComparisonPlan& plan, const SittingResult& sit
     record.estimate = RatioEstimate(*sitting.shift);
     record.details["nominal_confidence"] = fmt::format("{:.5f}", sitting.nominal_confidence);
     record.details["alpha_spending"] = "pocock-increments";
+    if (sitting.tails && sitting.tails->mean) {
+      // Beside the Hodges–Lehmann ratio: the mean moves with a slow tail, the pseudo-median
+      // does not, and a NULL needs both (ClassifyWithTails).
+      record.details["mean_ratio"] = FormatMeanRatio(*sitting.tails->mean);
+    }
+    if (sitting.tails) {
+      const TailBalance& t = sitting.tails->tails;
+      record.details["tails"] = fmt::format("beyond x{:.3f}: B slower {}, faster {}; p = {:.4g}",
+                                            std::exp(t.threshold), t.slow, t.fast, t.p_value);
+    }
   }
   if (sitting.failure) {
     record.verdict = Verdict::kError;

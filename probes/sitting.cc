@@ -356,21 +356,30 @@ class PairedSitting {
   void Look() {
     std::vector<double> d = CensoredLogRatios(kept_);
     Result<ShiftEstimate> shift = SignedRankEstimate(d, 1 - alphas_[look_]);
+    Verdict verdict = Verdict::kInconclusive;
     if (shift) {
       r_.shift = *shift;
       r_.nominal_confidence = 1 - alphas_[look_];
+      // The tails at the same confidence: a tie of the pseudo-median that they contradict
+      // (an intermittent slowdown) is not a NULL, and a mean beyond the band is an EFFECT.
+      r_.tails = GatherTailEvidence(d, shift->estimate, r_.nominal_confidence, options_.band);
       null_claimable_ = NullMayStop();
-      const Verdict verdict = Classify(shift->low, shift->high, BandEdge(options_.band));
+      verdict = ClassifyWithTails(*shift, *r_.tails, options_.band);
       decided_ = verdict == Verdict::kEffect || (verdict == Verdict::kNull && null_claimable_);
       if (!decided_ && look_ < null_looks_ && null_alphas_[look_] != alphas_[look_]) {
         // NULL's own spending (null_max_pairs): its interval is the one a tie is read from.
         Result<ShiftEstimate> null_shift = SignedRankEstimate(d, 1 - null_alphas_[look_]);
-        if (null_shift && Classify(null_shift->low, null_shift->high, BandEdge(options_.band)) ==
-                              Verdict::kNull) {
-          r_.shift = *null_shift;
-          r_.nominal_confidence = 1 - null_alphas_[look_];
-          null_claimable_ = true;
-          decided_ = true;
+        if (null_shift) {
+          TailEvidence null_tails =
+              GatherTailEvidence(d, null_shift->estimate, 1 - null_alphas_[look_], options_.band);
+          if (ClassifyWithTails(*null_shift, null_tails, options_.band) == Verdict::kNull) {
+            r_.shift = *null_shift;
+            r_.tails = null_tails;
+            r_.nominal_confidence = 1 - null_alphas_[look_];
+            null_claimable_ = true;
+            decided_ = true;
+            verdict = Verdict::kNull;
+          }
         }
       }
     }
@@ -379,8 +388,7 @@ class PairedSitting {
     // when the failures give no hint that they are not (p >= 0.5: a lone
     // failure passes). Otherwise sampling goes on, so the failure counts get
     // the whole budget's power before a tie can be stated.
-    if (decided_ && r_.shift && Decide(*r_.shift, options_.band).verdict == Verdict::kNull &&
-        r_.failures.p_value < 0.5) {
+    if (decided_ && r_.shift && verdict == Verdict::kNull && r_.failures.p_value < 0.5) {
       decided_ = false;
     }
     decided_ = decided_ || r_.failures.differ;
@@ -432,6 +440,8 @@ class PairedSitting {
         if (shift) {
           r_.shift = *shift;
           r_.nominal_confidence = 1 - alphas_[next];
+          r_.tails = GatherTailEvidence(r_.log_ratios, shift->estimate, r_.nominal_confidence,
+                                        options_.band);
         }
       }
       r_.verdict = InconclusiveBecause(fmt::format(
@@ -443,7 +453,8 @@ class PairedSitting {
       r_.verdict = InconclusiveBecause(
           fmt::format("only {} pairs were kept, too few for an interval", r_.pairs_kept));
     } else {
-      r_.verdict = Decide(*r_.shift, options_.band);
+      r_.verdict =
+          r_.tails ? Decide(*r_.shift, options_.band, *r_.tails) : Decide(*r_.shift, options_.band);
       if (r_.verdict->verdict == Verdict::kNull && !null_claimable_) {
         // Inside the band, but at a look past null_max_pairs: NULL's α is spent.
         r_.verdict = InconclusiveBecause(fmt::format(

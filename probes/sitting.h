@@ -117,6 +117,9 @@ struct SittingResult {
   int pairs_dropped = 0;
   int failed_samples = 0;
   std::optional<ShiftEstimate> shift;  ///< At the confidence of the look that decided.
+  /// The mean of the log-ratios and the balance of the tails at the same look and confidence
+  /// (GatherTailEvidence): a NULL needs them to agree with the shift (ClassifyWithTails).
+  std::optional<TailEvidence> tails;
   std::optional<VerdictResult> verdict;
   double nominal_confidence = 0;  ///< The look's confidence after alpha spending.
   std::vector<int> looks;         ///< Pair counts at which the sitting looked.

@@ -111,6 +111,40 @@ Result<ShiftEstimate> SignedRankEstimate(std::span<const double> d, double confi
 Result<ShiftEstimate> RankSumEstimate(std::span<const double> x, std::span<const double> y,
                                       double confidence, RankMethod method = RankMethod::kAuto);
 
+/// Student's t quantile: the t with P(T <= t) = p for T with `dof` > 0 degrees of freedom, for
+/// p in (0, 1); -inf/+inf at 0/1. From the regularized incomplete beta function, inverted by
+/// bisection to ~1e-12 relative; accurate in the far tails the early sequential looks ask for.
+double StudentTQuantile(double p, double dof);
+
+/// Paired: the mean of d (ln(B) - ln(A) per pair, so exp of it is the geometric mean of the
+/// pairs' ratios) with the Student-t interval at `confidence`, on n - 1 degrees of freedom.
+/// Unlike the Hodges–Lehmann shift it moves with a slow tail: B twice as slow in 15% of its
+/// runs moves the mean by 0.15 ln 2 (x1.11) and the pseudo-median by almost nothing. The
+/// interval rests on the central limit theorem rather than on symmetry, so it is a check on
+/// the rank interval, not a replacement. `exact` is false. Errors: fewer than 2 pairs,
+/// non-finite input, confidence outside (0, 1).
+Result<ShiftEstimate> MeanShiftEstimate(std::span<const double> d, double confidence);
+
+/// How the pairs far from the centre split between the two sides: the tails of a pure shift
+/// are mirror images of each other, an intermittent slowdown's are not.
+struct TailBalance {
+  double center = 0;     ///< Where the tails are measured from (log scale).
+  double threshold = 0;  ///< A pair is in a tail when |d - center| > threshold.
+  int slow = 0;          ///< Pairs with d > center + threshold (B slower).
+  int fast = 0;          ///< Pairs with d < center - threshold (B faster).
+  double p_value = 1;    ///< Exact two-sided sign test of slow against fast (SignTestTwoSided).
+};
+
+/// Counts the pairs of d beyond `threshold` either side of `center` and tests their split.
+/// When d is symmetric about `center` (the signed-rank interval's own assumption) the sign of
+/// d - center is a fair coin independent of |d - center|, so given slow + fast the count of
+/// slow pairs is Binomial(slow + fast, 1/2), whatever the threshold chosen from the |d - center|.
+TailBalance TestTailBalance(std::span<const double> d, double center, double threshold);
+
+/// Exact two-sided binomial test of k successes in n trials at p = 1/2: the probability of a
+/// split at least as uneven, min(1, 2 P(X <= min(k, n - k))). 1 when n == 0.
+double SignTestTwoSided(int k, int n);
+
 /// Fisher's exact test of two proportions, two-sided: the probability, with the margins of the
 /// 2x2 table fixed, of a table at most as likely as the observed one (a_failed of a_runs against
 /// b_failed of b_runs). 1 when either arm has no runs or nothing failed or everything did.

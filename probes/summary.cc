@@ -48,6 +48,10 @@ std::string FormatComparisonSummary(const ComparisonOutcome& outcome) {
   // The medians are this sitting's, each arm alone; the ratio is the pairs' own estimate (the
   // Hodges-Lehmann shift of B/A over the pairs), which need not equal their quotient.
   if (r.estimate) out += "(medians)  paired ratio " + FormatRatio(*r.estimate) + "  ";
+  // The mean of the pairs' log-ratios beside it: a slow tail moves this one, not the other.
+  if (r.estimate && !r.Detail("mean_ratio").empty()) {
+    out += "mean ratio " + r.Detail("mean_ratio") + "  ";
+  }
   out += fmt::format("{} (band {})\n", r.verdict ? VerdictName(*r.verdict) : "NO VERDICT",
                      BandPercent(r.band));
   if (!r.verdict_detail.empty()) out += "  " + r.verdict_detail + "\n";

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <vector>
 
 #include "base/strings.h"
 #include "probes/log_interval.h"
@@ -95,6 +96,109 @@ VerdictResult Decide(const ShiftEstimate& shift, double band) {
     result.explanation = fmt::format("{}; this sitting could have detected ≥ {:.3f}x; {}", what,
                                      result.detectable_ratio, MorePairsAdvice(shift, tau));
   }
+  return result;
+}
+
+double TailThreshold(std::span<const double> d, double band) {
+  const double tau = BandEdge(band);
+  if (d.empty()) return tau;
+  return std::max(tau, kTailScales * 1.4826 * MedianAbsoluteDeviation(d));
+}
+
+TailEvidence GatherTailEvidence(std::span<const double> d, double center, double confidence,
+                                double band) {
+  TailEvidence evidence;
+  if (Result<ShiftEstimate> mean = MeanShiftEstimate(d, confidence)) evidence.mean = *mean;
+  evidence.tails = TestTailBalance(d, center, TailThreshold(d, band));
+  return evidence;
+}
+
+std::string FormatMeanRatio(const ShiftEstimate& mean) {
+  return fmt::format("{:.3f} [{:.3f}, {:.3f}]", std::exp(mean.estimate), std::exp(mean.low),
+                     std::exp(mean.high));
+}
+
+namespace {
+
+std::string DescribeTails(const TailBalance& t) {
+  return fmt::format(
+      "B slower beyond x{:.2f} of the typical pair in {} pairs, faster in {} (sign test p = "
+      "{:.2g})",
+      std::exp(t.threshold), t.slow, t.fast, t.p_value);
+}
+
+}  // namespace
+
+int PairsToSightTail(double alpha) {
+  assert(alpha > 0 && alpha < 1);
+  return static_cast<int>(std::ceil(std::log(alpha) / std::log1p(-kTailSightingRate) - 1e-9));
+}
+
+std::string TailDisagreement(const TailEvidence& tails, double band) {
+  const double tau = BandEdge(band);
+  std::vector<std::string> why;
+  if (!tails.mean) {
+    why.push_back("too few pairs for the mean's interval");
+  } else {
+    if (Classify(tails.mean->low, tails.mean->high, tau) != Verdict::kNull) {
+      why.push_back(fmt::format("the mean ratio {} reaches outside the ±{:g}% band",
+                                FormatMeanRatio(*tails.mean), band * 100));
+    }
+    const int sight = PairsToSightTail(std::clamp(1 - tails.mean->confidence, 1e-300, 0.5));
+    if (static_cast<int>(tails.mean->n) < sight) {
+      why.push_back(fmt::format(
+          "{} pairs could miss a slow tail in {:g}% of the runs (seeing one takes {} at this "
+          "confidence)",
+          tails.mean->n, kTailSightingRate * 100, sight));
+    }
+  }
+  if (tails.tails.p_value <= kTailAlpha)
+    why.push_back("the tails are lopsided: " + DescribeTails(tails.tails));
+  std::string text;
+  for (const std::string& w : why) text += (text.empty() ? "" : "; ") + w;
+  return text;
+}
+
+Verdict ClassifyWithTails(const ShiftEstimate& shift, const TailEvidence& tails, double band) {
+  const double tau = BandEdge(band);
+  const Verdict hl = Classify(shift.low, shift.high, tau);
+  if (hl == Verdict::kEffect) return hl;
+  if (tails.mean && Classify(tails.mean->low, tails.mean->high, tau) == Verdict::kEffect) {
+    return Verdict::kEffect;
+  }
+  if (hl == Verdict::kNull && TailDisagreement(tails, band).empty()) return Verdict::kNull;
+  return Verdict::kInconclusive;
+}
+
+VerdictResult Decide(const ShiftEstimate& shift, double band, const TailEvidence& tails) {
+  VerdictResult result = Decide(shift, band);
+  const Verdict verdict = ClassifyWithTails(shift, tails, band);
+  const std::string band_text = fmt::format("±{:g}%", band * 100);
+  if (verdict == result.verdict) {
+    if (verdict == Verdict::kNull && tails.mean) {
+      result.explanation += fmt::format("; so does the mean ratio {}, and the tails agree",
+                                        FormatMeanRatio(*tails.mean));
+    }
+    return result;
+  }
+  if (verdict == Verdict::kEffect) {
+    // Only the mean is beyond the band: the typical run did not move, some runs did.
+    const ShiftEstimate& mean = *tails.mean;
+    result.verdict = Verdict::kEffect;
+    result.excludes_zero = true;
+    result.explanation = fmt::format(
+        "an effect in the mean: mean ratio {:.3f}x, {}, entirely beyond the {} band, while the "
+        "typical pair's ratio {} is not: an intermittent change ({})",
+        std::exp(mean.estimate), DescribeInterval(mean), band_text, DescribeInterval(shift),
+        DescribeTails(tails.tails));
+    return result;
+  }
+  // The pseudo-median ties, the tails do not: never a NULL.
+  result.verdict = Verdict::kInconclusive;
+  result.explanation = fmt::format(
+      "not shown to be a tie: the typical pair ties ({} inside the {} band), but {}; a slow "
+      "tail the typical pair does not show (an intermittent slowdown) is not a tie",
+      DescribeInterval(shift), band_text, TailDisagreement(tails, band));
   return result;
 }
 

@@ -3,6 +3,8 @@
 // The three verdicts of the design, applied to a shift interval on the log
 // scale against the reproducibility band ±b.
 
+#include <optional>
+#include <span>
 #include <string>
 
 #include "probes/statistics.h"
@@ -40,6 +42,64 @@ Verdict Classify(double low, double high, double tau);
 /// width, would be expected to clear τ with 80% power. The explanation of an INCONCLUSIVE
 /// suggests how many pairs would settle it, assuming the half-width shrinks as 1/√n.
 VerdictResult Decide(const ShiftEstimate& shift, double band);
+
+/// What the pairs' tails say beside the Hodges–Lehmann shift. The pseudo-median ignores a slow
+/// tail (B twice as slow in 15% of its runs: mean x1.15, pseudo-median x1.00), so a tie read
+/// from it alone can hide an intermittent slowdown; a NULL needs the tails to agree too.
+struct TailEvidence {
+  /// The mean of the log-ratios with its t interval (MeanShiftEstimate) at the look's
+  /// confidence; nullopt when there are too few pairs for one.
+  std::optional<ShiftEstimate> mean;
+  /// The pairs beyond TailThreshold either side of the Hodges–Lehmann estimate.
+  TailBalance tails;
+};
+
+/// A pair is in a tail when it lies beyond this many robust standard deviations (1.4826 MAD)
+/// of the pairs from the centre, and never closer than the band's edge.
+inline constexpr double kTailScales = 3;
+/// The sign test of the tails blocks a NULL at this p or below. It can only turn a NULL into
+/// INCONCLUSIVE, so it needs no share of the sitting's α: a level of its own is valid.
+inline constexpr double kTailAlpha = 0.05;
+
+/// A NULL is stated only on enough pairs to have seen, with probability at least 1 - α of the
+/// look, one slow run of a tail in this share of B's runs: a tail the pairs never caught looks
+/// exactly like a clean tie, whatever the statistic. 15%: B twice as slow in 15% of its runs
+/// is a mean x1.15, three times a 5% band.
+inline constexpr double kTailSightingRate = 0.15;
+
+/// The pairs a NULL needs at a look of two-sided level `alpha`: the least n with
+/// (1 - kTailSightingRate)^n <= alpha (29 at alpha 0.0096, 19 at 0.05).
+int PairsToSightTail(double alpha);
+
+/// max(τ, kTailScales · 1.4826 · MAD(d)), τ = BandEdge(band); τ when d is empty.
+double TailThreshold(std::span<const double> d, double band);
+
+/// The mean's interval at `confidence` (the look's nominal one) and the tail balance around
+/// `center` (the Hodges–Lehmann estimate) beyond TailThreshold(d, band).
+TailEvidence GatherTailEvidence(std::span<const double> d, double center, double confidence,
+                                double band);
+
+/// Why the tails do not let the pairs be called a tie, or "" when they do: the mean's
+/// interval is missing or reaches outside the band, the pairs are fewer than
+/// PairsToSightTail(1 - the mean's confidence), or the sign test of the tails gives
+/// p <= kTailAlpha.
+std::string TailDisagreement(const TailEvidence& tails, double band);
+
+/// The verdict rule with the tails (Classify is its Hodges–Lehmann half):
+///  - kEffect when the shift's interval is beyond the band (as Classify), or else when the
+///    mean's interval is: an intermittent slowdown moves the mean and not the pseudo-median;
+///  - kNull only when the shift's interval is inside the band and TailDisagreement is empty;
+///  - kInconclusive otherwise.
+Verdict ClassifyWithTails(const ShiftEstimate& shift, const TailEvidence& tails, double band);
+
+/// Decide with the tails: the verdict of ClassifyWithTails. An EFFECT of the mean alone says
+/// so (the mean ratio and its interval, and how the tails split); a tie of the pseudo-median
+/// that the tails contradict is INCONCLUSIVE and says why (never NULL); a NULL says that the
+/// mean ratio is inside the band too. Otherwise as Decide(shift, band).
+VerdictResult Decide(const ShiftEstimate& shift, double band, const TailEvidence& tails);
+
+/// "1.112 [1.061, 1.166]": exp of a log-scale estimate and its interval.
+std::string FormatMeanRatio(const ShiftEstimate& mean);
 
 /// Whether sampling can stop at this look: the verdict is EFFECT or NULL.
 bool IsDecisive(const ShiftEstimate& shift, double band);

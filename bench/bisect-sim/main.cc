@@ -101,6 +101,10 @@ std::vector<Cell> Scenarios() {
     culprit::WorldOptions edge = world(sigma, {{0.05}});
     cells.push_back({"+5% (band edge)", edge});
   }
+  // An intermittent slowdown: twice as slow in 15% of the runs (mean x1.15), the typical
+  // run unmoved; alone, and before a clean +30%.
+  cells.push_back({"x2 in 15% intermittent", world(0.03, {{1.0, 0, 0.15}})});
+  cells.push_back({"x2 in 15% then +30%", world(0.03, {{1.0, 0, 0.15}, {0.30}})});
   culprit::WorldOptions quiet = world(0.03, {{0.30}});
   quiet.n_commits = 150;
   cells.push_back({"+30% quiet N=150", quiet});

@@ -116,6 +116,15 @@ TEST(SimulatedEngine, RunsCarryTheChangesAndTheTimeouts) {
   EXPECT_NEAR(std::exp(sum[1] / ok[1] - sum[0] / ok[0]), 2.0, 0.1);
 }
 
+TEST(SimulatedEngine, AnIntermittentChangeSlowsOnlyItsShareOfTheRuns) {
+  SimWorld world(Quiet({{1.0, 0, 0.15}}, 10), 8);
+  const int first = world.first_bad();
+  int slow = 0;
+  for (int i = 0; i < 2000; ++i) slow += world.Sample(world.n_commits()) > std::log(1.5);
+  EXPECT_NEAR(slow / 2000.0, 0.15, 0.025);
+  for (int i = 0; i < 200; ++i) EXPECT_LT(world.Sample(first - 1), std::log(1.5));
+}
+
 TEST(BisectRunnerOnScriptedWorld, OneLargeChangeIsTheCulpritInAboutLog2NBuilds) {
   SimWorld* world = nullptr;
   RunnerTrialResult r = Trial(Quiet({{1.0}}), 11, "one", &world);
@@ -199,6 +208,30 @@ TEST(BisectRunnerOnScriptedWorld, ASlowChangeThatAlsoHangsIsNeverPassedAsGood) {
   options.timeout_rate = 0.25;
   RunnerTrialResult r = Trial(options, 16, "flaky");
   EXPECT_EQ(r.score, TrialResult::Score::kExact) << r.wrong << "\n" << r.report;
+}
+
+TEST(BisectRunnerOnScriptedWorld, AnIntermittentSlowdownIsNeverNotReproducibleNorAWrongCommit) {
+  // The only change makes runs twice as slow in 15% of them (mean x1.15) on a quiet host. The
+  // pseudo-median of the endpoints' pairs ties; the mean and the tails do not, so the
+  // confirmation never says NOT REPRODUCIBLE, and no commit is named that holds no change.
+  for (uint64_t seed : {31, 32, 33}) {
+    SCOPED_TRACE(seed);
+    RunnerTrialResult r = Trial(Quiet({{1.0, 0, 0.15}}, 32), seed, "intermittent");
+    EXPECT_FALSE(r.not_reproducible) << r.report;
+    EXPECT_NE(r.score, TrialResult::Score::kWrong) << r.wrong << "\n" << r.report;
+  }
+}
+
+TEST(BisectRunnerOnScriptedWorld, ACommitThatIsIntermittentlySlowIsNotPassedAsGood) {
+  // An intermittent slowdown (twice as slow in 15% of the runs), then a clean +30%: the +30%
+  // may be named and verified, but never called the first bad commit while the intermittent
+  // one before it is taken for good.
+  for (uint64_t seed : {34, 35, 36}) {
+    SCOPED_TRACE(seed);
+    RunnerTrialResult r = Trial(Quiet({{1.0, 0, 0.15}, {0.30}}, 32), seed, "intermittent-then");
+    EXPECT_NE(r.score, TrialResult::Score::kWrong) << r.wrong << "\n" << r.report;
+    EXPECT_TRUE(r.wrong.empty()) << r.wrong << "\n" << r.report;
+  }
 }
 
 TEST(BisectRunnerOnScriptedWorld, ACheckWhoseRunsKeepFailingLeavesTheVerifiedChangeStanding) {
@@ -413,9 +446,9 @@ TEST(BisectRunnerOnScriptedWorld, AKillAfterASaveMidStepLosesNoPairFromTheArchiv
   const std::filesystem::path dir = TrialDir("kill-mid-step");
   const BisectSections config = SimulatedBisectConfig(dir);
   std::map<BisectStepKind, std::filesystem::path> copies;
-  // A seed whose search and verification both have a step of several batches (43 is the
-  // first from 41 on; 41, 42 and 45 have no verification that spans batches).
-  const uint64_t seed = 43;
+  // A seed whose search and verification both have a step of several batches (42 is the
+  // first from 41 on since a tie needs the tails to agree; before, 43 was).
+  const uint64_t seed = 42;
   SimWorld world(options, seed);
   SimulatedEngine engine(world);
   engine.OnPair([&](int) {

@@ -1,0 +1,257 @@
+// Known answers for "an intermittent slowdown is not a tie": the mean of the log-ratios with
+// its t interval, the sign test of the tails, the verdict rule that needs both to agree before
+// a NULL, and paired sittings on scripted samples.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "probes/comparison.h"
+#include "probes/sitting.h"
+#include "probes/statistics.h"
+#include "probes/summary.h"
+#include "probes/verdict.h"
+
+namespace culprit {
+namespace {
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// Arm B is `ratio` times arm A, and in `slow_rate` of its runs `slow_factor` times more, with
+// log-normal noise `sigma` on every run; all from a seeded generator.
+class IntermittentSource : public SampleSource {
+ public:
+  IntermittentSource(double ratio, double slow_rate, double slow_factor, double sigma,
+                     uint64_t seed)
+      : ratio_(ratio),
+        slow_rate_(slow_rate),
+        slow_factor_(slow_factor),
+        sigma_(sigma),
+        rng_(seed) {}
+
+  SampleOutcome Run(int arm) override {
+    std::normal_distribution<double> noise(0, sigma_);
+    std::uniform_real_distribution<double> uniform(0, 1);
+    double value = 100.0 * std::exp(noise(rng_));
+    if (arm == 1) {
+      value *= ratio_;
+      if (uniform(rng_) < slow_rate_) value *= slow_factor_;
+    }
+    SampleOutcome outcome;
+    outcome.ok = true;
+    outcome.value = value;
+    return outcome;
+  }
+
+ private:
+  double ratio_, slow_rate_, slow_factor_, sigma_;
+  std::mt19937_64 rng_;
+};
+
+SittingOptions Options(uint64_t seed) {
+  SittingOptions o;
+  o.warmup = 1;
+  o.min_pairs = 10;
+  o.max_pairs = 160;
+  o.seed = seed;
+  return o;
+}
+
+// 160 pairs at 3% noise per run, B twice as slow in exactly 24 of them (15%), spread evenly.
+std::vector<double> ScriptedIntermittentPairs() {
+  std::mt19937_64 rng(2027);
+  std::normal_distribution<double> noise(0, 0.03);
+  std::vector<double> d;
+  for (int i = 0; i < 160; ++i) {
+    double x = noise(rng) - noise(rng);
+    if (i % 20 < 3) x += std::log(2.0);
+    d.push_back(x);
+  }
+  return d;
+}
+
+TEST(StatisticsTails, StudentTQuantileKnownValues) {
+  // R: qt(0.975, 10), qt(0.995, 5), qt(0.9995, 9), qt(0.025, 3).
+  EXPECT_NEAR(StudentTQuantile(0.975, 10), 2.228139, 1e-6);
+  EXPECT_NEAR(StudentTQuantile(0.995, 5), 4.032143, 1e-6);
+  EXPECT_NEAR(StudentTQuantile(0.9995, 9), 4.780913, 1e-6);
+  EXPECT_NEAR(StudentTQuantile(0.025, 3), -3.182446, 1e-6);
+  EXPECT_EQ(StudentTQuantile(0.5, 7), 0);
+  // Many degrees of freedom: the normal quantile.
+  EXPECT_NEAR(StudentTQuantile(0.975, 1e7), NormalQuantile(0.975), 1e-5);
+}
+
+TEST(StatisticsTails, MeanShiftEstimateHandComputed) {
+  // Mean 3, sd sqrt(2.5), se sqrt(0.5); t(0.975, 4) = 2.776445.
+  std::vector<double> d = {1, 2, 3, 4, 5};
+  Result<ShiftEstimate> m = MeanShiftEstimate(d, 0.95);
+  ASSERT_TRUE(m);
+  EXPECT_DOUBLE_EQ(m->estimate, 3);
+  EXPECT_NEAR(m->low, 3 - 2.776445 * std::sqrt(0.5), 1e-6);
+  EXPECT_NEAR(m->high, 3 + 2.776445 * std::sqrt(0.5), 1e-6);
+  EXPECT_EQ(m->n, 5u);
+  EXPECT_FALSE(m->exact);
+  EXPECT_FALSE(MeanShiftEstimate(std::vector<double>{1.0}, 0.95));
+  EXPECT_FALSE(MeanShiftEstimate(d, 1.0));
+}
+
+TEST(StatisticsTails, SignTestKnownValues) {
+  EXPECT_DOUBLE_EQ(SignTestTwoSided(0, 0), 1);
+  EXPECT_NEAR(SignTestTwoSided(5, 5), 2.0 / 32, 1e-12);
+  EXPECT_NEAR(SignTestTwoSided(0, 6), 2.0 / 64, 1e-12);
+  EXPECT_DOUBLE_EQ(SignTestTwoSided(3, 6), 1);
+  // R: binom.test(9, 10)$p.value = 0.02148438.
+  EXPECT_NEAR(SignTestTwoSided(9, 10), 0.02148438, 1e-8);
+}
+
+TEST(VerdictTails, PairsToSightATailKnownValues) {
+  // (0.85)^n <= alpha: ln(0.05) / ln(0.85) = 18.4, ln(0.0096) / ln(0.85) = 28.6.
+  EXPECT_EQ(PairsToSightTail(0.05), 19);
+  EXPECT_EQ(PairsToSightTail(0.0096), 29);
+}
+
+TEST(VerdictTails, TooFewPairsToHaveSeenATailAreNoTie) {
+  // Twenty pairs of a perfectly clean tie cannot rule out a tail in 15% of the runs at a look
+  // of level 0.0096 (0.85^20 = 0.039).
+  std::vector<double> d;
+  for (int i = 0; i < 20; ++i) d.push_back((i % 2 ? 0.001 : -0.001) * (i % 5));
+  ShiftEstimate hl;
+  hl.low = -0.01;
+  hl.high = 0.01;
+  hl.n = 20;
+  hl.confidence = 1 - 0.0096;
+  const TailEvidence tails = GatherTailEvidence(d, 0.0, 1 - 0.0096, 0.05);
+  EXPECT_EQ(ClassifyWithTails(hl, tails, 0.05), Verdict::kInconclusive);
+  EXPECT_TRUE(Contains(TailDisagreement(tails, 0.05), "could miss a slow tail"))
+      << TailDisagreement(tails, 0.05);
+  d.resize(40, 0.0);
+  hl.n = 40;
+  EXPECT_EQ(ClassifyWithTails(hl, GatherTailEvidence(d, 0.0, 1 - 0.0096, 0.05), 0.05),
+            Verdict::kNull);
+}
+
+TEST(StatisticsTails, TailBalanceCountsBothSidesOfTheCentre) {
+  std::vector<double> d = {0.0, 0.01, -0.01, 0.5, 0.6, 0.7, -0.5, 0.02};
+  TailBalance t = TestTailBalance(d, 0.0, 0.1);
+  EXPECT_EQ(t.slow, 3);
+  EXPECT_EQ(t.fast, 1);
+  EXPECT_NEAR(t.p_value, SignTestTwoSided(3, 4), 1e-12);
+}
+
+TEST(VerdictTails, TheScriptedIntermittentSlowdownTiesByRanksButIsNotNull) {
+  const std::vector<double> d = ScriptedIntermittentPairs();
+  const double band = 0.05;
+  Result<ShiftEstimate> hl = SignedRankEstimate(d, 0.95);
+  ASSERT_TRUE(hl);
+  // The failure this rule is for: the pseudo-median alone calls it a tie.
+  ASSERT_EQ(Classify(hl->low, hl->high, BandEdge(band)), Verdict::kNull);
+  const TailEvidence tails = GatherTailEvidence(d, hl->estimate, 0.95, band);
+  ASSERT_TRUE(tails.mean);
+  EXPECT_NEAR(std::exp(tails.mean->estimate), std::exp(0.15 * std::log(2.0)), 0.01);
+  EXPECT_EQ(tails.tails.slow, 24);
+  EXPECT_LT(tails.tails.p_value, 1e-5);
+  const Verdict v = ClassifyWithTails(*hl, tails, band);
+  EXPECT_NE(v, Verdict::kNull);
+  // 160 pairs put the mean's interval beyond the band: the move is named.
+  EXPECT_EQ(v, Verdict::kEffect);
+  const VerdictResult r = Decide(*hl, band, tails);
+  EXPECT_EQ(r.verdict, Verdict::kEffect);
+  EXPECT_TRUE(Contains(r.explanation, "an effect in the mean")) << r.explanation;
+  EXPECT_TRUE(Contains(r.explanation, "24 pairs")) << r.explanation;
+}
+
+TEST(VerdictTails, ARankTieTheTailsContradictIsInconclusiveWithAReason) {
+  // The first 40 scripted pairs: 6 slow ones, too few for the mean's interval to leave the band.
+  std::vector<double> d = ScriptedIntermittentPairs();
+  d.resize(40);
+  const double band = 0.05;
+  ShiftEstimate hl;  // a tie by ranks, as the pseudo-median of such pairs is
+  hl.estimate = 0.0;
+  hl.low = -0.02;
+  hl.high = 0.02;
+  hl.n = 40;
+  hl.confidence = 0.95;
+  const TailEvidence tails = GatherTailEvidence(d, hl.estimate, 0.95, band);
+  ASSERT_EQ(ClassifyWithTails(hl, tails, band), Verdict::kInconclusive);
+  const VerdictResult r = Decide(hl, band, tails);
+  EXPECT_EQ(r.verdict, Verdict::kInconclusive);
+  EXPECT_TRUE(Contains(r.explanation, "not shown to be a tie")) << r.explanation;
+  EXPECT_TRUE(Contains(r.explanation, "mean ratio")) << r.explanation;
+  EXPECT_FALSE(TailDisagreement(tails, band).empty());
+}
+
+TEST(VerdictTails, ACleanTieStaysNullAndSaysTheMeanAgrees) {
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> noise(0, 0.03);
+  std::vector<double> d;
+  for (int i = 0; i < 80; ++i) d.push_back(noise(rng) - noise(rng));
+  Result<ShiftEstimate> hl = SignedRankEstimate(d, 0.95);
+  ASSERT_TRUE(hl);
+  const TailEvidence tails = GatherTailEvidence(d, hl->estimate, 0.95, 0.05);
+  EXPECT_TRUE(TailDisagreement(tails, 0.05).empty()) << TailDisagreement(tails, 0.05);
+  EXPECT_EQ(ClassifyWithTails(*hl, tails, 0.05), Verdict::kNull);
+  const VerdictResult r = Decide(*hl, 0.05, tails);
+  EXPECT_EQ(r.verdict, Verdict::kNull);
+  EXPECT_TRUE(Contains(r.explanation, "mean ratio")) << r.explanation;
+}
+
+TEST(VerdictTails, SittingOfAnIntermittentTwoTimesSlowdownIsNeverNull) {
+  // B twice as slow in 15% of its runs (mean x1.15) at 3% noise, 40 seeded sittings: the
+  // pseudo-median alone said NULL in most of them.
+  int nulls = 0, effects = 0;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    IntermittentSource source(1.0, 0.15, 2.0, 0.03, seed);
+    SittingResult r = RunPairedSitting(source, nullptr, Options(seed), nullptr);
+    ASSERT_TRUE(r.verdict);
+    nulls += r.verdict->verdict == Verdict::kNull;
+    effects += r.verdict->verdict == Verdict::kEffect;
+  }
+  EXPECT_EQ(nulls, 0);
+  EXPECT_GE(effects, 20);
+}
+
+TEST(VerdictTails, SittingOfACleanTieIsStillNull) {
+  int nulls = 0;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    IntermittentSource source(1.0, 0.0, 1.0, 0.03, seed);
+    SittingResult r = RunPairedSitting(source, nullptr, Options(seed), nullptr);
+    ASSERT_TRUE(r.verdict);
+    nulls += r.verdict->verdict == Verdict::kNull;
+  }
+  EXPECT_GE(nulls, 19);
+}
+
+TEST(VerdictTails, SittingOfACleanTwoTimesSlowdownIsEffectAtTheFirstLook) {
+  IntermittentSource source(2.0, 0.0, 1.0, 0.03, 3);
+  SittingResult r = RunPairedSitting(source, nullptr, Options(3), nullptr);
+  ASSERT_TRUE(r.verdict);
+  EXPECT_EQ(r.verdict->verdict, Verdict::kEffect);
+  EXPECT_EQ(r.pairs_kept, 10);
+}
+
+TEST(ComparisonTails, TheRecordAndTheSummaryCarryTheMeanRatioBesideTheHodgesLehmannOne) {
+  IntermittentSource source(1.0, 0.15, 2.0, 0.03, 9);
+  ComparisonOutcome outcome;
+  outcome.sitting = RunPairedSitting(source, nullptr, Options(9), nullptr);
+  ComparisonPlan plan;
+  plan.query = "q";
+  plan.a.name = "A";
+  plan.b.name = "B";
+  plan.options = Options(9);
+  outcome.record = MakeComparisonRecord(plan, outcome.sitting, {});
+  EXPECT_FALSE(outcome.record.Detail("mean_ratio").empty());
+  EXPECT_TRUE(Contains(outcome.record.Detail("tails"), "B slower"))
+      << outcome.record.Detail("tails");
+  const std::string text = FormatComparisonSummary(outcome);
+  EXPECT_TRUE(Contains(text, "paired ratio")) << text;
+  EXPECT_TRUE(Contains(text, "mean ratio " + outcome.record.Detail("mean_ratio"))) << text;
+  EXPECT_FALSE(Contains(text, "NULL")) << text;
+}
+
+}  // namespace
+}  // namespace culprit
