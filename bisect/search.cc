@@ -317,7 +317,7 @@ BisectSearch::Decision BisectSearch::Decide() const {
   const ModelFit fit = Fit();
   const std::vector<double> cdf = Locate(fit, out);
   const std::string credible =
-      fmt::format("{} commit(s) hold {:.0f}% of the probability", out.credible_set.size(),
+      fmt::format("{} commit(s) hold {:.0f}% of the model's posterior", out.credible_set.size(),
                   100 * options_.target_probability);
   if (out.probability >= options_.target_probability) return Verify(out, budget, credible);
   return Split(out, cdf, SearchBatchPairs(fit.effect, fit.noise, options_.pairs_per_batch), budget,
