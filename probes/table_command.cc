@@ -333,6 +333,40 @@ Record MakeTableRecord(const TableSittingResult& sitting, const TableFacts& fact
   return record;
 }
 
+/// Every cell's process, row-major, and each row's unit. Each revision is built once, before
+/// anything is measured; a build that fails makes its column's cells fail with its error.
+struct CellPlans {
+  std::vector<CellPlan> cells;
+  std::vector<std::string> units;
+};
+Result<CellPlans> PlanCells(const MeasureContext& context, const TableRequest& request,
+                            const std::vector<std::string>& rows,
+                            const std::vector<Column>& columns) {
+  const ProbeSections& config = context.config;
+  std::map<std::string, Result<ResolvedBuild>> builds;
+  for (const Column& column : columns) {
+    if (!request.commands.empty()) break;
+    const std::string key = column.revision.value_or("");
+    if (builds.count(key) == 0) builds.emplace(key, context.builds.Resolve(column.revision));
+    if (!builds.at(key) && builds.at(key).error().kind() == ErrorKind::kInterrupted) {
+      return builds.at(key).error();
+    }
+  }
+  CellPlans plans;
+  for (const std::string& row : rows) {
+    plans.units.push_back(request.commands.empty() ? config.queries.at(row).unit : "ms");
+    for (const Column& column : columns) {
+      if (request.commands.empty()) {
+        plans.cells.push_back(PlanCell(config, config.queries.at(row), column,
+                                       builds.at(column.revision.value_or(""))));
+      } else {
+        plans.cells.push_back(PlanCell(config, AdHocQuery(column, row), column, ResolvedBuild{}));
+      }
+    }
+  }
+  return plans;
+}
+
 }  // namespace
 
 Result<TableArmSet> ParseTableArm(const std::string& spec,
@@ -393,29 +427,10 @@ Result<TableOutcome> RunTable(const MeasureContext& context, const TableRequest&
   if (!sitting_options) return sitting_options.error();
   CULPRIT_TRY(RecordStore(config.records.dir).CheckWritable());
 
-  // Each revision built once, before anything is measured.
-  std::map<std::string, Result<ResolvedBuild>> builds;
-  for (const Column& column : *columns) {
-    if (!request.commands.empty()) break;
-    const std::string key = column.revision.value_or("");
-    if (builds.count(key) == 0) builds.emplace(key, context.builds.Resolve(column.revision));
-    if (!builds.at(key) && builds.at(key).error().kind() == ErrorKind::kInterrupted) {
-      return builds.at(key).error();
-    }
-  }
-  std::vector<CellPlan> cells;
-  std::vector<std::string> units;
-  for (const std::string& row : *rows) {
-    units.push_back(request.commands.empty() ? config.queries.at(row).unit : "ms");
-    for (const Column& column : *columns) {
-      if (request.commands.empty()) {
-        cells.push_back(PlanCell(config, config.queries.at(row), column,
-                                 builds.at(column.revision.value_or(""))));
-      } else {
-        cells.push_back(PlanCell(config, AdHocQuery(column, row), column, ResolvedBuild{}));
-      }
-    }
-  }
+  Result<CellPlans> plans = PlanCells(context, request, *rows, *columns);
+  if (!plans) return plans.error();
+  const std::vector<CellPlan>& cells = plans->cells;
+  const std::vector<std::string>& units = plans->units;
 
   TableSittingOptions options;
   options.rows = static_cast<int>(rows->size());
