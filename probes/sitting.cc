@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numbers>
 #include <random>
 #include <span>
 
@@ -123,24 +124,46 @@ struct KeptPair {
 
 // ln(B) - ln(A) of every kept pair. A censored side is "slower than its
 // bound": it is given the larger of its bound and the slowest completed run
-// of the sitting, so in the ranks it sits above every completed run of its
-// arm. The signed-rank statistics only use the order of the differences
-// near the middle, so the exact stand-in value matters little; what matters
-// is that the slow run is counted as slow instead of being dropped.
+// of the sitting, and its pair's d is pushed at least 3E + ln 2 from 0 (E the
+// largest |d| of the completed pairs), away from the censored side. Then every
+// Walsh average that holds a censored pair, (d_c + d_j) / 2 >= E + ln 2 / 2,
+// lies beyond every Walsh average of completed pairs (at most E): the ranks
+// know only that the slow run was slow, and the Hodges–Lehmann estimate and
+// any interval end that is an average of completed pairs are the same
+// whatever the bound (RunPairedSittingCensored). (An interval end that is
+// itself a censored average says only that the ratio reaches that far.)
 std::vector<double> CensoredLogRatios(const std::vector<KeptPair>& pairs) {
-  double slowest = 0;
+  double slowest = 0, extent = 0;
   for (const KeptPair& p : pairs) {
     for (int arm : {0, 1}) {
       if (!p.censored[arm]) slowest = std::max(slowest, p.value[arm]);
     }
+    if (!p.censored[0] && !p.censored[1]) {
+      extent = std::max(extent, std::fabs(std::log(p.value[1]) - std::log(p.value[0])));
+    }
   }
+  const double beyond = 3 * extent + std::numbers::ln2;
   std::vector<double> d;
   d.reserve(pairs.size());
   for (const KeptPair& p : pairs) {
     double v[2];
     for (int arm : {0, 1})
       v[arm] = p.censored[arm] ? std::max(p.value[arm], slowest) : p.value[arm];
-    d.push_back(std::log(v[1]) - std::log(v[0]));
+    double x = std::log(v[1]) - std::log(v[0]);
+    if (p.censored[1] && !p.censored[0]) x = std::max(x, beyond);
+    if (p.censored[0] && !p.censored[1]) x = std::min(x, -beyond);
+    d.push_back(x);
+  }
+  return d;
+}
+
+// ln(B) - ln(A) of the kept pairs whose two runs completed: what the mean ratio and the
+// tails are read from, so that no stand-in value moves them (the timeouts are judged by the
+// failure-rate test instead).
+std::vector<double> CompletedLogRatios(const std::vector<KeptPair>& pairs) {
+  std::vector<double> d;
+  for (const KeptPair& p : pairs) {
+    if (!p.censored[0] && !p.censored[1]) d.push_back(std::log(p.value[1]) - std::log(p.value[0]));
   }
   return d;
 }
@@ -362,7 +385,8 @@ class PairedSitting {
       r_.nominal_confidence = 1 - alphas_[look_];
       // The tails at the same confidence: a tie of the pseudo-median that they contradict
       // (an intermittent slowdown) is not a NULL, and a mean beyond the band is an EFFECT.
-      r_.tails = GatherTailEvidence(d, shift->estimate, r_.nominal_confidence, options_.band);
+      r_.tails = GatherTailEvidence(CompletedLogRatios(kept_), shift->estimate,
+                                    r_.nominal_confidence, options_.band);
       null_claimable_ = NullMayStop();
       verdict = ClassifyWithTails(*shift, *r_.tails, options_.band);
       decided_ = verdict == Verdict::kEffect || (verdict == Verdict::kNull && null_claimable_);
@@ -371,7 +395,8 @@ class PairedSitting {
         Result<ShiftEstimate> null_shift = SignedRankEstimate(d, 1 - null_alphas_[look_]);
         if (null_shift) {
           TailEvidence null_tails =
-              GatherTailEvidence(d, null_shift->estimate, 1 - null_alphas_[look_], options_.band);
+              GatherTailEvidence(CompletedLogRatios(kept_), null_shift->estimate,
+                                 1 - null_alphas_[look_], options_.band);
           if (ClassifyWithTails(*null_shift, null_tails, options_.band) == Verdict::kNull) {
             r_.shift = *null_shift;
             r_.tails = null_tails;
@@ -440,8 +465,8 @@ class PairedSitting {
         if (shift) {
           r_.shift = *shift;
           r_.nominal_confidence = 1 - alphas_[next];
-          r_.tails = GatherTailEvidence(r_.log_ratios, shift->estimate, r_.nominal_confidence,
-                                        options_.band);
+          r_.tails = GatherTailEvidence(CompletedLogRatios(kept_), shift->estimate,
+                                        r_.nominal_confidence, options_.band);
         }
       }
       r_.verdict = InconclusiveBecause(fmt::format(
