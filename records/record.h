@@ -34,9 +34,9 @@ enum class RecordKind {
   kTable,  ///< `culprit table`: every cell of a table in one sitting (records/table_payload.h).
 };
 inline constexpr RecordKind kAllRecordKinds[] = {
-    RecordKind::kProbe,   RecordKind::kCompare, RecordKind::kBisect, RecordKind::kBisectStep,
-    RecordKind::kIsolate, RecordKind::kAudit,   RecordKind::kRun,    RecordKind::kInvestigation,
-    RecordKind::kTable};
+    RecordKind::kProbe,      RecordKind::kCompare,       RecordKind::kBisect,
+    RecordKind::kBisectStep, RecordKind::kIsolate,       RecordKind::kAudit,
+    RecordKind::kRun,        RecordKind::kInvestigation, RecordKind::kTable};
 
 /// "probe", "compare", "bisect", "bisect-step", "isolate", "audit", "run", "investigation",
 /// "table":
