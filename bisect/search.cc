@@ -269,6 +269,10 @@ const BisectSearch::VerdictMemo& BisectSearch::LookVerdict(VerdictMemo& memo, in
     if (looks[k] <= have) look = static_cast<int>(k);
   }
   if (look < 0) return memo;
+  // The look's own pairs, in the order they were taken: pairs past it (a batch that a budget
+  // cut short before the next look) wait for the next look, so no look's α is tested twice.
+  d.resize(static_cast<size_t>(looks[look]));
+  memo.used = looks[look];
   auto shift = SignedRankEstimate(d, 1 - alphas[look]);
   if (!shift) return memo;
   memo.has_shift = true;
@@ -345,7 +349,7 @@ std::optional<BisectSearch::Decision> BisectSearch::ConfirmEndpoints(SearchOutco
     return Finish(out, SearchOutcome::Kind::kNotReproducible,
                   fmt::format("the move is not reproducible here: {} ({}); there is nothing "
                               "to bisect",
-                              what, RatioText(v.estimate, v.low, v.high, v.pairs)));
+                              what, RatioText(v.estimate, v.low, v.high, v.used)));
   }
   if (v.verdict == Verification::kSlower) return std::nullopt;
   if (budget <= 0) {
@@ -418,18 +422,18 @@ BisectSearch::Decision BisectSearch::Verify(SearchOutcome out, int budget,
           range ? fmt::format("the first bad commit is among {}..{} ({:.1f}%); "
                               "{}..{} could not be built; {} vs {}: {}",
                               best_first, best_last, 100 * best_mass, best_first, best_last - 1,
-                              culprit, parent, RatioText(v.estimate, v.low, v.high, v.pairs))
+                              culprit, parent, RatioText(v.estimate, v.low, v.high, v.used))
                 : fmt::format("commit {} is the first bad commit ({:.1f}%), "
                               "verified against its parent: {}",
                               culprit, 100 * best_mass,
-                              RatioText(v.estimate, v.low, v.high, v.pairs)));
+                              RatioText(v.estimate, v.low, v.high, v.used)));
     }
     if (v.verdict != Verification::kUndecided || have >= options_.verify_pairs_max) {
       return Finish(out, SearchOutcome::Kind::kInconclusive,
                     fmt::format("the search points at {} ({:.1f}%) but {} vs its parent {} "
                                 "is not an EFFECT ({}); {}",
                                 culprit, 100 * best_mass, culprit, parent,
-                                RatioText(v.estimate, v.low, v.high, v.pairs), credible));
+                                RatioText(v.estimate, v.low, v.high, v.used), credible));
     }
   }
   if (budget <= 0) {

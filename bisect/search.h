@@ -178,6 +178,10 @@ class BisectSearch {
     bool has_shift = false;
     double estimate = 0, low = 0, high = 0;
     double confidence = 0;  ///< Of [low, high]: 1 - the look's alpha.
+    /// The pairs [low, high] is computed from: the first `look` of them, never more. A batch
+    /// cut short by a budget leaves more pairs than the last look reached and fewer than the
+    /// next; testing that look's α again on them would be a look the spending never paid for.
+    int used = 0;
   };
   ModelFit Fit() const;
   /// The next action and the outcome so far, in four steps along the search's seams: the
