@@ -1,4 +1,4 @@
-# `cmake --install BUILD --prefix P` (docs/install.md).
+# `cmake --install BUILD --prefix P` and `cpack -G DEB` (docs/install.md).
 #
 # P/bin/culprit                               the executable
 # P/share/culprit/examples/eventstore/        the demo engine: history script and patches,
@@ -40,3 +40,25 @@ install(CODE "
   file(INSTALL \"\${culprit_docs}/_culprit\"
        DESTINATION \"\${CMAKE_INSTALL_PREFIX}/share/zsh/site-functions\")
   file(REMOVE_RECURSE \"\${culprit_docs}\")")
+
+# `cpack -G DEB` in the build directory (or scripts/package): a .deb for /usr. The shared
+# libraries culprit links (libgit2, Boost.Filesystem, fmt, libstdc++) are found by
+# dpkg-shlibdeps; the demo also needs what builds and replays the demo engine's history.
+set(CPACK_PACKAGE_NAME culprit)
+set(CPACK_PACKAGE_VENDOR "culprit")
+set(CPACK_PACKAGE_CONTACT "culprit maintainers <culprit@localhost>")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "explains why a benchmark number moved")
+set(CPACK_PACKAGE_DESCRIPTION
+    "Measures an engine's queries in same-sitting comparisons, tests hypotheses with \
+overrides, bisects regressions across builds and archives every result.")
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_STRIP_FILES ON)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION devel)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+# git: engine histories (and make-history's `git am`); cmake, g++, make: the demo engine's
+# build steps (culprit.toml.in).
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "git, cmake (>= 3.16), g++, make")
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "bash-completion")
+set(CPACK_GENERATOR DEB)
+include(CPack)
