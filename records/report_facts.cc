@@ -8,6 +8,7 @@
 
 #include "base/median.h"
 #include "base/strings.h"
+#include "records/table_payload.h"
 
 namespace culprit {
 
@@ -183,6 +184,13 @@ std::string ArmsSummary(const Record& record, size_t width) {
     out = !culprit.empty() ? "culprit " + ShortCommit(culprit)
           : !merge.empty() ? "merge " + ShortCommit(merge)
                            : std::string("none named");
+  } else if (std::optional<TableFacts> table =
+                 record.kind == RecordKind::kTable ? ReadTableFacts(record) : std::nullopt) {
+    // A table's arms are its cells: say its shape and its columns instead.
+    std::vector<std::string> columns;
+    for (const TableArmFacts& arm : table->arms) columns.push_back(arm.name);
+    out = fmt::format("{} quer{} × {}", table->rows.size(), table->rows.size() == 1 ? "y" : "ies",
+                      Join(columns, ", "));
   } else {
     for (size_t i = 0; i < record.arms.size(); ++i) {
       const Arm& arm = record.arms[i];

@@ -64,7 +64,8 @@ std::string ArmName(const Record& record, int index);
 /// What a listing's row says the record compared, so that a row is told from its neighbours
 /// without opening it: each arm as its label (or revision, or name) with this sitting's
 /// median, "v1.0 18.40 ms → v1.3 17.58 ms"; for a bisect, what it named ("culprit
-/// 1a2b3c4d5e", "merge 1a2b3c4d5e", "none named"). At most `width` characters.
+/// 1a2b3c4d5e", "merge 1a2b3c4d5e", "none named"); for a table its shape and columns ("3
+/// queries × ours, theirs"). At most `width` characters.
 std::string ArmsSummary(const Record& record, size_t width = 60);
 /// "ratio B/A" for a two-arm record, else "ratio".
 std::string RatioLabel(const Record& record);

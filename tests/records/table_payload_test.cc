@@ -5,6 +5,7 @@
 #include <string>
 
 #include "records/report.h"
+#include "records/report_facts.h"
 
 namespace culprit {
 namespace {
@@ -103,6 +104,8 @@ TEST(TablePayloadTest, EveryReporterShowsTheTable) {
   EXPECT_TRUE(Has(html, "geometric mean")) << html;
   EXPECT_TRUE(Has(html, "not measured")) << html;
   EXPECT_TRUE(Has(html, "<svg")) << html;
+  // The listing's row says the table's shape and its columns, not its first cells.
+  EXPECT_EQ(ArmsSummary(record), "2 queries × v1.0, HEAD");
 }
 
 }  // namespace
