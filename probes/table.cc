@@ -73,7 +73,11 @@ class TableRun {
         RowState& state = rows_[row];
         if (state.active && state.blocks >= r_.looks[state.look]) Look(row);
       }
-      if (progress_) progress_->OnProgress(BlocksDone(), BlocksPlanned(), std::nullopt);
+      if (progress_) {
+        // Blocks, not pairs: the live line says what a table counts.
+        progress_->OnPhase(fmt::format("{}/{} blocks, {} of {} rows measuring", BlocksDone(),
+                                       BlocksPlanned(), active.size(), o_.rows));
+      }
     }
     Snapshot("calibrating (end)", r_.end);
     if (r_.start.calibration_ms && r_.end.calibration_ms) {
