@@ -5,7 +5,8 @@
 #                                             sources, culprit.toml.in, published table
 # P/share/man/man1/culprit.1                  generated from the command help
 # P/share/bash-completion/completions/culprit bash completion, generated likewise
-# P/share/zsh/site-functions/_culprit         zsh completion (the same, through bashcompinit)
+# P/share/zsh/site-functions/_culprit         zsh completion (the same, through bashcompinit);
+#                                             share/zsh/vendor-completions when P is /usr
 #
 # `culprit demo` finds the demo engine at <culprit's directory>/../share/culprit/examples
 # (investigate/demo_data.h), so the layout below is fixed relative to bin/, not taken from
@@ -37,8 +38,14 @@ install(CODE "
   file(INSTALL \"\${culprit_docs}/culprit.bash\"
        DESTINATION \"\${CMAKE_INSTALL_PREFIX}/share/bash-completion/completions\"
        RENAME culprit)
+  # Debian's zsh looks in /usr/share/zsh/vendor-completions, not /usr/share/zsh/site-functions
+  # (/usr/local/share/zsh/site-functions is on its path too): the .deb installs there.
+  set(culprit_zsh_dir share/zsh/site-functions)
+  if(CMAKE_INSTALL_PREFIX STREQUAL \"/usr\")
+    set(culprit_zsh_dir share/zsh/vendor-completions)
+  endif()
   file(INSTALL \"\${culprit_docs}/_culprit\"
-       DESTINATION \"\${CMAKE_INSTALL_PREFIX}/share/zsh/site-functions\")
+       DESTINATION \"\${CMAKE_INSTALL_PREFIX}/\${culprit_zsh_dir}\")
   file(REMOVE_RECURSE \"\${culprit_docs}\")")
 
 # `cpack -G DEB` in the build directory (or scripts/package): a .deb for /usr. The shared

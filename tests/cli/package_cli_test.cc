@@ -74,10 +74,10 @@ TEST(DebPackage, UnpackedPackageRunsTheDemoAndDeclaresItsDependencies) {
   const fs::path root = dir.path() / "root";
   ProcessResult unpack = RunIn({"dpkg-deb", "-x", deb.string(), root.string()}, dir.path());
   ASSERT_TRUE(unpack.ok()) << DescribeRun(unpack);
-  for (const char* file :
-       {"usr/bin/culprit", "usr/share/man/man1/culprit.1",
-        "usr/share/bash-completion/completions/culprit", "usr/share/zsh/site-functions/_culprit",
-        "usr/share/culprit/examples/eventstore/make-history"}) {
+  for (const char* file : {"usr/bin/culprit", "usr/share/man/man1/culprit.1",
+                           "usr/share/bash-completion/completions/culprit",
+                           "usr/share/zsh/vendor-completions/_culprit",
+                           "usr/share/culprit/examples/eventstore/make-history"}) {
     EXPECT_TRUE(fs::exists(root / file)) << file;
   }
 
