@@ -243,8 +243,9 @@ class TableRun {
   }
 
   // A planned look of one row: each undecided cell's interval at this look's share of the
-  // cell's alpha; EFFECT decides it, and so does NULL while the failures give no hint that
-  // the arms differ (the paired sitting's rule: p >= 0.5 before the last look, p >= alpha at it).
+  // cell's alpha, read with its tails (ClassifyWithTails: a slow tail is not a tie); EFFECT
+  // decides it, and so does NULL while the failures give no hint that the arms differ (the
+  // paired sitting's rule: p >= 0.5 before the last look, p >= alpha at it).
   void Look(int row) {
     RowState& state = rows_[row];
     const bool last = state.look + 1 == r_.looks.size();
@@ -256,9 +257,10 @@ class TableRun {
       Result<ShiftEstimate> shift = SignedRankEstimate(d, 1 - alpha);
       if (!shift) continue;
       cell.shift = *shift;
+      cell.tails = GatherTailEvidence(d, shift->estimate, 1 - alpha, o_.band);
       cell.nominal_confidence = 1 - alpha;
       cell.pairs = static_cast<int>(d.size());
-      const Verdict verdict = Classify(shift->low, shift->high, BandEdge(o_.band));
+      const Verdict verdict = ClassifyWithTails(*shift, *cell.tails, o_.band);
       const TableCell& base = r_.cells[row][0];
       const double p = FisherExactTwoSided(base.failed, base.runs, cell.failed, cell.runs);
       const bool null_ok = p >= (last ? alpha : 0.5);
@@ -291,7 +293,8 @@ class TableRun {
       cell.verdict = Undecided(fmt::format(
           "interrupted after {} blocks of its row, before it could decide", rows_[row].blocks));
     } else {
-      cell.verdict = Decide(*cell.shift, o_.band);
+      cell.verdict =
+          cell.tails ? Decide(*cell.shift, o_.band, *cell.tails) : Decide(*cell.shift, o_.band);
       if (cell.verdict->verdict == Verdict::kNull && cell.decided_blocks == 0) {
         cell.verdict = Undecided(cell.verdict->explanation +
                                  ", but its arm and the baseline failed at different rates");

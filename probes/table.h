@@ -56,7 +56,10 @@ struct TableCell {
   CellStatus status = CellStatus::kMeasured;
   std::string error;                   ///< Why it is not measured.
   std::optional<ShiftEstimate> shift;  ///< ln(arm / baseline), at the look that decided it.
-  double nominal_confidence = 0;       ///< The confidence of that look, after spending.
+  /// The mean of the log-ratios and the balance of the tails at the same look: a NULL needs
+  /// them to agree with the shift (ClassifyWithTails), as in a paired sitting.
+  std::optional<TailEvidence> tails;
+  double nominal_confidence = 0;  ///< The confidence of that look, after spending.
   std::optional<VerdictResult> verdict;
   int decided_blocks = 0;        ///< The row's blocks at the look that decided it; 0: undecided.
   int pairs = 0;                 ///< Blocks in which both it and the baseline gave a number.

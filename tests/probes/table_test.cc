@@ -128,6 +128,23 @@ TEST(TableSittingTest, SamplesSayWhichCellAndBlockAndTheBlocksAreBalanced) {
   EXPECT_EQ(r.seed, 42u);
 }
 
+TEST(TableSittingTest, AnIntermittentSlowdownIsNotATie) {
+  // The arm is twice as slow in one run of seven (a mean of x1.10): the pseudo-median of the
+  // pairs ties, the tails do not, so the cell is never NULL (ClassifyWithTails).
+  ScriptedTable source(2, 0.01, 8);
+  int calls = 0;
+  source.factor = [&calls](int, int arm) {
+    if (arm != 1) return 1.0;
+    return calls++ % 7 == 3 ? 2.0 : 1.0;
+  };
+  TableSittingOptions options = Options(1, 2);
+  options.max_blocks = 160;
+  TableSittingResult r = RunTableSitting(source, nullptr, options, nullptr);
+  ASSERT_TRUE(r.cells[0][1].verdict);
+  EXPECT_NE(r.cells[0][1].verdict->verdict, Verdict::kNull) << r.cells[0][1].verdict->explanation;
+  EXPECT_TRUE(r.cells[0][1].tails);
+}
+
 TEST(TableSittingTest, AnArmThatAlwaysFailsIsNotMeasuredAndTheRestIsKept) {
   ScriptedTable source(3, 0.01, 4);
   source.fail = [](int, int arm, int) { return arm == 2; };
