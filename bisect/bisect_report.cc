@@ -565,6 +565,21 @@ std::string UnconfirmedEnding(const BisectState& state, const UnconfirmedMove& m
   return text;
 }
 
+std::string SettleCommand(const std::vector<int>& credible_set,
+                          const std::vector<std::string>& commits, std::string_view query) {
+  const int n = static_cast<int>(commits.size()) - 1;
+  if (credible_set.empty() || n < 1) return "";
+  const int first = credible_set.front();
+  const int last = credible_set.back();
+  if (first < 1 || last > n || (first == 1 && last == n)) return "";
+  const int count = last - first + 1;
+  return fmt::format(
+      "to settle it: culprit bisect run --good {} --bad {} -q {}  ({} commit(s), about {} "
+      "build(s)); or raise [bisect] max_builds and max_pairs and run this range again",
+      ShortCommit(commits[first - 1]), ShortCommit(commits[last]), query, count,
+      std::max(1, CeilLog2(count)));
+}
+
 Result<std::string> SearchedEnding(const SearchedFacts& in, Record& record, BisectReport& report) {
   const BisectState& state = *in.state;
   const int n = static_cast<int>(state.commits.size()) - 1;
@@ -609,6 +624,12 @@ Result<std::string> SearchedEnding(const SearchedFacts& in, Record& record, Bise
     record.verdict_detail = whole.reason;
     text += fmt::format("INCONCLUSIVE: {}\n  credible set ({:.0f}%): {}\n  {}\n", whole.reason,
                         in.target_probability * 100, Join(credible, " "), builds_line);
+    // What it would take, as one command: the set is the part of the range left to search.
+    if (std::string settle = SettleCommand(whole.credible_set, state.commits, in.query->name);
+        !settle.empty()) {
+      text += "  " + settle + "\n";
+      record.notes.push_back(settle);
+    }
   } else {
     text += ChangesText(in, record, report, payload);
     text += "  " + builds_line + "\n";

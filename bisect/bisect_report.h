@@ -79,6 +79,13 @@ std::string ChangedFilesText(const std::vector<std::string>& files);
 std::string ConfirmationMismatch(const Record& record, const std::string& good,
                                  const std::string& bad, const std::string& query, double band);
 
+/// For a search that ended with `credible_set` (indexes into `commits`, sorted, the first
+/// bad commit's candidates) narrower than the range: the one command that settles it, a
+/// bisect of just the commits in the set (`--good` the commit before its first, `--bad` its
+/// last), as one line; "" when the set is empty or spans the whole range.
+std::string SettleCommand(const std::vector<int>& credible_set,
+                          const std::vector<std::string>& commits, std::string_view query);
+
 /// The progress line of a search step just archived: `step` in a range of `n` commits, with
 /// what `search` (after the step) leaves and has spent.
 std::string SearchStepLine(const BisectStepLog& step, int n, const BisectSearch& search);

@@ -310,6 +310,22 @@ TEST(BisectReportText, NoChangeIsInconclusiveWithTheCredibleSet) {
   EXPECT_EQ(record.verdict, Verdict::kInconclusive);
 }
 
+// A zstd bisect ran out of builds with the first bad commit one of two neighbours: the
+// command that settles it bisects just those two, from the commit before them.
+TEST(BisectReportText, ANarrowCredibleSetGetsTheCommandThatSettlesIt) {
+  const std::vector<std::string> commits = Commits();  // 0000000000 .. 4444444444
+  EXPECT_EQ(SettleCommand({2, 3}, commits, "scan"),
+            "to settle it: culprit bisect run --good 1111111111 --bad 3333333333 -q scan  (2 "
+            "commit(s), about 1 build(s)); or raise [bisect] max_builds and max_pairs and run "
+            "this range again");
+  EXPECT_TRUE(SettleCommand({4}, commits, "scan")
+                  .starts_with("to settle it: culprit bisect run --good 3333333333 --bad "
+                               "4444444444 -q scan  (1 commit(s)"));
+  // The whole range, or nothing: no command that the user has not just run.
+  EXPECT_EQ(SettleCommand({1, 2, 3, 4}, commits, "scan"), "");
+  EXPECT_EQ(SettleCommand({}, commits, "scan"), "");
+}
+
 TEST(BisectReportText, DamagedSearchIsAnError) {
   Searched s;
   s.state.search_json = "{";
