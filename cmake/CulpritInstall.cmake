@@ -31,6 +31,7 @@ install(CODE "
                           \"$<TARGET_FILE:culprit>\" \"\${culprit_docs}\"
                   RESULT_VARIABLE culprit_docs_result)
   if(NOT culprit_docs_result EQUAL 0)
+    file(REMOVE_RECURSE \"\${culprit_docs}\")
     message(FATAL_ERROR \"dist/command-docs failed (\${culprit_docs_result})\")
   endif()
   file(INSTALL \"\${culprit_docs}/culprit.1\"
