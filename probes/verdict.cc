@@ -140,9 +140,15 @@ std::string TailDisagreement(const TailEvidence& tails, double band) {
   if (!tails.mean) {
     why.push_back("too few pairs for the mean's interval");
   } else {
-    if (Classify(tails.mean->low, tails.mean->high, tau) != Verdict::kNull) {
-      why.push_back(fmt::format("the mean ratio {} reaches outside the ±{:g}% band",
-                                FormatMeanRatio(*tails.mean), band * 100));
+    // The mean answers for the tails only when they hint at a lopsided split: symmetric
+    // outliers (both arms hit) leave the centre where it is but widen the mean's interval
+    // several times over, and a tie would cost hundreds of pairs for nothing.
+    const bool lopsided = tails.tails.p_value <= kTailHint;
+    if (lopsided && Classify(tails.mean->low, tails.mean->high, tau) != Verdict::kNull) {
+      why.push_back(
+          fmt::format("the tails lean one way ({}) and the mean ratio {} reaches "
+                      "outside the ±{:g}% band",
+                      DescribeTails(tails.tails), FormatMeanRatio(*tails.mean), band * 100));
     }
     const int sight = PairsToSightTail(std::clamp(1 - tails.mean->confidence, 1e-300, 0.5));
     if (static_cast<int>(tails.mean->n) < sight) {
@@ -152,8 +158,6 @@ std::string TailDisagreement(const TailEvidence& tails, double band) {
           tails.mean->n, kTailSightingRate * 100, sight));
     }
   }
-  if (tails.tails.p_value <= kTailAlpha)
-    why.push_back("the tails are lopsided: " + DescribeTails(tails.tails));
   std::string text;
   for (const std::string& w : why) text += (text.empty() ? "" : "; ") + w;
   return text;
@@ -176,8 +180,14 @@ VerdictResult Decide(const ShiftEstimate& shift, double band, const TailEvidence
   const std::string band_text = fmt::format("±{:g}%", band * 100);
   if (verdict == result.verdict) {
     if (verdict == Verdict::kNull && tails.mean) {
-      result.explanation += fmt::format("; so does the mean ratio {}, and the tails agree",
-                                        FormatMeanRatio(*tails.mean));
+      const bool inside =
+          Classify(tails.mean->low, tails.mean->high, BandEdge(band)) == Verdict::kNull;
+      result.explanation +=
+          inside ? fmt::format("; so does the mean ratio {}", FormatMeanRatio(*tails.mean))
+                 : fmt::format(
+                       "; the tails are balanced ({}), so the mean ratio {} is not "
+                       "needed to agree",
+                       DescribeTails(tails.tails), FormatMeanRatio(*tails.mean));
     }
     return result;
   }

@@ -57,9 +57,11 @@ struct TailEvidence {
 /// A pair is in a tail when it lies beyond this many robust standard deviations (1.4826 MAD)
 /// of the pairs from the centre, and never closer than the band's edge.
 inline constexpr double kTailScales = 3;
-/// The sign test of the tails blocks a NULL at this p or below. It can only turn a NULL into
-/// INCONCLUSIVE, so it needs no share of the sitting's α: a level of its own is valid.
-inline constexpr double kTailAlpha = 0.05;
+/// A sign test of the tails at this p or below is a hint that they lean one way; then a NULL
+/// needs the mean's interval inside the band too. Like the failure-rate rule's p >= 0.5 for an
+/// early NULL: it can only turn a NULL into INCONCLUSIVE, so it needs no share of the
+/// sitting's α. Two slow tail pairs and no fast one (p = 0.5) are a hint.
+inline constexpr double kTailHint = 0.5;
 
 /// A NULL is stated only on enough pairs to have seen, with probability at least 1 - α of the
 /// look, one slow run of a tail in this share of B's runs: a tail the pairs never caught looks
@@ -80,9 +82,9 @@ TailEvidence GatherTailEvidence(std::span<const double> d, double center, double
                                 double band);
 
 /// Why the tails do not let the pairs be called a tie, or "" when they do: the mean's
-/// interval is missing or reaches outside the band, the pairs are fewer than
-/// PairsToSightTail(1 - the mean's confidence), or the sign test of the tails gives
-/// p <= kTailAlpha.
+/// interval is missing, or the sign test of the tails gives p <= kTailHint and the mean's
+/// interval reaches outside the band, or the pairs are fewer than
+/// PairsToSightTail(1 - the mean's confidence).
 std::string TailDisagreement(const TailEvidence& tails, double band);
 
 /// The verdict rule with the tails (Classify is its Hodges–Lehmann half):
