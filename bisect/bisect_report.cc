@@ -253,9 +253,12 @@ std::string ChangeText(const BisectSegment& change, const std::string& head,
         merge->brought_in, ShortCommit(merge->bad), ShortCommit(merge->good),
         ShortCommit(merge->bad));
   }
-  text += fmt::format("  probability {} (one change in {}..{})\n",
-                      FormatProbability(change.probability), ShortCommit(commits[change.lo]),
-                      ShortCommit(commits[change.hi]));
+  // The search's model's posterior, not a calibrated certainty (docs/statistics.md): past
+  // 99.99% the model's own assumptions, not the data, set the digits.
+  text += fmt::format(
+      "  model posterior {} (one change in {}..{})\n",
+      change.probability > 0.9999 ? std::string("> 99.99%") : FormatProbability(change.probability),
+      ShortCommit(commits[change.lo]), ShortCommit(commits[change.hi]));
   if (first) FirstChangeFields(change, commits, facts, record);
   return text;
 }

@@ -232,7 +232,7 @@ TEST(BisectReportText, CulpritWithItsCommitFacts) {
                                 "  ratio across it "))
       << *text;
   EXPECT_NE(text->find("(60 fresh pairs against its parent 2222222222): EFFECT, verified\n"
-                       "  probability 99.5% (one change in 0000000000..4444444444)\n"),
+                       "  model posterior 99.5% (one change in 0000000000..4444444444)\n"),
             std::string::npos)
       << *text;
   EXPECT_NE(text->find("  checked 0000000000..2222222222 (2 commits): a tie 1.000 [0.980, 1.020] "
