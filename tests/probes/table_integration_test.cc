@@ -81,5 +81,41 @@ TEST(TableIntegration, TheSlowCellIsAnEffectTheTiesAreNotAndAFailingCellIsNotMea
   EXPECT_EQ(TableFactsText(*read), table);
 }
 
+// Revisions without git: the builds a provider gives, each a name and a commit.
+class NamedBuilds : public BuildProvider {
+ public:
+  Result<ResolvedBuild> Resolve(const std::optional<std::string>& revision) override {
+    ResolvedBuild build;
+    build.revision = revision.value_or("worktree");
+    build.commit = "commit-of-" + build.revision;
+    return build;
+  }
+  std::optional<bool> KnownBuildable(const std::string&) const override { return true; }
+};
+
+TEST(TableIntegration, RevisionsTimesOverrideSetsAreTheColumns) {
+  TempDir dir;
+  Result<Config> config = ParseConfig(ConfigText(dir.path()), dir.path() / "culprit.toml");
+  ASSERT_TRUE(config) << config.error().message();
+  NamedBuilds builds;
+  MeasureContext context{*config, builds, nullptr, nullptr};
+  TableRequest request;
+  request.queries = {"q2"};
+  request.revisions = {"v1", "v2"};
+  request.arms = {"default", "slow:TABLE_ENGINE_SLOW_ON=q2"};
+  request.flags.min_pairs = 4;
+  request.flags.max_pairs = 8;
+  request.flags.warmup = 0;
+  Result<TableOutcome> outcome = RunTable(context, request);
+  ASSERT_TRUE(outcome) << outcome.error().message();
+  std::vector<std::string> names;
+  for (const TableArmFacts& arm : outcome->facts.arms) names.push_back(arm.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"v1 default", "v1 slow", "v2 default", "v2 slow"}));
+  ASSERT_EQ(outcome->record.arms.size(), 4u);
+  EXPECT_EQ(outcome->record.arms[3].commit, "commit-of-v2");
+  EXPECT_EQ(outcome->record.arms[3].env.at("TABLE_ENGINE_SLOW_ON"), "q2");
+  EXPECT_TRUE(outcome->record.arms[2].env.empty());
+}
+
 }  // namespace
 }  // namespace culprit
