@@ -477,7 +477,12 @@ BisectSearch::Decision BisectSearch::Split(SearchOutcome out, const std::vector<
   const bool may_build = builds_used() < max_builds();
   int best = -1, best_cheap = -1;
   double best_balance = 0, cheap_balance = 0;
-  for (int c = 1; c < n_; ++c) {
+  // Only a commit that splits the credible set can tell its members apart: measuring one
+  // outside it (a decided neighbour) moves mass the set does not hold. On zstd, with the
+  // builds spent, such pairs were measured for 14 steps (~100 pairs) before it stopped.
+  const int set_front = out.credible_set.empty() ? 1 : out.credible_set.front();
+  const int set_back = out.credible_set.empty() ? n_ : out.credible_set.back();
+  for (int c = std::max(1, set_front); c < std::min(n_, set_back); ++c) {
     if (IsUnbuildable(c)) continue;
     const bool built = IsBuilt(c);
     if (!built && !may_build) continue;

@@ -234,6 +234,31 @@ TEST(BisectSearchTest, BuildBudgetExhaustedIsInconclusiveWithACredibleSet) {
   EXPECT_TRUE(std::binary_search(out.credible_set.begin(), out.credible_set.end(), 37));
 }
 
+// zstd v1.5.2..v1.5.4, on a loaded host: with the builds spent and the first bad commit one
+// of #25 and #26 (#24 measured good, #26 bad, #25 never built), the search measured #24 and
+// #26 in turn for 14 more steps, ~100 pairs that could not tell #25 from #26. A commit that
+// does not split the credible set is not worth a pair: the search stops and says so.
+TEST(BisectSearchTest, StopsWhenNoMeasurableCommitSplitsTheCredibleSet) {
+  // Noise large enough that #1 and #3 keep a sliver of doubt each (the old rule measured #3
+  // again here), small enough that the set is {#2, #3}.
+  ScriptedWorld world(3, 0.20, 4.0);
+  SearchOptions options;
+  options.confirm_endpoints = false;
+  options.max_builds = 2;
+  BisectSearch search(5, options);
+  search.AddObservation(5, world.Pairs(5, 0, 8));
+  search.AddObservation(1, world.Pairs(1, 0, 8));  // good
+  search.AddObservation(3, world.Pairs(3, 0, 8));  // bad
+  ASSERT_EQ(search.builds_used(), 2);
+  const int pairs_before = search.pairs_used();
+  EXPECT_EQ(search.Next().kind, Action::Kind::kDone);
+  const SearchOutcome out = search.Result();
+  EXPECT_EQ(out.kind, SearchOutcome::Kind::kInconclusive);
+  EXPECT_NE(out.reason.find("within the budget of 2 builds"), std::string::npos) << out.reason;
+  EXPECT_EQ(out.credible_set, (std::vector<int>{2, 3}));
+  EXPECT_EQ(search.pairs_used(), pairs_before);
+}
+
 TEST(BisectSearchTest, PairBudgetExhaustedIsInconclusiveWithACredibleSet) {
   // Noise as large as the effect: one step needs many pairs, and 60 are not enough.
   ScriptedWorld world(9, 0.20, 8.0);
