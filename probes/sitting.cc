@@ -14,6 +14,27 @@
 #include "probes/sequential.h"
 
 namespace culprit {
+
+Sample SampleFrom(const SampleOutcome& outcome, int sequence, int arm, int pair, bool warmup) {
+  Sample sample;
+  sample.sequence = sequence;
+  sample.arm = arm;
+  sample.pair = pair;
+  sample.warmup = warmup;
+  sample.ok = outcome.ok;
+  sample.value = outcome.ok ? outcome.value : 0;
+  sample.failure = outcome.failure;
+  if (sample.ok && !(std::isfinite(outcome.value) && outcome.value > 0)) {
+    sample.ok = false;
+    sample.failure = fmt::format("metric {} is not a positive finite number", outcome.value);
+  }
+  sample.wall_ms = outcome.wall_ms;
+  sample.user_ms = outcome.user_ms;
+  sample.system_ms = outcome.system_ms;
+  sample.max_rss_kb = outcome.max_rss_kb;
+  return sample;
+}
+
 namespace {
 
 const char* ArmLetter(int arm) { return arm == 0 ? "A" : "B"; }
@@ -25,27 +46,13 @@ class SittingRun {
   /// Runs one sample and appends it; returns its index in result.samples.
   size_t Take(int arm, int pair, bool warmup) {
     SampleOutcome outcome = source_.Run(arm);
-    Sample sample;
-    sample.sequence = static_cast<int>(result_.samples.size());
-    sample.arm = arm;
-    sample.pair = pair;
-    sample.warmup = warmup;
-    sample.ok = outcome.ok;
-    sample.value = outcome.ok ? outcome.value : 0;
-    sample.failure = outcome.failure;
+    Sample sample =
+        SampleFrom(outcome, static_cast<int>(result_.samples.size()), arm, pair, warmup);
+    // A timed-out measured run stays in the statistics as a censored observation.
     if (!outcome.ok && outcome.timed_out && !warmup) {
       sample.censored = true;
       sample.value = outcome.censor_value;
     }
-    // Log ratios need positive values; a zero or negative metric is not a time.
-    if (sample.ok && !(std::isfinite(outcome.value) && outcome.value > 0)) {
-      sample.ok = false;
-      sample.failure = fmt::format("metric {} is not a positive finite number", outcome.value);
-    }
-    sample.wall_ms = outcome.wall_ms;
-    sample.user_ms = outcome.user_ms;
-    sample.system_ms = outcome.system_ms;
-    sample.max_rss_kb = outcome.max_rss_kb;
     if (!sample.ok) {
       ++result_.failed_samples;
       if (first_failure_.empty()) {

@@ -34,6 +34,12 @@ struct SampleOutcome {
   long max_rss_kb = 0;
 };
 
+/// The sample `outcome` makes, as the `sequence`-th of a sitting, of record arm `arm` in
+/// pair (or block) `pair` (-1 and `warmup` for a warm-up run): its value, failure and
+/// resource figures. A metric that is not a positive finite number is a failed sample (log
+/// ratios need positive values). Censoring a timed-out run is the caller's decision.
+Sample SampleFrom(const SampleOutcome& outcome, int sequence, int arm, int pair, bool warmup);
+
 /// Where samples come from: the real query runner, or a script in tests.
 class SampleSource {
  public:

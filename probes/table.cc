@@ -115,24 +115,10 @@ class TableRun {
   /// Runs (row, arm) once; returns the value when it gave one. Counts failures of measured runs.
   std::optional<double> Take(int row, int arm, int block) {
     SampleOutcome outcome = source_.Run(TableSlot(row, arm, o_.arms));
-    Sample sample;
-    sample.sequence = static_cast<int>(r_.samples.size());
-    sample.arm = TableSlot(row, arm, o_.arms);
-    sample.pair = block;
-    sample.warmup = block < 0;
-    sample.ok = outcome.ok;
-    sample.value = outcome.ok ? outcome.value : 0;
-    sample.failure = outcome.failure;
     // A timed-out run is a failed one here (not a censored observation, as in a paired
     // sitting): a table's cell is a ratio of medians that a timeout does not have.
-    if (sample.ok && !(std::isfinite(outcome.value) && outcome.value > 0)) {
-      sample.ok = false;
-      sample.failure = fmt::format("metric {} is not a positive finite number", outcome.value);
-    }
-    sample.wall_ms = outcome.wall_ms;
-    sample.user_ms = outcome.user_ms;
-    sample.system_ms = outcome.system_ms;
-    sample.max_rss_kb = outcome.max_rss_kb;
+    Sample sample = SampleFrom(outcome, static_cast<int>(r_.samples.size()),
+                               TableSlot(row, arm, o_.arms), block, block < 0);
     std::optional<double> value;
     if (sample.ok) value = sample.value;
     if (!sample.ok && rows_[row].first_failure[arm].empty()) {

@@ -503,5 +503,41 @@ TEST(RunSingleArmSitting, CollectsSamples) {
   EXPECT_EQ(r.samples.size(), 9u);
 }
 
+// The one constructor of a sample that paired sittings and tables share.
+TEST(SampleFrom, KeepsTheFiguresAndRefusesAMetricThatIsNotAPositiveNumber) {
+  SampleOutcome outcome;
+  outcome.ok = true;
+  outcome.value = 12.5;
+  outcome.wall_ms = 13;
+  outcome.user_ms = 11;
+  outcome.system_ms = 1;
+  outcome.max_rss_kb = 2048;
+  Sample s = SampleFrom(outcome, 7, 1, 3, false);
+  EXPECT_TRUE(s.ok);
+  EXPECT_EQ(s.sequence, 7);
+  EXPECT_EQ(s.arm, 1);
+  EXPECT_EQ(s.pair, 3);
+  EXPECT_FALSE(s.warmup);
+  EXPECT_EQ(s.value, 12.5);
+  EXPECT_EQ(s.user_ms, 11);
+  EXPECT_EQ(s.max_rss_kb, 2048);
+  EXPECT_FALSE(s.censored);
+
+  outcome.value = 0;
+  s = SampleFrom(outcome, 8, 0, -1, true);
+  EXPECT_FALSE(s.ok);
+  EXPECT_TRUE(s.warmup);
+  EXPECT_EQ(s.failure, "metric 0 is not a positive finite number");
+
+  SampleOutcome timed_out;
+  timed_out.timed_out = true;
+  timed_out.censor_value = 60000;
+  timed_out.failure = "timed out";
+  s = SampleFrom(timed_out, 9, 0, 4, false);
+  EXPECT_FALSE(s.ok);
+  EXPECT_FALSE(s.censored);  // Censoring is the paired sitting's decision, not a table's.
+  EXPECT_EQ(s.value, 0);
+}
+
 }  // namespace
 }  // namespace culprit
