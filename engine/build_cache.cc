@@ -428,15 +428,19 @@ class BuildAttempt {
       }
       if (fs::is_symlink(source, ec)) {
         // Copied as a link, a relative target would dangle in the cache entry.
-        fs::path resolved = fs::canonical(source, ec);
-        fs::path root = fs::canonical(checkout_, ec);
+        std::error_code resolve_ec, root_ec;
+        const fs::path resolved = fs::canonical(source, resolve_ec);
+        const fs::path root = fs::canonical(checkout_, root_ec);
+        if (resolve_ec || root_ec) {
+          return Error(fmt::format("cannot resolve artifact {} in the checkout: {}",
+                                   source.string(), (resolve_ec ? resolve_ec : root_ec).message()));
+        }
         auto [root_end, _] =
             std::mismatch(root.begin(), root.end(), resolved.begin(), resolved.end());
-        if (ec || root_end != root.end()) {
-          return Fail(
-              fmt::format("artifact '{}' is a symlink to {}, outside the build's checkout",
-                          artifact, ec ? fs::read_symlink(source, ec).string() : resolved.string()),
-              kFailed);
+        if (root_end != root.end()) {
+          return Fail(fmt::format("artifact '{}' is a symlink to {}, outside the build's checkout",
+                                  artifact, resolved.string()),
+                      kFailed);
         }
         source = resolved;
       }
