@@ -18,6 +18,15 @@
 
 namespace culprit {
 
+/// Where and how a measured run starts ([measure] cpus and aslr). Builds and
+/// every other child keep the defaults: anywhere, ASLR as the host has it.
+struct RunPlacement {
+  std::vector<int> cpus;  ///< sched_setaffinity in the child before exec; empty: not pinned.
+  bool aslr = true;       ///< false: personality(ADDR_NO_RANDOMIZE) in the child before exec.
+
+  bool operator==(const RunPlacement&) const = default;
+};
+
 /// What to run.
 struct ProcessSpec {
   std::vector<std::string> argv;               ///< argv[0] is looked up in PATH if it has no '/'.
@@ -37,6 +46,8 @@ struct ProcessSpec {
   /// second while the child is quiet: for a live heartbeat. Capture is
   /// unaffected.
   std::function<void(std::string_view piece)> on_output;
+  /// CPUs and address randomization of the child (spawn.cc applies them).
+  RunPlacement placement;
 };
 
 /// How a run ended.

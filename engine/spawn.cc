@@ -9,7 +9,9 @@
 #define BOOST_POSIX_HAS_VFORK 1
 
 #include <fmt/format.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/personality.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -45,6 +47,45 @@ std::vector<std::string> ChildEnvironment(const ProcessSpec& spec) {
   }
   for (const auto& [name, value] : spec.set_env) entries.push_back(name + "=" + value);
   return entries;
+}
+
+/// spec.placement as the child applies it: prepared in the parent, since the
+/// vforked child may not allocate.
+struct ChildPlacement {
+  bool pin = false;
+  cpu_set_t cpus;
+  bool no_aslr = false;
+};
+
+Result<ChildPlacement> PrepareChildPlacement(const RunPlacement& placement) {
+  ChildPlacement child;
+  CPU_ZERO(&child.cpus);
+  for (int cpu : placement.cpus) {
+    if (cpu < 0 || cpu >= CPU_SETSIZE) {
+      return Error(fmt::format("CPU {} cannot be pinned to (0 to {})", cpu, CPU_SETSIZE - 1));
+    }
+    CPU_SET(cpu, &child.cpus);
+    child.pin = true;
+  }
+  child.no_aslr = !placement.aslr;
+  return child;
+}
+
+/// In the child, before exec: only system calls. Returns the failed call's
+/// name (at most 15 characters, see setup_child) or nullptr.
+const char* ApplyChildPlacement(const ChildPlacement& placement) {
+  if (placement.pin && ::sched_setaffinity(0, sizeof(placement.cpus), &placement.cpus) != 0) {
+    return "setaffinity";
+  }
+  if (placement.no_aslr) {
+    // 0xffffffff reads the persona without changing it; the flag takes effect at exec.
+    const int persona = ::personality(0xffffffff);
+    if (persona == -1 ||
+        ::personality(static_cast<unsigned long>(persona) | ADDR_NO_RANDOMIZE) == -1) {
+      return "personality";
+    }
+  }
+  return nullptr;
 }
 
 }  // namespace
@@ -113,6 +154,9 @@ Result<pid_t> Spawn(const ProcessSpec& spec, const std::string& program, int std
   // ignores chdir's failure and would run the program in the wrong directory.
   const std::string cwd = spec.cwd.empty() ? std::string() : spec.cwd.string();
   const char* const cwd_text = cwd.empty() ? nullptr : cwd.c_str();
+  Result<ChildPlacement> placement_or = PrepareChildPlacement(spec.placement);
+  if (!placement_or) return placement_or.error();
+  const ChildPlacement placement = *placement_or;
 
   // Runs in the vforked child before exec. The child borrows this thread's
   // stack and shares all of culprit's memory with the parent's other threads
@@ -126,7 +170,7 @@ Result<pid_t> Spawn(const ProcessSpec& spec, const std::string& program, int std
   // Its own process group lets a timeout or Ctrl-C kill the child together
   // with everything it started, and keeps terminal Ctrl-C from reaching it
   // directly (culprit decides what to kill and when).
-  auto setup_child = [stdin_fd, stdout_fd, stderr_fd, cwd_text](auto& executor) {
+  auto setup_child = [stdin_fd, stdout_fd, stderr_fd, cwd_text, &placement](auto& executor) {
     auto fail = [&executor](const char* what) {
       executor.set_error(std::error_code(errno, std::system_category()), what);
       ::_exit(127);
@@ -137,6 +181,7 @@ Result<pid_t> Spawn(const ProcessSpec& spec, const std::string& program, int std
       fail("dup2 failed");
     }
     if (cwd_text != nullptr && ::chdir(cwd_text) != 0) fail("chdir failed");
+    if (const char* failed = ApplyChildPlacement(placement)) fail(failed);
     // All signals are blocked (ScopedBlockAllSignals). Before unblocking them,
     // give every caught signal its default action, so that no culprit handler
     // can run in the child before exec (exec would reset them, but only
