@@ -9,6 +9,7 @@
 
 #include "base/json_text.h"
 #include "base/strings.h"
+#include "records/host_tuning_json.h"
 
 namespace culprit {
 namespace {
@@ -35,7 +36,8 @@ Json StateToJson(const HostState& state) {
               {"load5", Optional(state.load5)},
               {"load15", Optional(state.load15)},
               {"memory_available_kb", OptionalInteger(state.memory_available_kb)},
-              {"swap_used_kb", OptionalInteger(state.swap_used_kb)}};
+              {"swap_used_kb", OptionalInteger(state.swap_used_kb)},
+              {"tuning", state.tuning ? HostTuningToJson(*state.tuning) : Json(nullptr)}};
 }
 
 Json HostIdentityToJson(const HostIdentity& host) {
@@ -321,6 +323,11 @@ HostState StateFromJson(const Json& o, std::string_view path) {
   state.load15 = GetOptionalNumber(o, "load15", path);
   state.memory_available_kb = GetOptionalInteger(o, "memory_available_kb", path);
   state.swap_used_kb = GetOptionalInteger(o, "swap_used_kb", path);
+  if (const Json* tuning = GetObject(o, "tuning", path)) {
+    Result<HostTuning> read = HostTuningFromJson(*tuning, Path(path, "tuning"));
+    if (!read) throw FieldError(read.error().message());
+    state.tuning = std::move(read).value();
+  }
   return state;
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "records/host_tuning.h"
 #include "records/verdict.h"
 
 namespace culprit {
@@ -102,6 +103,9 @@ struct HostState {
   std::optional<double> load5, load15;
   std::optional<long> memory_available_kb;  ///< /proc/meminfo MemAvailable.
   std::optional<long> swap_used_kb;         ///< SwapTotal - SwapFree.
+  /// Turbo, ASLR, isolated CPUs, SMT, counters (records/host_tuning.h); nullopt in a record
+  /// written before culprit kept them, and from a probe that does not read them.
+  std::optional<HostTuning> tuning;
 
   // Read for the host probe's warnings during a sitting; records do not keep
   // them (a record read back has them empty).
