@@ -544,7 +544,10 @@ std::string RecordSection(const Record& r, const RecordIndex& index, int level =
 
 // One row of a summary table. The query column is left out when every
 // record of the page has the same query (the heading says it), so that the
-// table fits 1200 px with the ids and times on one line.
+// table fits 1200 px with the ids and times on one line. When the query column
+// is there, the time column is not: an id starts with its record's time to the
+// second (2026-12-04T133558Z-...), and the two together made an archive of
+// several queries 1265 px wide (scripts/check-reports, with a table record).
 std::string SummaryRow(const Record& r, bool with_query) {
   std::string ratio = "-", interval = "-", reading = "-";
   if (r.estimate) {
@@ -553,12 +556,12 @@ std::string SummaryRow(const Record& r, bool with_query) {
     reading = BandWord(r.estimate->low, r.estimate->high, r.band) + " (" + FormatBand(r.band) + ")";
   }
   return fmt::format(
-      "<tr><td class=\"id\"><a href=\"#{0}\">{0}</a></td><td class=\"time\">{1}</td>"
+      "<tr><td class=\"id\"><a href=\"#{0}\">{0}</a></td>{1}"
       "<td class=\"kind\">{2}</td>{3}<td><b>{4}</b></td><td>{5}</td><td class=\"num\">{6}</td>"
       "<td class=\"num\">{7}</td><td class=\"hypothesis\">{8}</td></tr>\n",
-      Escape(r.id), Escape(r.time), Escape(RecordKindName(r.kind)),
-      with_query ? "<td>" + Escape(r.query) + "</td>" : "", Escape(VerdictText(r)), ratio, interval,
-      Escape(reading), Escape(r.hypothesis));
+      Escape(r.id), with_query ? "" : "<td class=\"time\">" + Escape(r.time) + "</td>",
+      Escape(RecordKindName(r.kind)), with_query ? "<td>" + Escape(r.query) + "</td>" : "",
+      Escape(VerdictText(r)), ratio, interval, Escape(reading), Escape(r.hypothesis));
 }
 
 bool SeveralQueries(std::span<const Record> records) {
@@ -568,10 +571,10 @@ bool SeveralQueries(std::span<const Record> records) {
 
 std::string SummaryHead(bool with_query) {
   return fmt::format(
-      "<table class=\"summary\">\n<tr><th>id</th><th>time</th><th>kind</th>{}"
+      "<table class=\"summary\">\n<tr><th>id</th>{}<th>kind</th>{}"
       "<th>verdict</th><th>ratio</th><th>interval</th><th>reading (band)</th>"
       "<th>hypothesis</th></tr>\n",
-      with_query ? "<th>query</th>" : "");
+      with_query ? "" : "<th>time</th>", with_query ? "<th>query</th>" : "");
 }
 
 std::string Page(std::string_view title, std::string_view body) {
@@ -625,8 +628,9 @@ class HtmlReporter : public RecordReporter {
     const bool with_query = SeveralQueries(records);
     body += SummaryHead(with_query);
     for (const RecordGroup& group : groups) {
-      body += fmt::format("<tr class=\"group\"><th colspan=\"{}\">{}</th></tr>\n",
-                          with_query ? 9 : 8, Escape(group.title));
+      // Eight columns either way: the query column takes the time column's place.
+      body +=
+          fmt::format("<tr class=\"group\"><th colspan=\"8\">{}</th></tr>\n", Escape(group.title));
       for (const Record* r : group.members) body += SummaryRow(*r, with_query);
     }
     body += "</table>\n";
