@@ -3,6 +3,8 @@
 # P/bin/culprit                               the executable
 # P/share/culprit/examples/eventstore/        the demo engine: history script and patches,
 #                                             sources, culprit.toml.in, published table
+# P/share/culprit/ci/                         the CI recipe: culprit-pr-check, table-summary.py,
+#                                             the GitHub Actions and GitLab CI files (docs/ci.md)
 # P/share/man/man1/culprit.1                  generated from the command help
 # P/share/bash-completion/completions/culprit bash completion, generated likewise
 # P/share/zsh/site-functions/_culprit         zsh completion (the same, through bashcompinit);
@@ -19,6 +21,8 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/eventstore
         PATTERN "build*" EXCLUDE
         PATTERN "__pycache__" EXCLUDE
         PATTERN ".gitignore" EXCLUDE)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/ci/ DESTINATION share/culprit/ci
+        USE_SOURCE_PERMISSIONS)
 
 # The man page and the completion are written at install time from the help of the culprit
 # being installed, so they list exactly its commands and options, and a build of the
@@ -67,6 +71,7 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # git: engine histories (and make-history's `git am`); cmake, g++, make: the demo engine's
 # build steps (culprit.toml.in).
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "git, cmake (>= 3.16), g++, make")
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "bash-completion")
+# python3: the CI recipe's summary (share/culprit/ci/table-summary.py).
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "bash-completion, python3")
 set(CPACK_GENERATOR DEB)
 include(CPack)

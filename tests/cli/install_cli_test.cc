@@ -58,6 +58,14 @@ TEST(InstallCli, InstalledCulpritRunsTheDemoFromOutside) {
   EXPECT_EQ(tags.stdout_text, "v1.0\nv1.3\n") << DescribeRun(tags);
   EXPECT_TRUE(Contains(ReadAll(work / "culprit-demo/culprit.toml"),
                        "repo = \"" + (work / "culprit-demo/eventstore").string() + "\""));
+  // The CI recipe (docs/ci.md) is installed beside the demo, its script runnable from there.
+  const fs::path ci = dir.path() / "prefix/share/culprit/ci";
+  ProcessResult pr_check = RunIn({(ci / "culprit-pr-check").string(), "--help"}, work);
+  EXPECT_EQ(pr_check.exit_code, 0) << DescribeRun(pr_check);
+  EXPECT_TRUE(Contains(pr_check.stdout_text, "culprit-pr-check --base REV --head REV"))
+      << DescribeRun(pr_check);
+  for (const char* file : {"table-summary.py", "github-actions.yml", "gitlab-ci.yml"})
+    EXPECT_TRUE(fs::exists(ci / file)) << file;
   // Nothing was built or measured.
   EXPECT_FALSE(fs::exists(work / "culprit-demo/benchmarks"));
 }
