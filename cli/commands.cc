@@ -17,6 +17,7 @@
 #include "probes/calibration.h"
 #include "probes/engine_builds.h"
 #include "probes/host.h"
+#include "probes/host_tuning.h"
 #include "probes/summary.h"
 #include "records/record_store.h"
 #include "records/report.h"
@@ -266,6 +267,7 @@ Result<int> CommandHost(bool json) {
                                          parallelism->single_ms, parallelism->threads,
                                          parallelism->parallel_ms)
                            : std::string("unavailable (one core: nothing to compare)"));
+    fmt::print("{}", FormatHostTuning(identity, snapshot));
   }
   return 0;
 }

@@ -14,6 +14,7 @@
 #include "base/strings.h"
 #include "base/timestamp.h"
 #include "probes/calibration.h"
+#include "probes/host_tuning.h"
 
 namespace culprit {
 namespace {
@@ -176,6 +177,9 @@ class RealHostProbe : public HostProbe {
     if (auto it = vmstat.find("pswpout"); it != vmstat.end()) {
       snapshot.swap_out_pages = ParseCount(it->second);
     }
+
+    // Only the real host is asked for a counter: a fake tree says nothing about it.
+    snapshot.tuning = ReadHostTuning(root_, /*try_counters=*/real_root_);
 
     // Last, so the loop's own CPU use does not show up in the load just read.
     if (calibrate) snapshot.calibration_ms = RunCalibrationLoop();

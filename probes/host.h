@@ -32,7 +32,8 @@ class HostProbe {
 /// Reads the real host. `root` lets tests point it at a fake tree containing
 /// proc/loadavg, proc/cpuinfo, proc/meminfo, proc/vmstat, proc/sys/kernel/{hostname,
 /// ostype,osrelease}, sys/devices/system/cpu/online and
-/// sys/devices/system/cpu/cpu0/cpufreq/{scaling_cur_freq,scaling_governor}.
+/// sys/devices/system/cpu/cpu0/cpufreq/{scaling_cur_freq,scaling_governor}, and
+/// the tuning files of ReadHostTuning (probes/host_tuning.h), into each snapshot.
 /// Only with the real root ("/") does it fall back to uname() and the C++
 /// runtime's core count, so a fake tree never mixes in the real host.
 std::unique_ptr<HostProbe> MakeRealHostProbe(std::filesystem::path root = "/");
