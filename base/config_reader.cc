@@ -94,6 +94,12 @@ const std::string* ConfigValue::AsString() const {
   return value == nullptr ? nullptr : &value->get();
 }
 
+std::optional<int64_t> ConfigValue::AsInteger() const {
+  const auto* value = Node(node_).as_integer();
+  if (value == nullptr) return std::nullopt;
+  return value->get();
+}
+
 std::optional<ConfigTable> ConfigValue::AsTable() const {
   const auto* table = Node(node_).as_table();
   if (table == nullptr) return std::nullopt;

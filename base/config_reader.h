@@ -70,6 +70,8 @@ class ConfigValue {
   bool IsTable() const;
   /// The string, or null for any other type.
   const std::string* AsString() const;
+  /// The integer, or nullopt for any other type (a float included).
+  std::optional<int64_t> AsInteger() const;
   /// The table, or nullopt for any other type.
   std::optional<ConfigTable> AsTable() const;
   /// The table, or "PATH: expected a table, found ...".

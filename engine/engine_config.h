@@ -17,6 +17,7 @@
 #include "base/metric_direction.h"
 #include "base/result.h"
 #include "engine/metric.h"
+#include "engine/process.h"
 
 namespace culprit {
 
@@ -88,6 +89,11 @@ struct EngineSections {
   EngineConfig engine;
   std::map<std::string, QueryConfig> queries;
   CacheConfig cache;
+  /// [measure] cpus and aslr: where every measured run of a query starts
+  /// (MakeQueryArm copies it into the run's ProcessSpec). Read with the rest of
+  /// [measure] by probes' ReadMeasuredRuns; here because every measured
+  /// process is built from these sections.
+  RunPlacement measured_runs;
 };
 
 /// Reads [engine] from the document's root. Without one, `present` is false

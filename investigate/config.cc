@@ -43,6 +43,7 @@ Result<Config> ParseConfig(std::string_view text, const fs::path& file) {
   CULPRIT_TRY(ReadResidencySection(root, config.queries, config.harness, &config.residency));
   CULPRIT_TRY(ReadRegistrySection(root, config.engine, config.queries, &config.registry));
   CULPRIT_TRY(ReadMeasureSection(root, &config.measure));
+  CULPRIT_TRY(ReadMeasuredRuns(root, &config.measured_runs));
   CULPRIT_TRY(ReadBisectSection(root, &config.bisect));
   CULPRIT_TRY(ReadRecordsSection(root, &config.records));
   CULPRIT_TRY(ReadCacheSection(root, &config.cache));

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "probes/host_tuning.h"
 #include "probes/log_interval.h"
 #include "probes/statistics.h"
 
@@ -71,6 +72,8 @@ Record MakeComparisonRecord(const ComparisonPlan& plan, const SittingResult& sit
   // Every comparison says which way its metric is better, so that a report never reads a
   // throughput upside down; an inferred direction is said, not assumed silently.
   record.details["better"] = std::string(MetricDirectionName(plan.better));
+  // Where the measured runs ran (pinned CPUs, ASLR): TuningDifferences compares it.
+  RecordPlacement(plan.a.process.process.placement, &record);
   record.notes = plan.notes;
   if (!plan.better_note.empty()) record.notes.push_back(plan.better_note);
   record.notes.insert(record.notes.end(), sitting.notes.begin(), sitting.notes.end());

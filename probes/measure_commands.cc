@@ -151,6 +151,7 @@ Result<ProcessArm> MakeQueryArm(const EngineSections& config, const QueryConfig&
   arm.process.set_env = ApplyOverrides(overrides, query.env);
   arm.process.unset_env = unset;
   arm.process.timeout = query.timeout;
+  arm.process.placement = config.measured_runs;
   arm.metric = query.metric;
   return arm;
 }

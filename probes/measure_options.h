@@ -4,10 +4,12 @@
 // pair budget, warm-up). One rule checks the values whether they come from the
 // file (ReadMeasureSection) or from command-line flags (MakeSittingOptions).
 
+#include <filesystem>
 #include <optional>
 
 #include "base/config_reader.h"
 #include "base/result.h"
+#include "engine/process.h"
 
 namespace culprit {
 
@@ -39,6 +41,16 @@ enum class MeasureRule {
 std::optional<MeasureRule> BrokenMeasureRule(const MeasureConfig& measure);
 
 /// Reads [measure]; each value's type and range is checked where it is written.
+/// Its cpus and aslr are ReadMeasuredRuns'.
 Status ReadMeasureSection(const ConfigTable& root, MeasureConfig* measure);
+
+/// Reads [measure] cpus (a non-empty array of CPU numbers, each one that exists
+/// on this host and that culprit may run on: CheckCpusUsable against
+/// `host_root`) and aslr (true or false) into `runs`, which every measured
+/// run starts with (EngineSections::measured_runs). Errors are at the value:
+/// "FILE:LINE:COL: measure.cpus[1]: CPU 4096 does not exist on this host
+/// (online CPUs: 0-1)". Absent keys leave `runs` as it is.
+Status ReadMeasuredRuns(const ConfigTable& root, RunPlacement* runs,
+                        const std::filesystem::path& host_root = "/");
 
 }  // namespace culprit

@@ -9,6 +9,7 @@
 #include "base/strings.h"
 #include "engine/process.h"
 #include "overrides/override_set.h"
+#include "probes/host_tuning.h"
 #include "probes/log_interval.h"
 #include "probes/query_sample_source.h"
 #include "records/record_store.h"
@@ -322,6 +323,7 @@ Record MakeTableRecord(const TableSittingResult& sitting, const TableFacts& fact
   record.details["cells_tested"] = std::to_string(sitting.cells_tested);
   record.details["cell_alpha"] = fmt::format("{:.6g}", sitting.cell_alpha);
   record.details["multiplicity"] = "bonferroni";
+  if (!cells.empty()) RecordPlacement(cells.front().process.process.placement, &record);
   record.details["alpha_spending"] = "pocock-increments";
   if (sitting.calibration) {
     record.details["calibration_change"] = fmt::format("{:+.4f}", sitting.calibration->change);
