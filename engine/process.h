@@ -3,7 +3,8 @@
 // Running one child process: argv only (no shell unless the user writes one),
 // an environment overlay, a working directory, a timeout that kills the whole
 // process group, bounded capture of stdout and stderr, and the child's wall
-// time, CPU time and peak RSS. Boost.Process is used only in spawn.cc; a
+// time and what the kernel counted of it (CPU time, peak RSS, page faults, context
+// switches). Boost.Process is used only in spawn.cc; a
 // long-lived child spoken to line by line is a LineProcess (line_process.h).
 
 #include <chrono>
@@ -76,6 +77,15 @@ struct ProcessResult {
   /// and a child started with vfork leaves culprit's; so a child whose peak
   /// stays below culprit's own (about 12 MB) reports 0, never culprit's size.
   long max_rss_kb = 0;
+  /// Page faults of the child and its waited-for descendants (rusage): minor ones were served
+  /// from memory (a fresh page, the page cache), major ones waited for the disk.
+  long minor_faults = 0, major_faults = 0;
+  /// Context switches of the same processes (rusage): voluntary when a process waited (I/O,
+  /// a lock, sleep), involuntary when the scheduler took the CPU from it.
+  long voluntary_switches = 0, involuntary_switches = 0;
+  /// The child ran and was reaped: the figures above are the kernel's. False when it never
+  /// started (or Ctrl-C came first), when every figure is 0 for want of one.
+  bool reaped = false;
   std::string start_error;  ///< Why it failed to start, for kFailedToStart.
 
   /// Exited with status 0.

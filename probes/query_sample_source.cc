@@ -14,6 +14,12 @@ SampleOutcome QuerySampleSource::Run(int arm) {
   outcome.user_ms = result.user_ms;
   outcome.system_ms = result.system_ms;
   outcome.max_rss_kb = result.max_rss_kb;
+  if (result.reaped) {
+    outcome.minor_faults = result.minor_faults;
+    outcome.major_faults = result.major_faults;
+    outcome.voluntary_switches = result.voluntary_switches;
+    outcome.involuntary_switches = result.involuntary_switches;
+  }
   if (!result.ok()) {
     if (result.outcome == ProcessOutcome::kTimedOut) {
       // Censored, not lost: the run took longer than the timeout. Only a

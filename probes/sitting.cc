@@ -32,6 +32,10 @@ Sample SampleFrom(const SampleOutcome& outcome, int sequence, int arm, int pair,
   sample.user_ms = outcome.user_ms;
   sample.system_ms = outcome.system_ms;
   sample.max_rss_kb = outcome.max_rss_kb;
+  sample.minor_faults = outcome.minor_faults;
+  sample.major_faults = outcome.major_faults;
+  sample.voluntary_switches = outcome.voluntary_switches;
+  sample.involuntary_switches = outcome.involuntary_switches;
   return sample;
 }
 

@@ -32,6 +32,9 @@ struct SampleOutcome {
   double censor_value = 0;  ///< The timeout in the query's unit; 0 when the metric has none.
   double wall_ms = 0, user_ms = 0, system_ms = 0;
   long max_rss_kb = 0;
+  /// What the kernel counted of the run (Sample's); nullopt when the source has no process
+  /// of its own per sample.
+  std::optional<long> minor_faults, major_faults, voluntary_switches, involuntary_switches;
 };
 
 /// The sample `outcome` makes, as the `sequence`-th of a sitting, of record arm `arm` in

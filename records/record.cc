@@ -87,6 +87,10 @@ Json SampleToJson(const Sample& sample) {
   out["user_ms"] = Number(sample.user_ms);
   out["system_ms"] = Number(sample.system_ms);
   out["max_rss_kb"] = sample.max_rss_kb;
+  out["minor_faults"] = OptionalInteger(sample.minor_faults);
+  out["major_faults"] = OptionalInteger(sample.major_faults);
+  out["voluntary_switches"] = OptionalInteger(sample.voluntary_switches);
+  out["involuntary_switches"] = OptionalInteger(sample.involuntary_switches);
   return out;
 }
 
@@ -254,6 +258,13 @@ std::optional<long> GetOptionalInteger(const Json& o, const char* key, std::stri
   if (!v) return std::nullopt;
   if (!v->is_number_integer()) Wrong(Path(parent, key), "an integer");
   return v->get<long>();
+}
+
+/// A count the kernel keeps (page faults, context switches): a whole number, 0 or more.
+std::optional<long> GetOptionalCount(const Json& o, const char* key, std::string_view parent) {
+  std::optional<long> count = GetOptionalInteger(o, key, parent);
+  if (count && *count < 0) Wrong(Path(parent, key), "a count of 0 or more");
+  return count;
 }
 
 double GetNumber(const Json& o, const char* key, double fallback, std::string_view parent = "") {
@@ -435,6 +446,11 @@ Sample SampleFromJson(const Json& s, size_t i, size_t arms) {
   sample.user_ms = GetNumber(s, "user_ms", 0, path);
   sample.system_ms = GetNumber(s, "system_ms", 0, path);
   sample.max_rss_kb = GetInteger(s, "max_rss_kb", 0, path);
+  // Absent (a record written before they were kept) or null: unknown, not 0.
+  sample.minor_faults = GetOptionalCount(s, "minor_faults", path);
+  sample.major_faults = GetOptionalCount(s, "major_faults", path);
+  sample.voluntary_switches = GetOptionalCount(s, "voluntary_switches", path);
+  sample.involuntary_switches = GetOptionalCount(s, "involuntary_switches", path);
   if (sample.arm < 0 || static_cast<size_t>(sample.arm) >= arms) {
     throw FieldError(
         fmt::format("{} refers to arm {}, but the record has {} arm(s)", path, sample.arm, arms));

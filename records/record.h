@@ -63,7 +63,12 @@ struct Sample {
   /// `value`", the timeout in the query's unit, or 0 when the metric has no such bound).
   bool censored = false;
   double wall_ms = 0, user_ms = 0, system_ms = 0;
-  long max_rss_kb = 0;
+  long max_rss_kb = 0;  ///< 0: unknown (engine/process.h says when).
+  /// Page faults (minor, major) and context switches (voluntary, involuntary) of the run's
+  /// processes, as the kernel counted them (engine/process.h). nullopt: not known, for a
+  /// sample with no process of its own (an in-process harness run) or a record written
+  /// before they were kept; written as null, never as a made-up 0.
+  std::optional<long> minor_faults, major_faults, voluntary_switches, involuntary_switches;
 
   bool operator==(const Sample&) const = default;
 };

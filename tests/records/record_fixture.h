@@ -51,6 +51,10 @@ inline Record FullRecord() {
     s.user_ms = value - 0.25;
     s.system_ms = 0.125;
     s.max_rss_kb = 40960 + seq;
+    s.minor_faults = 2000 + seq;
+    s.major_faults = seq % 2;  // 0 is a count too
+    s.voluntary_switches = 30 + seq;
+    s.involuntary_switches = 7 + seq;
     return s;
   };
   Sample warm = sample(0, 0, -1, 30.5);
