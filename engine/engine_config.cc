@@ -90,14 +90,21 @@ Status ReadArtifacts(const ConfigTable& table, EngineConfig* engine) {
 }
 
 Status ReadMetric(const ConfigValue& node, std::string_view path, MetricRule* metric) {
-  constexpr std::string_view kWhat = "\"wall\", { regex = '...' } or { json = \"dotted.path\" }";
+  const std::vector<std::string> names = NamedMetricNames();
+  std::string what;
+  for (const std::string& name : names) what += fmt::format("\"{}\", ", name);
+  what += "{ regex = '...' } or { json = \"dotted.path\" }";
   if (const std::string* text = node.AsString()) {
-    if (*text != "wall") return node.Expected(path, kWhat);
-    metric->kind = MetricRule::Kind::kWall;
+    std::optional<MetricRule::Kind> kind = ParseNamedMetric(*text);
+    if (!kind) {
+      return node.At(fmt::format("{}: expected {}, found \"{}\"{}", path, what,
+                                 EscapeControlChars(*text), DidYouMean(*text, names)));
+    }
+    metric->kind = *kind;
     return {};
   }
   std::optional<ConfigTable> table = node.AsTable();
-  if (!table) return node.Expected(path, kWhat);
+  if (!table) return node.Expected(path, what);
   CULPRIT_TRY(table->CheckKeys(path, {"regex", "json"}));
   std::optional<ConfigValue> regex = table->Get("regex");
   std::optional<ConfigValue> json = table->Get("json");
@@ -216,6 +223,18 @@ Status ReadQuery(const ConfigTable& table, std::string_view path, const EngineCo
     CULPRIT_TRY(ReadMetric(*metric, ConfigKeyPath(path, "metric"), &query->metric));
   }
   CULPRIT_TRY(table.ReadString(path, "unit", &query->unit, /*allow_empty=*/false));
+  if (std::optional<std::string_view> fixed = FixedMetricUnit(query->metric.kind)) {
+    // A resource figure has one unit; a query that writes another would mislabel it.
+    std::optional<ConfigValue> unit = table.Get("unit");
+    if (unit && query->unit != *fixed) {
+      return unit->At(
+          fmt::format("{}: metric \"{}\" is in {}: expected unit = \"{}\" or no unit, "
+                      "found \"{}\"",
+                      ConfigKeyPath(path, "unit"), NamedMetricName(query->metric.kind), *fixed,
+                      *fixed, query->unit));
+    }
+    query->unit = std::string(*fixed);
+  }
   if (query->metric.kind == MetricRule::Kind::kWall) {
     Result<double> scale = WallUnitsPerMillisecond(query->unit);
     if (!scale) {

@@ -227,11 +227,78 @@ Result<double> FromJson(const std::string& path, const ProcessResult& result) {
   return value;
 }
 
+/// A resource figure as a sample, or why this run's figure cannot be one.
+Result<double> FromResources(MetricRule::Kind kind, const ProcessResult& result) {
+  switch (kind) {
+    case MetricRule::Kind::kCpu:
+      if (result.user_ms + result.system_ms > 0) return result.user_ms + result.system_ms;
+      return Error("the run used no measurable CPU time (0 ms user + system)");
+    case MetricRule::Kind::kMaxRss:
+      if (result.max_rss_kb > 0) return static_cast<double>(result.max_rss_kb);
+      return Error(
+                 "the run's peak RSS is unknown: it stayed below culprit's own, which Linux "
+                 "reports instead for a child started from culprit")
+          .WithHint("max_rss measures runs whose peak is above culprit's own (about 12 MB)");
+    case MetricRule::Kind::kMinorFaults:
+      if (result.minor_faults > 0) return static_cast<double>(result.minor_faults);
+      return Error("the run had no minor page faults; a ratio needs a count above 0");
+    case MetricRule::Kind::kMajorFaults:
+      if (result.major_faults > 0) return static_cast<double>(result.major_faults);
+      return Error(
+                 "the run had no major page faults (none waited for the disk); a ratio needs a "
+                 "count above 0")
+          .WithHint(
+              "major_faults measures a run that reads from disk in every run, e.g. "
+              "after dropping the page cache; minor_faults counts the faults served "
+              "from memory");
+    case MetricRule::Kind::kCtxSwitches: {
+      const long switches = result.voluntary_switches + result.involuntary_switches;
+      if (switches > 0) return static_cast<double>(switches);
+      return Error("the run had no context switches; a ratio needs a count above 0");
+    }
+    default:
+      break;
+  }
+  return Error("not a resource metric");
+}
+
 }  // namespace
+
+std::optional<MetricRule::Kind> ParseNamedMetric(std::string_view name) {
+  for (const NamedMetric& metric : kNamedMetrics) {
+    if (metric.name == name) return metric.kind;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> NamedMetricNames() {
+  std::vector<std::string> names;
+  for (const NamedMetric& metric : kNamedMetrics) names.emplace_back(metric.name);
+  return names;
+}
+
+std::string_view NamedMetricName(MetricRule::Kind kind) {
+  for (const NamedMetric& metric : kNamedMetrics) {
+    if (metric.kind == kind) return metric.name;
+  }
+  return "";
+}
+
+std::optional<std::string_view> FixedMetricUnit(MetricRule::Kind kind) {
+  for (const NamedMetric& metric : kNamedMetrics) {
+    if (metric.kind == kind && !metric.unit.empty()) return metric.unit;
+  }
+  return std::nullopt;
+}
 
 MetricRuleProblem CheckMetricRule(const MetricRule& rule, std::string* detail) {
   switch (rule.kind) {
     case MetricRule::Kind::kWall:
+    case MetricRule::Kind::kCpu:
+    case MetricRule::Kind::kMaxRss:
+    case MetricRule::Kind::kMinorFaults:
+    case MetricRule::Kind::kMajorFaults:
+    case MetricRule::Kind::kCtxSwitches:
       return MetricRuleProblem::kNone;
     case MetricRule::Kind::kRegex:
       return CompileMetricRegex(rule.pattern, nullptr, detail);
@@ -269,6 +336,12 @@ Result<double> ExtractMetric(const MetricRule& rule, const ProcessResult& result
       return FromRegex(rule.pattern, result);
     case MetricRule::Kind::kJson:
       return FromJson(rule.pattern, result);
+    case MetricRule::Kind::kCpu:
+    case MetricRule::Kind::kMaxRss:
+    case MetricRule::Kind::kMinorFaults:
+    case MetricRule::Kind::kMajorFaults:
+    case MetricRule::Kind::kCtxSwitches:
+      return FromResources(rule.kind, result);
   }
   return Error("unknown metric kind");
 }
@@ -281,6 +354,16 @@ std::string DescribeMetricRule(const MetricRule& rule) {
       return fmt::format("/{}/", rule.pattern);
     case MetricRule::Kind::kJson:
       return fmt::format("JSON field '{}'", rule.pattern);
+    case MetricRule::Kind::kCpu:
+      return "CPU time (user + system)";
+    case MetricRule::Kind::kMaxRss:
+      return "peak RSS";
+    case MetricRule::Kind::kMinorFaults:
+      return "minor page faults";
+    case MetricRule::Kind::kMajorFaults:
+      return "major page faults";
+    case MetricRule::Kind::kCtxSwitches:
+      return "context switches (voluntary + involuntary)";
   }
   return "unknown metric";
 }

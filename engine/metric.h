@@ -1,12 +1,15 @@
 #pragma once
 
-// A query's metric: the number one run of it yields. Either the process wall
-// time, or a number the engine prints (found by a regex, or a JSON field).
-// [queries] metric settings are read straight into a MetricRule
+// A query's metric: the number one run of it yields. The process wall time, a
+// figure the kernel counts of every run (CPU time, peak RSS, page faults,
+// context switches), or a number the engine prints (found by a regex, or a JSON
+// field). [queries] metric settings are read straight into a MetricRule
 // (engine/engine_config.h).
 
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/result.h"
 #include "engine/process.h"
@@ -26,12 +29,45 @@ struct MetricRule {
     kWall,   ///< The process wall time in ms (ProcessResult::wall_ms).
     kRegex,  ///< `pattern` is an ECMAScript regex with at least one capture group.
     kJson,   ///< `pattern` is a dotted path into a JSON object, e.g. "result.ms" or "runs.0.ms".
+    // The resource figures of the run's processes (rusage, ProcessResult), in fixed units:
+    kCpu,          ///< user_ms + system_ms, in ms.
+    kMaxRss,       ///< max_rss_kb, in KiB (an unknown peak is a failed sample).
+    kMinorFaults,  ///< minor_faults, a count.
+    kMajorFaults,  ///< major_faults, a count.
+    kCtxSwitches,  ///< voluntary_switches + involuntary_switches, a count.
   };
   Kind kind = Kind::kWall;
   std::string pattern;
   /// Wall time only: the query's unit per millisecond (1000 for "us").
   double wall_units_per_ms = 1.0;
 };
+
+/// A metric named by one word: wall time and the resource figures. `name` is its spelling in
+/// culprit.toml (`metric = "cpu"`), after --metric and in records; `unit` is the unit it is
+/// always in ("" for wall, whose unit is the query's: WallUnitsPerMillisecond).
+struct NamedMetric {
+  MetricRule::Kind kind;
+  std::string_view name;
+  std::string_view unit;
+};
+inline constexpr NamedMetric kNamedMetrics[] = {
+    {MetricRule::Kind::kWall, "wall", ""},
+    {MetricRule::Kind::kCpu, "cpu", "ms"},
+    {MetricRule::Kind::kMaxRss, "max_rss", "KiB"},
+    {MetricRule::Kind::kMinorFaults, "minor_faults", "faults"},
+    {MetricRule::Kind::kMajorFaults, "major_faults", "faults"},
+    {MetricRule::Kind::kCtxSwitches, "ctx_switches", "switches"},
+};
+
+/// The kind named `name` (exact spelling, kNamedMetrics), or nullopt.
+std::optional<MetricRule::Kind> ParseNamedMetric(std::string_view name);
+/// Every name of kNamedMetrics, in its order: for messages and did-you-mean.
+std::vector<std::string> NamedMetricNames();
+/// The name of a named kind; "" for regex and json.
+std::string_view NamedMetricName(MetricRule::Kind kind);
+/// The unit a resource metric is always in ("ms", "KiB", "faults", "switches"); nullopt for
+/// wall, regex and json, whose unit is the query's.
+std::optional<std::string_view> FixedMetricUnit(MetricRule::Kind kind);
 
 /// For a wall-time metric in `unit`: how many of it make a millisecond.
 /// Accepts "ns", "us", "µs", "ms" and "s"; anything else is an error (a wall
@@ -53,6 +89,10 @@ MetricRuleProblem CheckMetricRule(const MetricRule& rule, std::string* detail = 
 
 /// The sample's value in the query's unit:
 /// - wall: result.wall_ms, converted with rule.wall_units_per_ms;
+/// - cpu, max_rss, minor_faults, major_faults, ctx_switches: the figure the rule's kind names,
+///   in its fixed unit. A figure of 0 is an error, not a sample: a ratio needs a positive
+///   number, and a peak RSS of 0 means the kernel's figure was not the child's own (see
+///   ProcessResult::max_rss_kb); the message says which;
 /// - regex: the first capture group of the first match, tried line by line over
 ///   stdout (so ^ and $ anchor at line ends), parsed as a double;
 /// - json: stdout parsed as one JSON document, or else the last line of stdout
@@ -69,7 +109,8 @@ MetricRuleProblem CheckMetricRule(const MetricRule& rule, std::string* detail = 
 /// Such errors mean a failed sample, never a number.
 Result<double> ExtractMetric(const MetricRule& rule, const ProcessResult& result);
 
-/// "wall time", "/median_ms=([0-9.]+)/", "JSON field 'result.ms'": for messages.
+/// "wall time", "CPU time (user + system)", "/median_ms=([0-9.]+)/", "JSON field 'result.ms'":
+/// for messages.
 std::string DescribeMetricRule(const MetricRule& rule);
 
 }  // namespace culprit

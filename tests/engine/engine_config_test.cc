@@ -1,5 +1,6 @@
 #include "engine/engine_config.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -175,9 +176,6 @@ TEST(QueriesSection, RegexMustCompileAndCapture) {
             "/proj/culprit.toml:6:20: queries.q.metric.regex: expected a regular expression "
             "with a capture group around the number, such as 'median_ms=([0-9.]+)', found "
             "'ms=[0-9]+' (no group)");
-  EXPECT_EQ(QueriesErrorOf("[queries.q]\ncommand = [\"x\"]\nmetric = \"cpu\"\n"),
-            "/proj/culprit.toml:6:10: queries.q.metric: expected \"wall\", { regex = '...' } or "
-            "{ json = \"dotted.path\" }, found \"cpu\"");
   EXPECT_EQ(
       QueriesErrorOf("[queries.q]\ncommand = [\"x\"]\nmetric = { regex = '(a)', json = \"a\" }\n"),
       "/proj/culprit.toml:6:10: queries.q.metric: expected exactly one of regex or json, "
@@ -188,6 +186,38 @@ TEST(QueriesSection, RegexMustCompileAndCapture) {
   EXPECT_EQ(QueriesErrorOf("[queries.q]\ncommand = [\"x\"]\nmetric = { json = \".a\" }\n"),
             "/proj/culprit.toml:6:19: queries.q.metric.json: expected a dotted path such as "
             "\"result.median_ms\", found \".a\"");
+}
+
+TEST(QueriesSection, AResourceFigureIsAMetricInItsOwnUnit) {
+  const std::pair<const char*, const char*> named[] = {{"wall", "ms"},
+                                                       {"cpu", "ms"},
+                                                       {"max_rss", "KiB"},
+                                                       {"minor_faults", "faults"},
+                                                       {"major_faults", "faults"},
+                                                       {"ctx_switches", "switches"}};
+  for (const auto& [name, unit] : named) {
+    auto queries = Queries(fmt::format("[queries.q]\ncommand = [\"x\"]\nmetric = \"{}\"\n", name));
+    EXPECT_EQ(NamedMetricName(queries.at("q").metric.kind), name);
+    EXPECT_EQ(queries.at("q").unit, unit) << name;
+  }
+  // Its unit may be written, if it is the metric's own.
+  auto rss = Queries("[queries.q]\ncommand = [\"x\"]\nmetric = \"max_rss\"\nunit = \"KiB\"\n");
+  EXPECT_EQ(rss.at("q").metric.kind, MetricRule::Kind::kMaxRss);
+}
+
+TEST(QueriesSection, AMisspeltMetricNameIsRefusedWhereItIsWritten) {
+  EXPECT_EQ(QueriesErrorOf("[queries.q]\ncommand = [\"x\"]\nmetric = \"cpus\"\n"),
+            "/proj/culprit.toml:6:10: queries.q.metric: expected \"wall\", \"cpu\", \"max_rss\", "
+            "\"minor_faults\", \"major_faults\", \"ctx_switches\", { regex = '...' } or { json = "
+            "\"dotted.path\" }, found \"cpus\", did you mean 'cpu'?");
+  EXPECT_EQ(QueriesErrorOf("[queries.q]\ncommand = [\"x\"]\nmetric = \"max-rss\"\n"),
+            "/proj/culprit.toml:6:10: queries.q.metric: expected \"wall\", \"cpu\", \"max_rss\", "
+            "\"minor_faults\", \"major_faults\", \"ctx_switches\", { regex = '...' } or { json = "
+            "\"dotted.path\" }, found \"max-rss\", did you mean 'max_rss'?");
+  // A resource figure's unit is its own: another is refused at the unit.
+  EXPECT_EQ(QueriesErrorOf("[queries.q]\ncommand = [\"x\"]\nmetric = \"cpu\"\nunit = \"s\"\n"),
+            "/proj/culprit.toml:7:8: queries.q.unit: metric \"cpu\" is in ms: expected unit = "
+            "\"ms\" or no unit, found \"s\"");
 }
 
 TEST(QueriesSection, BadDuration) {
