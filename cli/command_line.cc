@@ -36,6 +36,9 @@ void AddMeasureFlags(CLI::App* command, MeasureFlags& flags, bool& json) {
   command->add_option("--max-pairs", flags.max_pairs, "pairs at the last look (the budget)");
   command->add_option("--warmup", flags.warmup, "warm-up runs per arm");
   command->add_option("--seed", flags.seed, "seed of the pair order (recorded either way)");
+  command->add_option("--metric", flags.metric,
+                      "measure by this metric instead of the query's: wall, cpu, max_rss, "
+                      "minor_faults, major_faults, ctx_switches");
   command->add_flag("--json", json, "print the record as JSON on stdout");
 }
 

@@ -122,6 +122,9 @@ std::shared_ptr<void> AddTableCommands(CLI::App& app, GlobalOptions& global,
   table->add_option("--warmup", o.request.flags.warmup, "warm-up runs per cell");
   table->add_option("--seed", o.request.flags.seed,
                     "seed of the block orders (recorded either way)");
+  table->add_option("--metric", o.request.flags.metric,
+                    "measure every cell by this metric: wall, cpu, max_rss, minor_faults, "
+                    "major_faults, ctx_switches");
   table->add_flag("--rebuild", o.rebuild, "rebuild even if cached");
   table->footer(
       "The first column is the baseline. culprit table [options] -- CMD_A -- CMD_B measures "

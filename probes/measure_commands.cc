@@ -77,6 +77,31 @@ Result<const QueryConfig*> SelectQuery(const EngineSections& config, const std::
   return &it->second;
 }
 
+Result<QueryConfig> WithMetricFlag(const QueryConfig& query, const MeasureFlags& flags) {
+  if (!flags.metric) return query;
+  std::optional<MetricRule::Kind> kind = ParseNamedMetric(*flags.metric);
+  if (!kind) {
+    const std::vector<std::string> names = NamedMetricNames();
+    return Error::Usage(fmt::format("--metric {} is not a metric{}", *flags.metric,
+                                    DidYouMean(*flags.metric, names)))
+        .WithHint("metrics: " + Join(names, ", "));
+  }
+  QueryConfig measured = query;
+  measured.metric = MetricRule{};
+  measured.metric.kind = *kind;
+  measured.unit = std::string(FixedMetricUnit(*kind).value_or("ms"));
+  measured.better = MetricDirection::kLowerIsBetter;  // Time, memory, faults, switches.
+  measured.better_note.clear();
+  return measured;
+}
+
+Result<QueryConfig> SelectMeasuredQuery(const EngineSections& config, const std::string& name,
+                                        const MeasureFlags& flags) {
+  Result<const QueryConfig*> query = SelectQuery(config, name);
+  if (!query) return query.error();
+  return WithMetricFlag(**query, flags);
+}
+
 Result<SittingOptions> MakeSittingOptions(const MeasureConfig& measure, const QueryConfig& query,
                                           const MeasureFlags& flags) {
   MeasureConfig sitting = measure;
@@ -158,9 +183,9 @@ Result<ProcessArm> MakeQueryArm(const EngineSections& config, const QueryConfig&
 
 Result<ComparisonOutcome> RunProbe(const MeasureContext& context, const ProbeRequest& request) {
   const ProbeSections& config = context.config;
-  Result<const QueryConfig*> query = SelectQuery(config, request.query);
+  Result<QueryConfig> query = SelectMeasuredQuery(config, request.query, request.flags);
   if (!query) return query.error();
-  Result<SittingOptions> options = MakeSittingOptions(config.measure, **query, request.flags);
+  Result<SittingOptions> options = MakeSittingOptions(config.measure, *query, request.flags);
   if (!options) return options.error();
 
   Result<OverrideSet> overrides =
@@ -173,19 +198,18 @@ Result<ComparisonOutcome> RunProbe(const MeasureContext& context, const ProbeReq
 
   Result<ResolvedBuild> build = context.builds.Resolve(request.revision);
   if (!build) return build.error();
-  CULPRIT_TRY(CheckWorktreeArtifacts(**query, *build));
-  Result<ProcessArm> arm_a = MakeQueryArm(config, **query, *build, {}, {});
+  CULPRIT_TRY(CheckWorktreeArtifacts(*query, *build));
+  Result<ProcessArm> arm_a = MakeQueryArm(config, *query, *build, {}, {});
   if (!arm_a) return arm_a.error();
-  Result<ProcessArm> arm_b =
-      MakeQueryArm(config, **query, *build, overrides->set, overrides->unset);
+  Result<ProcessArm> arm_b = MakeQueryArm(config, *query, *build, overrides->set, overrides->unset);
   if (!arm_b) return arm_b.error();
 
   ComparisonPlan plan;
   plan.kind = RecordKind::kProbe;
-  plan.query = (*query)->name;
-  plan.unit = (*query)->unit;
-  plan.better = (*query)->better;
-  plan.better_note = (*query)->better_note;
+  plan.query = query->name;
+  plan.unit = query->unit;
+  plan.better = query->better;
+  plan.better_note = query->better_note;
   plan.hypothesis = overrides->hypothesis;
   if (!request.hypothesis.empty()) {
     plan.hypothesis =
@@ -197,7 +221,7 @@ Result<ComparisonOutcome> RunProbe(const MeasureContext& context, const ProbeReq
   plan.b.unset = overrides->unset;
   plan.options = *options;
   plan.config_digest = config.digest;
-  plan.notes = BuildNotes(*build, **query, config);
+  plan.notes = BuildNotes(*build, *query, config);
   if (!overrides->names.empty()) plan.details["override_sets"] = Join(overrides->names, ",");
 
   QuerySampleSource source({*arm_a, *arm_b});
@@ -212,28 +236,28 @@ Result<ComparisonOutcome> RunCompare(const MeasureContext& context, const Compar
                                     request.names.size()))
         .WithHint("culprit compare v1.0 v1.3 --name before --name after");
   }
-  Result<const QueryConfig*> query = SelectQuery(config, request.query);
+  Result<QueryConfig> query = SelectMeasuredQuery(config, request.query, request.flags);
   if (!query) return query.error();
-  Result<SittingOptions> options = MakeSittingOptions(config.measure, **query, request.flags);
+  Result<SittingOptions> options = MakeSittingOptions(config.measure, *query, request.flags);
   if (!options) return options.error();
 
   Result<ResolvedBuild> build_a = context.builds.Resolve(request.revision_a);
   if (!build_a) return build_a.error();
-  CULPRIT_TRY(CheckWorktreeArtifacts(**query, *build_a));
+  CULPRIT_TRY(CheckWorktreeArtifacts(*query, *build_a));
   Result<ResolvedBuild> build_b = context.builds.Resolve(request.revision_b);
   if (!build_b) return build_b.error();
-  CULPRIT_TRY(CheckWorktreeArtifacts(**query, *build_b));
-  Result<ProcessArm> arm_a = MakeQueryArm(config, **query, *build_a, {}, {});
+  CULPRIT_TRY(CheckWorktreeArtifacts(*query, *build_b));
+  Result<ProcessArm> arm_a = MakeQueryArm(config, *query, *build_a, {}, {});
   if (!arm_a) return arm_a.error();
-  Result<ProcessArm> arm_b = MakeQueryArm(config, **query, *build_b, {}, {});
+  Result<ProcessArm> arm_b = MakeQueryArm(config, *query, *build_b, {}, {});
   if (!arm_b) return arm_b.error();
 
   ComparisonPlan plan;
   plan.kind = request.kind;
-  plan.query = (*query)->name;
-  plan.unit = (*query)->unit;
-  plan.better = (*query)->better;
-  plan.better_note = (*query)->better_note;
+  plan.query = query->name;
+  plan.unit = query->unit;
+  plan.better = query->better;
+  plan.better_note = query->better_note;
   plan.a = MakeComparisonArm("A", request.names.empty() ? request.revision_a : request.names[0],
                              *arm_a, *build_a);
   plan.b = MakeComparisonArm("B", request.names.empty() ? request.revision_b : request.names[1],
@@ -252,16 +276,16 @@ Result<ComparisonOutcome> RunCompare(const MeasureContext& context, const Compar
 
 Result<RunOutcome> RunQuery(const MeasureContext& context, const RunRequest& request) {
   const ProbeSections& config = context.config;
-  Result<const QueryConfig*> query = SelectQuery(config, request.query);
+  Result<QueryConfig> query = SelectMeasuredQuery(config, request.query, request.flags);
   if (!query) return query.error();
-  Result<SittingOptions> options = MakeSittingOptions(config.measure, **query, request.flags);
+  Result<SittingOptions> options = MakeSittingOptions(config.measure, *query, request.flags);
   if (!options) return options.error();
   const int samples = request.samples > 0 ? request.samples : options->min_pairs;
 
   Result<ResolvedBuild> build = context.builds.Resolve(request.revision);
   if (!build) return build.error();
-  CULPRIT_TRY(CheckWorktreeArtifacts(**query, *build));
-  Result<ProcessArm> arm = MakeQueryArm(config, **query, *build, {}, {});
+  CULPRIT_TRY(CheckWorktreeArtifacts(*query, *build));
+  Result<ProcessArm> arm = MakeQueryArm(config, *query, *build, {}, {});
   if (!arm) return arm.error();
 
   QuerySampleSource source({*arm});
@@ -271,14 +295,14 @@ Result<RunOutcome> RunQuery(const MeasureContext& context, const RunRequest& req
 
   ComparisonPlan plan;
   plan.kind = RecordKind::kRun;
-  plan.query = (*query)->name;
-  plan.unit = (*query)->unit;
-  plan.better = (*query)->better;
-  plan.better_note = (*query)->better_note;
+  plan.query = query->name;
+  plan.unit = query->unit;
+  plan.better = query->better;
+  plan.better_note = query->better_note;
   plan.a = MakeComparisonArm(build->revision, build->revision, *arm, *build);
   plan.options = *options;
   plan.config_digest = config.digest;
-  plan.notes = BuildNotes(*build, **query, config);
+  plan.notes = BuildNotes(*build, *query, config);
   HostIdentity identity;
   if (context.host) identity = context.host->Identity();
   Record record = MakeComparisonRecord(plan, outcome.sitting, identity);

@@ -25,6 +25,9 @@ struct MeasureFlags {
   std::optional<double> band;
   std::optional<int> min_pairs, max_pairs, warmup;
   std::optional<uint64_t> seed;
+  /// `--metric NAME`: measure by this named metric (engine/metric.h's kNamedMetrics: wall,
+  /// cpu, max_rss, ...) instead of the query's own, for this command only.
+  std::optional<std::string> metric;
 };
 
 /// What every measuring command needs besides its request.
@@ -38,6 +41,16 @@ struct MeasureContext {
 /// The query named `name`, or the only query when `name` is empty; usage error
 /// listing the queries (with did-you-mean) otherwise.
 Result<const QueryConfig*> SelectQuery(const EngineSections& config, const std::string& name);
+
+/// `query` as the flags measure it: with --metric, its metric rule is the named one and its
+/// unit that metric's (a resource figure's fixed unit; "ms" for wall), lower is better, and a
+/// query whose metric the engine prints gets the figure of its process instead. Without
+/// --metric, `query` as it is. Usage error for a name that is not a metric (did-you-mean).
+Result<QueryConfig> WithMetricFlag(const QueryConfig& query, const MeasureFlags& flags);
+
+/// SelectQuery, then WithMetricFlag: the query a measuring command measures.
+Result<QueryConfig> SelectMeasuredQuery(const EngineSections& config, const std::string& name,
+                                        const MeasureFlags& flags);
 
 /// [measure] with the query's warm-up and the flags applied, checked with
 /// BrokenMeasureRule; a broken rule is worded by the flag that broke it.

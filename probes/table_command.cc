@@ -356,13 +356,19 @@ Result<CellPlans> PlanCells(const MeasureContext& context, const TableRequest& r
   }
   CellPlans plans;
   for (const std::string& row : rows) {
-    plans.units.push_back(request.commands.empty() ? config.queries.at(row).unit : "ms");
+    // --metric names the metric of every cell; its unit is then the row's.
+    Result<QueryConfig> measured = WithMetricFlag(
+        request.commands.empty() ? config.queries.at(row) : QueryConfig{}, request.flags);
+    if (!measured) return measured.error();
+    plans.units.push_back(measured->unit);  // An ad-hoc command's default query: wall, ms.
     for (const Column& column : columns) {
       if (request.commands.empty()) {
-        plans.cells.push_back(PlanCell(config, config.queries.at(row), column,
-                                       builds.at(column.revision.value_or(""))));
+        plans.cells.push_back(
+            PlanCell(config, *measured, column, builds.at(column.revision.value_or(""))));
       } else {
-        plans.cells.push_back(PlanCell(config, AdHocQuery(column, row), column, ResolvedBuild{}));
+        Result<QueryConfig> adhoc = WithMetricFlag(AdHocQuery(column, row), request.flags);
+        if (!adhoc) return adhoc.error();
+        plans.cells.push_back(PlanCell(config, *adhoc, column, ResolvedBuild{}));
       }
     }
   }
@@ -425,6 +431,10 @@ Result<TableOutcome> RunTable(const MeasureContext& context, const TableRequest&
   // The sitting's options: [measure] with the flags, read through the first row's query.
   QueryConfig first;
   if (request.commands.empty()) first = config.queries.at(rows->front());
+  // A misspelt --metric is refused before anything is built.
+  if (Result<QueryConfig> measured = WithMetricFlag(first, request.flags); !measured) {
+    return measured.error();
+  }
   Result<SittingOptions> sitting_options = MakeSittingOptions(config.measure, first, request.flags);
   if (!sitting_options) return sitting_options.error();
   CULPRIT_TRY(RecordStore(config.records.dir).CheckWritable());
