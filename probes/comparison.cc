@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "base/strings.h"
 #include "probes/host_tuning.h"
 #include "probes/log_interval.h"
+#include "probes/secondary_figures.h"
 #include "probes/statistics.h"
 
 namespace culprit {
@@ -117,6 +119,14 @@ Record MakeComparisonRecord(const ComparisonPlan& plan, const SittingResult& sit
       record.details["tails"] = fmt::format("beyond x{:.3f}: B slower {}, faster {}; p = {:.4g}",
                                             std::exp(t.threshold), t.slow, t.fast, t.p_value);
     }
+  }
+  // The figures the sitting did not decide on, from its samples once it is over: they can
+  // neither stop it nor turn its verdict.
+  std::vector<SecondaryFigure> secondary =
+      SecondaryFigures(sitting.samples, plan.a.process.metric.kind, plan.options.confidence);
+  if (!secondary.empty()) {
+    record.details.merge(SecondaryFigureDetails(secondary));
+    record.details["secondary_confidence"] = PercentOf(plan.options.confidence);
   }
   if (sitting.failure) {
     record.verdict = Verdict::kError;

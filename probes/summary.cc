@@ -4,6 +4,7 @@
 
 #include "base/metric_direction.h"
 #include "base/strings.h"
+#include "engine/metric.h"
 
 namespace culprit {
 namespace {
@@ -71,9 +72,30 @@ std::string FormatComparisonSummary(const ComparisonOutcome& outcome) {
                        FormatProbability(r.estimate->confidence),
                        r.estimate->exact ? " (exact)" : " (normal approximation)");
   }
+  out += FormatSecondaryFigures(r);
   out += FormatHostDrift(r.start, r.end) + "\n";
   for (const std::string& note : r.notes) out += "note: " + note + "\n";
   out += "record " + outcome.record_path.string() + "\n";
+  return out;
+}
+
+std::string FormatSecondaryFigures(const Record& r) {
+  std::string lines, unavailable;
+  for (const NamedMetric& metric : kNamedMetrics) {
+    const std::string figure = r.Detail("secondary." + std::string(metric.name));
+    if (figure.empty()) continue;
+    if (figure.starts_with("unavailable")) {
+      unavailable += (unavailable.empty() ? "" : ", ") + std::string(metric.name);
+    } else {
+      lines += fmt::format("    {:<13}{}\n", metric.name, figure);
+    }
+  }
+  if (lines.empty() && unavailable.empty()) return "";
+  std::string confidence = r.Detail("secondary_confidence");
+  std::string out = fmt::format("  secondary figures, B/A{} (shown, never deciding):\n",
+                                confidence.empty() ? "" : " at " + confidence + " confidence");
+  out += lines;
+  if (!unavailable.empty()) out += "    unavailable: " + unavailable + "\n";
   return out;
 }
 

@@ -17,6 +17,11 @@ namespace culprit {
 /// and "record PATH". Ends with a newline.
 std::string FormatComparisonSummary(const ComparisonOutcome& outcome);
 
+/// The record's secondary figures (details "secondary.NAME", probes/secondary_figures.h), one
+/// line each under "  secondary figures, B/A at 95% confidence (shown, never deciding):", the
+/// unavailable ones named on one line; "" when the record has none.
+std::string FormatSecondaryFigures(const Record& record);
+
 /// "calibration 41.2 ms -> 41.5 ms (+0.7%), load 0.31 -> 0.35"; "unavailable" for what is missing.
 std::string FormatHostDrift(const HostState& start, const HostState& end);
 
