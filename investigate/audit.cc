@@ -11,6 +11,7 @@
 #include "base/strings.h"
 #include "engine/harness_client.h"
 #include "probes/comparison.h"
+#include "probes/host_tuning.h"
 #include "probes/isolate_command.h"
 #include "probes/log_interval.h"
 #include "probes/query_sample_source.h"
@@ -499,6 +500,16 @@ AuditFactor MeasureDrift(const PublishedNumber& published, const ComparisonOutco
   drift.cross_sitting = true;
   if (published.calibration_ms && o.calibration_now_ms) {
     o.notes.push_back(CalibrationNote(*o.calibration_now_ms, *published.calibration_ms, drift));
+  }
+  if (published.record_start) {
+    // Two sittings under different tuning differ for that reason too: say which.
+    for (const std::string& difference :
+         TuningDifferences(*published.record_start, published.record_placement, code.record.start,
+                           PlacementOfRecord(code.record))) {
+      o.notes.push_back(fmt::format(
+          "the published record ran under other tuning: {}; the host drift factor includes it",
+          difference));
+    }
   }
   Record drift_record = MakeDriftRecord(published, code, drift_shift, drift, options.band);
   RecordStore::Archived archived = store.WriteOrFallback(drift_record);

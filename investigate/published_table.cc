@@ -12,6 +12,7 @@
 #include "base/json_text.h"
 #include "base/numbers.h"
 #include "base/strings.h"
+#include "probes/host_tuning.h"
 #include "probes/statistics.h"
 
 namespace culprit {
@@ -329,6 +330,8 @@ Result<PublishedNumber> PublishedFromRecord(const Record& record, std::string_vi
   n.record_id = record.id;
   n.source = std::string(source);
   n.host = record.host;
+  n.record_start = record.start;
+  n.record_placement = PlacementOfRecord(record);
   n.calibration_ms =
       record.start.calibration_ms ? record.start.calibration_ms : record.end.calibration_ms;
   for (const Sample& s : record.samples) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "engine/process.h"
 #include "records/record.h"
 
 namespace culprit {
@@ -30,7 +31,11 @@ struct PublishedNumber {
   std::optional<HostIdentity> host;      ///< The publisher's host, when the source has it.
   std::vector<double> samples;           ///< Raw samples (from a record), else empty.
   std::string record_id;                 ///< The record it came from, if any.
-  std::string source;                    ///< Where it was read: "--published", "FILE:LINE", ...
+  /// The record's start snapshot (its host tuning) and where its runs ran (details cpus,
+  /// aslr), when it came from a record: the audit says what tuning differs from today's.
+  std::optional<HostState> record_start;
+  RunPlacement record_placement;
+  std::string source;  ///< Where it was read: "--published", "FILE:LINE", ...
 };
 
 /// `text` as a published value: a finite number > 0. `what` names the input in

@@ -325,6 +325,11 @@ void Differ(const std::optional<T>& then, const std::optional<T>& now, std::stri
 }  // namespace
 
 std::vector<std::string> TuningDifferences(const Record& then, const Record& now) {
+  return TuningDifferences(then.start, PlacementOfRecord(then), now.start, PlacementOfRecord(now));
+}
+
+std::vector<std::string> TuningDifferences(const HostState& then, const RunPlacement& pa,
+                                           const HostState& now, const RunPlacement& pb) {
   std::vector<std::string> out;
   const std::function<std::string(const bool&)> on_off = [](const bool& b) { return OnOff(b); };
   const std::function<std::string(const bool&)> flag = [](const bool& b) {
@@ -336,11 +341,11 @@ std::vector<std::string> TuningDifferences(const Record& then, const Record& now
   const std::function<std::string(const std::string&)> text = [](const std::string& s) {
     return s.empty() ? std::string("none") : s;
   };
-  if (!then.start.governor.empty() && !now.start.governor.empty()) {
-    Differ<std::string>(then.start.governor, now.start.governor, "the governor", text, &out);
+  if (!then.governor.empty() && !now.governor.empty()) {
+    Differ<std::string>(then.governor, now.governor, "the governor", text, &out);
   }
-  const std::optional<HostTuning>& a = then.start.tuning;
-  const std::optional<HostTuning>& b = now.start.tuning;
+  const std::optional<HostTuning>& a = then.tuning;
+  const std::optional<HostTuning>& b = now.tuning;
   if (a && b) {
     Differ<bool>(a->turbo_disabled, b->turbo_disabled, "intel_pstate/no_turbo", flag, &out);
     Differ<bool>(a->boost, b->boost, "cpufreq/boost", flag, &out);
@@ -354,8 +359,6 @@ std::vector<std::string> TuningDifferences(const Record& then, const Record& now
                     "culprit kept it); it may differ",
                     a ? "newer" : "older"));
   }
-  const RunPlacement pa = PlacementOfRecord(then);
-  const RunPlacement pb = PlacementOfRecord(now);
   if (pa.cpus != pb.cpus) {
     out.push_back(
         fmt::format("measured runs were pinned to {} then, {} now",

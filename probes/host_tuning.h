@@ -53,6 +53,10 @@ std::string FormatHostTuning(const HostIdentity& identity, const HostState& snap
 /// not a difference: it is said once, as unknown, when the other has it.
 std::vector<std::string> TuningDifferences(const Record& then, const Record& now);
 
+/// The same from two start snapshots and the placements their runs had.
+std::vector<std::string> TuningDifferences(const HostState& then, const RunPlacement& then_runs,
+                                           const HostState& now, const RunPlacement& now_runs);
+
 /// Writes where the measured runs ran into `record`'s details: "cpus" (a CPU
 /// list, or "any") and "aslr" ("on" or "off"). A record without them ran
 /// unpinned with ASLR as the host had it: no culprit before these keys

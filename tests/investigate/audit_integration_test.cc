@@ -8,6 +8,7 @@
 // (`prog registry --only Q`) and, in a second test, through the harness
 // (`prog serve`). Timing is never asserted; the effect is about 3x.
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -258,11 +259,28 @@ TEST_F(AuditIntegrationTest, OrderIsTheEffectThroughTheHarness) {
   // The same record as if another machine had published it: allowed, and said.
   Json elsewhere = record;
   elsewhere["host"]["hostname"] = "another-bench-host";
+  // ... under other tuning: its runs started without ASLR, on a host with SMT the other way.
+  elsewhere["details"]["aslr"] = "off";
+  ASSERT_TRUE(elsewhere["start"]["tuning"].is_object()) << published.stdout_text;
+  const bool smt_now = elsewhere["start"]["tuning"]["smt_active"] == true;
+  elsewhere["start"]["tuning"]["smt_active"] = !smt_now;
   const fs::path file = dir_.path() / "published-elsewhere.json";
   WriteTextFile(file, elsewhere.dump(2));
   ProcessResult run = Culprit({"audit", "-q", "scan", "--published-record", file.string()});
   EXPECT_TRUE(Contains(run.stdout_text, "comes from another host (another-bench-host"))
       << DescribeRun(run);
+  EXPECT_TRUE(Contains(run.stdout_text,
+                       "the published record ran under other tuning: measured runs started "
+                       "with ASLR off then, on now"))
+      << DescribeRun(run);
+  // SMT is compared only where this host says whether it is on.
+  if (elsewhere["start"]["tuning"]["smt_active"].is_boolean() &&
+      record["start"]["tuning"]["smt_active"].is_boolean()) {
+    EXPECT_TRUE(Contains(
+        run.stdout_text,
+        fmt::format("SMT was {} then, {} now", smt_now ? "off" : "on", smt_now ? "on" : "off")))
+        << DescribeRun(run);
+  }
   // The published run is the same host and commit, so drift is what this
   // host did between two sittings; the exit code depends on it, the factors do not.
   EXPECT_TRUE(run.exit_code == 0 || run.exit_code == 3) << DescribeRun(run);
