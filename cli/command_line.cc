@@ -186,7 +186,7 @@ void AddMeasureCommands(CLI::App& app, GlobalOptions& global, Action& action, Co
   build_cmd->callback([&] { action = [&] { return CommandBuild(global, o.build); }; });
 }
 
-/// records list, show, report and export.
+/// records list, show, report, export and merge.
 void AddRecordsCommands(CLI::App& app, GlobalOptions& global, Action& action, CoreOptions& o) {
   // culprit records ...
   CLI::App* records_cmd = app.add_subcommand("records", "the archive of results");
@@ -197,6 +197,8 @@ void AddRecordsCommands(CLI::App& app, GlobalOptions& global, Action& action, Co
   list_cmd->add_option("--verdict", o.records.filter.verdict, "EFFECT, NULL, INCONCLUSIVE, ERROR");
   list_cmd->add_option("--query", o.records.filter.query, "query name");
   list_cmd->add_option("--commit", o.records.filter.commit, "commit id prefix of any arm");
+  list_cmd->add_option("--host", o.records.filter.host,
+                       "host name of the records' host ('unknown': those that name none)");
   list_cmd->callback([&] { action = [&] { return CommandRecordsList(global, o.records); }; });
   CLI::App* show_cmd = records_cmd->add_subcommand("show", "show one record");
   show_cmd->add_option("ID", o.records.id, "record id or unique prefix")->required();
@@ -213,6 +215,11 @@ void AddRecordsCommands(CLI::App& app, GlobalOptions& global, Action& action, Co
   CLI::App* export_cmd = records_cmd->add_subcommand("export", "all records as one JSON array");
   export_cmd->add_option("--kind", o.records.filter.kind, "filter by kind");
   export_cmd->callback([&] { action = [&] { return CommandRecordsExport(global, o.records); }; });
+  CLI::App* merge_cmd = records_cmd->add_subcommand(
+      "merge", "copy other archives' records into this one (no duplicates, no overwrites)");
+  merge_cmd->add_option("DIR", o.records.merge_sources, "records directories of other hosts")
+      ->required();
+  merge_cmd->callback([&] { action = [&] { return CommandRecordsMerge(global, o.records); }; });
 }
 
 /// `culprit`, `culprit version` and `culprit help [COMMAND [SUBCOMMAND]]`,

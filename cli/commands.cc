@@ -19,6 +19,7 @@
 #include "probes/host.h"
 #include "probes/host_tuning.h"
 #include "probes/summary.h"
+#include "records/record_merge.h"
 #include "records/record_store.h"
 #include "records/report.h"
 
@@ -377,6 +378,33 @@ Result<int> CommandRecordsExport(const GlobalOptions& global,
   Result<std::vector<Record>> records = FilteredRecords(global, options);
   if (!records) return records.error();
   fmt::print("{}\n", MakeJsonReporter()->RenderList(*records));
+  return 0;
+}
+
+Result<int> CommandRecordsMerge(const GlobalOptions& global, const RecordsCommandOptions& options) {
+  Result<std::filesystem::path> target = RecordsDir(global, options);
+  if (!target) return target.error();
+  bool complete = true;
+  for (const std::string& source : options.merge_sources) {
+    Result<RecordMergeReport> merged = MergeRecords(source, *target);
+    if (!merged) return merged.error().WithContext("merging " + source);
+    fmt::print("merged {} into {}: {} record(s) copied, {} already there\n", source,
+               target->string(), merged->copied.size(), merged->already_present);
+    for (const RecordMergeReport::Conflict& c : merged->conflicts) {
+      fmt::print(stderr,
+                 "culprit: conflict: {} is a different record from {} under the same id; the "
+                 "archive's is kept, this one is not copied\n",
+                 c.source.string(), (*target / (c.id + ".json")).string());
+    }
+    for (const Error& problem : merged->problems) {
+      fmt::print(stderr, "culprit: not copied: {}\n", problem.message());
+    }
+    complete = complete && merged->complete();
+  }
+  if (!complete) {
+    return Error("some records were not merged (listed above); the rest are in the archive")
+        .WithHint("compare a conflicting pair with `culprit records show --json ID` in each");
+  }
   return 0;
 }
 

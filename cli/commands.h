@@ -68,6 +68,7 @@ struct RecordsCommandOptions {
   bool json = false;
   std::string format = "markdown";
   std::optional<std::string> output;
+  std::vector<std::string> merge_sources;  ///< `records merge DIR...`: other hosts' archives.
 };
 
 Result<int> CommandInit(const InitOptions& options);
@@ -80,6 +81,7 @@ Result<int> CommandRecordsList(const GlobalOptions& global, const RecordsCommand
 Result<int> CommandRecordsShow(const GlobalOptions& global, const RecordsCommandOptions& options);
 Result<int> CommandRecordsReport(const GlobalOptions& global, const RecordsCommandOptions& options);
 Result<int> CommandRecordsExport(const GlobalOptions& global, const RecordsCommandOptions& options);
+Result<int> CommandRecordsMerge(const GlobalOptions& global, const RecordsCommandOptions& options);
 
 /// Loads the configuration named by --config, or ./culprit.toml.
 Result<Config> LoadGlobalConfig(const GlobalOptions& global);

@@ -38,6 +38,9 @@ bool RecordFilter::Matches(const Record& record) const {
   if (kind && RecordKindName(record.kind) != *kind) return false;
   if (verdict && (!record.verdict || ParseVerdict(*verdict) != record.verdict)) return false;
   if (query && record.query != *query) return false;
+  if (host && (record.host.hostname.empty() ? "unknown" : record.host.hostname) != *host) {
+    return false;
+  }
   if (commit) {
     bool found = std::any_of(record.arms.begin(), record.arms.end(), [&](const Arm& arm) {
       return !arm.commit.empty() && StartsWithIgnoringCase(arm.commit, *commit);

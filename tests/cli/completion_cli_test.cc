@@ -85,7 +85,7 @@ TEST(InstalledCompletion, BashCompletesCommandsOptionsQueriesAndRevisions) {
   ASSERT_TRUE(r.ok()) << DescribeRun(r);
   EXPECT_EQ(r.stdout_text,
             "culprit rec|records\n"
-            "culprit records |list show report export -h --help --dir\n"
+            "culprit records |list show report export merge -h --help --dir\n"
             "culprit records list --v|--verdict\n"
             "culprit demo --stop|--stop-after\n"
             "culprit demo --stop-after |history confirm probes bisect relevance\n"

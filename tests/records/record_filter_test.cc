@@ -78,5 +78,19 @@ TEST(RecordFilter, ValidateSuggestsKnownWords) {
   EXPECT_FALSE(Commit("").Validate());
 }
 
+TEST(RecordFilter, HostSelectsByHostNameAndUnknownByNone) {
+  Record named = FullRecord();
+  named.host.hostname = "bench-1";
+  Record anonymous = FullRecord();
+  anonymous.host.hostname.clear();
+  RecordFilter filter;
+  filter.host = "bench-1";
+  EXPECT_TRUE(filter.Matches(named));
+  EXPECT_FALSE(filter.Matches(anonymous));
+  filter.host = "unknown";
+  EXPECT_FALSE(filter.Matches(named));
+  EXPECT_TRUE(filter.Matches(anonymous));
+}
+
 }  // namespace
 }  // namespace culprit
