@@ -291,6 +291,19 @@ std::vector<std::string> HostChangeWarnings(const HostIdentity& identity, const 
           *start.cpu_mhz, *end.cpu_mhz, change * 100));
     }
   }
+  // Turbo, ASLR, isolation or SMT retuned mid-sitting (the governor is said above).
+  HostState start_tuning, end_tuning;
+  start_tuning.tuning = start.tuning;
+  end_tuning.tuning = end.tuning;
+  if (start.tuning && end.tuning) {
+    for (const std::string& change :
+         TuningDifferences(start_tuning, RunPlacement{}, end_tuning, RunPlacement{})) {
+      warnings.push_back(fmt::format(
+          "the host's tuning changed during the sitting ({}): something retuned the host while "
+          "measuring — measure again under one tuning",
+          change));
+    }
+  }
   // A load already at the core count when the sitting started is said as loudly as one that
   // rose during it: the sitting's pairs still compare like with like, but each is noisier,
   // and a probe of a thread-count knob measures the contention rather than the engine.

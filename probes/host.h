@@ -50,8 +50,8 @@ std::optional<std::string> LoadAtStartWarning(const HostIdentity& identity, cons
 
 /// Warnings about what changed between a sitting's start and end snapshots:
 /// swapping during the sitting, a governor change, a scaling_cur_freq change
-/// of more than 10%, load at or above the core count at the start (LoadAtStartWarning) or,
-/// failing that, at the end.
+/// of more than 10%, a tuning change (TuningDifferences of probes/host_tuning.h), load at or
+/// above the core count at the start (LoadAtStartWarning) or, failing that, at the end.
 std::vector<std::string> HostChangeWarnings(const HostIdentity& identity, const HostState& start,
                                             const HostState& end);
 

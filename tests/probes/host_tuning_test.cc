@@ -162,6 +162,21 @@ TEST(HostTuning, TheRealProbeReadsTuningIntoItsSnapshot) {
   EXPECT_EQ(state.tuning->isolated_cpus, "2-3");
 }
 
+TEST(HostTuning, ARetuneDuringASittingIsWarned) {
+  HostState start, end;
+  start.tuning = HostTuning{};
+  start.tuning->randomize_va_space = 2;
+  end.tuning = start.tuning;
+  EXPECT_TRUE(HostChangeWarnings(HostIdentity{}, start, end).empty());
+  end.tuning->randomize_va_space = 0;
+  const std::vector<std::string> warnings = HostChangeWarnings(HostIdentity{}, start, end);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("the host's tuning changed during the sitting (randomize_va_space "
+                             "was 2 then, 0 now)"),
+            std::string::npos)
+      << warnings[0];
+}
+
 Record RecordUnder(const HostTuning& tuning, const RunPlacement& placement) {
   Record r;
   r.start.tuning = tuning;
