@@ -72,6 +72,30 @@ TableCellFacts CellFromJson(const json& o) {
   return c;
 }
 
+json ClaimToJson(const TableClaimFacts& c) {
+  return {{"row", c.row},
+          {"arm", c.arm},
+          {"label", c.label},
+          {"published", OptionalNumber(c.published)},
+          {"published_baseline", OptionalNumber(c.published_baseline)},
+          {"published_ratio", OptionalNumber(c.published_ratio)},
+          {"sittings", c.sittings},
+          {"explanation", c.explanation}};
+}
+
+TableClaimFacts ClaimFromJson(const json& o) {
+  TableClaimFacts c;
+  c.row = IntAt(o, "row");
+  c.arm = IntAt(o, "arm");
+  c.label = StringAt(o, "label");
+  c.published = NumberAt(o, "published");
+  c.published_baseline = NumberAt(o, "published_baseline");
+  c.published_ratio = NumberAt(o, "published_ratio");
+  c.sittings = StringAt(o, "sittings");
+  c.explanation = StringAt(o, "explanation");
+  return c;
+}
+
 std::string Percent(double fraction) {
   std::string text = fmt::format("{:.3g}%", 100 * fraction);
   return text;
@@ -231,6 +255,57 @@ std::vector<std::string> Problems(const TableFacts& f) {
   return lines;
 }
 
+std::string RowName(const TableFacts& f, int row) {
+  return row >= 0 && row < static_cast<int>(f.rows.size()) ? f.rows[row].query : "?";
+}
+std::string ArmName(const TableFacts& f, int arm) {
+  return arm >= 0 && arm < static_cast<int>(f.arms.size()) ? f.arms[arm].name : "?";
+}
+
+std::string ClaimsHeading(const TableFacts& f) {
+  return fmt::format(
+      "published claims ({}): each column against {}, the published baseline, re-measured "
+      "above in this sitting\n",
+      f.check_source, ArmName(f, 0));
+}
+
+std::vector<std::vector<std::string>> ClaimRows(const TableFacts& f) {
+  std::vector<std::vector<std::string>> rows = {
+      {"query", "column", "published ratio", "re-measured", "claim", "published sittings"}};
+  for (const TableClaimFacts& c : f.claims) {
+    const TableCellFacts* cell = f.Cell(c.row, c.arm);
+    rows.push_back({RowName(f, c.row), ArmName(f, c.arm),
+                    c.published_ratio ? fmt::format("{:.3f}", *c.published_ratio) : "-",
+                    cell ? CellText(*cell) : "-", c.label, c.sittings});
+  }
+  return rows;
+}
+
+// "q1 × theirs: tie: published ×0.975, measured ...": why each claim is labelled so.
+std::vector<std::string> ClaimLines(const TableFacts& f) {
+  std::vector<std::string> lines;
+  for (const TableClaimFacts& c : f.claims) {
+    std::string line = fmt::format("{} × {}: {}: {}", RowName(f, c.row), ArmName(f, c.arm), c.label,
+                                   c.explanation);
+    if (c.sittings == "two unrelated numbers divided") {
+      line += "; its published values came from two sittings: two unrelated numbers divided";
+    }
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
+std::string ClaimCounts(const TableFacts& f) {
+  std::vector<std::string> parts;
+  for (const char* label :
+       {"holds", "tie", "reversed", "undecided", "not published", "not checked"}) {
+    const auto n = std::count_if(f.claims.begin(), f.claims.end(),
+                                 [&](const TableClaimFacts& c) { return c.label == label; });
+    if (n > 0) parts.push_back(fmt::format("{} {}", n, label));
+  }
+  return fmt::format("claims: {} of {}", Join(parts, ", "), f.claims.size());
+}
+
 }  // namespace
 
 const TableCellFacts* TableFacts::Cell(int row, int arm) const {
@@ -267,6 +342,10 @@ std::string TableFactsToJson(const TableFacts& f) {
   doc["cells_tested"] = f.cells_tested;
   doc["looks"] = f.looks;
   doc["seed"] = std::to_string(f.seed);
+  if (!f.claims.empty() || !f.check_source.empty()) {
+    doc["check"] = {{"source", f.check_source}, {"claims", json::array()}};
+    for (const TableClaimFacts& c : f.claims) doc["check"]["claims"].push_back(ClaimToJson(c));
+  }
   return ToJsonText(doc);
 }
 
@@ -308,6 +387,16 @@ std::optional<TableFacts> ReadTableFacts(const Record& record) {
   for (const json& look : array("looks")) {
     if (look.is_number()) f.looks.push_back(look.get<int>());
   }
+  auto check = doc.find("check");
+  if (check != doc.end() && check->is_object()) {
+    f.check_source = StringAt(*check, "source");
+    auto claims = check->find("claims");
+    if (claims != check->end() && claims->is_array()) {
+      for (const json& c : *claims) {
+        if (c.is_object()) f.claims.push_back(ClaimFromJson(c));
+      }
+    }
+  }
   return f;
 }
 
@@ -320,6 +409,11 @@ std::string TableFactsText(const TableFacts& f) {
     out += "\n";
     for (const std::string& line : problems) out += EscapeControlChars(line) + "\n";
   }
+  if (!f.claims.empty()) {
+    out += "\n" + ClaimsHeading(f) + Aligned(ClaimRows(f));
+    for (const std::string& line : ClaimLines(f)) out += EscapeControlChars(line) + "\n";
+    out += ClaimCounts(f) + "\n";
+  }
   return out;
 }
 
@@ -331,13 +425,21 @@ std::string TableFactsMarkdown(const TableFacts& f) {
   std::vector<std::string> problems = Problems(f);
   if (!problems.empty()) out += "\n";
   for (const std::string& line : problems) out += "- " + MdCell(line) + "\n";
+  if (!f.claims.empty()) {
+    out += "\n" + MdCell(ClaimsHeading(f)) + "\n\n" + MdTable(ClaimRows(f)) + "\n";
+    for (const std::string& line : ClaimLines(f)) out += "- " + MdCell(line) + "\n";
+    out += "\n" + MdCell(ClaimCounts(f)) + "\n";
+  }
   return out;
 }
 
 std::string TableFactsCsv(const TableFacts& f) {
+  // With --check, each cell's claim follows its measurement on the same line.
+  const bool check = !f.claims.empty();
   std::string out =
       "query,arm,status,verdict,ratio,low,high,confidence,pairs,blocks,median,unit,runs,failed,"
-      "error\n";
+      "error";
+  out += check ? ",claim,published_ratio,published_sittings\n" : "\n";
   auto number = [](const std::optional<double>& v) {
     return v ? fmt::format("{:.6g}", *v) : std::string();
   };
@@ -359,6 +461,15 @@ std::string TableFactsCsv(const TableFacts& f) {
                                        std::to_string(c.runs),
                                        std::to_string(c.failed),
                                        c.error};
+    if (check) {
+      const TableClaimFacts* claim = nullptr;
+      for (const TableClaimFacts& k : f.claims) {
+        if (k.row == c.row && k.arm == c.arm) claim = &k;
+      }
+      fields.push_back(claim ? claim->label : "");
+      fields.push_back(claim ? number(claim->published_ratio) : "");
+      fields.push_back(claim ? claim->sittings : "");
+    }
     std::string line;
     for (size_t i = 0; i < fields.size(); ++i) line += (i ? "," : "") + CsvField(fields[i]);
     out += line + "\n";

@@ -48,6 +48,19 @@ struct TableMeanFacts {
   int cells = 0;
 };
 
+/// One published claim of `culprit table --check` (probes/table_check.h): the published
+/// ratio of a cell to its row's baseline, and what the re-measured cell says of it.
+struct TableClaimFacts {
+  int row = 0, arm = 0;
+  /// "holds", "tie", "reversed", "undecided", "not published" or "not checked".
+  std::string label;
+  std::optional<double> published, published_baseline;  ///< The two published values.
+  std::optional<double> published_ratio;                ///< published / published_baseline.
+  /// "one sitting", "two unrelated numbers divided" or "not stated".
+  std::string sittings;
+  std::string explanation;
+};
+
 struct TableFacts {
   std::vector<TableRowFacts> rows;
   std::vector<TableArmFacts> arms;
@@ -59,6 +72,10 @@ struct TableFacts {
   int cells_tested = 0;
   std::vector<int> looks;
   uint64_t seed = 0;
+  /// `--check`: the published table's file(s) and its claims, one per published cell after
+  /// the first column; empty for a table that checks nothing.
+  std::string check_source;
+  std::vector<TableClaimFacts> claims;
 
   /// The cell (row, arm), or null.
   const TableCellFacts* Cell(int row, int arm) const;
@@ -72,7 +89,8 @@ std::optional<TableFacts> ReadTableFacts(const Record& record);
 
 /// The terminal table: a heading line that says what the numbers are, one line per query
 /// with each arm's ratio to the baseline, interval and verdict, the geometric means, then
-/// "this sitting's medians" in the rows' units, then the cells that were not measured.
+/// "this sitting's medians" in the rows' units, then the cells that were not measured, then
+/// (with `--check`) the published claims, one line each with its label.
 std::string TableFactsText(const TableFacts& facts);
 /// The same as Markdown tables (cells escaped).
 std::string TableFactsMarkdown(const TableFacts& facts);

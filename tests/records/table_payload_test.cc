@@ -80,6 +80,50 @@ TEST(TablePayloadTest, CsvHasOneQuotedLinePerCell) {
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5);
 }
 
+TEST(TablePayloadTest, CheckedClaimsReadBackAndPrintInEveryFormat) {
+  TableFacts f = Example();
+  f.check_source = "published.csv";
+  TableClaimFacts holds;
+  holds.row = 0;
+  holds.arm = 1;
+  holds.label = "holds";
+  holds.published = 12;
+  holds.published_baseline = 6;
+  holds.published_ratio = 2;
+  holds.sittings = "two unrelated numbers divided";
+  holds.explanation = "published ×2.000, measured ×2.010 [1.950, 2.080]: beyond the band";
+  TableClaimFacts unchecked;
+  unchecked.row = 1;
+  unchecked.arm = 1;
+  unchecked.label = "not checked";
+  unchecked.sittings = "not stated";
+  unchecked.explanation = "not measured: every warm-up run failed";
+  f.claims = {holds, unchecked};
+  Record record;
+  record.kind = RecordKind::kTable;
+  record.details_json = TableFactsToJson(f);
+  std::optional<TableFacts> read = ReadTableFacts(record);
+  ASSERT_TRUE(read);
+  EXPECT_EQ(read->check_source, "published.csv");
+  ASSERT_EQ(read->claims.size(), 2u);
+  EXPECT_EQ(read->claims[0].published_ratio, 2);
+  EXPECT_EQ(TableFactsText(*read), TableFactsText(f));
+
+  const std::string text = TableFactsText(f);
+  EXPECT_TRUE(Has(text, "published claims (published.csv): each column against v1.0")) << text;
+  EXPECT_TRUE(Has(text, "q1 × HEAD: holds: published ×2.000")) << text;
+  EXPECT_TRUE(Has(text, "two sittings: two unrelated numbers divided")) << text;
+  EXPECT_TRUE(Has(text, "claims: 1 holds, 1 not checked of 2")) << text;
+  const std::string md = TableFactsMarkdown(f);
+  EXPECT_TRUE(Has(md, "| query | column | published ratio | re-measured | claim |")) << md;
+  const std::string csv = TableFactsCsv(f);
+  EXPECT_TRUE(Has(csv, ",error,claim,published_ratio,published_sittings\n")) << csv;
+  EXPECT_TRUE(Has(csv, ",holds,2,two unrelated numbers divided\n")) << csv;
+  // A table that checks nothing keeps its CSV columns and prints no claims.
+  EXPECT_FALSE(Has(TableFactsText(Example()), "published claims"));
+  EXPECT_FALSE(Has(TableFactsCsv(Example()), ",claim,"));
+}
+
 TEST(TablePayloadTest, MarkdownEscapesCells) {
   TableFacts f = Example();
   f.arms[1].name = "a|b";
