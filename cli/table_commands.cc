@@ -11,6 +11,7 @@
 #include "base/exit_codes.h"
 #include "cli/commands.h"
 #include "cli/terminal_progress.h"
+#include "investigate/published_grid.h"
 #include "probes/engine_builds.h"
 #include "probes/host.h"
 #include "probes/table_command.h"
@@ -22,6 +23,7 @@ struct TableCommandOptions {
   TableRequest request;
   std::string format = "text";
   bool rebuild = false;
+  std::vector<std::string> check;  ///< --check: the published table's file(s).
 };
 
 /// The words after `--`, one command per `--`-separated group.
@@ -77,6 +79,12 @@ Result<int> CommandTable(const GlobalOptions& global, TableCommandOptions& optio
           .WithHint("culprit table -- CMD_A -- CMD_B, or culprit table --rev A --rev B");
     }
   }
+  if (!options.check.empty()) {
+    std::vector<std::filesystem::path> files(options.check.begin(), options.check.end());
+    Result<PublishedGrid> grid = ReadPublishedGrid(files);
+    if (!grid) return grid.error();
+    options.request.check = std::move(*grid);
+  }
   Result<Config> config = TableConfig(global, !options.request.commands.empty());
   if (!config) return config.error();
   std::unique_ptr<HostProbe> host = MakeRealHostProbe();
@@ -90,6 +98,20 @@ Result<int> CommandTable(const GlobalOptions& global, TableCommandOptions& optio
   if (!outcome) return outcome.error();
   fmt::print("{}", Render(*outcome, options.format));
   std::fflush(stdout);
+  if (options.request.check) {
+    // The question of --check is "does the published table still hold?": a claim that does
+    // not is the answer (3), before a cell that was not measured (said on stderr).
+    Status status = TableOutcomeStatus(*outcome);
+    if (!status && (outcome->archive_error || outcome->sitting.interrupted)) {
+      return status.error();
+    }
+    if (TableCheckFails(*outcome)) {
+      if (!status) fmt::print(stderr, "culprit: {}\n", status.error().message());
+      return kExitEffectFound;
+    }
+    if (!status) return status.error();
+    return 0;
+  }
   Status status = TableOutcomeStatus(*outcome);
   if (!status) return status.error();
   return outcome->record.verdict == Verdict::kEffect ? kExitEffectFound : 0;
@@ -125,11 +147,17 @@ std::shared_ptr<void> AddTableCommands(CLI::App& app, GlobalOptions& global,
   table->add_option("--metric", o.request.flags.metric,
                     "measure every cell by this metric: wall, cpu, max_rss, minor_faults, "
                     "major_faults, ctx_switches");
+  table->add_option("--check", o.check,
+                    "a published table to check (.csv, .md, or culprit publish .json, one "
+                    "column per file); its columns map to the --rev/--arm/commands in order, "
+                    "or are revisions");
   table->add_flag("--rebuild", o.rebuild, "rebuild even if cached");
   table->footer(
       "The first column is the baseline. culprit table [options] -- CMD_A -- CMD_B measures "
       "commands (no culprit.toml needed); {query} in them with -q gives rows.\n"
-      "Exit status: 0 no EFFECT, 3 an EFFECT, 1 error (also: a cell not measured), 2 usage.");
+      "Exit status: 0 no EFFECT, 3 an EFFECT, 1 error (also: a cell not measured), 2 usage. "
+      "With --check: 3 a published claim does not hold (tie or reversed), else as above but an "
+      "EFFECT is 0.");
   table->callback([&] { action = [&] { return CommandTable(global, o); }; });
   return options;
 }

@@ -375,6 +375,62 @@ Result<CellPlans> PlanCells(const MeasureContext& context, const TableRequest& r
   return plans;
 }
 
+/// The request a `--check` measures: the published rows (or the -q among them) and, with no
+/// column given, each published heading as a revision; the headings name the columns.
+Result<TableRequest> CheckedRequest(const TableRequest& request) {
+  if (!request.check) return request;
+  const PublishedGrid& grid = *request.check;
+  TableRequest out = request;
+  if (!request.commands.empty() && !HasPlaceholder(request.commands)) {
+    return Error::Usage("with --check, the commands need {query}: each published row is a query")
+        .WithHint("culprit table --check FILE -- './ours {query}' -- './theirs {query}'");
+  }
+  if (out.queries.empty()) out.queries = grid.rows;
+  for (const std::string& query : out.queries) {
+    if (grid.Row(query) < 0) {
+      return Error::Usage(fmt::format("-q {}: the published table {} has no such row{}", query,
+                                      grid.name, DidYouMean(query, grid.rows)))
+          .WithHint("its rows: " + Join(grid.rows, ", "));
+    }
+  }
+  if (out.revisions.empty() && out.arms.empty() && out.commands.empty()) {
+    out.revisions = grid.columns;
+  }
+  if (out.names.empty()) out.names = grid.columns;
+  return out;
+}
+
+Status CheckColumnCount(const TableRequest& request, size_t columns) {
+  if (!request.check || request.check->columns.size() == columns) return {};
+  return Error::Usage(
+             fmt::format("the published table {} has {} columns ({}), the table's flags give {}",
+                         request.check->name, request.check->columns.size(),
+                         Join(request.check->columns, ", "), columns))
+      .WithHint(
+          "give one --rev, --arm or command per published column, in its order, or none (each "
+          "heading is then a revision)");
+}
+
+std::vector<TableClaimFacts> ClaimFacts(const PublishedGrid& grid,
+                                        const std::vector<std::string>& rows,
+                                        const std::vector<Claim>& claims) {
+  std::vector<TableClaimFacts> out;
+  for (const Claim& c : claims) {
+    TableClaimFacts f;
+    f.row = c.row;
+    f.arm = c.arm;
+    f.label = std::string(ClaimLabelName(c.label));
+    const std::vector<PublishedCell>& values = grid.cells[grid.Row(rows[c.row])];
+    f.published = values[c.arm].value;
+    f.published_baseline = values[0].value;
+    f.published_ratio = c.published_ratio;
+    f.sittings = std::string(ClaimSittingsName(c.sittings));
+    f.explanation = c.explanation;
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<TableArmSet> ParseTableArm(const std::string& spec,
@@ -406,13 +462,17 @@ Result<TableArmSet> ParseTableArm(const std::string& spec,
   return TableArmSet{name.empty() ? set->Label() : name, std::move(*set)};
 }
 
-Result<TableOutcome> RunTable(const MeasureContext& context, const TableRequest& request) {
+Result<TableOutcome> RunTable(const MeasureContext& context, const TableRequest& asked) {
   const ProbeSections& config = context.config;
+  Result<TableRequest> checked = CheckedRequest(asked);
+  if (!checked) return checked.error();
+  const TableRequest& request = *checked;
   Result<std::vector<std::string>> rows = Rows(config, request);
   if (!rows) return rows.error();
   Result<std::vector<Column>> columns =
       request.commands.empty() ? ConfiguredColumns(config, request) : AdHocColumns(request);
   if (!columns) return columns.error();
+  CULPRIT_TRY(CheckColumnCount(request, columns->size()));
   if (!request.names.empty()) {
     if (request.names.size() != columns->size()) {
       return Error::Usage(
@@ -457,10 +517,20 @@ Result<TableOutcome> RunTable(const MeasureContext& context, const TableRequest&
   TableOutcome outcome;
   outcome.sitting = RunTableSitting(source, context.host, options, context.progress);
   outcome.facts = MakeFacts(outcome.sitting, *rows, units, *columns, options);
+  if (request.check) {
+    outcome.facts.check_source = request.check->name;
+    outcome.facts.claims = ClaimFacts(*request.check, *rows,
+                                      CheckClaims(*request.check, *rows, outcome.sitting.cells));
+  }
   HostIdentity identity;
   if (context.host != nullptr) identity = context.host->Identity();
   outcome.record =
       MakeTableRecord(outcome.sitting, outcome.facts, *columns, cells, identity, config.digest);
+  if (request.check) {
+    outcome.record.hypothesis =
+        fmt::format("the published table {} still says what it said", request.check->name);
+    outcome.record.details["check"] = request.check->name;
+  }
   if (!request.commands.empty()) {
     outcome.record.notes.push_back(fmt::format(
         "ad-hoc commands, run as given from the current directory (no engine build); its "
@@ -487,6 +557,16 @@ Status TableOutcomeStatus(const TableOutcome& outcome) {
                              outcome.record_path.string()));
   }
   return {};
+}
+
+bool TableCheckFails(const TableOutcome& outcome) {
+  for (const TableClaimFacts& c : outcome.facts.claims) {
+    if (c.label == ClaimLabelName(ClaimLabel::kTie) ||
+        c.label == ClaimLabelName(ClaimLabel::kReversed)) {
+      return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace culprit

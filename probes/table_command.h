@@ -13,6 +13,7 @@
 #include "base/result.h"
 #include "probes/measure_commands.h"
 #include "probes/table.h"
+#include "probes/table_check.h"
 #include "records/record.h"
 #include "records/table_payload.h"
 
@@ -34,6 +35,12 @@ struct TableRequest {
   /// `--name`: what the columns are called, in order, instead of the revisions, sets or
   /// program names; empty, or one per column.
   std::vector<std::string> names;
+  /// `--check`: a published table whose claims the sitting checks (probes/table_check.h).
+  /// Its queries are the rows unless -q chooses some of them; its columns map to the
+  /// table's columns in order: the --rev, --arm or commands given, one per published
+  /// column, or, with none given, each heading taken as a revision (--rev HEADING). The
+  /// headings name the columns unless --name does.
+  std::optional<PublishedGrid> check;
   MeasureFlags flags;
 };
 
@@ -62,5 +69,9 @@ Result<TableOutcome> RunTable(const MeasureContext& context, const TableRequest&
 /// Error after the table is shown: the archive refused the record, the sitting was
 /// interrupted, or a cell was not measured (naming the record).
 Status TableOutcomeStatus(const TableOutcome& outcome);
+
+/// With `--check`: a published claim that does not hold (tie or reversed), so the command
+/// exits 3 (base/exit_codes.h).
+bool TableCheckFails(const TableOutcome& outcome);
 
 }  // namespace culprit
