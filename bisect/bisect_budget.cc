@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "probes/sequential.h"
+
 namespace culprit {
 
 int PairsMeasured(const std::vector<BisectStepLog>& log) {
@@ -47,6 +49,23 @@ SittingOptions SittingBudget(const SittingOptions& measure, const BisectConfig& 
   // pairs could have seen. So both stop once neither verdict is within their budgets' reach
   // (a move on the band's edge is, until about half the budget).
   options.stop_when_futile = check || confirm;
+  return options;
+}
+
+int TieBudget(const SittingOptions& options) {
+  if (options.null_max_pairs <= 0) return options.max_pairs;
+  return std::clamp(options.null_max_pairs, options.min_pairs,
+                    std::max(options.min_pairs, options.max_pairs));
+}
+
+SittingOptions CheckSittingBudget(const SittingOptions& check, const TiePlan& plan) {
+  SittingOptions options = check;
+  if (plan.seek) {
+    options.null_max_pairs = std::min(plan.budget, check.max_pairs);
+    return options;
+  }
+  const std::vector<int> looks = LookSchedule(check.min_pairs, check.max_pairs);
+  options.null_max_pairs = looks.size() >= 2 ? looks[1] : looks.front();
   return options;
 }
 

@@ -10,6 +10,7 @@
 #include "bisect/bisect_config.h"
 #include "bisect/bisect_state.h"
 #include "bisect/search.h"
+#include "bisect/tie_plan.h"
 #include "probes/sitting.h"
 
 namespace culprit {
@@ -33,6 +34,19 @@ int PairsLeft(const BisectConfig& bisect, const std::vector<BisectStepLog>& log)
 /// stop once neither verdict is within reach.
 SittingOptions SittingBudget(const SittingOptions& measure, const BisectConfig& bisect,
                              BisectStepKind kind, bool max_pairs_given, int pairs_left);
+
+/// The last look at which the sitting `options` may state a NULL: its null_max_pairs (clamped
+/// as the sitting clamps it), or its max_pairs.
+int TieBudget(const SittingOptions& options);
+
+/// A check's options (SittingBudget's, kind kCheck) with `plan` (PlanTie) applied. A tie
+/// sought: NULL's looks end at plan.budget, and the check's budget is raised to it, never
+/// beyond `check`'s own max_pairs (PlanTie's cap). A tie not sought: NULL's looks end at the
+/// check's second look, where no NULL can be stated (a NULL needs PairsToSightTail pairs at
+/// NULL's share of α there, more than the look holds with [measure]'s defaults), so the
+/// looks and EFFECT's spending are the check's as before, and the futility stop ends the
+/// sitting once no move is within reach of its last look.
+SittingOptions CheckSittingBudget(const SittingOptions& check, const TiePlan& plan);
 
 /// The search's options for a range (or part) of `n` commits whose endpoint sitting (the
 /// confirmation or a check) took `endpoint_pairs` pairs, with `pairs_left` (PairsLeft, counting

@@ -1,0 +1,118 @@
+#include "bisect/tie_plan.h"
+
+#include <algorithm>
+#include <cassert>
+#include <climits>
+#include <cmath>
+#include <map>
+#include <numbers>
+#include <tuple>
+
+#include "probes/sequential.h"
+#include "probes/sitting.h"
+#include "probes/statistics.h"
+#include "probes/verdict.h"
+
+namespace culprit {
+
+std::optional<PairNoise> PooledPairNoise(std::span<const Observation> observations) {
+  // Sums per group: the pairs of one commit against one baseline (a verification's apart,
+  // though they compare the same builds: they are kept as the sitting they were).
+  struct Sums {
+    double sum = 0, sum_sq = 0;
+    int n = 0;
+  };
+  std::map<std::tuple<int, int, bool>, Sums> groups;
+  for (const Observation& o : observations) {
+    Sums& g = groups[{o.commit, o.baseline, o.verification}];
+    for (double d : o.d) {
+      if (!std::isfinite(d)) continue;
+      g.sum += d;
+      g.sum_sq += d * d;
+      ++g.n;
+    }
+  }
+  PairNoise noise;
+  double ss = 0;
+  for (const auto& [key, g] : groups) {
+    if (g.n == 0) continue;
+    noise.pairs += g.n;
+    noise.dof += g.n - 1;
+    ss += std::max(0.0, g.sum_sq - g.sum * g.sum / g.n);
+  }
+  if (noise.dof < kMinNoiseDof) return std::nullopt;
+  noise.sd = std::sqrt(ss / noise.dof);
+  return noise;
+}
+
+int TiePairsNeeded(double noise, double band, double confidence, double power, int min_pairs,
+                   int null_max_pairs) {
+  assert(band > 0 && confidence > 0 && confidence < 1 && power > 0 && power < 1);
+  assert(min_pairs >= 1);
+  const double alpha = 1 - confidence;
+  // NULL's share at its last look, as a check's sitting spends it (Pocock over its looks).
+  const std::vector<int> looks =
+      StoppableLooks(LookSchedule(min_pairs, std::max(min_pairs, null_max_pairs)), alpha,
+                     Spending::kPocock, kPairsPerBlock);
+  const double last_alpha = SpendAlpha(alpha, looks, Spending::kPocock).back();
+  const double z = NormalQuantile(1 - last_alpha / 2) + NormalQuantile((1 + power) / 2);
+  const double tau = BandEdge(band);
+  const double n = std::numbers::pi / 3 * std::pow(z * std::max(0.0, noise) / tau, 2);
+  if (!(n < INT_MAX / 2)) return INT_MAX;
+  return std::max({min_pairs, PairsToSightTail(last_alpha), static_cast<int>(std::ceil(n))});
+}
+
+namespace {
+
+// The pairs a tie needs at `power`, read at the NULL schedule that holds them: the least of
+// `from`, 2·from, 4·from, … whose last look is at or past its own need (a doubling schedule's
+// last share of α is the same whatever its length, so this settles at once in practice).
+int NeedAtFittingSchedule(double noise, double band, double confidence, double power, int min_pairs,
+                          int from) {
+  int need = INT_MAX;
+  for (long long b = std::max(from, min_pairs); b < INT_MAX / 2; b *= 2) {
+    need = TiePairsNeeded(noise, band, confidence, power, min_pairs, static_cast<int>(b));
+    if (need <= b) break;
+  }
+  return need;
+}
+
+}  // namespace
+
+TiePlan PlanTie(std::optional<PairNoise> noise, double band, double confidence, int min_pairs,
+                int tie_budget, int cap, bool prove_first) {
+  TiePlan plan;
+  cap = std::max(cap, 1);
+  tie_budget = std::clamp(tie_budget, 1, cap);
+  plan.budget = tie_budget;
+  // A spread from fewer pairs than the tie would take is not trusted: a quiet host's few
+  // dozen pairs hold an outlier or two, or none, and their spread swings by a factor of five.
+  if (!noise || noise->pairs < tie_budget) {
+    if (prove_first) plan.budget = cap;
+    return plan;
+  }
+  plan.noise = noise->sd;
+  plan.pairs_needed =
+      NeedAtFittingSchedule(noise->sd, band, confidence, kShowPower, min_pairs, tie_budget);
+  plan.pairs_to_prove =
+      NeedAtFittingSchedule(noise->sd, band, confidence, kProvePower, min_pairs, tie_budget);
+  if (!prove_first) {
+    plan.seek = plan.pairs_needed <= tie_budget;
+    return plan;
+  }
+  // The least budget from tie_budget doubling (cap the last) that holds the proof's pairs.
+  plan.seek = true;
+  for (long long b = tie_budget;; b *= 2) {
+    const int budget = static_cast<int>(std::min<long long>(b, cap));
+    if (TiePairsNeeded(noise->sd, band, confidence, kProvePower, min_pairs, budget) <= budget) {
+      plan.budget = budget;
+      return plan;
+    }
+    if (budget >= cap) break;
+  }
+  plan.budget = cap;
+  plan.short_of_proof = true;
+  return plan;
+}
+
+}  // namespace culprit

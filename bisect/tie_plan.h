@@ -1,0 +1,82 @@
+#pragma once
+
+// Whether a check should seek a tie, from the noise the bisect already measured. A tie of
+// the part before a change ("parent against the good end within the band") is what shows
+// the change is the first bad commit; on a noisy host it takes hundreds of pairs, and a check
+// that seeks it within [measure]'s 160 spends them and shows it in a few percent of bisects.
+// So the pairs a tie needs are predicted first, from pairs the tie will not use (the search's,
+// the verification's, the endpoint sitting's), and the tie is sought only when the prediction
+// fits the check's budget; `--prove-first` seeks it with a budget that holds the prediction.
+// Pure functions: no I/O, no world.
+
+#include <optional>
+#include <span>
+
+#include "bisect/search_model.h"
+
+namespace culprit {
+
+/// The spread of one pair's log-ratio d, pooled from batches whose pairs share a mean.
+struct PairNoise {
+  double sd = 0;  ///< Pooled sample standard deviation of d (outliers included).
+  int pairs = 0;  ///< Pairs it was computed from.
+  int dof = 0;    ///< Degrees of freedom: pairs minus the groups they fell in.
+};
+
+/// Fewer degrees of freedom than this give no PairNoise: too few pairs to predict from.
+inline constexpr int kMinNoiseDof = 10;
+
+/// The pooled sample standard deviation of d over `observations`, each group of pairs of one
+/// commit against one baseline (verification pairs apart) centred on its own mean: every pair
+/// of such a group compares the same two builds, so whatever the first bad commit is, they
+/// share a mean, and the pooled spread is the noise of one pair with no model assumed. The
+/// sample deviation, not the search's Student-t scale: a tie's mean ratio is read from a
+/// t-interval, which the outliers widen. nullopt with fewer than kMinNoiseDof degrees of
+/// freedom.
+std::optional<PairNoise> PooledPairNoise(std::span<const Observation> observations);
+
+/// The chance that a tie is shown, at a true ratio of exactly 1, that TiePairsNeeded plans
+/// for: kShowPower for "≈ N pairs" and whether a tie is sought within a check's budget (the
+/// pairs at which it is shown about half the time), kProvePower for the budget `--prove-first`
+/// seeks it with.
+inline constexpr double kShowPower = 0.5;
+inline constexpr double kProvePower = 0.9;
+
+/// Pairs a check with NULL's last look at `null_max_pairs` (looks from `min_pairs` doubling,
+/// Pocock spending of 1 - `confidence`) needs to show a tie within ±`band` with probability
+/// `power` when the true ratio is 1 and one pair's d has standard deviation `noise`:
+///   n = (π/3) · ((z_{1-α/2} + z_{(1+power)/2}) · noise / τ)²,
+/// α the NULL's share at its last look, τ = ln(1 + band): the t-interval of the mean log ratio
+/// and the Hodges–Lehmann interval (√(π/3) wider on normal noise) both inside (−τ, τ) when
+/// the estimate strays less than z_{(1+power)/2} standard errors from 0. At least
+/// PairsToSightTail(α) (a NULL needs them). Monotone in `noise`; INT_MAX when it would not
+/// fit an int; min_pairs at noise 0. Requires band > 0, 0 < confidence < 1,
+/// 0 < power < 1, 1 <= min_pairs.
+int TiePairsNeeded(double noise, double band, double confidence, double power, int min_pairs,
+                   int null_max_pairs);
+
+/// What a check does about a tie.
+struct TiePlan {
+  /// Seek the tie (within `budget` pairs). False: the check hunts a further move only.
+  bool seek = true;
+  /// The pairs NULL's looks may go to when seeking; the check's own tie budget otherwise.
+  int budget = 0;
+  /// ≈ the pairs a tie needs (kShowPower); 0 when nothing predicted it (no PairNoise).
+  int pairs_needed = 0;
+  /// The pairs `--prove-first` plans for (kProvePower); 0 as pairs_needed.
+  int pairs_to_prove = 0;
+  /// `--prove-first`: its cap holds fewer than pairs_to_prove (sought anyway, with the cap).
+  bool short_of_proof = false;
+  double noise = 0;  ///< The PairNoise sd it was predicted from (0: none).
+};
+
+/// The plan of a check whose tie budget is `tie_budget` (its NULL's last look) and whose whole
+/// budget is `cap` (its last look; a move is hunted up to it). Without `noise` the tie is
+/// sought within tie_budget, as before any prediction. Otherwise, without `prove_first`, it
+/// is sought within tie_budget only when pairs_needed fits it; with `prove_first` it is sought
+/// within the least of tie_budget, tie_budget·2, ·4, … (and cap) that holds pairs_to_prove,
+/// and within cap when none does (short_of_proof). The budgets considered never exceed cap.
+TiePlan PlanTie(std::optional<PairNoise> noise, double band, double confidence, int min_pairs,
+                int tie_budget, int cap, bool prove_first);
+
+}  // namespace culprit
