@@ -9,7 +9,7 @@ Status ReadBisectSection(const ConfigTable& root, BisectConfig* bisect) {
   if (!table) return table.error();
   CULPRIT_TRY(table->CheckKeys(
       "bisect", {"target_probability", "max_builds", "max_pairs", "pairs_per_step", "max_changes",
-                 "confirm_max_pairs", "check_max_pairs", "max_total_pairs"}));
+                 "confirm_max_pairs", "check_max_pairs", "max_total_pairs", "prove_first"}));
   CULPRIT_TRY(table->ReadDouble("bisect", "target_probability", &bisect->target_probability, 0, 1));
   CULPRIT_TRY(table->ReadInt("bisect", "max_builds", &bisect->max_builds, 0));
   CULPRIT_TRY(table->ReadInt("bisect", "max_pairs", &bisect->max_pairs, 0));
@@ -20,6 +20,7 @@ Status ReadBisectSection(const ConfigTable& root, BisectConfig* bisect) {
   CULPRIT_TRY(table->ReadInt("bisect", "check_max_pairs", &bisect->check_max_pairs, 0,
                              MeasureConfig::kMaxPairs));
   CULPRIT_TRY(table->ReadInt("bisect", "max_total_pairs", &bisect->max_total_pairs, 0));
+  CULPRIT_TRY(table->ReadBool("bisect", "prove_first", &bisect->prove_first));
   return {};
 }
 

@@ -41,6 +41,11 @@ struct BisectConfig {
   /// check is given at most what is left; a part the cap leaves unchecked or unsearched is
   /// reported as unplaced, with the cap as the reason, never dropped.
   int max_total_pairs = 0;
+  /// Seek the tie that shows the earliest change is the first bad commit with a budget that
+  /// holds the pairs it is predicted to need (up to the check's whole budget,
+  /// confirm_max_pairs), as `bisect run --prove-first` does. Off: a check seeks that tie only
+  /// when the prediction fits check_max_pairs, and otherwise says how many pairs it would take.
+  bool prove_first = false;
 };
 
 /// Reads [bisect].

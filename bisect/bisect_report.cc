@@ -117,7 +117,10 @@ nlohmann::json SegmentJson(const BisectSegment& s, const std::vector<std::string
           {"pairs", s.pairs},
           {"check_record", s.check_record},
           {"outcome", SegmentOutcomeName(s.outcome)},
-          {"reason", s.reason}};
+          {"reason", s.reason},
+          {"tie_sought", s.tie_sought},
+          {"tie_pairs_needed", s.tie_pairs_needed},
+          {"tie_budget", s.tie_budget}};
 }
 
 nlohmann::json DecompositionJson(const Decomposition& d) {
@@ -134,19 +137,40 @@ std::string NotShownFirstLine(const std::vector<BisectSegment>& segments,
                               const BisectSegment& earliest,
                               const std::vector<std::string>& commits) {
   std::string before = fmt::format("{} was not checked", Span(commits, 0, earliest.first - 1));
+  // The most pairs a tie before it was predicted to need where a check did not seek it, or
+  // sought it with --prove-first's cap short of them.
+  int not_sought = 0, short_of = 0, sought_within = 0;
   for (const BisectSegment& s : segments) {
+    const bool before_it = s.hi < earliest.first && CheckMeasured(s) &&
+                           s.check == SegmentCheck::kUndecided && s.tie_pairs_needed > 0;
+    if (before_it && !s.tie_sought) not_sought = std::max(not_sought, s.tie_pairs_needed);
+    if (before_it && s.tie_sought && s.tie_short) {
+      short_of = std::max(short_of, s.tie_pairs_needed);
+      sought_within = std::max(sought_within, s.tie_budget);
+    }
     if (s.lo != 0 || s.hi != earliest.first - 1) continue;
     if (!CheckMeasured(s) && !s.reason.empty()) before += " (" + s.reason + ")";
     if (CheckMeasured(s)) {
-      before = fmt::format("{} against {} {} ({} at {} confidence, {} pairs)",
-                           ShortCommit(commits[s.hi]), ShortCommit(commits[0]), CheckMeaning(s),
+      before = fmt::format("{} against {} {}{} ({} at {} confidence, {} pairs)",
+                           ShortCommit(commits[s.hi]), ShortCommit(commits[0]),
+                           s.tie_sought ? "" : "checked for a further move only: ", CheckMeaning(s),
                            fmt::format("{:.3f} [{:.3f}, {:.3f}]", s.ratio, s.low, s.high),
                            FormatProbability(s.confidence), s.pairs);
     }
   }
+  std::string take;
+  if (not_sought > 0) {
+    take = fmt::format("showing it would take ≈ {} pairs (`--prove-first`); ",
+                       RoundedPairs(not_sought));
+  } else if (short_of > 0) {
+    take = fmt::format(
+        "showing it would take ≈ {} pairs, more than the {} a check may spend ([bisect] "
+        "confirm_max_pairs), which did not show it; ",
+        RoundedPairs(short_of), sought_within);
+  }
   return fmt::format(
-      "NOT SHOWN TO BE THE FIRST BAD COMMIT: {}: {}; a change before it is not ruled out\n",
-      ShortCommit(commits[earliest.change]), before);
+      "NOT SHOWN TO BE THE FIRST BAD COMMIT: {}: {}{}; a change before it is not ruled out\n",
+      ShortCommit(commits[earliest.change]), take, before);
 }
 
 // Why an unplaced segment holds a move no change was named for.
@@ -155,6 +179,10 @@ std::string UnplacedReason(const BisectSegment& s) {
   const bool moves = s.check == SegmentCheck::kSame || s.check == SegmentCheck::kOpposite;
   if (moves && s.outcome == SegmentOutcome::kUnsearched) return s.reason;
   if (moves) return "its search verified no change: " + s.reason;
+  if (!s.tie_sought) {
+    return "its check hunted a further move only, and found none within reach" +
+           (s.reason.empty() ? std::string() : "; " + s.reason);
+  }
   if (!s.reason.empty()) return "its check could not tell a tie from a change: " + s.reason;
   return "its check could not tell a tie from a change";
 }
@@ -474,6 +502,41 @@ std::string CheckStepLine(const BisectStepLog& log, const BisectSegment& segment
       log.step, ShortCommit(log.commit), segment.hi, commits.size() - 1, log.pairs, log.ratio,
       log.low, log.high, ShortCommit(commits[segment.lo]), segment.lo,
       verdict ? VerdictName(*verdict) : "-", SegmentCheckName(segment.check));
+}
+
+int RoundedPairs(int pairs) {
+  if (pairs < 100) return pairs;
+  const int unit = pairs < 1000 ? 10 : 100;
+  return static_cast<int>(std::lround(static_cast<double>(pairs) / unit)) * unit;
+}
+
+std::string CheckPlanText(const TiePlan& plan, int tie_budget) {
+  if (!plan.seek) {
+    return fmt::format(
+        "; a further move only: a tie would take ≈ {} pairs at this noise ({:.3f} per pair), "
+        "more than its {}",
+        RoundedPairs(plan.pairs_needed), plan.noise, tie_budget);
+  }
+  if (plan.budget <= tie_budget) return "";
+  return fmt::format("; a tie sought within {} pairs (--prove-first: ≈ {} needed{})", plan.budget,
+                     RoundedPairs(plan.pairs_to_prove),
+                     plan.short_of_proof ? ", more than the check may spend" : "");
+}
+
+std::string UndecidedTieText(const BisectSegment& segment, int tie_budget) {
+  if (!segment.tie_sought) {
+    return fmt::format(
+        "a tie was not sought: showing one would take ≈ {} pairs at this noise, more than the "
+        "check's {} ([bisect] check_max_pairs)",
+        RoundedPairs(segment.tie_pairs_needed), tie_budget);
+  }
+  if (segment.tie_short) {
+    return fmt::format(
+        "a tie would take ≈ {} pairs at this noise, more than the {} it was sought within (the "
+        "check's cap, [bisect] confirm_max_pairs)",
+        RoundedPairs(segment.tie_pairs_needed), segment.tie_budget);
+  }
+  return "";
 }
 
 std::string SkippedStepLine(const BisectStepLog& step, const std::string& reason) {

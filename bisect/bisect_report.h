@@ -16,6 +16,7 @@
 #include "bisect/bisect_state.h"
 #include "bisect/claims.h"
 #include "bisect/search.h"
+#include "bisect/tie_plan.h"
 #include "engine/engine_config.h"
 #include "engine/history.h"
 #include "probes/measure_commands.h"
@@ -94,6 +95,20 @@ std::string SearchStepLine(const BisectStepLog& step, int n, const BisectSearch&
 std::string CheckStepLine(const BisectStepLog& step, const BisectSegment& segment,
                           const std::vector<std::string>& commits,
                           const std::optional<Verdict>& verdict);
+
+/// `pairs` as "≈ N" says it: exact below 100, to the nearest 10 below 1000, to the nearest
+/// 100 from there.
+int RoundedPairs(int pairs);
+
+/// What the line announcing a check adds about its tie (`plan`; `tie_budget`, the check's own):
+/// "" when the tie is sought within the check's budget, as always; else that only a further
+/// move is hunted and what a tie would take, or the larger budget `--prove-first` gives it.
+std::string CheckPlanText(const TiePlan& plan, int tie_budget);
+
+/// The reason an undecided check of `segment` (its tie_* fields set from the plan) gives for
+/// its tie, or "": not sought and what it would take (`tie_budget` the check's own), or
+/// sought by `--prove-first` within a cap short of what it was predicted to need.
+std::string UndecidedTieText(const BisectSegment& segment, int tie_budget);
 
 /// The progress line of a commit the search skips: it could not be built or measured, for
 /// `reason` (its first line is said).

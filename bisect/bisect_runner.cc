@@ -13,6 +13,7 @@
 #include "bisect/bisect_budget.h"
 #include "bisect/claims.h"
 #include "bisect/range_split.h"
+#include "bisect/tie_plan.h"
 #include "engine/file_lock.h"
 #include "probes/comparison.h"
 #include "probes/log_interval.h"
@@ -84,6 +85,11 @@ class BisectRunner::Session {
   /// One sitting of commits[a] (arm A) against commits[b] (arm B) with the full sequential
   /// design of [measure], archived as a bisect-step record of kind `kind`.
   Result<ComparisonOutcome> Sitting(int a, int b, BisectStepKind kind);
+  Result<ComparisonOutcome> Sitting(int a, int b, BisectStepKind kind,
+                                    const SittingOptions& options);
+  /// What the check of segment `k` does about a tie (PlanTie): predicted from the noise of
+  /// the last search's pairs, none of which the check will measure.
+  TiePlan PlanCheckTie(int k, const SittingOptions& check) const;
   /// The search's options for a range of `n` commits whose endpoint sitting (the
   /// confirmation or a check) took `endpoint_pairs` pairs (MakeSearchOptions).
   SearchOptions SearchBudget(int n, int endpoint_pairs) const;
@@ -235,6 +241,7 @@ Result<BisectReport> BisectRunner::Session::Start(const BisectRequest& request) 
   state_.descended_from = request.descended_from;
   state_.max_pairs = request.flags.max_pairs.value_or(0);
   state_.seed = request.flags.seed.value_or(0);
+  state_.prove_first = request.prove_first;
   state_.config_digest = config_.digest;
   state_.commits.push_back(*good);
   for (const CommitInfo& commit : *range) state_.commits.push_back(commit.id);
@@ -300,9 +307,24 @@ Result<BisectReport> BisectRunner::Session::Continue(BisectState state) {
 }
 
 Result<ComparisonOutcome> BisectRunner::Session::Sitting(int a, int b, BisectStepKind kind) {
-  return recorder_.RunSitting(
-      state_, a, b, kind,
-      SittingBudget(options_, config_.bisect, kind, max_pairs_given_, PairsLeft()));
+  return Sitting(a, b, kind,
+                 SittingBudget(options_, config_.bisect, kind, max_pairs_given_, PairsLeft()));
+}
+
+Result<ComparisonOutcome> BisectRunner::Session::Sitting(int a, int b, BisectStepKind kind,
+                                                         const SittingOptions& options) {
+  return recorder_.RunSitting(state_, a, b, kind, options);
+}
+
+TiePlan BisectRunner::Session::PlanCheckTie(int k, const SittingOptions& check) const {
+  std::optional<PairNoise> noise;
+  if (search_) noise = PooledPairNoise(search_->observations());
+  // --prove-first asks more only of the tie that earns the label; any other part's tie is
+  // sought when it fits the check's budget, as without it.
+  const bool prove =
+      (state_.prove_first || config_.bisect.prove_first) && TieEarnsFirst(state_.segments, k);
+  return PlanTie(noise, check.band, check.confidence, check.min_pairs, TieBudget(check),
+                 check.max_pairs, prove);
 }
 
 SearchOptions BisectRunner::Session::SearchBudget(int n, int endpoint_pairs) const {
@@ -499,10 +521,19 @@ Result<BisectReport> BisectRunner::Session::Advance() {
       CULPRIT_TRY(Save());
       continue;
     }
+    const SittingOptions check = SittingBudget(options_, config_.bisect, BisectStepKind::kCheck,
+                                               max_pairs_given_, PairsLeft());
+    const TiePlan plan = PlanCheckTie(k, check);
+    segment.tie_sought = plan.seek;
+    segment.tie_pairs_needed = plan.pairs_needed;
+    segment.tie_budget = plan.seek ? std::min(plan.budget, check.max_pairs) : 0;
+    segment.tie_short = plan.short_of_proof;
     reporter_.Line(fmt::format(
-        "checking what the changes found leave unexplained: {} against {} in one sitting",
-        ShortCommit(state_.commits[segment.hi]), ShortCommit(state_.commits[segment.lo])));
-    Result<ComparisonOutcome> outcome = Sitting(segment.lo, segment.hi, BisectStepKind::kCheck);
+        "checking what the changes found leave unexplained: {} against {} in one sitting{}",
+        ShortCommit(state_.commits[segment.hi]), ShortCommit(state_.commits[segment.lo]),
+        CheckPlanText(plan, TieBudget(check))));
+    Result<ComparisonOutcome> outcome =
+        Sitting(segment.lo, segment.hi, BisectStepKind::kCheck, CheckSittingBudget(check, plan));
     if (!outcome) return outcome.error();
     state_.records.push_back(outcome->record.id);
     if (outcome->sitting.interrupted) return Interrupted();
@@ -513,6 +544,8 @@ Result<BisectReport> BisectRunner::Session::Advance() {
     if (outcome->sitting.failure) {
       segment.check = SegmentCheck::kUndecided;
       segment.reason = "its runs kept failing: " + outcome->sitting.failure->message();
+    } else if (segment.check == SegmentCheck::kUndecided) {
+      segment.reason = UndecidedTieText(segment, TieBudget(check));
     }
     BisectStepLog log = SittingLog(static_cast<int>(state_.log.size()) + 1, BisectStepKind::kCheck,
                                    segment.lo, segment.hi, state_.commits, *outcome);
@@ -769,6 +802,7 @@ Result<BisectReport> BisectRunner::Resume() {
   request.query = state->query;
   if (state->max_pairs > 0) request.flags.max_pairs = state->max_pairs;
   if (state->seed != 0) request.flags.seed = state->seed;
+  request.prove_first = state->prove_first;
   Result<BisectReport> report = [&] {
     Session session(config_, engine_, host_, reporter_, std::move(*lock));
     return session.Continue(std::move(*state));

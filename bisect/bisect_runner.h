@@ -46,6 +46,10 @@ struct BisectRequest {
   /// have come in with that merge, and a branch that does not move on its own is said to move
   /// only once merged.
   std::string descended_from;
+  /// `--prove-first`: the tie that shows the earliest change is the first bad commit is
+  /// sought with a budget that holds the pairs it is predicted to need (bisect/tie_plan.h),
+  /// as [bisect] prove_first does.
+  bool prove_first = false;
 };
 
 /// Where the bisect's state and lock live: <config dir>/.culprit/.

@@ -129,7 +129,11 @@ std::string BisectStateToJson(const BisectState& s) {
                         {"verify_confidence", g.verify_confidence},
                         {"verification_pairs", g.verification_pairs},
                         {"probability", g.probability},
-                        {"reason", g.reason}});
+                        {"reason", g.reason},
+                        {"tie_sought", g.tie_sought},
+                        {"tie_pairs_needed", g.tie_pairs_needed},
+                        {"tie_budget", g.tie_budget},
+                        {"tie_short", g.tie_short}});
   }
   json j = {{"schema", s.schema},
             {"run_id", s.run_id},
@@ -143,6 +147,7 @@ std::string BisectStateToJson(const BisectState& s) {
             {"descended_from", s.descended_from},
             {"max_pairs", s.max_pairs},
             {"seed", s.seed},
+            {"prove_first", s.prove_first},
             {"speedup", s.speedup},
             {"commits", s.commits},
             {"search", s.search_json.empty() ? json() : json::parse(s.search_json)},
@@ -217,6 +222,11 @@ Result<BisectSegment> SegmentFromJson(const json& g, int n, std::string_view sou
   seg.verification_pairs = g.at("verification_pairs").get<int>();
   seg.probability = g.at("probability").get<double>();
   seg.reason = g.at("reason").get<std::string>();
+  // Absent in states written before a check's tie was planned: it was always sought.
+  seg.tie_sought = g.value("tie_sought", true);
+  seg.tie_pairs_needed = g.value("tie_pairs_needed", 0);
+  seg.tie_budget = g.value("tie_budget", 0);
+  seg.tie_short = g.value("tie_short", false);
   // A verified change lies inside its segment, first..change, both past the good end; a
   // segment without one has neither. Anything else would index past the range's commits.
   const bool none = seg.first == -1 && seg.change == -1;
@@ -277,6 +287,7 @@ Result<BisectState> BisectStateFromJson(std::string_view text, std::string_view 
     // Absent in states written before run's flags were kept.
     s.max_pairs = j.value("max_pairs", 0);
     s.seed = j.value("seed", uint64_t{0});
+    s.prove_first = j.value("prove_first", false);
     s.speedup = j.at("speedup").get<bool>();
     s.commits = j.at("commits").get<std::vector<std::string>>();
     if (s.commits.size() < 2) {

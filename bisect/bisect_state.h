@@ -112,6 +112,14 @@ struct BisectSegment {
   int verification_pairs = 0;
   double probability = 0;
   std::string reason;
+  /// What the check did about a tie (TiePlan, bisect/tie_plan.h): false when it hunted a
+  /// further move only, a tie being predicted not to fit its budget; the pairs a tie was
+  /// predicted to need (0: nothing predicted them), and within how many it was sought;
+  /// `tie_short`: `--prove-first` sought it with a cap below the pairs predicted.
+  bool tie_sought = true;
+  int tie_pairs_needed = 0;
+  int tie_budget = 0;
+  bool tie_short = false;
 };
 
 /// The step in flight when the state was saved: the pairs of its batches so far. The search
@@ -141,6 +149,9 @@ struct BisectState {
   /// the budgets and the order it was started with.
   int max_pairs = 0;
   uint64_t seed = 0;
+  /// `bisect run --prove-first`: the tie that shows the first bad commit is sought with a
+  /// budget that holds the pairs it is predicted to need.
+  bool prove_first = false;
   bool speedup = false;              ///< The bad end is faster: d's sign is flipped for the search.
   std::vector<std::string> commits;  ///< Index 0 = good, N = bad; full ids.
   std::string search_json;           ///< BisectSearch::ToJson.

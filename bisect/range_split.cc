@@ -105,6 +105,12 @@ bool FirstChangeIsFirst(const std::vector<BisectSegment>& segments) {
   return true;
 }
 
+bool TieEarnsFirst(const std::vector<BisectSegment>& segments, int k) {
+  const int earliest = EarliestChange(segments);
+  if (earliest < 0 || k < 0 || k >= static_cast<int>(segments.size())) return false;
+  return segments[k].hi < segments[earliest].first;
+}
+
 std::vector<int> UnplacedSegments(const std::vector<BisectSegment>& segments) {
   std::vector<int> out;
   for (size_t k = 0; k < segments.size(); ++k) {

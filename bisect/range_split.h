@@ -53,6 +53,11 @@ int EarliestChange(const std::vector<BisectSegment>& segments);
 /// not checked, never allow it.
 bool FirstChangeIsFirst(const std::vector<BisectSegment>& segments);
 
+/// Whether a tie of segment `k` is one FirstChangeIsFirst would count for the earliest
+/// change found so far: the segment lies wholly before it. A tie of any other part (after a
+/// change, or before a later one) shows no change to be the first bad commit.
+bool TieEarnsFirst(const std::vector<BisectSegment>& segments, int k);
+
 /// Segments that hold a move nothing placed: checked "same" or "opposite" but unsearched or
 /// searched without a verified change, or "undecided". Ordered by lo.
 std::vector<int> UnplacedSegments(const std::vector<BisectSegment>& segments);

@@ -166,6 +166,10 @@ std::shared_ptr<void> AddInvestigationCommands(CLI::App& app, GlobalOptions& glo
   run_cmd->add_option("--confirmed-by", bisect.request.confirmed_by,
                       "a record id: a `culprit compare` of --good against --bad that found the "
                       "move, used as the confirmation instead of measuring it again");
+  run_cmd->add_flag("--prove-first", bisect.request.prove_first,
+                    "seek the tie that shows the change is the first bad commit with the pairs "
+                    "it is predicted to need, up to the check's budget (default: only when it "
+                    "fits [bisect] check_max_pairs; also [bisect] prove_first)");
   run_cmd->add_flag("--all-parents", bisect.all_parents,
                     "refused, with the reason: the search runs on the first-parent chain and "
                     "descends into a merge it lands on (docs/bisect.md, \"Merges\")");

@@ -6,7 +6,7 @@
 //   bisect-sim [--trials 200] [--seed 1] [--quick] [--scenarios] [--no-outliers]
 //              [--no-drift] [--cell N,EFFECT,SIGMA,UNBUILDABLE] [--search-only] [--verbose]
 //              [--confirm-max-pairs N] [--check-max-pairs N] [--search-max-pairs N]
-//              [--max-builds N] [--scenario NAME]...
+//              [--max-builds N] [--prove-first] [--scenario NAME]...
 //
 // The default grid is one change (N = 100 and 1000; 5/10/18% effects; 5/10/24% noise; with
 // and without 10% unbuildable commits); --quick keeps N = 100 without unbuildable commits;
@@ -16,7 +16,8 @@
 // runner: the search model's own figures, for tuning the search). Deterministic: the same
 // flags print the same table. --verbose prints each cell's first inconclusive report;
 // --confirm-max-pairs, --check-max-pairs, --search-max-pairs and --max-builds set [bisect]'s
-// confirm_max_pairs, check_max_pairs, max_pairs and max_builds (to compare choices).
+// confirm_max_pairs, check_max_pairs, max_pairs and max_builds (to compare choices);
+// --prove-first sets [bisect] prove_first (`bisect run --prove-first`).
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -41,7 +42,7 @@ int Usage(const std::string& message) {
                "usage: bisect-sim [--trials N] [--seed S] [--quick] [--scenarios] "
                "[--no-outliers] [--no-drift] [--cell N,EFFECT,SIGMA,UNBUILDABLE] "
                "[--search-only] [--verbose] [--confirm-max-pairs N] [--check-max-pairs N] "
-               "[--search-max-pairs N] [--max-builds N] [--scenario NAME]\n",
+               "[--search-max-pairs N] [--max-builds N] [--prove-first] [--scenario NAME]\n",
                message.c_str());
   return 2;
 }
@@ -160,6 +161,8 @@ int main(int argc, char** argv) {
                     : arg == "--max-builds"      ? bisect.max_builds
                                                  : bisect.max_pairs;
       budget = static_cast<int>(v);
+    } else if (arg == "--prove-first") {
+      bisect.prove_first = true;
     } else if (arg == "--verbose") {
       verbose = true;
     } else if (arg == "--search-only") {
@@ -213,8 +216,9 @@ int main(int argc, char** argv) {
              seed, base.drift_step, 100 * base.outlier_rate,
              search_only ? "BisectSearch alone (not the runner)"
                          : fmt::format("culprit = `bisect run` (BisectRunner, default [measure]; "
-                                       "[bisect] confirm_max_pairs {}, check_max_pairs {})",
-                                       bisect.confirm_max_pairs, bisect.check_max_pairs));
+                                       "[bisect] confirm_max_pairs {}, check_max_pairs {}{})",
+                                       bisect.confirm_max_pairs, bisect.check_max_pairs,
+                                       bisect.prove_first ? ", prove_first" : ""));
   fmt::print(
       "builds: build attempts between the endpoints; pairs: every paired run culprit measured "
       "(max: the most in one trial); naive: candidate runs; NR: NOT REPRODUCIBLE\n\n");

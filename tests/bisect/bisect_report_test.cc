@@ -262,6 +262,90 @@ TEST(BisectReportText, CommitWithoutFactsIsNamedWithoutThem) {
   EXPECT_EQ(record.details.count("changed_files"), 0u);
 }
 
+TEST(BisectReportText, ATieNotSoughtSaysWhatShowingItWouldTake) {
+  // The part before the change was checked for a further move only: a tie was predicted to
+  // need about 550 pairs, more than the check's 160.
+  Searched s;
+  BisectSegment& before = s.state.segments[1];
+  before.check = SegmentCheck::kUndecided;
+  before.low = 0.90;
+  before.high = 1.11;
+  before.pairs = 40;
+  before.tie_sought = false;
+  before.tie_pairs_needed = 549;
+  before.reason = UndecidedTieText(before, 160);
+  EXPECT_EQ(before.reason,
+            "a tie was not sought: showing one would take ≈ 550 pairs at this noise, more than "
+            "the check's 160 ([bisect] check_max_pairs)");
+  Record record;
+  BisectReport report;
+  Result<std::string> text = SearchedEnding(s.facts, record, report);
+  ASSERT_TRUE(text) << text.error().message();
+  EXPECT_TRUE(text->starts_with("CHANGE " + s.state.commits[3])) << *text;
+  EXPECT_EQ(text->find("CULPRIT"), std::string::npos) << *text;
+  EXPECT_NE(text->find("NOT SHOWN TO BE THE FIRST BAD COMMIT: 3333333333: showing it would take "
+                       "≈ 550 pairs (`--prove-first`); 2222222222 against 0000000000 checked for "
+                       "a further move only: neither a tie nor a move beyond the band "
+                       "(undecided) (1.000 [0.900, 1.110] at 95% confidence, 40 pairs); a change "
+                       "before it is not ruled out\n"),
+            std::string::npos)
+      << *text;
+  EXPECT_NE(text->find("UNPLACED: 0000000000..2222222222 ×1.000 [0.900, 1.110] (commits after "
+                       "0000000000 up to 2222222222): its check hunted a further move only, and "
+                       "found none within reach; a tie was not sought: showing one would take ≈ "
+                       "550 pairs"),
+            std::string::npos)
+      << *text;
+  EXPECT_EQ(record.details["culprit_is_first"], "no");
+}
+
+TEST(BisectReportText, ProveFirstShortOfTheTieSaysSo) {
+  Searched s;
+  BisectSegment& before = s.state.segments[1];
+  before.check = SegmentCheck::kUndecided;
+  before.low = 0.90;
+  before.high = 1.11;
+  before.pairs = 1280;
+  before.tie_pairs_needed = 2500;
+  before.tie_budget = 1280;
+  before.tie_short = true;
+  Record record;
+  BisectReport report;
+  Result<std::string> text = SearchedEnding(s.facts, record, report);
+  ASSERT_TRUE(text) << text.error().message();
+  EXPECT_NE(text->find("NOT SHOWN TO BE THE FIRST BAD COMMIT: 3333333333: showing it would take "
+                       "≈ 2500 pairs, more than the 1280 a check may spend ([bisect] "
+                       "confirm_max_pairs), which did not show it; 2222222222 against "
+                       "0000000000 neither a tie"),
+            std::string::npos)
+      << *text;
+  EXPECT_EQ(UndecidedTieText(before, 160),
+            "a tie would take ≈ 2500 pairs at this noise, more than the 1280 it was sought "
+            "within (the check's cap, [bisect] confirm_max_pairs)");
+}
+
+TEST(BisectReportText, TheCheckLineSaysWhatItDoesAboutTheTie) {
+  TiePlan plan;
+  plan.budget = 160;
+  plan.pairs_needed = 25;
+  EXPECT_EQ(CheckPlanText(plan, 160), "");
+  plan.seek = false;
+  plan.pairs_needed = 1234;
+  plan.noise = 0.3726;
+  EXPECT_EQ(CheckPlanText(plan, 160),
+            "; a further move only: a tie would take ≈ 1200 pairs at this noise (0.373 per "
+            "pair), more than its 160");
+  plan.seek = true;
+  plan.budget = 1280;
+  plan.pairs_to_prove = 973;
+  EXPECT_EQ(CheckPlanText(plan, 160),
+            "; a tie sought within 1280 pairs (--prove-first: ≈ 970 "
+            "needed)");
+  EXPECT_EQ(RoundedPairs(88), 88);
+  EXPECT_EQ(RoundedPairs(549), 550);
+  EXPECT_EQ(RoundedPairs(1234), 1200);
+}
+
 TEST(BisectReportText, MergeIsDescendedIntoNotNamed) {
   Searched s;
   CommitFacts f = Facts();
