@@ -8,6 +8,7 @@
 #include "base/strings.h"
 #include "overrides/override_set.h"
 #include "probes/query_sample_source.h"
+#include "probes/secondary_figures.h"
 #include "probes/statistics.h"
 #include "probes/summary.h"
 #include "records/record_store.h"
@@ -317,6 +318,9 @@ Result<RunOutcome> RunQuery(const MeasureContext& context, const RunRequest& req
     record.details["min"] = fmt::format("{:.6g}", *std::min_element(values.begin(), values.end()));
     record.details["max"] = fmt::format("{:.6g}", *std::max_element(values.begin(), values.end()));
     record.details["mad"] = fmt::format("{:.6g}", MedianAbsoluteDeviation(values));
+    // What the kernel counted of the same runs, whatever the metric (a run has no pairs, so
+    // no secondary ratios: their medians).
+    record.details["resources"] = FormatResourceMedians(outcome.sitting.samples, 0);
   }
   if (outcome.sitting.failure) {
     record.verdict = Verdict::kError;
@@ -340,6 +344,9 @@ std::string FormatRunSummary(const RunOutcome& outcome) {
                       r.details.at("max"), r.details.at("mad"));
   } else {
     out = fmt::format("{}  {}  no successful samples\n", r.query, arm.label);
+  }
+  if (!r.Detail("resources").empty()) {
+    out += fmt::format("  resources (medians): {}\n", r.Detail("resources"));
   }
   if (arm.failed_samples > 0) out += fmt::format("  {} samples failed\n", arm.failed_samples);
   out += FormatHostDrift(r.start, r.end) + "\n";

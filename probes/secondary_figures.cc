@@ -126,6 +126,39 @@ std::string FormatSecondaryFigure(const SecondaryFigure& figure) {
                      e.high, figure.median_a, figure.unit, figure.median_b, figure.unit, pairs);
 }
 
+std::string FormatResourceMedians(std::span<const Sample> samples, int arm) {
+  std::string out;
+  for (const NamedMetric& metric : kNamedMetrics) {
+    std::vector<double> values;
+    bool any = false;
+    for (const Sample& s : samples) {
+      if (s.arm != arm || !s.ok || s.dropped || s.warmup) continue;
+      any = true;
+      // A count of 0 is known, unlike a peak RSS or a CPU time of 0.
+      const std::optional<long>* count =
+          metric.kind == MetricRule::Kind::kMinorFaults   ? &s.minor_faults
+          : metric.kind == MetricRule::Kind::kMajorFaults ? &s.major_faults
+                                                          : nullptr;
+      if (count != nullptr) {
+        if (*count) values.push_back(static_cast<double>(**count));
+      } else if (metric.kind == MetricRule::Kind::kCtxSwitches) {
+        if (s.voluntary_switches && s.involuntary_switches) {
+          values.push_back(static_cast<double>(*s.voluntary_switches + *s.involuntary_switches));
+        }
+      } else if (std::optional<double> value = ResourceFigure(s, metric.kind)) {
+        values.push_back(*value);
+      }
+    }
+    if (!any) return "";
+    const std::string unit = metric.unit.empty() ? "ms" : std::string(metric.unit);
+    const bool counted = unit == "faults" || unit == "switches";
+    out += (out.empty() ? "" : ", ") + std::string(metric.name) + " " +
+           (values.empty() ? std::string("unavailable")
+                           : fmt::format("{:.4g}{}", Median(values), counted ? "" : " " + unit));
+  }
+  return out;
+}
+
 std::map<std::string, std::string> SecondaryFigureDetails(
     const std::vector<SecondaryFigure>& figures) {
   std::map<std::string, std::string> details;

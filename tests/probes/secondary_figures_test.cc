@@ -203,3 +203,38 @@ TEST(SecondaryFigures, OnlyPairsWithBothRunsKeptAndTheFigureKnownCount) {
 
 }  // namespace
 }  // namespace culprit
+
+namespace culprit {
+namespace {
+
+TEST(ResourceMedians, ARunShowsTheMediansOfWhatItsRunsKnow) {
+  std::vector<Sample> samples;
+  for (int i = 0; i < 3; ++i) {
+    Sample s;
+    s.arm = 0;
+    s.value = 10;
+    s.wall_ms = 10 + i;
+    s.user_ms = 8;
+    s.system_ms = 1;
+    s.max_rss_kb = 0;  // unknown in every run
+    s.minor_faults = 100 + i;
+    s.major_faults = 0;  // known: none
+    s.voluntary_switches = 2;
+    s.involuntary_switches = 3;
+    samples.push_back(s);
+  }
+  samples[0].warmup = true;  // not counted: wall 11 and 12, minor faults 101 and 102
+  EXPECT_EQ(FormatResourceMedians(samples, 0),
+            "wall 11.5 ms, cpu 9 ms, max_rss unavailable, minor_faults 101.5, major_faults 0, "
+            "ctx_switches 5");
+  EXPECT_EQ(FormatResourceMedians(samples, 1), "");
+  // An in-process sample knows its wall share and nothing else.
+  Sample harness;
+  harness.wall_ms = 4;
+  EXPECT_EQ(FormatResourceMedians(std::vector<Sample>{harness}, 0),
+            "wall 4 ms, cpu unavailable, max_rss unavailable, minor_faults unavailable, "
+            "major_faults unavailable, ctx_switches unavailable");
+}
+
+}  // namespace
+}  // namespace culprit
