@@ -33,6 +33,7 @@ using Clock = std::chrono::steady_clock;
 constexpr const char* kEntrySchema = "culprit.build/v1";
 constexpr const char* kEntryFile = "entry.json";
 constexpr const char* kLogFile = "build.log";
+constexpr const char* kCompilerCacheStatsFile = "ccache-stats.log";
 // entry.json "failure" of an unbuildable commit: a step failed or an artifact
 // is missing (the commit is broken), or a step ran out of time (maybe not).
 constexpr const char* kFailed = "failed";
@@ -55,6 +56,9 @@ std::string ConfigKey(const BuildSettings& settings) {
   // Absent when empty, so that the keys of existing caches stay the same.
   for (const auto& [name, value] : settings.env) {
     text += fmt::format("env {}:{}={}:{}\n", name.size(), name, value.size(), value);
+  }
+  if (!settings.toolchain.empty()) {
+    text += fmt::format("toolchain {}:{}\n", settings.toolchain.size(), settings.toolchain);
   }
   return fmt::format("{:016x}", Fnv1a64(text)).substr(0, 12);
 }
@@ -348,6 +352,15 @@ class BuildAttempt {
     spec.argv = settings_.steps[index];
     spec.cwd = checkout_;
     spec.set_env = settings_.env;
+    if (settings_.compiler_cache.enabled) {
+      const char* inherited = std::getenv("PATH");
+      auto path = settings_.env.find("PATH");
+      for (auto& [name, value] : CompilerCacheEnvironment(
+               settings_.compiler_cache, checkout_, StatsLogPath(),
+               path != settings_.env.end() ? path->second : (inherited ? inherited : ""))) {
+        spec.set_env[name] = value;
+      }
+    }
     // Marks the step's whole process tree as this scratch directory's (StopMarkedSteps).
     spec.set_env[kBuildStepMarker] = checkout_.parent_path().string();
     spec.timeout = settings_.timeout;
@@ -459,14 +472,27 @@ class BuildAttempt {
   /// Ends the attempt as a success: the log's last line, then the entry.
   Status Succeed() {
     log_ << "\nculprit: build succeeded\n";
+    const std::optional<CompilerCacheStats> cached = ReadCompilerCacheStats();
+    if (cached) log_ << "culprit: " << DescribeCompilerCacheStats(*cached) << "\n";
     log_.close();
-    CULPRIT_TRY(Remember(""));
+    CULPRIT_TRY(Remember("", nullptr, cached));
     if (progress_ != nullptr) progress_->OnDone(commit_, true, Elapsed());
+    if (progress_ != nullptr && cached) progress_->OnCompilerCache(commit_, *cached);
     return {};
   }
 
  private:
   fs::path LogPath() const { return entry_dir_ / kLogFile; }
+  /// ccache's statistics log of this build (CCACHE_STATSLOG), in the entry.
+  fs::path StatsLogPath() const { return entry_dir_ / kCompilerCacheStatsFile; }
+
+  /// What ccache did during the steps; nullopt when the steps did not run through it. A build
+  /// that compiled nothing through it (no log written) is zero hits and zero misses.
+  std::optional<CompilerCacheStats> ReadCompilerCacheStats() const {
+    if (!settings_.compiler_cache.enabled) return std::nullopt;
+    Result<std::string> text = ReadFile(StatsLogPath());
+    return ParseCompilerCacheStatsLog(text ? *text : "");
+  }
   std::chrono::milliseconds Elapsed() const { return Millis(Clock::now() - start_); }
 
   void LogOutput(const ProcessResult& result) {
@@ -514,7 +540,8 @@ class BuildAttempt {
   }
 
   /// Writes entry.json, last and atomically: buildable when `failure` is null.
-  Status Remember(const std::string& reason, const char* failure = nullptr) {
+  Status Remember(const std::string& reason, const char* failure = nullptr,
+                  const std::optional<CompilerCacheStats>& cached = std::nullopt) {
     nlohmann::json entry = {
         {"schema", kEntrySchema},
         {"commit", commit_.id},
@@ -531,6 +558,13 @@ class BuildAttempt {
         {"timeout_ms", static_cast<int64_t>(settings_.timeout.count())},
     };
     if (failure != nullptr) entry["failure"] = failure;
+    if (cached) {
+      entry["compiler_cache"] = {{"hits", cached->hits},
+                                 {"misses", cached->misses},
+                                 {"remote_hits", cached->remote_hits},
+                                 {"remote_errors", cached->remote_errors},
+                                 {"uncacheable", cached->uncacheable}};
+    }
     // The subject is the commit's own text, in whatever encoding it was written.
     return WriteFileAtomically(entry_dir_ / kEntryFile, ToJsonText(entry, 2) + "\n");
   }
@@ -620,6 +654,12 @@ void StderrBuildProgress::OnDone(const CommitInfo& commit, bool ok,
   }
 }
 
+void StderrBuildProgress::OnCompilerCache(const CommitInfo& commit,
+                                          const CompilerCacheStats& stats) {
+  ClearHeartbeat();
+  fmt::print(stderr, "culprit: built {}: {}\n", commit.short_id, DescribeCompilerCacheStats(stats));
+}
+
 void StderrBuildProgress::OnWaiting(const fs::path& scratch_dir) {
   ClearHeartbeat();
   fmt::print(stderr, "culprit: waiting for another culprit building in {}\n", scratch_dir.string());
@@ -697,6 +737,15 @@ std::optional<Result<Build>> BuildCache::FromCache(const CommitInfo& commit) con
   build.dir = dir;
   build.reused = true;
   build.build_seconds = entry->value("seconds", 0.0);
+  if (auto cached = entry->find("compiler_cache"); cached != entry->end() && cached->is_object()) {
+    CompilerCacheStats stats;
+    stats.hits = cached->value("hits", 0);
+    stats.misses = cached->value("misses", 0);
+    stats.remote_hits = cached->value("remote_hits", 0);
+    stats.remote_errors = cached->value("remote_errors", 0);
+    stats.uncacheable = cached->value("uncacheable", 0);
+    build.compiler_cache = stats;
+  }
   std::error_code ec;
   for (const std::string& artifact : settings_.artifacts) {
     std::string name = ArtifactName(artifact);

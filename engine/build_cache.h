@@ -31,7 +31,8 @@
 //                                  atomically, so an entry without it is an
 //                                  unfinished build
 //
-// <config> hashes the build steps and the artifact list: changing either makes
+// <config> hashes the build steps, the artifact list, the step variables and the
+// toolchain (the compilers on PATH, BuildSettings::toolchain): changing any makes
 // old entries stale (they are no longer used, List marks them, Prune can remove
 // them). The build timeout and the clean/incremental mode are not part of it:
 // they do not change what a successful build produces. A build that timed out
@@ -51,6 +52,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "engine/compiler_cache.h"
 #include "engine/file_lock.h"
 #include "engine/git_repo.h"
 
@@ -68,6 +70,12 @@ struct BuildSettings {
   std::map<std::string, std::string> env;
   /// Where the cache lives; [cache] dir (see engine/engine_config.h for its default).
   std::filesystem::path cache_dir;
+  /// The build steps run through ccache when enabled (engine/compiler_cache.h).
+  CompilerCacheSettings compiler_cache;
+  /// The compilers the steps would find (ToolchainFingerprint); part of the cache key, so
+  /// an artifact built by another compiler (another host's, or before an upgrade) is never
+  /// reused. Empty: not part of the key.
+  std::string toolchain;
 };
 
 /// A usable build of one commit.
@@ -82,6 +90,8 @@ struct Build {
   std::filesystem::path source_dir;
   bool reused = false;       ///< Served from the cache: no step ran.
   double build_seconds = 0;  ///< How long the build took when it was made.
+  /// What ccache did when the build was made, when it ran through ccache.
+  std::optional<CompilerCacheStats> compiler_cache;
   /// The entry's shared lock, held while this Build or any copy of it lives:
   /// meanwhile Prune skips the entry and a rebuild of the commit is refused,
   /// in this process and in any other, so that a sitting never measures
@@ -124,6 +134,8 @@ class BuildProgress {
                       std::chrono::milliseconds elapsed) = 0;
   /// The build ended; `ok` false when the commit turned out unbuildable.
   virtual void OnDone(const CommitInfo& commit, bool ok, std::chrono::milliseconds elapsed) = 0;
+  /// The build's steps ran through ccache, which did `stats` (after OnDone).
+  virtual void OnCompilerCache(const CommitInfo& commit, const CompilerCacheStats& stats) {}
   /// Another process holds the checkout lock; this one waits for it.
   virtual void OnWaiting(const std::filesystem::path& scratch_dir) {}
   /// Step `step` is running: it printed something, or has been quiet for a
@@ -164,6 +176,7 @@ class StderrBuildProgress : public BuildProgress {
   void OnStep(const CommitInfo& commit, int step, int steps, const std::string& command,
               std::chrono::milliseconds elapsed) override;
   void OnDone(const CommitInfo& commit, bool ok, std::chrono::milliseconds elapsed) override;
+  void OnCompilerCache(const CommitInfo& commit, const CompilerCacheStats& stats) override;
   void OnWaiting(const std::filesystem::path& scratch_dir) override;
   void OnOutput(const CommitInfo& commit, int step, int steps, std::string_view last_line,
                 std::chrono::milliseconds elapsed) override;

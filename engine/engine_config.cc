@@ -9,6 +9,7 @@
 
 #include "base/strings.h"
 #include "engine/artifact_paths.h"
+#include "engine/compiler_cache.h"
 #include "engine/query_command.h"
 
 namespace culprit {
@@ -86,6 +87,33 @@ Status ReadArtifacts(const ConfigTable& table, EngineConfig* engine) {
         .WithHint("queries refer to artifacts as {artifact:NAME} by file name");
   }
   engine->artifacts = std::move(*paths);
+  return {};
+}
+
+Status ReadCompilerCache(const ConfigTable& table, EngineConfig* engine) {
+  if (std::optional<ConfigValue> cache = table.Get("compiler_cache")) {
+    const std::string* text = cache->AsString();
+    if (text == nullptr || (*text != "ccache" && *text != "none")) {
+      return cache->Expected("engine.compiler_cache", "\"ccache\" or \"none\"")
+          .WithHint("ccache is the compiler cache culprit runs build steps through");
+    }
+    engine->compiler_cache = *text == "ccache";
+  }
+  if (std::optional<ConfigValue> remote = table.Get("compiler_cache_remote")) {
+    const std::string* url = remote->AsString();
+    if (url == nullptr || !IsCompilerCacheRemote(*url)) {
+      return remote
+          ->Expected("engine.compiler_cache_remote",
+                     "a ccache remote storage URL: redis://HOST[:PORT], redis+unix:PATH, "
+                     "http(s)://... or file:DIR")
+          .WithHint("other hosts' builds share compiled objects through it");
+    }
+    if (!engine->compiler_cache) {
+      return remote->At("engine.compiler_cache_remote: needs compiler_cache = \"ccache\"")
+          .WithHint("add compiler_cache = \"ccache\" to [engine]");
+    }
+    engine->compiler_cache_remote = *url;
+  }
   return {};
 }
 
@@ -282,7 +310,8 @@ Status ReadEngineSection(const ConfigTable& root, EngineConfig* engine) {
   auto table_or = node->Table("engine");
   if (!table_or) return table_or.error();
   const ConfigTable& table = *table_or;
-  CULPRIT_TRY(table.CheckKeys("engine", {"repo", "build", "artifacts", "build_timeout", "mode"}));
+  CULPRIT_TRY(table.CheckKeys("engine", {"repo", "build", "artifacts", "build_timeout", "mode",
+                                         "compiler_cache", "compiler_cache_remote"}));
   std::string repo = ".";
   CULPRIT_TRY(table.ReadString("engine", "repo", &repo, /*allow_empty=*/false));
   engine->repo = table.source().Resolve(repo);
@@ -302,6 +331,7 @@ Status ReadEngineSection(const ConfigTable& root, EngineConfig* engine) {
               "commit from scratch");
     }
   }
+  CULPRIT_TRY(ReadCompilerCache(table, engine));
   if (std::optional<ConfigValue> given = table.Get("repo")) {
     engine->repo_file = table.source().file();
     engine->repo_position = given->position();

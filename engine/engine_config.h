@@ -42,6 +42,11 @@ struct EngineConfig {
   std::vector<std::string> artifacts;
   std::chrono::milliseconds build_timeout{20 * 60 * 1000};
   BuildMode mode = BuildMode::kIncremental;
+  /// `compiler_cache = "ccache"`: the build steps run through ccache (engine/compiler_cache.h).
+  bool compiler_cache = false;
+  /// `compiler_cache_remote`: ccache's remote storage, shared by hosts ("" none); only with
+  /// compiler_cache; a scheme IsCompilerCacheRemote accepts.
+  std::string compiler_cache_remote;
 };
 
 /// [queries."NAME"]

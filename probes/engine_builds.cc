@@ -2,7 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <string>
+
 #include "engine/artifact_paths.h"
+#include "engine/compiler_cache.h"
 
 namespace culprit {
 namespace {
@@ -41,6 +47,26 @@ class WorktreeOnlyProvider : public BuildProvider {
 
 }  // namespace
 
+namespace {
+
+const char* InheritedPath() {
+  const char* path = std::getenv("PATH");
+  return path != nullptr ? path : "";
+}
+
+/// ToolchainFingerprint of `path`, asked once per process: every cache a culprit opens would
+/// otherwise run each compiler's --version again.
+const std::string& Toolchain(const std::string& path) {
+  static std::mutex mutex;
+  static std::map<std::string, std::string> known;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto found = known.find(path);
+  if (found == known.end()) found = known.emplace(path, ToolchainFingerprint(path)).first;
+  return found->second;
+}
+
+}  // namespace
+
 BuildSettings MakeBuildSettings(const EngineSections& config) {
   BuildSettings settings;
   settings.repo = config.engine.repo;
@@ -49,6 +75,14 @@ BuildSettings MakeBuildSettings(const EngineSections& config) {
   settings.timeout = config.engine.build_timeout;
   settings.clean = config.engine.mode == BuildMode::kClean;
   settings.cache_dir = config.cache.dir;
+  settings.toolchain = Toolchain(InheritedPath());
+  if (config.engine.compiler_cache) {
+    // EngineBuilds::Open refuses a configuration whose ccache cannot be found; elsewhere a
+    // missing ccache leaves the steps as they are written.
+    Result<CompilerCacheSettings> ccache = LocateCompilerCache(
+        InheritedPath(), config.cache.dir / "ccache", config.engine.compiler_cache_remote);
+    if (ccache) settings.compiler_cache = *ccache;
+  }
   return settings;
 }
 
@@ -63,6 +97,11 @@ Result<std::unique_ptr<EngineBuilds>> EngineBuilds::Open(const EngineSections& c
   }
   // Where the file says it, before libgit2's less precise "no repository at or above".
   CULPRIT_TRY(CheckEngineRepository(config.engine, RepositoryUse::kBuild));
+  if (config.engine.compiler_cache) {
+    Result<CompilerCacheSettings> ccache = LocateCompilerCache(
+        InheritedPath(), config.cache.dir / "ccache", config.engine.compiler_cache_remote);
+    if (!ccache) return ccache.error().WithContext(config.file.string());
+  }
   Result<GitRepo> repo = GitRepo::Open(config.engine.repo);
   if (!repo) return repo.error().WithContext("opening the engine's repository ([engine] repo)");
   return std::unique_ptr<EngineBuilds>(
