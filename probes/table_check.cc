@@ -37,6 +37,14 @@ std::string Measured(const TableCell& cell) {
   return fmt::format("measured ×{:.3f} [{:.3f}, {:.3f}]", e.ratio, e.low, e.high);
 }
 
+/// A claim holds by its direction; its size is said when the interval leaves it out.
+std::string SizeNote(const TableCell& cell, double published_ratio) {
+  if (!cell.shift) return "";
+  const Estimate e = RatioEstimate(*cell.shift);
+  if (published_ratio >= e.low && published_ratio <= e.high) return "";
+  return fmt::format(" (its size is not: ×{:.3f} is outside the interval)", published_ratio);
+}
+
 }  // namespace
 
 int PublishedGrid::Row(const std::string& query) const {
@@ -97,7 +105,8 @@ Claim LabelClaim(const PublishedCell& baseline, const PublishedCell& cell,
       claim.label = direction == published ? ClaimLabel::kHolds : ClaimLabel::kReversed;
       claim.explanation =
           claim.label == ClaimLabel::kHolds
-              ? fmt::format("{}, {}: beyond the band, the same way", published_text, now)
+              ? fmt::format("{}, {}: beyond the band, the same way{}", published_text, now,
+                            SizeNote(measured, ratio))
           : published == 0
               ? fmt::format("{}, {}: published equal, measured beyond the band", published_text,
                             now)

@@ -88,7 +88,7 @@ TEST(TableCheckCli, PublishFilesAreColumnsFromTwoSittings) {
       CheckArgs({"--check", "before.json", "--check", "after.json", "--format", "markdown"}),
       dir.path());
   ASSERT_EQ(r.exit_code, 0) << DescribeRun(r);
-  EXPECT_TRUE(Contains(r.stdout_text, "| query | column | published |")) << DescribeRun(r);
+  EXPECT_TRUE(Contains(r.stdout_text, "| query | column | published ratio |")) << DescribeRun(r);
   EXPECT_TRUE(Contains(r.stdout_text, "| two unrelated numbers divided |")) << DescribeRun(r);
   EXPECT_TRUE(Contains(r.stdout_text, "q2 × after: holds")) << DescribeRun(r);
   EXPECT_TRUE(Contains(r.stdout_text, "claims: 1 holds of 1")) << DescribeRun(r);

@@ -42,11 +42,15 @@ TEST(TableCheck, AnEffectInThePublishedDirectionHolds) {
   // Published: the column is 3× the baseline; measured 2.9× [2.7, 3.1].
   Claim up = LabelClaim(Value(4), Value(12), Cell(Verdict::kEffect, 2.9, 2.7, 3.1));
   EXPECT_EQ(up.label, ClaimLabel::kHolds);
+  EXPECT_EQ(up.explanation.find("its size is not"), std::string::npos) << up.explanation;
   ASSERT_TRUE(up.published_ratio);
   EXPECT_DOUBLE_EQ(*up.published_ratio, 3.0);
   // Published faster, measured faster: holds too, whatever the size.
   Claim down = LabelClaim(Value(10), Value(9.87), Cell(Verdict::kEffect, 0.5, 0.45, 0.55));
   EXPECT_EQ(down.label, ClaimLabel::kHolds);
+  EXPECT_NE(down.explanation.find("its size is not: ×0.987 is outside the interval"),
+            std::string::npos)
+      << down.explanation;
   EXPECT_FALSE(AnyClaimFails({up, down}));
 }
 
