@@ -13,8 +13,8 @@ namespace culprit {
 
 /// "series.count  default 84.4 ms  PARALLEL=1 83.1 ms  (medians)  paired ratio 0.985 [0.962, 1.009]
 /// mean ratio 0.987 [0.960, 1.015]  NULL (band ±5%)" (the mean ratio when the record has one)
-/// then the verdict's explanation, calibration and load start -> end, notes,
-/// and "record PATH". Ends with a newline.
+/// then the verdict's explanation, the secondary figures (FormatSecondaryFigures), calibration
+/// and load start -> end, notes, and "record PATH". Ends with a newline.
 std::string FormatComparisonSummary(const ComparisonOutcome& outcome);
 
 /// The record's secondary figures (details "secondary.NAME", probes/secondary_figures.h), one
