@@ -12,7 +12,8 @@ inline constexpr int kExitFailure = 1;
 /// The command line or the configuration is wrong; nothing was measured.
 inline constexpr int kExitUsage = 2;
 /// The command's question was "is there an effect?" and the answer is yes
-/// (probe, compare, isolate: an EFFECT).
+/// (probe, compare, isolate, table: an EFFECT); for `table --check`, whose
+/// question is "does the published table still hold?": a claim that does not.
 inline constexpr int kExitEffectFound = 3;
 /// `culprit bisect run|resume` named no verified change: the move was not
 /// reproduced, or not confirmed, or the search could not place it. A script
