@@ -42,4 +42,9 @@ struct HostTuning {
   bool operator==(const HostTuning&) const = default;
 };
 
+/// One line for a record's reader: "ASLR 2, turbo off, SMT off, isolated 2-3, counters not
+/// usable", each part "unavailable" where the host did not say; "not recorded" for a record
+/// written before culprit kept the tuning (nullopt).
+std::string FormatTuningSummary(const std::optional<HostTuning>& tuning);
+
 }  // namespace culprit

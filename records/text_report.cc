@@ -164,6 +164,7 @@ class TextReporter : public RecordReporter {
     host.push_back({"  cpu frequency", FormatStartEnd(r.start.cpu_mhz, r.end.cpu_mhz, "MHz")});
     host.push_back({"  governor", fmt::format("{} → {}", OrUnavailable(r.start.governor),
                                               OrUnavailable(r.end.governor))});
+    host.push_back({"  tuning", FormatTuningSummary(r.start.tuning)});
     host.push_back(
         {"  culprit", fmt::format("{}, config digest {}", OrUnavailable(r.culprit_version),
                                   OrUnavailable(r.config_digest))});

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "records/record.h"
+#include "records/report.h"
 
 namespace culprit {
 namespace {
@@ -78,6 +79,27 @@ TEST(RecordTuning, HostJsonCarriesIt) {
   EXPECT_EQ(doc["state"]["tuning"]["nohz_full"], "2-3");
   EXPECT_EQ(doc["state"]["tuning"]["counters_usable"], false);
   EXPECT_TRUE(doc["state"]["tuning"]["boost"].is_null());
+}
+
+TEST(RecordTuning, OneLineForTheReader) {
+  EXPECT_EQ(FormatTuningSummary(Tuned()),
+            "ASLR 2, turbo off, SMT off, isolated CPUs none, counters not usable");
+  EXPECT_EQ(FormatTuningSummary(HostTuning{}),
+            "ASLR unavailable, turbo unavailable, SMT unavailable, isolated CPUs unavailable, "
+            "counters not tried");
+  EXPECT_EQ(FormatTuningSummary(std::nullopt), "not recorded (written before culprit kept it)");
+}
+
+TEST(RecordTuning, RecordsShowSaysIt) {
+  Record r = Minimal();
+  r.start.tuning = Tuned();
+  r.details["cpus"] = "1";
+  r.details["aslr"] = "off";
+  const std::string out = MakeTextReporter()->RenderOne(r);
+  EXPECT_NE(out.find("  tuning "), std::string::npos) << out;
+  EXPECT_NE(out.find("ASLR 2, turbo off, SMT off, isolated CPUs none"), std::string::npos) << out;
+  EXPECT_NE(out.find("  aslr: off\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("  cpus: 1\n"), std::string::npos) << out;
 }
 
 }  // namespace
