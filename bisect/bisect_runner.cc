@@ -544,6 +544,9 @@ Result<BisectReport> BisectRunner::Session::Advance() {
     if (outcome->sitting.failure) {
       segment.check = SegmentCheck::kUndecided;
       segment.reason = "its runs kept failing: " + outcome->sitting.failure->message();
+      // The failures, not the tie's plan, are why it is undecided.
+      segment.tie_sought = true;
+      segment.tie_short = false;
     } else if (segment.check == SegmentCheck::kUndecided) {
       segment.reason = UndecidedTieText(segment, TieBudget(check));
     }
