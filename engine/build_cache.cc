@@ -296,6 +296,7 @@ class BuildLog {
     return *this;
   }
   void flush() {}  // Unbuffered: each write is in the file already.
+  bool is_open() const { return fd_ >= 0; }
   void close() {
     if (fd_ >= 0) ::close(fd_);
     fd_ = -1;
@@ -332,13 +333,71 @@ class BuildAttempt {
     return {};
   }
 
-  /// Starts the build log, for a build in `checkout`.
+  /// Starts the build log, for a build in `checkout` ("" while only fetching).
   void OpenLog(const fs::path& checkout) {
     checkout_ = checkout;
-    log_.open(LogPath());
-    log_ << fmt::format("culprit build of {} ({})\nin {}\n", commit_.id, commit_.subject,
-                        checkout.string());
+    if (!log_.is_open()) {
+      log_.open(LogPath());
+      log_ << fmt::format("culprit build of {} ({})\n", commit_.id, commit_.subject);
+    }
+    if (!checkout.empty()) log_ << fmt::format("in {}\n", checkout.string());
   }
+
+  /// Runs [engine] fetch into the entry's artifacts/ and checks that it placed every artifact.
+  /// true: the entry holds the artifacts (Succeed next). false: it failed or fetched too
+  /// little (fetch_failure_ says why, the artifacts/ folder is emptied): build the commit.
+  /// Error only for Ctrl-C.
+  Result<bool> TryFetch() {
+    OpenLog("");
+    const fs::path artifacts = entry_dir_ / "artifacts";
+    ProcessSpec spec;
+    for (std::string word : settings_.fetch) {
+      for (const auto& [placeholder, value] :
+           {std::pair<std::string, std::string>{"{commit}", commit_.id},
+            std::pair<std::string, std::string>{"{artifacts}", artifacts.string()}}) {
+        for (size_t at = word.find(placeholder); at != std::string::npos;
+             at = word.find(placeholder, at + value.size())) {
+          word.replace(at, placeholder.size(), value);
+        }
+      }
+      spec.argv.push_back(std::move(word));
+    }
+    spec.cwd = entry_dir_;
+    spec.set_env = settings_.env;
+    spec.timeout = settings_.timeout;
+    spec.output_limit = kStepOutputLimit;
+    const std::string command = FormatCommand(spec.argv);
+    log_ << fmt::format("\n$ {}   (fetch)\n", command);
+    ProcessResult result = RunProcess(spec);
+    LogOutput(result);
+    if (result.outcome == ProcessOutcome::kInterrupted) {
+      log_ << "culprit: interrupted\n";
+      return Error::Interrupted(fmt::format("interrupted while fetching {}", commit_.short_id));
+    }
+    std::string missing;
+    std::error_code ec;
+    for (const std::string& artifact : settings_.artifacts) {
+      const fs::path placed = artifacts / fs::path(artifact).filename();
+      // A link could name anything on the host; only what the fetch wrote is an artifact.
+      if (!fs::exists(placed, ec) || fs::is_symlink(placed, ec)) {
+        missing += (missing.empty() ? "" : ", ") + fs::path(artifact).filename().string();
+      }
+    }
+    if (result.ok() && missing.empty()) {
+      log_ << "culprit: fetched every artifact; no build step runs\n";
+      fetched_ = true;
+      return true;
+    }
+    fetch_failure_ = !result.ok() ? fmt::format("`{}` {}", command, result.Describe(spec))
+                                  : fmt::format("`{}` placed no {}", command, missing);
+    log_ << "culprit: the fetch failed: " << fetch_failure_ << "; building instead\n";
+    fs::remove_all(artifacts, ec);
+    fs::create_directories(artifacts, ec);
+    if (ec) return Error(fmt::format("cannot empty {}: {}", artifacts.string(), ec.message()));
+    return false;
+  }
+
+  const std::string& fetch_failure() const { return fetch_failure_; }
 
   /// Runs build step `index` (0-based) in the checkout, logging its command
   /// and output. Errors: it failed or timed out (remembered); it could not
@@ -489,7 +548,7 @@ class BuildAttempt {
   /// What ccache did during the steps; nullopt when the steps did not run through it. A build
   /// that compiled nothing through it (no log written) is zero hits and zero misses.
   std::optional<CompilerCacheStats> ReadCompilerCacheStats() const {
-    if (!settings_.compiler_cache.enabled) return std::nullopt;
+    if (!settings_.compiler_cache.enabled || fetched_) return std::nullopt;
     Result<std::string> text = ReadFile(StatsLogPath());
     return ParseCompilerCacheStatsLog(text ? *text : "");
   }
@@ -558,6 +617,8 @@ class BuildAttempt {
         {"timeout_ms", static_cast<int64_t>(settings_.timeout.count())},
     };
     if (failure != nullptr) entry["failure"] = failure;
+    if (fetched_) entry["fetched"] = true;
+    if (!fetch_failure_.empty()) entry["fetch_failure"] = fetch_failure_;
     if (cached) {
       entry["compiler_cache"] = {{"hits", cached->hits},
                                  {"misses", cached->misses},
@@ -578,6 +639,8 @@ class BuildAttempt {
   const std::time_t started_at_ = std::time(nullptr);
   fs::path checkout_;
   BuildLog log_;
+  bool fetched_ = false;       ///< [engine] fetch placed the artifacts.
+  std::string fetch_failure_;  ///< Why [engine] fetch did not, when it was tried.
 };
 
 }  // namespace
@@ -660,6 +723,16 @@ void StderrBuildProgress::OnCompilerCache(const CommitInfo& commit,
   fmt::print(stderr, "culprit: built {}: {}\n", commit.short_id, DescribeCompilerCacheStats(stats));
 }
 
+void StderrBuildProgress::OnFetch(const CommitInfo& commit, bool ok, const std::string& why) {
+  ClearHeartbeat();
+  if (ok) {
+    fmt::print(stderr, "culprit: fetched the artifacts of {} ([engine] fetch): no build\n",
+               commit.short_id);
+  } else {
+    fmt::print(stderr, "culprit: fetching {} failed ({}): building it\n", commit.short_id, why);
+  }
+}
+
 void StderrBuildProgress::OnWaiting(const fs::path& scratch_dir) {
   ClearHeartbeat();
   fmt::print(stderr, "culprit: waiting for another culprit building in {}\n", scratch_dir.string());
@@ -737,6 +810,7 @@ std::optional<Result<Build>> BuildCache::FromCache(const CommitInfo& commit) con
   build.dir = dir;
   build.reused = true;
   build.build_seconds = entry->value("seconds", 0.0);
+  build.fetched = entry->value("fetched", false);
   if (auto cached = entry->find("compiler_cache"); cached != entry->end() && cached->is_object()) {
     CompilerCacheStats stats;
     stats.hits = cached->value("hits", 0);
@@ -809,6 +883,27 @@ Result<Build> BuildCache::BuildNow(const CommitInfo& commit, bool rebuild,
   BuildAttempt attempt(commit, settings_, EntryDir(commit.id), progress, build_steps_run_);
   CULPRIT_TRY(attempt.CreateEntry());
   if (progress != nullptr) progress->OnStart(commit);
+  bool fetched = false;
+  if (!settings_.fetch.empty()) {
+    Result<bool> tried = attempt.TryFetch();
+    if (!tried) return tried.error();
+    fetched = *tried;
+    if (progress != nullptr) progress->OnFetch(commit, fetched, attempt.fetch_failure());
+  }
+  // The entry is made, from here on as any reader holds it. The conversion is not atomic,
+  // but only a holder of the scratch lock (held here) ever takes it exclusive.
+  auto finish = [&]() -> Result<Build> {
+    CULPRIT_TRY(attempt.Succeed());
+    CULPRIT_TRY((*exclusive)->ConvertToShared());
+    std::optional<Result<Build>> build = FromCache(commit);
+    if (!build || !*build) {
+      return Error(fmt::format("the cache entry {} vanished", EntryDir(commit.id).string()));
+    }
+    (*build)->reused = false;
+    (*build)->in_use = std::make_shared<const FileLock>(std::move(**exclusive));
+    return std::move(*build);
+  };
+  if (fetched) return finish();
   Result<Checkout> checkout = CheckOut(repo_, commit, engine_dir_ / "scratch", settings_.clean);
   if (!checkout) return checkout.error();
   attempt.OpenLog(checkout->dir);
@@ -816,17 +911,7 @@ Result<Build> BuildCache::BuildNow(const CommitInfo& commit, bool rebuild,
     CULPRIT_TRY(attempt.RunStep(i));
   }
   CULPRIT_TRY(attempt.CopyArtifacts());
-  CULPRIT_TRY(attempt.Succeed());
-  // Held from now on as any reader holds it. The conversion is not atomic, but
-  // only a holder of the scratch lock (held here) ever takes it exclusive.
-  CULPRIT_TRY((*exclusive)->ConvertToShared());
-  std::optional<Result<Build>> build = FromCache(commit);
-  if (!build || !*build) {
-    return Error(fmt::format("the cache entry {} vanished", EntryDir(commit.id).string()));
-  }
-  (*build)->reused = false;
-  (*build)->in_use = std::make_shared<const FileLock>(std::move(**exclusive));
-  return std::move(*build);
+  return finish();
 }
 
 std::optional<bool> BuildCache::KnownBuildable(std::string_view revision) const {

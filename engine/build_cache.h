@@ -21,13 +21,18 @@
 //                                  or removed; kept (empty) when the entry goes
 //     builds/<commit>-<config>/    one cache entry:
 //       artifacts/<name>           the configured artifacts (exec bits kept)
-//       build.log                  every step's command, stdout and stderr
+//       build.log                  every step's command, stdout and stderr (and the
+//                                  fetch command's, with [engine] fetch)
+//       ccache-stats.log           ccache's statistics log of the build, with
+//                                  [engine] compiler_cache
 //       entry.json                 schema culprit.build/v1: commit, tree,
 //                                  steps, artifacts, status (buildable or
 //                                  unbuildable), failure (failed or timed
 //                                  out, when unbuildable), timeout_ms (the
 //                                  step timeout it ran with), reason,
-//                                  built_at, seconds; written last and
+//                                  built_at, seconds, compiler_cache (ccache's
+//                                  hits and misses), fetched / fetch_failure;
+//                                  written last and
 //                                  atomically, so an entry without it is an
 //                                  unfinished build
 //
@@ -70,6 +75,13 @@ struct BuildSettings {
   std::map<std::string, std::string> env;
   /// Where the cache lives; [cache] dir (see engine/engine_config.h for its default).
   std::filesystem::path cache_dir;
+  /// [engine] fetch: a command that places a commit's prebuilt artifacts (from a CI
+  /// artifact store) into the entry's artifacts/ directory, tried before building;
+  /// "{commit}" and "{artifacts}" in its words are the full commit id and that directory.
+  /// Empty: always build. What it fetched is checked as a build's artifacts are (every
+  /// configured artifact's file name present); when it fails or fetches too little, the
+  /// commit is built, and the entry says which happened.
+  std::vector<std::string> fetch;
   /// The build steps run through ccache when enabled (engine/compiler_cache.h).
   CompilerCacheSettings compiler_cache;
   /// The compilers the steps would find (ToolchainFingerprint); part of the cache key, so
@@ -92,6 +104,8 @@ struct Build {
   double build_seconds = 0;  ///< How long the build took when it was made.
   /// What ccache did when the build was made, when it ran through ccache.
   std::optional<CompilerCacheStats> compiler_cache;
+  /// The artifacts were fetched ([engine] fetch), not built here.
+  bool fetched = false;
   /// The entry's shared lock, held while this Build or any copy of it lives:
   /// meanwhile Prune skips the entry and a rebuild of the commit is refused,
   /// in this process and in any other, so that a sitting never measures
@@ -134,6 +148,9 @@ class BuildProgress {
                       std::chrono::milliseconds elapsed) = 0;
   /// The build ended; `ok` false when the commit turned out unbuildable.
   virtual void OnDone(const CommitInfo& commit, bool ok, std::chrono::milliseconds elapsed) = 0;
+  /// [engine] fetch ran for `commit`: `ok` when it placed every artifact (no step runs then),
+  /// else `why` it did not, and the commit is built.
+  virtual void OnFetch(const CommitInfo& commit, bool ok, const std::string& why) {}
   /// The build's steps ran through ccache, which did `stats` (after OnDone).
   virtual void OnCompilerCache(const CommitInfo& commit, const CompilerCacheStats& stats) {}
   /// Another process holds the checkout lock; this one waits for it.
@@ -177,6 +194,7 @@ class StderrBuildProgress : public BuildProgress {
               std::chrono::milliseconds elapsed) override;
   void OnDone(const CommitInfo& commit, bool ok, std::chrono::milliseconds elapsed) override;
   void OnCompilerCache(const CommitInfo& commit, const CompilerCacheStats& stats) override;
+  void OnFetch(const CommitInfo& commit, bool ok, const std::string& why) override;
   void OnWaiting(const std::filesystem::path& scratch_dir) override;
   void OnOutput(const CommitInfo& commit, int step, int steps, std::string_view last_line,
                 std::chrono::milliseconds elapsed) override;

@@ -90,6 +90,33 @@ Status ReadArtifacts(const ConfigTable& table, EngineConfig* engine) {
   return {};
 }
 
+const std::vector<std::string> kFetchPlaceholders = {"{commit}", "{artifacts}"};
+
+Status ReadFetch(const ConfigTable& table, EngineConfig* engine) {
+  std::optional<ConfigValue> fetch = table.Get("fetch");
+  if (!fetch) return {};
+  auto argv = fetch->Command("engine.fetch");
+  if (!argv) return argv.error();
+  for (size_t i = 0; i < argv->size(); ++i) {
+    const std::string& word = (*argv)[i];
+    for (size_t open = word.find('{'); open != std::string::npos; open = word.find('{', open + 1)) {
+      const size_t close = word.find('}', open);
+      const std::string name =
+          word.substr(open, close == std::string::npos ? std::string::npos : close - open + 1);
+      if (name != "{commit}" && name != "{artifacts}") {
+        return fetch->Element(i)
+            .At(fmt::format("engine.fetch[{}]: unknown placeholder '{}'{}", i, name,
+                            DidYouMean(name, kFetchPlaceholders)))
+            .WithHint(
+                "fetch knows {commit} (the full commit id) and {artifacts} (the directory "
+                "to put the artifacts in)");
+      }
+    }
+  }
+  engine->fetch = std::move(*argv);
+  return {};
+}
+
 Status ReadCompilerCache(const ConfigTable& table, EngineConfig* engine) {
   if (std::optional<ConfigValue> cache = table.Get("compiler_cache")) {
     const std::string* text = cache->AsString();
@@ -311,7 +338,7 @@ Status ReadEngineSection(const ConfigTable& root, EngineConfig* engine) {
   if (!table_or) return table_or.error();
   const ConfigTable& table = *table_or;
   CULPRIT_TRY(table.CheckKeys("engine", {"repo", "build", "artifacts", "build_timeout", "mode",
-                                         "compiler_cache", "compiler_cache_remote"}));
+                                         "compiler_cache", "compiler_cache_remote", "fetch"}));
   std::string repo = ".";
   CULPRIT_TRY(table.ReadString("engine", "repo", &repo, /*allow_empty=*/false));
   engine->repo = table.source().Resolve(repo);
@@ -332,6 +359,7 @@ Status ReadEngineSection(const ConfigTable& root, EngineConfig* engine) {
     }
   }
   CULPRIT_TRY(ReadCompilerCache(table, engine));
+  CULPRIT_TRY(ReadFetch(table, engine));
   if (std::optional<ConfigValue> given = table.Get("repo")) {
     engine->repo_file = table.source().file();
     engine->repo_position = given->position();

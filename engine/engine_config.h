@@ -42,6 +42,10 @@ struct EngineConfig {
   std::vector<std::string> artifacts;
   std::chrono::milliseconds build_timeout{20 * 60 * 1000};
   BuildMode mode = BuildMode::kIncremental;
+  /// `fetch = [...]`: argv of a command that places a commit's prebuilt artifacts, tried
+  /// before building (BuildSettings::fetch); its only placeholders are {commit} and
+  /// {artifacts}. Empty: always build.
+  std::vector<std::string> fetch;
   /// `compiler_cache = "ccache"`: the build steps run through ccache (engine/compiler_cache.h).
   bool compiler_cache = false;
   /// `compiler_cache_remote`: ccache's remote storage, shared by hosts ("" none); only with

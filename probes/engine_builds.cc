@@ -76,6 +76,7 @@ BuildSettings MakeBuildSettings(const EngineSections& config) {
   settings.clean = config.engine.mode == BuildMode::kClean;
   settings.cache_dir = config.cache.dir;
   settings.toolchain = Toolchain(InheritedPath());
+  settings.fetch = config.engine.fetch;
   if (config.engine.compiler_cache) {
     // EngineBuilds::Open refuses a configuration whose ccache cannot be found; elsewhere a
     // missing ccache leaves the steps as they are written.
