@@ -424,28 +424,6 @@ Result<ResolvedBuild> ResolveAuditBuilds(BuildProvider& builds, const PublishedN
   return today;
 }
 
-/// What the published number's provenance means for the host drift: it came
-/// from another machine, or it has no calibration to split the drift by.
-void AddProvenanceNotes(const PublishedNumber& published, const HostProbe* host,
-                        std::vector<std::string>& notes) {
-  HostIdentity identity;
-  if (host) identity = host->Identity();
-  if (published.host && !published.host->hostname.empty() &&
-      (published.host->hostname != identity.hostname ||
-       published.host->cpu_model != identity.cpu_model)) {
-    notes.push_back(fmt::format(
-        "the published number comes from another host ({}, {}); this is {} ({}): the host "
-        "drift factor includes the change of machine",
-        published.host->hostname, published.host->cpu_model, identity.hostname,
-        identity.cpu_model));
-  }
-  if (!published.calibration_ms) {
-    notes.push_back(
-        "no published calibration: the host drift cannot be split into CPU speed and the rest "
-        "(give --published-calibration MS, or publish with culprit run)");
-  }
-}
-
 /// Code: the published commit against today's, paired, one sitting.
 Result<ComparisonOutcome> MeasureCode(const AuditContext& context, const PublishedNumber& published,
                                       const std::string& published_rev, const AuditRequest& request,
@@ -573,6 +551,32 @@ void DecomposeMove(AuditFigures& f) {
 }
 
 }  // namespace
+
+void AddProvenanceNotes(const PublishedNumber& published, const HostProbe* host,
+                        std::vector<std::string>& notes) {
+  HostIdentity identity;
+  if (host) identity = host->Identity();
+  // Another machine: another name or CPU, or, when both records know it, another machine
+  // identity (two hosts of one name, or one host renamed, are told apart by it).
+  const bool other_machine =
+      published.host && !published.host->machine_id.empty() && !identity.machine_id.empty()
+          ? published.host->machine_id != identity.machine_id
+          : false;
+  if (published.host && !published.host->hostname.empty() &&
+      (published.host->hostname != identity.hostname ||
+       published.host->cpu_model != identity.cpu_model || other_machine)) {
+    notes.push_back(fmt::format(
+        "the published number comes from another host ({}, {}); this is {} ({}): the host "
+        "drift factor includes the change of machine",
+        published.host->hostname, published.host->cpu_model, identity.hostname,
+        identity.cpu_model));
+  }
+  if (!published.calibration_ms) {
+    notes.push_back(
+        "no published calibration: the host drift cannot be split into CPU speed and the rest "
+        "(give --published-calibration MS, or publish with culprit run)");
+  }
+}
 
 Result<ShiftEstimate> CrossSittingShift(const PublishedNumber& published,
                                         std::span<const double> now, double confidence) {

@@ -166,6 +166,13 @@ struct PublishRequest {
 Result<std::vector<PublishedNumber>> RunPublish(const AuditContext& context,
                                                 const PublishRequest& request);
 
+/// What the published number's provenance means for the host drift, as notes: it came from
+/// another machine (another host name or CPU model, or, when both sides know it, another
+/// machine identity: a renamed host, or two hosts of one name), or it has no calibration to
+/// split the drift by. `host` is today's (null: unknown).
+void AddProvenanceNotes(const PublishedNumber& published, const HostProbe* host,
+                        std::vector<std::string>& notes);
+
 /// The waterfall, the cross-sitting warning, the calibration, the notes, the
 /// conclusion and the records, as `culprit audit` prints it.
 std::string FormatAuditSummary(const AuditOutcome& outcome);

@@ -250,6 +250,9 @@ Result<std::vector<PublishedNumber>> ReadJsonTable(const json& doc, std::string_
     id.hostname = h.value("hostname", std::string());
     id.cpu_model = h.value("cpu_model", std::string());
     id.kernel = h.value("kernel", std::string());
+    if (h.contains("machine_id") && h["machine_id"].is_string()) {
+      id.machine_id = h["machine_id"].get<std::string>();
+    }
     id.logical_cores = h.value("logical_cores", 0);
     host = id;
   }
@@ -400,6 +403,7 @@ std::string PublishedTableToJson(const std::vector<PublishedNumber>& rows,
                    {"cpu_model", h.cpu_model},
                    {"kernel", h.kernel},
                    {"logical_cores", h.logical_cores}};
+    if (!h.machine_id.empty()) doc["host"]["machine_id"] = h.machine_id;
   }
   doc["rows"] = json::array();
   for (const PublishedNumber& r : rows) {

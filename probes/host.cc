@@ -89,6 +89,9 @@ class RealHostProbe : public HostProbe {
   HostIdentity Identity() const override {
     HostIdentity info;
     info.hostname = FirstLineOf("proc/sys/kernel/hostname");
+    std::string machine = FirstLineOf("etc/machine-id");
+    if (machine.empty()) machine = FirstLineOf("var/lib/dbus/machine-id");
+    info.machine_id = MachineIdDigest(machine);
     const std::string ostype = FirstLineOf("proc/sys/kernel/ostype");
     const std::string release = FirstLineOf("proc/sys/kernel/osrelease");
     info.kernel = ostype.empty() ? release : release.empty() ? "" : ostype + " " + release;
@@ -203,6 +206,12 @@ class RealHostProbe : public HostProbe {
 };
 
 }  // namespace
+
+std::string MachineIdDigest(std::string_view machine_id) {
+  machine_id = TrimBlanks(machine_id);
+  if (machine_id.empty()) return "";
+  return fmt::format("m-{:016x}", Fnv1a64(machine_id, Fnv1a64("culprit machine id\n")));
+}
 
 std::unique_ptr<HostProbe> MakeRealHostProbe(std::filesystem::path root) {
   return std::make_unique<RealHostProbe>(std::move(root));

@@ -29,7 +29,14 @@ class HostProbe {
   virtual HostState Snapshot(bool calibrate) const = 0;
 };
 
+/// The machine identity a record keeps: "m-" and 16 hex digits of a 64-bit FNV-1a digest
+/// of `machine_id` (the content of /etc/machine-id) with a culprit-specific prefix, so that
+/// records never carry the id itself (systemd asks applications not to expose it); "" for
+/// an empty id.
+std::string MachineIdDigest(std::string_view machine_id);
+
 /// Reads the real host. `root` lets tests point it at a fake tree containing
+/// etc/machine-id (else var/lib/dbus/machine-id),
 /// proc/loadavg, proc/cpuinfo, proc/meminfo, proc/vmstat, proc/sys/kernel/{hostname,
 /// ostype,osrelease}, sys/devices/system/cpu/online and
 /// sys/devices/system/cpu/cpu0/cpufreq/{scaling_cur_freq,scaling_governor}, and

@@ -45,6 +45,7 @@ Json HostIdentityToJson(const HostIdentity& host) {
       {"hostname", host.hostname},
       {"cpu_model", host.cpu_model},
       {"kernel", host.kernel},
+      {"machine_id", host.machine_id.empty() ? Json(nullptr) : Json(host.machine_id)},
       {"logical_cores", host.logical_cores},
       {"memory_total_kb", host.memory_total_kb ? Json(*host.memory_total_kb) : Json(nullptr)}};
 }
@@ -408,6 +409,8 @@ HostIdentity HostIdentityFromJson(const Json& host) {
   identity.hostname = GetString(host, "hostname", "host");
   identity.cpu_model = GetString(host, "cpu_model", "host");
   identity.kernel = GetString(host, "kernel", "host");
+  // Records written before it was kept lack it; null: the host had none.
+  identity.machine_id = GetString(host, "machine_id", "host");
   identity.logical_cores = static_cast<int>(GetInteger(host, "logical_cores", 0, "host"));
   // Records written before it was kept lack it.
   if (auto kb = GetOptionalInteger(host, "memory_total_kb", "host"); kb && *kb >= 0) {

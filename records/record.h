@@ -130,6 +130,11 @@ struct HostIdentity {
   std::string hostname, cpu_model, kernel;
   int logical_cores = 0;                    ///< Online logical CPUs.
   std::optional<uint64_t> memory_total_kb;  ///< /proc/meminfo MemTotal.
+  /// A stable identity of the machine that survives a renamed host and tells apart two
+  /// hosts of one name: MachineIdDigest of /etc/machine-id; "" when the host has none (and
+  /// in records written before it was kept). Last, so that brace-initialized identities
+  /// written before it still mean what they say.
+  std::string machine_id;
 
   bool operator==(const HostIdentity&) const = default;
 };

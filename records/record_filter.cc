@@ -38,7 +38,8 @@ bool RecordFilter::Matches(const Record& record) const {
   if (kind && RecordKindName(record.kind) != *kind) return false;
   if (verdict && (!record.verdict || ParseVerdict(*verdict) != record.verdict)) return false;
   if (query && record.query != *query) return false;
-  if (host && (record.host.hostname.empty() ? "unknown" : record.host.hostname) != *host) {
+  if (host && (record.host.hostname.empty() ? "unknown" : record.host.hostname) != *host &&
+      (record.host.machine_id.empty() || record.host.machine_id != *host)) {
     return false;
   }
   if (commit) {

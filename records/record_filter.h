@@ -17,8 +17,9 @@ struct RecordFilter {
   /// commit and every `details` entry whose key ends in "commit" (a bisect's
   /// culprit_commit), so that "which records involve abc123" finds them all.
   std::optional<std::string> commit;
-  /// Exact host name of the record's host (its `host.hostname`); "unknown" selects the records
-  /// that do not name their host (written by hand, or by a host that did not say).
+  /// Exact host name of the record's host (its `host.hostname`) or its machine identity
+  /// (`host.machine_id`, "m-..."); "unknown" selects the records that do not name their host
+  /// (written by hand, or by a host that did not say).
   std::optional<std::string> host;
 
   bool Matches(const Record& record) const;

@@ -189,5 +189,52 @@ TEST(AuditConclusion, FullyExplained) {
   EXPECT_TRUE(Has(FormatWaterfall(f), "inside the band: fully explained"));
 }
 
+// Today's host, as a probe would read it.
+class FixedHost : public HostProbe {
+ public:
+  explicit FixedHost(HostIdentity identity) : identity_(std::move(identity)) {}
+  HostIdentity Identity() const override { return identity_; }
+  HostState Snapshot(bool) const override { return {}; }
+
+ private:
+  HostIdentity identity_;
+};
+
+HostIdentity Bench(const std::string& machine_id) {
+  HostIdentity host;
+  host.hostname = "bench-1";
+  host.cpu_model = "AMD EPYC 7B13";
+  host.machine_id = machine_id;
+  return host;
+}
+
+bool SaysAnotherHost(const std::vector<std::string>& notes) {
+  for (const std::string& note : notes) {
+    if (Has(note, "comes from another host")) return true;
+  }
+  return false;
+}
+
+TEST(AuditProvenance, AnotherMachineOfTheSameNameIsAnotherHost) {
+  PublishedNumber published;
+  published.calibration_ms = 10.0;
+  published.host = Bench("m-0000000000000001");
+  std::vector<std::string> notes;
+  FixedHost same(Bench("m-0000000000000001"));
+  AddProvenanceNotes(published, &same, notes);
+  EXPECT_FALSE(SaysAnotherHost(notes));
+
+  FixedHost other(Bench("m-0000000000000002"));
+  notes.clear();
+  AddProvenanceNotes(published, &other, notes);
+  EXPECT_TRUE(SaysAnotherHost(notes));
+
+  // A record written before machine identities were kept: the name and CPU decide.
+  published.host = Bench("");
+  notes.clear();
+  AddProvenanceNotes(published, &other, notes);
+  EXPECT_FALSE(SaysAnotherHost(notes));
+}
+
 }  // namespace
 }  // namespace culprit

@@ -94,6 +94,24 @@ TEST(HostProbe, ParsesIdentityExactly) {
   EXPECT_EQ(info.memory_total_kb, 24683656u);
 }
 
+TEST(HostProbe, MachineIdentityIsADigestOfMachineId) {
+  TempDir dir;
+  WriteBaseTree(dir.path());
+  EXPECT_EQ(MakeRealHostProbe(dir.path())->Identity().machine_id, "");
+  WriteTextFile(dir.path() / "var/lib/dbus/machine-id", "0123456789abcdef0123456789abcdef\n");
+  EXPECT_EQ(MakeRealHostProbe(dir.path())->Identity().machine_id,
+            MachineIdDigest("0123456789abcdef0123456789abcdef"));
+  WriteTextFile(dir.path() / "etc/machine-id", "fedcba9876543210fedcba9876543210\n");
+  const std::string id = MakeRealHostProbe(dir.path())->Identity().machine_id;
+  EXPECT_EQ(id, MachineIdDigest("fedcba9876543210fedcba9876543210"));
+  // "m-" and 16 hex digits; never the id itself.
+  ASSERT_EQ(id.size(), 18u);
+  EXPECT_EQ(id.substr(0, 2), "m-");
+  EXPECT_EQ(id.find_first_not_of("0123456789abcdef", 2), std::string::npos);
+  EXPECT_NE(MachineIdDigest("0123456789abcdef0123456789abcdef"), id);
+  EXPECT_EQ(MachineIdDigest("  \n"), "");
+}
+
 TEST(HostProbe, ParsesSnapshotWithCpufreq) {
   TempDir dir;
   WriteBaseTree(dir.path());

@@ -83,6 +83,7 @@ TEST(RecordFilter, HostSelectsByHostNameAndUnknownByNone) {
   named.host.hostname = "bench-1";
   Record anonymous = FullRecord();
   anonymous.host.hostname.clear();
+  anonymous.host.machine_id.clear();
   RecordFilter filter;
   filter.host = "bench-1";
   EXPECT_TRUE(filter.Matches(named));
@@ -90,6 +91,11 @@ TEST(RecordFilter, HostSelectsByHostNameAndUnknownByNone) {
   filter.host = "unknown";
   EXPECT_FALSE(filter.Matches(named));
   EXPECT_TRUE(filter.Matches(anonymous));
+  // The machine identity selects too (a renamed host keeps it).
+  named.host.machine_id = "m-0123456789abcdef";
+  filter.host = "m-0123456789abcdef";
+  EXPECT_TRUE(filter.Matches(named));
+  EXPECT_FALSE(filter.Matches(anonymous));
 }
 
 }  // namespace

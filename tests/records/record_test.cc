@@ -29,6 +29,7 @@ TEST(RecordJson, RoundTripKeepsEveryField) {
   EXPECT_EQ(parsed->arms[1].env.at("PARALLEL"), "1");
   EXPECT_EQ(parsed->start.calibration_ms, 101.5);
   EXPECT_EQ(parsed->end.governor, "powersave");
+  EXPECT_EQ(parsed->host.machine_id, "m-0123456789abcdef");
   EXPECT_EQ(parsed->end.load15, 0.8);
   EXPECT_EQ(parsed->end.memory_available_kb, 19 * 1024 * 1024 + 512);
   EXPECT_EQ(parsed->end.swap_used_kb, 4096);
