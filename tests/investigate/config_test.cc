@@ -265,7 +265,7 @@ TEST(ParseConfigErrors, UnknownKeySuggestsTheNearest) {
             "/proj/culprit.toml:5:1: unknown key 'bnad' in [measure], did you mean 'band'?");
   EXPECT_EQ(config.error().hint(),
             "valid keys in [measure]: band, confidence, min_pairs, max_pairs, warmup, "
-            "calibrate_between_looks");
+            "calibrate_between_looks, cpus, aslr");
   EXPECT_EQ(ErrorOf(WithEngine("[queries.\"series.count\"]\ncommand = [\"x\"]\ntimout = \"5s\"\n")),
             "/proj/culprit.toml:6:1: unknown key 'timout' in [queries.\"series.count\"], did you "
             "mean 'timeout'?");
