@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -14,6 +15,7 @@
 #include "base/strings.h"
 #include "cli/starter_config.h"
 #include "cli/terminal_progress.h"
+#include "engine/compiler_cache.h"
 #include "probes/calibration.h"
 #include "probes/engine_builds.h"
 #include "probes/host.h"
@@ -187,14 +189,30 @@ Result<std::string> ExcludeCulpritFiles(const std::filesystem::path& top,
                      Join(added, ", "), exclude.string());
 }
 
+/// ccache on this host's PATH, with its compiler links, or why it cannot serve a build.
+CompilerCacheOffer OfferCompilerCache() {
+  const char* path = std::getenv("PATH");
+  Result<CompilerCacheSettings> found = LocateCompilerCache(path ? path : "", {}, "");
+  if (found) {
+    return {true, fmt::format("{}, compiler links in {}", found->program.string(),
+                              found->masquerade_dir.string())};
+  }
+  // The message reads "[engine] compiler_cache = ..., but <what is missing>": the starter
+  // file needs only what is missing, and how to get it.
+  std::string missing = found.error().message();
+  if (size_t but = missing.find(", but "); but != std::string::npos) missing.erase(0, but + 6);
+  return {false, missing + " (apt-get install ccache)"};
+}
+
 }  // namespace
 
 Result<int> CommandInit(const InitOptions& options) {
   std::filesystem::path output = options.output;
   std::filesystem::path dir = std::filesystem::absolute(output).parent_path();
   BuildSystem build = DetectBuildSystem(dir);
+  const CompilerCacheOffer ccache = OfferCompilerCache();
   Status written =
-      WriteFileAtomically(output, StarterConfig(dir.filename().string(), build),
+      WriteFileAtomically(output, StarterConfig(dir.filename().string(), build, ccache),
                           options.force ? ExistingFile::kReplace : ExistingFile::kRefuse);
   if (!written) {
     return Error::Usage(written.error().message()).WithHint("use --force to replace it");
@@ -209,6 +227,12 @@ Result<int> CommandInit(const InitOptions& options) {
         "wrote {}: build steps for the {} project here; check [engine] and [queries], "
         "then try `culprit run`\n",
         output.string(), build.name);
+  }
+  if (build.c_family && ccache.found) {
+    fmt::print("ccache found ({}): the build steps run through it (compiler_cache in [engine])\n",
+               ccache.detail);
+  } else if (build.c_family) {
+    fmt::print("no compiler cache: {}; every commit builds from scratch\n", ccache.detail);
   }
   // culprit builds commits from git: say so now, not at the first build.
   bool in_git = false;

@@ -14,7 +14,25 @@ BuildSystem CMake() {
           {{"cmake", "-S", ".", "-B", "build", "-DCMAKE_BUILD_TYPE=Release"},
            {"cmake", "--build", "build", "-j2"}},
           "build/{name}",
-          {}};
+          {},
+          /*c_family=*/true};
+}
+
+/// The [engine] lines that offer ccache to a C-family build: on when it was found (a
+/// rebuilt commit's unchanged objects cost little, and ccache never changes what a
+/// build produces), otherwise commented out with the reason.
+std::string CompilerCacheLines(const BuildSystem& build, const CompilerCacheOffer& ccache) {
+  if (!build.c_family) return "";
+  if (!ccache.found) {
+    return fmt::format("# compiler_cache = \"ccache\"    # not offered: {}\n", ccache.detail);
+  }
+  return fmt::format(
+      "# ccache was found ({}):\n"
+      "# the build steps run through it, with a cache culprit keeps under [cache] dir;\n"
+      "# delete the line to build without it.\n"
+      "compiler_cache = \"ccache\"\n"
+      "# compiler_cache_remote = \"redis://bench-cache:6379\"   # objects shared by hosts\n",
+      ccache.detail);
 }
 
 /// A TOML array of strings: ["a", "b"]. The words are culprit's own (no
@@ -45,7 +63,8 @@ BuildSystem DetectBuildSystem(const fs::path& dir) {
             {{"sh", "-c", "test -d build || meson setup build --buildtype=release"},
              {"meson", "compile", "-C", "build"}},
             "build/{name}",
-            {}};
+            {},
+            /*c_family=*/true};
   }
   if (has("Cargo.toml"))
     return {"Cargo", {{"cargo", "build", "--release"}}, "target/release/{name}", {}};
@@ -54,10 +73,11 @@ BuildSystem DetectBuildSystem(const fs::path& dir) {
     return {"Autotools",
             {{"sh", "-c", "test -f Makefile || ./configure"}, {"make", "-j2"}},
             "{name}",
-            {}};
+            {},
+            /*c_family=*/true};
   }
   if (has("Makefile") || has("makefile") || has("GNUmakefile")) {
-    return {"Make", {{"make", "-j2"}}, "{name}", {}};
+    return {"Make", {{"make", "-j2"}}, "{name}", {}, /*c_family=*/true};
   }
   if (has("package.json")) {
     // No single program: the query runs a script of the package in the build's tree.
@@ -72,7 +92,8 @@ std::string StarterConfig(std::string_view engine_name_hint) {
   return StarterConfig(engine_name_hint, CMake());
 }
 
-std::string StarterConfig(std::string_view engine_name_hint, const BuildSystem& build) {
+std::string StarterConfig(std::string_view engine_name_hint, const BuildSystem& build,
+                          const CompilerCacheOffer& ccache) {
   std::string name;
   for (char c : engine_name_hint) {
     if (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-') name += c;
@@ -109,7 +130,7 @@ build = {steps}
 artifacts = {artifacts}
 build_timeout = "20m"
 mode = "incremental"         # or "clean": build every commit from scratch
-
+{compiler_cache}
 # One section per measured workload.
 [queries."example"]
 command = {command}
@@ -164,7 +185,8 @@ dir = "benchmarks/results-v1"
 )toml",
                      fmt::arg("name", name), fmt::arg("recognised", recognised),
                      fmt::arg("steps", steps), fmt::arg("artifacts", artifacts),
-                     fmt::arg("command", command));
+                     fmt::arg("command", command),
+                     fmt::arg("compiler_cache", CompilerCacheLines(build, ccache)));
 }
 
 }  // namespace culprit

@@ -19,6 +19,14 @@ struct BuildSystem {
   std::string artifact;
   /// The query's command when there is no artifact to run ({tree}-relative).
   std::vector<std::string> command_without_artifact;
+  /// Compiles C or C++ (CMake, Meson, autotools, make): a compiler cache can serve it.
+  bool c_family = false;
+};
+
+/// What `culprit init` found of a compiler cache, to offer in the starter file.
+struct CompilerCacheOffer {
+  bool found = false;  ///< ccache and its masquerade directory are on this host.
+  std::string detail;  ///< Where ccache is, or why it cannot be used (one line).
 };
 
 /// The build system of `dir`, recognised by its files, first match wins:
@@ -29,8 +37,11 @@ BuildSystem DetectBuildSystem(const std::filesystem::path& dir);
 
 /// The commented starter file `culprit init` writes; ParseConfig accepts it.
 /// `engine_name_hint` (e.g. the repository's directory name) names the artifact;
-/// characters other than letters, digits, '.', '_' and '-' are dropped.
-std::string StarterConfig(std::string_view engine_name_hint, const BuildSystem& build);
+/// characters other than letters, digits, '.', '_' and '-' are dropped. For a C-family
+/// build, `ccache` found turns on `compiler_cache = "ccache"` (said in a comment); not
+/// found, the line is there commented out, with `ccache.detail` as the reason.
+std::string StarterConfig(std::string_view engine_name_hint, const BuildSystem& build,
+                          const CompilerCacheOffer& ccache = {});
 
 /// As above, for a CMake project.
 std::string StarterConfig(std::string_view engine_name_hint);

@@ -266,6 +266,26 @@ TEST(ConfigCliTest, InitFitsTheBuildSystemItFindsAndSaysWhenThereIsNoGitReposito
   EXPECT_TRUE(Contains(init.stderr_text, "is not in a git repository")) << DescribeRun(init);
 }
 
+TEST(ConfigCliTest, InitOffersCcacheWhenThisHostHasIt) {
+  // With a PATH that holds no ccache, the line is written commented out, with the reason.
+  TempDir bare;
+  ProcessResult without = RunCulprit({"init"}, bare.path(), {{"PATH", "/nonexistent-bin"}});
+  ASSERT_EQ(without.exit_code, 0) << DescribeRun(without);
+  EXPECT_TRUE(Contains(without.stdout_text, "no compiler cache: ccache is not on PATH"))
+      << DescribeRun(without);
+  EXPECT_TRUE(Contains(ReadAll(bare.path() / "culprit.toml"), "# compiler_cache = \"ccache\""));
+
+  if (!fs::exists("/usr/lib/ccache/cc")) {
+    GTEST_SKIP() << "ccache is not installed here (scripts/install-deps installs it)";
+  }
+  TempDir dir;
+  ProcessResult with = RunCulprit({"init"}, dir.path());
+  ASSERT_EQ(with.exit_code, 0) << DescribeRun(with);
+  EXPECT_TRUE(Contains(with.stdout_text, "ccache found (")) << DescribeRun(with);
+  const std::string starter = ReadAll(dir.path() / "culprit.toml");
+  EXPECT_TRUE(Contains(starter, "\ncompiler_cache = \"ccache\"\n")) << starter;
+}
+
 TEST(ConfigCliTest, HostReportsCalibrationAndFrequencyGovernor) {
   TempDir dir;
   ProcessResult host = RunCulprit({"host"}, dir.path());

@@ -31,6 +31,32 @@ TEST(StarterConfig, IsAcceptedAndNamesTheEngine) {
   EXPECT_EQ(empty->engine.artifacts, std::vector<std::string>{"build/engine"});
 }
 
+TEST(StarterConfig, OffersCcacheToACFamilyBuildOnlyWhenItWasFound) {
+  const BuildSystem cmake = DetectBuildSystem("/nonexistent-dir");  // CMake-shaped
+  ASSERT_TRUE(cmake.c_family);
+  std::string with = StarterConfig("es", cmake, {true, "/usr/bin/ccache"});
+  auto on = ParseConfig(with, kFile);
+  ASSERT_TRUE(on.ok()) << on.error().message() << "\n" << with;
+  EXPECT_TRUE(on->engine.compiler_cache);
+  EXPECT_NE(with.find("# ccache was found (/usr/bin/ccache):\n"), std::string::npos) << with;
+
+  std::string without = StarterConfig("es", cmake, {false, "ccache is not on PATH"});
+  auto off = ParseConfig(without, kFile);
+  ASSERT_TRUE(off.ok()) << off.error().message();
+  EXPECT_FALSE(off->engine.compiler_cache);
+  EXPECT_NE(without.find("# compiler_cache = \"ccache\"    # not offered: ccache is not on PATH"),
+            std::string::npos)
+      << without;
+
+  // A Cargo build compiles no C: no offer, whatever was found.
+  TempDir dir;
+  WriteTextFile(dir.path() / "Cargo.toml", "[package]\n");
+  const BuildSystem cargo = DetectBuildSystem(dir.path());
+  EXPECT_FALSE(cargo.c_family);
+  std::string rust = StarterConfig("es", cargo, {true, "/usr/bin/ccache"});
+  EXPECT_EQ(rust.find("compiler_cache"), std::string::npos) << rust;
+}
+
 TEST(StarterConfig, CommentedSectionsAreValidWhenUncommented) {
   // Uncommenting every "# [section]" block (lines starting "# " after such a
   // header, until a blank line) must still give a valid file.
