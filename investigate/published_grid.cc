@@ -254,6 +254,9 @@ Result<PublishedGrid> GridFromJson(const std::filesystem::path& file) {
     cell.value = row.value;
     cell.unit = row.unit;
     cell.sitting = row.record_id.empty() ? "" : "record " + row.record_id;
+    if (row.host) {
+      cell.host = !row.host->machine_id.empty() ? row.host->machine_id : row.host->hostname;
+    }
     cell.source = row.source;
     grid.rows.push_back(row.query);
     grid.cells.push_back({cell});

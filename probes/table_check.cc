@@ -13,7 +13,8 @@ namespace {
 constexpr std::string_view kClaimLabelNames[] = {"holds",     "tie",           "reversed",
                                                  "undecided", "not published", "not checked"};
 constexpr std::string_view kClaimSittingsNames[] = {"not stated", "one sitting",
-                                                    "two unrelated numbers divided"};
+                                                    "two unrelated numbers divided",
+                                                    "cross-host: two hosts' numbers divided"};
 
 /// +1 when the ratio is above 1, -1 below, 0 at exactly 1.
 int Direction(double log_ratio) { return log_ratio > 0 ? 1 : log_ratio < 0 ? -1 : 0; }
@@ -63,6 +64,9 @@ std::string_view ClaimSittingsName(ClaimSittings sittings) {
 }
 
 ClaimSittings SittingsOf(const PublishedCell& baseline, const PublishedCell& cell) {
+  if (!baseline.host.empty() && !cell.host.empty() && baseline.host != cell.host) {
+    return ClaimSittings::kCrossHost;
+  }
   if (baseline.sitting.empty() || cell.sitting.empty()) return ClaimSittings::kUnknown;
   return baseline.sitting == cell.sitting ? ClaimSittings::kSame : ClaimSittings::kDifferent;
 }

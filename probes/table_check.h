@@ -27,6 +27,9 @@ struct PublishedCell {
   /// The sitting the value was measured in, as the source names it (a record id, a
   /// `VALUE@SITTING` label); "" when the source does not say.
   std::string sitting;
+  /// The host the value was measured on (its machine id, else its hostname), as a culprit
+  /// record names it; "" when the source does not say.
+  std::string host;
   std::string source;  ///< Where it was read: "FILE:LINE:COLUMN", "FILE rows[2]".
 };
 
@@ -58,8 +61,10 @@ enum class ClaimSittings {
   kUnknown,    ///< At least one of the two values does not say.
   kSame,       ///< Both name the same sitting.
   kDifferent,  ///< Two sittings: two unrelated numbers divided.
+  kCrossHost,  ///< Two hosts (so two sittings as well): a cross-host ratio.
 };
-/// "not stated", "one sitting", "two unrelated numbers divided".
+/// "not stated", "one sitting", "two unrelated numbers divided", "cross-host: two hosts'
+/// numbers divided".
 std::string_view ClaimSittingsName(ClaimSittings sittings);
 
 struct Claim {
@@ -70,7 +75,8 @@ struct Claim {
   std::string explanation;  ///< One sentence: why this label.
 };
 
-/// The sittings of a published ratio from its two values' sitting names.
+/// The sittings of a published ratio from its two values' hosts and sitting names: two
+/// named hosts that differ are cross-host, whatever the sittings say.
 ClaimSittings SittingsOf(const PublishedCell& baseline, const PublishedCell& cell);
 
 /// One claim: `cell` / `baseline` as published against `measured`, the re-measured cell of

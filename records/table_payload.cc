@@ -289,6 +289,10 @@ std::vector<std::string> ClaimLines(const TableFacts& f) {
                                    c.explanation);
     if (c.sittings == "two unrelated numbers divided") {
       line += "; its published values came from two sittings: two unrelated numbers divided";
+    } else if (c.sittings.rfind("cross-host", 0) == 0) {
+      line +=
+          "; its published values came from two hosts: a cross-host ratio, which says as much "
+          "about the hosts as about what they ran (the re-measured cell is from one host)";
     }
     lines.push_back(std::move(line));
   }

@@ -114,6 +114,24 @@ void Write(const std::filesystem::path& path, const std::string& text) {
   std::ofstream(path) << text;
 }
 
+TEST(PublishedGrid, PublishedJsonFilesNameTheirHosts) {
+  TempDir dir;
+  Write(dir.path() / "a.json",
+        R"({"revision": "v1.0", "unit": "ms", "host": {"hostname": "bench1", "machine_id": "m-1"},
+            "rows": [{"query": "q1", "value": 4.0, "record": "r-a"}]})");
+  Write(dir.path() / "b.json",
+        R"({"revision": "v1.3", "unit": "ms", "host": {"hostname": "bench2"},
+            "rows": [{"query": "q1", "value": 5.0, "record": "r-b"}]})");
+  Write(dir.path() / "c.json",
+        R"({"revision": "v1.4", "unit": "ms", "rows": [{"query": "q1", "value": 6.0}]})");
+  auto grid =
+      ReadPublishedGrid({dir.path() / "a.json", dir.path() / "b.json", dir.path() / "c.json"});
+  ASSERT_TRUE(grid) << grid.error().message();
+  EXPECT_EQ(grid->cells[0][0].host, "m-1");     // the machine id when the record has one
+  EXPECT_EQ(grid->cells[0][1].host, "bench2");  // else the hostname
+  EXPECT_EQ(grid->cells[0][2].host, "");        // not said
+}
+
 TEST(PublishedGrid, PublishedJsonFilesAreColumnsAndTheirRecordsTheirSittings) {
   TempDir dir;
   Write(dir.path() / "v1.0.json",

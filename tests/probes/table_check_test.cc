@@ -101,6 +101,27 @@ TEST(TableCheck, APublishedEqualityHoldsOnATieAndNotOnAnEffect) {
             ClaimLabel::kReversed);
 }
 
+TEST(TableCheck, TwoHostsAreACrossHostRatio) {
+  const TableCell effect = Cell(Verdict::kEffect, 2.0, 1.9, 2.1);
+  PublishedCell here = Value(4, "record a"), there = Value(8, "record b");
+  here.host = "m-1";
+  there.host = "m-2";
+  Claim cross = LabelClaim(here, there, effect);
+  EXPECT_EQ(cross.sittings, ClaimSittings::kCrossHost);
+  EXPECT_EQ(ClaimSittingsName(cross.sittings), "cross-host: two hosts' numbers divided");
+  EXPECT_EQ(cross.label, ClaimLabel::kHolds);  // the re-measurement's, on one host
+  // Named on both sides even without sittings.
+  PublishedCell bare_here = Value(4), bare_there = Value(8);
+  bare_here.host = "m-1";
+  bare_there.host = "m-2";
+  EXPECT_EQ(LabelClaim(bare_here, bare_there, effect).sittings, ClaimSittings::kCrossHost);
+  // One host, two sittings: unrelated numbers, not cross-host; one side silent: as before.
+  there.host = "m-1";
+  EXPECT_EQ(LabelClaim(here, there, effect).sittings, ClaimSittings::kDifferent);
+  there.host = "";
+  EXPECT_EQ(LabelClaim(here, there, effect).sittings, ClaimSittings::kDifferent);
+}
+
 TEST(TableCheck, TwoSittingsAreTwoUnrelatedNumbersDivided) {
   const TableCell effect = Cell(Verdict::kEffect, 2.0, 1.9, 2.1);
   Claim two = LabelClaim(Value(4, "record a"), Value(8, "record b"), effect);

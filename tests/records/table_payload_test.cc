@@ -119,6 +119,10 @@ TEST(TablePayloadTest, CheckedClaimsReadBackAndPrintInEveryFormat) {
   const std::string csv = TableFactsCsv(f);
   EXPECT_TRUE(Has(csv, ",error,claim,published_ratio,published_sittings\n")) << csv;
   EXPECT_TRUE(Has(csv, ",holds,2,two unrelated numbers divided\n")) << csv;
+  // Two hosts' numbers divided: said as such.
+  f.claims[0].sittings = "cross-host: two hosts' numbers divided";
+  const std::string cross = TableFactsText(f);
+  EXPECT_TRUE(Has(cross, "its published values came from two hosts: a cross-host ratio")) << cross;
   // A table that checks nothing keeps its CSV columns and prints no claims.
   EXPECT_FALSE(Has(TableFactsText(Example()), "published claims"));
   EXPECT_FALSE(Has(TableFactsCsv(Example()), ",claim,"));
