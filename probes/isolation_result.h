@@ -1,0 +1,95 @@
+#pragma once
+
+// What a residency isolation works on (probes/isolation.h): the plan and its
+// options, and the result the sitting fills as it measures (the visits, the
+// samples, the host's snapshots) and the verdict functions fill as it decides
+// (probes/isolation_verdict.h); the record and the text are written from it
+// (probes/isolation_report.h).
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "probes/calibration.h"
+#include "probes/host.h"
+#include "probes/residency_config.h"
+#include "probes/statistics.h"
+#include "probes/verdict.h"
+#include "records/record.h"
+
+namespace culprit {
+
+/// What to isolate: the query sent in `run QUERY N` and the conditions,
+/// the first of which is the baseline.
+struct IsolationPlan {
+  std::string name;  ///< The [residency."NAME"] plan, for records and messages.
+  std::string query;
+  std::vector<ResidencyCondition> conditions;
+};
+
+struct IsolationOptions {
+  int warmup = 1;          ///< Warm-up visits per condition before the rounds (not analysed).
+  int runs_per_visit = 3;  ///< N of `run QUERY N`; a visit's value is the median of the N.
+  /// Untimed-for-the-statistics runs after setting up a condition and before
+  /// its measured runs (`run QUERY settle_runs`, recorded as warm-up samples):
+  /// setting up writes and frees memory, which leaves the caches cold, and a
+  /// new structure may start background work; neither is what is resident.
+  int settle_runs = 1;
+  int min_rounds = 10;   ///< First look (rounded up to a whole block of rounds).
+  int max_rounds = 160;  ///< Last look; the budget.
+  double band = 0.05;
+  double confidence = 0.95;  ///< Overall, across conditions and looks.
+  bool calibrate_between_looks = false;
+  uint64_t seed = 0;  ///< The design's seed; 0 picks one (recorded either way).
+};
+
+/// One condition's comparison with the baseline.
+struct ConditionOutcome {
+  ResidencyCondition condition;
+  std::map<std::string, uint64_t> bytes;  ///< Structure -> size, when `hold` answered bytes=N.
+  std::vector<double> log_ratios;         ///< ln(this) - ln(baseline) per complete round.
+  std::optional<ShiftEstimate> shift;     ///< At the look that decided (or the last one).
+  std::optional<VerdictResult> verdict;   ///< None for the baseline, or with no verdict at all.
+  double nominal_confidence = 0;
+  int decided_at = 0;  ///< Rounds at the look whose interval is reported.
+};
+
+enum class Reversibility {
+  kNotTested,      ///< The plan holds and releases nothing.
+  kReversible,     ///< The released condition is NULL against the baseline.
+  kNotReversible,  ///< It is EFFECT: the cost stays after release.
+  kUndecided,      ///< INCONCLUSIVE, or no verdict.
+};
+
+struct ReversibilityResult {
+  Reversibility verdict = Reversibility::kNotTested;
+  int condition = -1;    ///< The condition that holds and then releases, or -1.
+  std::string sentence;  ///< "released: tie → a residency effect, not damage", ...
+};
+
+struct IsolationResult {
+  std::vector<Sample> samples;  ///< Execution order; arm = condition, pair = round (-1: warm-up).
+  std::vector<std::vector<int>> orders;           ///< The design of the rounds that were started.
+  std::vector<std::vector<double>> visit_values;  ///< [round][condition]: median of the visit.
+  int rounds_done = 0;                            ///< Complete rounds.
+  std::vector<ConditionOutcome> conditions;       ///< [0] is the baseline.
+  std::vector<int> looks;                         ///< Round counts at which it looks.
+  double condition_alpha = 0;  ///< Alpha of each comparison: (1 - confidence) / comparisons.
+  int suspect = -1;            ///< See SuspectCondition.
+  ReversibilityResult reversibility;
+  std::string conclusion;
+  HostState start, end;
+  std::vector<double> checkpoint_calibrations_ms;
+  std::optional<CalibrationCheck> calibration;
+  bool interrupted = false;
+  std::optional<Error> failure;  ///< The engine broke: no verdict; the message names the
+                                 ///< condition and the command sent.
+  std::string failed_condition, failed_command;
+  std::vector<std::string> notes;
+  uint64_t seed = 0;
+};
+
+}  // namespace culprit
