@@ -537,6 +537,7 @@ Result<TableOutcome> RunTable(const MeasureContext& context, const TableRequest&
         "records go to {}",
         config.records.dir.string()));
   }
+  if (!request.archive) return outcome;
   RecordStore store(config.records.dir);
   RecordStore::Archived archived = store.WriteOrFallback(outcome.record);
   outcome.record_path = archived.path;

@@ -42,6 +42,9 @@ struct TableRequest {
   /// headings name the columns unless --name does.
   std::optional<PublishedGrid> check;
   MeasureFlags flags;
+  /// False: RunTable leaves its record unarchived (record_path empty), for a caller that makes
+  /// the sitting a record of its own kind (a sweep, bisect/sweep_runner.h) and archives that.
+  bool archive = true;
 };
 
 struct TableOutcome {

@@ -9,6 +9,7 @@
 #include "records/report_facts.h"
 #include "records/report_payload.h"
 #include "records/svg_plot.h"
+#include "records/sweep_payload.h"
 #include "records/table_payload.h"
 
 namespace culprit {
@@ -417,6 +418,11 @@ class MarkdownReporter : public RecordReporter {
     if (r.kind == RecordKind::kTable) {
       if (std::optional<TableFacts> table = ReadTableFacts(r)) {
         out += "\n## Table\n\n" + TableFactsMarkdown(*table);
+      }
+    }
+    if (r.kind == RecordKind::kSweep) {
+      if (std::optional<SweepFacts> sweep = ReadSweepFacts(r)) {
+        out += "\n## Sweep\n\n" + SweepFactsMarkdown(*sweep);
       }
     }
     out += HostTable(r);

@@ -508,7 +508,8 @@ namespace {
 // In the enum's order: the one place each kind is spelled.
 constexpr std::string_view kRecordKindNames[] = {"probe",       "compare",       "bisect",
                                                  "bisect-step", "isolate",       "audit",
-                                                 "run",         "investigation", "table"};
+                                                 "run",         "investigation", "table",
+                                                 "sweep"};
 }  // namespace
 
 std::string_view RecordKindName(RecordKind kind) { return NameIn(kRecordKindNames, kind); }

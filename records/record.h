@@ -33,14 +33,16 @@ enum class RecordKind {
   kRun,
   kInvestigation,
   kTable,  ///< `culprit table`: every cell of a table in one sitting (records/table_payload.h).
+  kSweep,  ///< `culprit sweep`: commits of a range in one table sitting (records/sweep_payload.h).
 };
 inline constexpr RecordKind kAllRecordKinds[] = {
     RecordKind::kProbe,      RecordKind::kCompare,       RecordKind::kBisect,
     RecordKind::kBisectStep, RecordKind::kIsolate,       RecordKind::kAudit,
-    RecordKind::kRun,        RecordKind::kInvestigation, RecordKind::kTable};
+    RecordKind::kRun,        RecordKind::kInvestigation, RecordKind::kTable,
+    RecordKind::kSweep};
 
 /// "probe", "compare", "bisect", "bisect-step", "isolate", "audit", "run", "investigation",
-/// "table":
+/// "table", "sweep":
 /// the spelling in record files, file names and output.
 std::string_view RecordKindName(RecordKind kind);
 /// Inverse of RecordKindName (exact spelling); nullopt for anything else.

@@ -8,6 +8,7 @@
 #include "base/strings.h"
 #include "records/report.h"
 #include "records/report_facts.h"
+#include "records/sweep_payload.h"
 #include "records/table_payload.h"
 
 namespace culprit {
@@ -113,6 +114,9 @@ class TextReporter : public RecordReporter {
     out += Table(facts);
     if (r.kind == RecordKind::kTable) {
       if (std::optional<TableFacts> table = ReadTableFacts(r)) out += "\n" + TableFactsText(*table);
+    }
+    if (r.kind == RecordKind::kSweep) {
+      if (std::optional<SweepFacts> sweep = ReadSweepFacts(r)) out += "\n" + SweepFactsText(*sweep);
     }
 
     out += "\narms\n";

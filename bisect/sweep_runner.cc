@@ -1,0 +1,218 @@
+#include "bisect/sweep_runner.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "base/strings.h"
+#include "bisect/sweep.h"
+#include "probes/table.h"
+#include "records/record_store.h"
+#include "records/table_payload.h"
+
+namespace culprit {
+namespace {
+
+/// One query's series from the table sitting: row `row`, arm a = the a-th selected commit.
+SweepSeries SeriesOf(const TableSittingResult& sitting, int row, int arms, double band,
+                     double fallback_alpha) {
+  SweepSeries series;
+  series.band = band;
+  const int blocks =
+      row < static_cast<int>(sitting.row_blocks.size()) ? sitting.row_blocks[row] : 0;
+  std::vector<std::vector<std::optional<double>>> values(
+      arms, std::vector<std::optional<double>>(std::max(blocks, 0)));
+  for (const Sample& s : sitting.samples) {
+    if (s.warmup || !s.ok || s.dropped || s.pair < 0 || s.pair >= blocks || s.value <= 0) continue;
+    if (s.arm / arms != row) continue;
+    values[s.arm % arms][s.pair] = s.value;
+  }
+  double confidence = 0;
+  for (int a = 0; a < arms; ++a) {
+    SweepPoint point;
+    const TableCell& cell = sitting.cells[row][a];
+    const TableCell& base = sitting.cells[row][0];
+    point.measured =
+        cell.status != CellStatus::kNotMeasured && base.status != CellStatus::kNotMeasured;
+    for (int b = 0; b < blocks; ++b) {
+      if (values[a][b] && values[0][b]) {
+        point.blocks.push_back(std::log(*values[a][b]) - std::log(*values[0][b]));
+      } else {
+        point.blocks.push_back(std::nullopt);
+      }
+    }
+    if (a > 0 && cell.status == CellStatus::kMeasured) {
+      confidence = std::max(confidence, cell.nominal_confidence);
+    }
+    series.points.push_back(std::move(point));
+  }
+  // Every step spends what one cell spends at one look (the least any cell of the row spent).
+  series.alpha = confidence > 0 ? 1 - confidence : fallback_alpha;
+  return series;
+}
+
+std::string Selection(const SweepRequest& request, size_t selected) {
+  if (request.every) {
+    return *request.every == 1 ? "every commit" : fmt::format("every {} commits", *request.every);
+  }
+  return fmt::format("{} evenly spaced points", selected);
+}
+
+/// The sweep's verdict: EFFECT when a change is located; NULL when every part of every query
+/// ties; ERROR when no query has a measured part; else INCONCLUSIVE.
+std::pair<Verdict, std::string> SweepVerdict(const SweepFacts& facts) {
+  int changes = 0, ties = 0, undecided = 0, parts = 0;
+  for (const SweepQueryFacts& q : facts.queries) {
+    for (const SweepPartFacts& p : q.parts) {
+      ++parts;
+      changes += p.kind == "change";
+      ties += p.kind == "tie";
+      undecided += p.kind == "undecided";
+    }
+  }
+  std::string detail =
+      fmt::format("{} change(s) located, {} part(s) tie, {} undecided, over {} quer{}", changes,
+                  ties, undecided, facts.queries.size(), facts.queries.size() == 1 ? "y" : "ies");
+  if (changes > 0) return {Verdict::kEffect, detail};
+  if (parts == 0) return {Verdict::kError, detail};
+  if (ties == parts) return {Verdict::kNull, detail};
+  return {Verdict::kInconclusive, detail};
+}
+
+}  // namespace
+
+Result<std::pair<std::string, std::string>> ParseSweepRange(const std::string& spec) {
+  const size_t dots = spec.find("..");
+  if (dots == std::string::npos || dots == 0 || dots + 2 >= spec.size() ||
+      spec.find("..", dots + 2) != std::string::npos || spec[dots + 2] == '.') {
+    return Error::Usage(fmt::format("range '{}': expected GOOD..BAD", spec))
+        .WithHint("culprit sweep v1.0..v1.3 --every 4");
+  }
+  return std::make_pair(spec.substr(0, dots), spec.substr(dots + 2));
+}
+
+Result<SweepOutcome> RunSweep(const MeasureContext& context, const History& history,
+                              const SweepRequest& request) {
+  Result<std::string> good = history.Resolve(request.good);
+  if (!good) return good.error().WithContext("the range's start");
+  Result<std::string> bad = history.Resolve(request.bad);
+  if (!bad) return bad.error().WithContext("the range's end");
+  Result<bool> ancestor = history.IsAncestor(*good, *bad);
+  if (!ancestor) return ancestor.error();
+  if (!*ancestor || *good == *bad) {
+    return Error::Usage(
+        fmt::format("{} is not an ancestor of {}: nothing to sweep", request.good, request.bad));
+  }
+  Result<CommitInfo> start = history.Commit(*good);
+  if (!start) return start.error();
+  Result<std::vector<CommitInfo>> range = history.Range(*good, *bad, /*first_parent=*/true);
+  if (!range) return range.error();
+  std::vector<CommitInfo> commits = {*start};
+  commits.insert(commits.end(), range->begin(), range->end());
+  const int last = static_cast<int>(commits.size()) - 1;
+  Result<std::vector<int>> selected = SelectSweepPoints(last, request.every, request.points);
+  if (!selected) return selected.error();
+
+  TableRequest table;
+  table.queries = request.queries;
+  table.flags = request.flags;
+  table.archive = false;
+  for (int index : *selected) {
+    table.revisions.push_back(commits[index].id);
+    table.names.push_back(fmt::format("#{} {}", index, commits[index].short_id));
+  }
+  Result<TableOutcome> measured = RunTable(context, table);
+  if (!measured) return measured.error();
+
+  SweepOutcome outcome;
+  outcome.table = std::move(*measured);
+  const TableSittingResult& sitting = outcome.table.sitting;
+  const TableFacts& tf = outcome.table.facts;
+  const int arms = static_cast<int>(selected->size());
+  SweepFacts& facts = outcome.facts;
+  facts.good = request.good;
+  facts.bad = request.bad;
+  facts.commits = last;
+  facts.selection = Selection(request, selected->size());
+  facts.band = tf.band;
+  double step_alpha = 0;
+  for (size_t row = 0; row < tf.rows.size(); ++row) {
+    const std::string& query = tf.rows[row].query;
+    SweepSeries series = SeriesOf(sitting, static_cast<int>(row), arms, tf.band, tf.cell_alpha);
+    step_alpha = std::max(step_alpha, series.alpha);
+    SweepQueryFacts q;
+    q.query = query;
+    for (int a = 0; a < arms; ++a) {
+      const CommitInfo& c = commits[(*selected)[a]];
+      SweepPointFacts p;
+      p.index = (*selected)[a];
+      p.commit = c.id;
+      p.short_id = c.short_id;
+      p.subject = c.subject;
+      p.measured = series.points[a].measured;
+      if (const TableCellFacts* cell = tf.Cell(static_cast<int>(row), a)) {
+        p.error = cell->error;
+        if (a > 0) {
+          p.ratio = cell->ratio;
+          p.low = cell->low;
+          p.high = cell->high;
+          p.verdict = cell->verdict;
+        }
+      }
+      if (!p.measured && p.error.empty()) p.error = "its row's start was not measured";
+      q.points.push_back(std::move(p));
+    }
+    for (const SweepFinding& f : LocateSweepChanges(series)) {
+      SweepPartFacts part;
+      part.kind = f.kind == SweepFindingKind::kChange ? "change"
+                  : f.kind == SweepFindingKind::kTie  ? "tie"
+                                                      : "undecided";
+      part.from = f.from;
+      part.to = f.to;
+      part.commits = (*selected)[f.to] - (*selected)[f.from];
+      if (f.log_ratio) part.ratio = std::exp(*f.log_ratio);
+      if (f.log_low) part.low = std::exp(*f.log_low);
+      if (f.log_high) part.high = std::exp(*f.log_high);
+      part.mass = f.mass;
+      if (f.kind != SweepFindingKind::kTie) {
+        part.command = SweepBisectCommand(commits[(*selected)[f.from]].short_id,
+                                          commits[(*selected)[f.to]].short_id, query);
+      }
+      q.parts.push_back(std::move(part));
+    }
+    facts.queries.push_back(std::move(q));
+  }
+  facts.step_confidence = 1 - (step_alpha > 0 ? step_alpha : tf.cell_alpha);
+
+  outcome.record = outcome.table.record;
+  Record& record = outcome.record;
+  record.kind = RecordKind::kSweep;
+  record.hypothesis =
+      fmt::format("where {}..{} moved, {} of its {} commits measured against its start",
+                  request.good, request.bad, selected->size() - 1, last);
+  record.details["good"] = *good;
+  record.details["bad"] = *bad;
+  record.details["selection"] = facts.selection;
+  record.details["step_alpha"] = fmt::format("{:.6g}", 1 - facts.step_confidence);
+  record.details["change_model"] = "bisect-posterior-segments";
+  record.details_json = SweepFactsToJson(record.details_json, facts);
+  auto [verdict, detail] = SweepVerdict(facts);
+  record.verdict = verdict;
+  record.verdict_detail = detail;
+  RecordStore::Archived archived = RecordStore(context.config.records.dir).WriteOrFallback(record);
+  outcome.record_path = archived.path;
+  outcome.archive_error = archived.error;
+  return outcome;
+}
+
+Status SweepOutcomeStatus(const SweepOutcome& outcome) {
+  if (outcome.archive_error) return *outcome.archive_error;
+  if (outcome.table.sitting.interrupted) {
+    return Error::Interrupted(
+        fmt::format("interrupted; what was measured is in {}", outcome.record_path.string()));
+  }
+  return {};
+}
+
+}  // namespace culprit
