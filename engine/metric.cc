@@ -262,10 +262,24 @@ Result<double> FromResources(MetricRule::Kind kind, const ProcessResult& result)
   return Error("not a resource metric");
 }
 
+/// The named metric of `kind` in either table, or null.
+const NamedMetric* FindNamedMetric(MetricRule::Kind kind) {
+  for (const NamedMetric& metric : kNamedMetrics) {
+    if (metric.kind == kind) return &metric;
+  }
+  for (const NamedMetric& metric : kCachegrindMetrics) {
+    if (metric.kind == kind) return &metric;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 std::optional<MetricRule::Kind> ParseNamedMetric(std::string_view name) {
   for (const NamedMetric& metric : kNamedMetrics) {
+    if (metric.name == name) return metric.kind;
+  }
+  for (const NamedMetric& metric : kCachegrindMetrics) {
     if (metric.name == name) return metric.kind;
   }
   return std::nullopt;
@@ -274,21 +288,23 @@ std::optional<MetricRule::Kind> ParseNamedMetric(std::string_view name) {
 std::vector<std::string> NamedMetricNames() {
   std::vector<std::string> names;
   for (const NamedMetric& metric : kNamedMetrics) names.emplace_back(metric.name);
+  for (const NamedMetric& metric : kCachegrindMetrics) names.emplace_back(metric.name);
   return names;
 }
 
 std::string_view NamedMetricName(MetricRule::Kind kind) {
-  for (const NamedMetric& metric : kNamedMetrics) {
-    if (metric.kind == kind) return metric.name;
-  }
-  return "";
+  const NamedMetric* metric = FindNamedMetric(kind);
+  return metric != nullptr ? metric->name : std::string_view();
 }
 
 std::optional<std::string_view> FixedMetricUnit(MetricRule::Kind kind) {
-  for (const NamedMetric& metric : kNamedMetrics) {
-    if (metric.kind == kind && !metric.unit.empty()) return metric.unit;
-  }
-  return std::nullopt;
+  const NamedMetric* metric = FindNamedMetric(kind);
+  if (metric == nullptr || metric->unit.empty()) return std::nullopt;
+  return metric->unit;
+}
+
+bool IsNearDeterministicMetric(MetricRule::Kind kind) {
+  return kind == MetricRule::Kind::kInstructions;
 }
 
 MetricRuleProblem CheckMetricRule(const MetricRule& rule, std::string* detail) {
@@ -299,6 +315,9 @@ MetricRuleProblem CheckMetricRule(const MetricRule& rule, std::string* detail) {
     case MetricRule::Kind::kMinorFaults:
     case MetricRule::Kind::kMajorFaults:
     case MetricRule::Kind::kCtxSwitches:
+    case MetricRule::Kind::kInstructions:
+    case MetricRule::Kind::kLlMisses:
+    case MetricRule::Kind::kD1Misses:
       return MetricRuleProblem::kNone;
     case MetricRule::Kind::kRegex:
       return CompileMetricRegex(rule.pattern, nullptr, detail);
@@ -342,6 +361,13 @@ Result<double> ExtractMetric(const MetricRule& rule, const ProcessResult& result
     case MetricRule::Kind::kMajorFaults:
     case MetricRule::Kind::kCtxSwitches:
       return FromResources(rule.kind, result);
+    case MetricRule::Kind::kInstructions:
+    case MetricRule::Kind::kLlMisses:
+    case MetricRule::Kind::kD1Misses:
+      return Error(fmt::format(
+          "{} are counted by running the query under valgrind's cachegrind, not read from a "
+          "run's output",
+          NamedMetricName(rule.kind)));
   }
   return Error("unknown metric kind");
 }
@@ -364,6 +390,12 @@ std::string DescribeMetricRule(const MetricRule& rule) {
       return "major page faults";
     case MetricRule::Kind::kCtxSwitches:
       return "context switches (voluntary + involuntary)";
+    case MetricRule::Kind::kInstructions:
+      return "instructions (cachegrind)";
+    case MetricRule::Kind::kLlMisses:
+      return "simulated last-level data-cache misses (cachegrind)";
+    case MetricRule::Kind::kD1Misses:
+      return "simulated first-level data-cache misses (cachegrind)";
   }
   return "unknown metric";
 }

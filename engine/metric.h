@@ -35,6 +35,10 @@ struct MetricRule {
     kMinorFaults,  ///< minor_faults, a count.
     kMajorFaults,  ///< major_faults, a count.
     kCtxSwitches,  ///< voluntary_switches + involuntary_switches, a count.
+    // Counted by valgrind's cachegrind over the run's process tree (engine/cachegrind.h):
+    kInstructions,  ///< Instructions executed (Ir), a count.
+    kLlMisses,      ///< Simulated last-level data-cache misses (DLmr + DLmw), a count.
+    kD1Misses,      ///< Simulated first-level data-cache misses (D1mr + D1mw), a count.
   };
   Kind kind = Kind::kWall;
   std::string pattern;
@@ -58,15 +62,30 @@ inline constexpr NamedMetric kNamedMetrics[] = {
     {MetricRule::Kind::kMajorFaults, "major_faults", "faults"},
     {MetricRule::Kind::kCtxSwitches, "ctx_switches", "switches"},
 };
+/// The named metrics a run has only when it runs under valgrind's cachegrind
+/// (engine/cachegrind.h): not figures of every run, so never secondary figures of a sitting
+/// on another metric. Named like kNamedMetrics' (ParseNamedMetric reads both tables).
+inline constexpr NamedMetric kCachegrindMetrics[] = {
+    {MetricRule::Kind::kInstructions, "instructions", "instructions"},
+    {MetricRule::Kind::kLlMisses, "ll_misses", "misses"},
+    {MetricRule::Kind::kD1Misses, "d1_misses", "misses"},
+};
 
-/// The kind named `name` (exact spelling, kNamedMetrics), or nullopt.
+/// Whether a metric repeats to within a small fraction of itself from run to run of the same
+/// program and input, so that the near-deterministic verdict rule may decide on it
+/// (probes/verdict.h, DecideNearDeterministic): instructions only. Simulated cache misses
+/// depend on where the program's data lands, which ASLR moves, so they keep the usual rules.
+bool IsNearDeterministicMetric(MetricRule::Kind kind);
+
+/// The kind named `name` (exact spelling, kNamedMetrics or kCachegrindMetrics), or nullopt.
 std::optional<MetricRule::Kind> ParseNamedMetric(std::string_view name);
-/// Every name of kNamedMetrics, in its order: for messages and did-you-mean.
+/// Every name of kNamedMetrics then kCachegrindMetrics, in order: for messages and
+/// did-you-mean.
 std::vector<std::string> NamedMetricNames();
 /// The name of a named kind; "" for regex and json.
 std::string_view NamedMetricName(MetricRule::Kind kind);
-/// The unit a resource metric is always in ("ms", "KiB", "faults", "switches"); nullopt for
-/// wall, regex and json, whose unit is the query's.
+/// The unit a resource or cachegrind metric is always in ("ms", "KiB", "faults", "switches",
+/// "instructions", "misses"); nullopt for wall, regex and json, whose unit is the query's.
 std::optional<std::string_view> FixedMetricUnit(MetricRule::Kind kind);
 
 /// For a wall-time metric in `unit`: how many of it make a millisecond.
@@ -93,6 +112,8 @@ MetricRuleProblem CheckMetricRule(const MetricRule& rule, std::string* detail = 
 ///   in its fixed unit. A figure of 0 is an error, not a sample: a ratio needs a positive
 ///   number, and a peak RSS of 0 means the kernel's figure was not the child's own (see
 ///   ProcessResult::max_rss_kb); the message says which;
+/// - instructions, ll_misses, d1_misses: an error, always: they are counted by running the
+///   query under cachegrind (RunUnderCachegrind, engine/cachegrind.h), not read from a run;
 /// - regex: the first capture group of the first match, tried line by line over
 ///   stdout (so ^ and $ anchor at line ends), parsed as a double;
 /// - json: stdout parsed as one JSON document, or else the last line of stdout

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "base/strings.h"
+#include "engine/cachegrind.h"
 #include "probes/host_tuning.h"
 #include "probes/log_interval.h"
 #include "probes/secondary_figures.h"
@@ -74,6 +75,12 @@ Record MakeComparisonRecord(const ComparisonPlan& plan, const SittingResult& sit
   // Every comparison says which way its metric is better, so that a report never reads a
   // throughput upside down; an inferred direction is said, not assumed silently.
   record.details["better"] = std::string(MetricDirectionName(plan.better));
+  // Which metric the sitting decided on, and what counted it when not the run itself.
+  const MetricRule::Kind metric = plan.a.process.metric.kind;
+  record.details["metric"] = NamedMetricName(metric).empty()
+                                 ? (metric == MetricRule::Kind::kRegex ? "regex" : "json")
+                                 : std::string(NamedMetricName(metric));
+  if (IsCachegrindMetric(metric)) record.details["metric_source"] = "cachegrind";
   // Where the measured runs ran (pinned CPUs, ASLR): TuningDifferences compares it.
   RecordPlacement(plan.a.process.process.placement, &record);
   record.notes = plan.notes;

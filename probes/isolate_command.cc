@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "base/strings.h"
+#include "engine/cachegrind.h"
 #include "probes/comparison.h"
 #include "probes/summary.h"
 #include "records/record_store.h"
@@ -79,6 +80,7 @@ Result<IsolateOutcome> RunIsolate(const MeasureContext& context, const IsolateRe
     return Error::Usage(fmt::format("residency plan '{}' names query '{}', which is not configured",
                                     (*plan)->name, (*plan)->query));
   }
+  CULPRIT_TRY(CheckInProcessMetric(query_config->second.metric.kind, query_config->first));
   Result<SittingOptions> sitting =
       MakeSittingOptions(config.measure, query_config->second, request.flags);
   if (!sitting) return sitting.error();

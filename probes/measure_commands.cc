@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "base/strings.h"
+#include "engine/cachegrind.h"
 #include "overrides/override_set.h"
 #include "probes/query_sample_source.h"
 #include "probes/secondary_figures.h"
@@ -179,6 +180,8 @@ Result<ProcessArm> MakeQueryArm(const EngineSections& config, const QueryConfig&
   arm.process.timeout = query.timeout;
   arm.process.placement = config.measured_runs;
   arm.metric = query.metric;
+  // A metric counted under valgrind needs valgrind: said before any run, not by every run.
+  if (IsCachegrindMetric(arm.metric.kind)) CULPRIT_TRY(FindValgrind(arm.metric.kind));
   return arm;
 }
 

@@ -2,13 +2,22 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "base/strings.h"
+#include "engine/cachegrind.h"
 
 namespace culprit {
 
 SampleOutcome QuerySampleSource::Run(int arm) {
   const ProcessArm& spec = arms_.at(static_cast<size_t>(arm));
-  ProcessResult result = RunProcess(spec.process);
+  // Instructions and simulated cache misses: the run is the query under cachegrind, whose
+  // figure is the sample's or whose failure is (never the wall time of the simulation).
+  std::optional<CachegrindRun> simulated;
+  if (IsCachegrindMetric(spec.metric.kind)) {
+    simulated = RunUnderCachegrind(spec.process, spec.metric.kind);
+  }
+  ProcessResult result = simulated ? simulated->process : RunProcess(spec.process);
   SampleOutcome outcome;
   outcome.wall_ms = result.wall_ms;
   outcome.user_ms = result.user_ms;
@@ -31,9 +40,19 @@ SampleOutcome QuerySampleSource::Run(int arm) {
             static_cast<double>(spec.process.timeout.count()) * spec.metric.wall_units_per_ms;
       }
     }
+    if (simulated) {
+      outcome.failure = simulated->failure;
+      return outcome;
+    }
     outcome.failure = result.Describe(spec.process);
     std::string tail = TailLines(result.stderr_text, 3);
     if (!tail.empty()) outcome.failure += "; stderr ends: " + tail;
+    return outcome;
+  }
+  if (simulated) {
+    outcome.ok = simulated->value.has_value();
+    outcome.value = simulated->value.value_or(0);
+    outcome.failure = simulated->failure;
     return outcome;
   }
   Result<double> value = ExtractMetric(spec.metric, result);

@@ -99,6 +99,9 @@ std::optional<double> ResourceFigure(const Sample& sample, MetricRule::Kind kind
       return PositiveCount(*sample.voluntary_switches + *sample.involuntary_switches);
     case MetricRule::Kind::kRegex:
     case MetricRule::Kind::kJson:
+    case MetricRule::Kind::kInstructions:  // Counted only under cachegrind: not a run's figure.
+    case MetricRule::Kind::kLlMisses:
+    case MetricRule::Kind::kD1Misses:
       break;
   }
   return std::nullopt;

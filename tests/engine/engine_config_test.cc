@@ -194,7 +194,10 @@ TEST(QueriesSection, AResourceFigureIsAMetricInItsOwnUnit) {
                                                        {"max_rss", "KiB"},
                                                        {"minor_faults", "faults"},
                                                        {"major_faults", "faults"},
-                                                       {"ctx_switches", "switches"}};
+                                                       {"ctx_switches", "switches"},
+                                                       {"instructions", "instructions"},
+                                                       {"ll_misses", "misses"},
+                                                       {"d1_misses", "misses"}};
   for (const auto& [name, unit] : named) {
     auto queries = Queries(fmt::format("[queries.q]\ncommand = [\"x\"]\nmetric = \"{}\"\n", name));
     EXPECT_EQ(NamedMetricName(queries.at("q").metric.kind), name);
@@ -206,14 +209,18 @@ TEST(QueriesSection, AResourceFigureIsAMetricInItsOwnUnit) {
 }
 
 TEST(QueriesSection, AMisspeltMetricNameIsRefusedWhereItIsWritten) {
-  EXPECT_EQ(QueriesErrorOf("[queries.q]\ncommand = [\"x\"]\nmetric = \"cpus\"\n"),
-            "/proj/culprit.toml:6:10: queries.q.metric: expected \"wall\", \"cpu\", \"max_rss\", "
-            "\"minor_faults\", \"major_faults\", \"ctx_switches\", { regex = '...' } or { json = "
-            "\"dotted.path\" }, found \"cpus\", did you mean 'cpu'?");
-  EXPECT_EQ(QueriesErrorOf("[queries.q]\ncommand = [\"x\"]\nmetric = \"max-rss\"\n"),
-            "/proj/culprit.toml:6:10: queries.q.metric: expected \"wall\", \"cpu\", \"max_rss\", "
-            "\"minor_faults\", \"major_faults\", \"ctx_switches\", { regex = '...' } or { json = "
-            "\"dotted.path\" }, found \"max-rss\", did you mean 'max_rss'?");
+  EXPECT_EQ(
+      QueriesErrorOf("[queries.q]\ncommand = [\"x\"]\nmetric = \"cpus\"\n"),
+      "/proj/culprit.toml:6:10: queries.q.metric: expected \"wall\", \"cpu\", \"max_rss\", "
+      "\"minor_faults\", \"major_faults\", \"ctx_switches\", \"instructions\", \"ll_misses\", "
+      "\"d1_misses\", { regex = '...' } or { json = \"dotted.path\" }, found \"cpus\", "
+      "did you mean 'cpu'?");
+  EXPECT_EQ(
+      QueriesErrorOf("[queries.q]\ncommand = [\"x\"]\nmetric = \"max-rss\"\n"),
+      "/proj/culprit.toml:6:10: queries.q.metric: expected \"wall\", \"cpu\", \"max_rss\", "
+      "\"minor_faults\", \"major_faults\", \"ctx_switches\", \"instructions\", \"ll_misses\", "
+      "\"d1_misses\", { regex = '...' } or { json = \"dotted.path\" }, found \"max-rss\", "
+      "did you mean 'max_rss'?");
   // A resource figure's unit is its own: another is refused at the unit.
   EXPECT_EQ(QueriesErrorOf("[queries.q]\ncommand = [\"x\"]\nmetric = \"cpu\"\nunit = \"s\"\n"),
             "/proj/culprit.toml:7:8: queries.q.unit: metric \"cpu\" is in ms: expected unit = "

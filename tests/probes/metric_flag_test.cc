@@ -60,7 +60,8 @@ TEST(MetricFlag, AMisspeltNameIsAUsageErrorThatListsTheMetrics) {
   EXPECT_EQ(measured.error().kind(), ErrorKind::kUsage);
   EXPECT_EQ(measured.error().message(), "--metric maxrss is not a metric, did you mean 'max_rss'?");
   EXPECT_EQ(measured.error().hint(),
-            "metrics: wall, cpu, max_rss, minor_faults, major_faults, ctx_switches");
+            "metrics: wall, cpu, max_rss, minor_faults, major_faults, ctx_switches, instructions, "
+            "ll_misses, d1_misses");
 }
 
 }  // namespace
