@@ -1,19 +1,11 @@
 #include "investigate/investigation.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
-#include <charconv>
-#include <cmath>
-#include <fstream>
-#include <iterator>
-#include <nlohmann/json.hpp>
 
 #include "base/atomic_file.h"
 #include "base/interrupt.h"
-#include "base/json_text.h"
 #include "base/run_id.h"
 #include "base/strings.h"
 #include "base/timestamp.h"
@@ -27,290 +19,9 @@
 
 namespace culprit {
 
-namespace {
-constexpr std::string_view kStatusNames[] = {"running", "stopped", "interrupted", "done"};
-constexpr std::string_view kRelevanceNames[] = {"", "on path", "off path", "unknown"};
-constexpr std::string_view kOutcomeNames[] = {"",           "not reproducible", "not confirmed",
-                                              "no culprit", "on path",          "relevance unknown",
-                                              "no plan",    "isolated"};
-}  // namespace
-
-std::string_view InvestigationStatusName(InvestigationStatus status) {
-  return NameIn(kStatusNames, status);
-}
-std::string_view CulpritRelevanceName(CulpritRelevance relevance) {
-  return NameIn(kRelevanceNames, relevance);
-}
-std::string_view LadderOutcomeName(LadderOutcome outcome) { return NameIn(kOutcomeNames, outcome); }
-
-std::string_view InvestigationStepName(InvestigationStep step) {
-  return kInvestigationStepNames[static_cast<int>(step)];
-}
-
-Result<InvestigationStep> ParseInvestigationStep(std::string_view name) {
-  for (int i = 0; i < static_cast<int>(std::size(kInvestigationStepNames)); ++i) {
-    if (kInvestigationStepNames[i] == name) return static_cast<InvestigationStep>(i);
-  }
-  std::vector<std::string> names(std::begin(kInvestigationStepNames),
-                                 std::end(kInvestigationStepNames));
-  return Error::Usage(fmt::format("unknown step '{}'{}", name, DidYouMean(name, names)))
-      .WithHint("steps: " + Join(names, ", "));
-}
-
-// ---------------------------------------------------------------- state file
-
-namespace {
-
-using Json = nlohmann::json;
-
-// The value spelled `text` in `names`; a spelling this culprit never writes is a damaged file.
-template <typename Enum, size_t N>
-Enum Spelled(const std::string_view (&names)[N], const std::string& text, const char* key) {
-  if (auto value = ParseIn<Enum>(names, text)) return *value;
-  throw std::runtime_error(fmt::format("'{}' is not a {} this culprit writes", text, key));
-}
-
-Json StepToJson(const InvestigationStepRecord& s) {
-  Json j = {{"name", s.name},
-            {"record", s.record_id},
-            {"verdict", s.verdict ? VerdictName(*s.verdict) : ""},
-            {"sentence", s.sentence}};
-  if (s.ratio) j["ratio"] = *s.ratio;
-  if (s.low) j["low"] = *s.low;
-  if (s.high) j["high"] = *s.high;
-  return j;
-}
-
-InvestigationStepRecord StepFromJson(const Json& j) {
-  InvestigationStepRecord s;
-  s.name = j.value("name", "");
-  s.record_id = j.value("record", "");
-  s.verdict = ParseVerdict(j.value("verdict", ""));
-  s.sentence = j.value("sentence", "");
-  if (j.contains("ratio")) s.ratio = j["ratio"].get<double>();
-  if (j.contains("low")) s.low = j["low"].get<double>();
-  if (j.contains("high")) s.high = j["high"].get<double>();
-  return s;
-}
-
-Json StepsToJson(const std::vector<InvestigationStepRecord>& steps) {
-  Json a = Json::array();
-  for (const InvestigationStepRecord& s : steps) a.push_back(StepToJson(s));
-  return a;
-}
-
-std::vector<InvestigationStepRecord> StepsFromJson(const Json& a) {
-  std::vector<InvestigationStepRecord> steps;
-  for (const Json& j : a) steps.push_back(StepFromJson(j));
-  return steps;
-}
-
-}  // namespace
-
-std::string InvestigationStateToJson(const InvestigationState& s) {
-  const InvestigateRequest& r = s.request;
-  Json request = {{"good", r.good},   {"bad", r.bad},
-                  {"query", r.query}, {"probe_query", r.probe_query},
-                  {"plans", r.plans}, {"runs_per_visit", r.runs_per_visit}};
-  if (r.flags.band) request["band"] = *r.flags.band;
-  if (r.flags.min_pairs) request["min_pairs"] = *r.flags.min_pairs;
-  if (r.flags.max_pairs) request["max_pairs"] = *r.flags.max_pairs;
-  if (r.flags.warmup) request["warmup"] = *r.flags.warmup;
-  if (r.flags.seed) request["seed"] = *r.flags.seed;
-  Json j = {{"schema", s.schema},
-            {"run_id", s.run_id},
-            {"status", InvestigationStatusName(s.status)},
-            {"started", s.started},
-            {"updated", s.updated},
-            {"request", request},
-            {"config_digest", s.config_digest},
-            {"probes_done", s.probes_done},
-            {"probes", StepsToJson(s.probes)},
-            {"bisect_done", s.bisect_done},
-            {"bisect_record", s.bisect_record},
-            {"bisect_records", s.bisect_records},
-            {"bisect_found", s.bisect_found},
-            {"bisect_text", s.bisect_text},
-            {"culprit", s.culprit},
-            {"culprit_subject", s.culprit_subject},
-            {"parent", s.parent},
-            {"changed_files", s.changed_files},
-            {"relevance_done", s.relevance_done},
-            {"relevance", CulpritRelevanceName(s.relevance)},
-            {"relevance_detail", s.relevance_detail},
-            {"on_path", s.on_path},
-            {"off_path", s.off_path},
-            {"isolation_done", s.isolation_done},
-            {"isolations", StepsToJson(s.isolations)},
-            {"outcome", LadderOutcomeName(s.outcome)},
-            {"conclusion", s.conclusion},
-            {"result_record", s.result_record},
-            {"partial_records", s.partial_records}};
-  if (s.confirm) j["confirm"] = StepToJson(*s.confirm);
-  Json walls = Json::array();
-  for (const auto& [step, ms] : s.step_wall_ms) walls.push_back({{"step", step}, {"ms", ms}});
-  j["step_wall_ms"] = walls;
-  // A Latin-1 file name or commit subject is replaced (U+FFFD), not thrown on:
-  // dump() would throw, and every later run and --resume would fail with it.
-  return ToJsonText(j, 2) + "\n";
-}
-
-Result<InvestigationState> InvestigationStateFromJson(std::string_view json,
-                                                      std::string_view source) {
-  // Depth-limited, like every JSON culprit reads: a damaged state is reported, never a crash.
-  Result<Json> parsed = ParseJsonText<Json>(json);
-  if (!parsed) {
-    return Error(
-               fmt::format("{}: damaged investigation state: {}", source, parsed.error().message()))
-        .WithHint("`culprit investigate --restart` discards it (the records stay)");
-  }
-  try {
-    const Json& j = *parsed;
-    std::string schema = j.value("schema", "");
-    if (schema != kInvestigationStateSchema) {
-      return Error(fmt::format("{}: schema '{}' is not supported by this culprit (reads {})",
-                               source, schema, kInvestigationStateSchema))
-          .WithHint("`culprit investigate --restart` discards it (the records stay)");
-    }
-    InvestigationState s;
-    s.run_id = j.at("run_id").get<std::string>();
-    s.status =
-        Spelled<InvestigationStatus>(kStatusNames, j.at("status").get<std::string>(), "status");
-    s.started = j.value("started", "");
-    s.updated = j.value("updated", "");
-    const Json& r = j.at("request");
-    s.request.good = r.at("good").get<std::string>();
-    s.request.bad = r.at("bad").get<std::string>();
-    s.request.query = r.at("query").get<std::string>();
-    s.request.probe_query = r.value("probe_query", "");
-    s.request.plans = r.value("plans", std::vector<std::string>{});
-    s.request.runs_per_visit = r.value("runs_per_visit", 3);
-    if (r.contains("band")) s.request.flags.band = r["band"].get<double>();
-    if (r.contains("min_pairs")) s.request.flags.min_pairs = r["min_pairs"].get<int>();
-    if (r.contains("max_pairs")) s.request.flags.max_pairs = r["max_pairs"].get<int>();
-    if (r.contains("warmup")) s.request.flags.warmup = r["warmup"].get<int>();
-    if (r.contains("seed")) s.request.flags.seed = r["seed"].get<uint64_t>();
-    s.config_digest = j.value("config_digest", "");
-    if (j.contains("confirm")) s.confirm = StepFromJson(j["confirm"]);
-    s.probes_done = j.value("probes_done", false);
-    s.probes = StepsFromJson(j.value("probes", Json::array()));
-    s.bisect_done = j.value("bisect_done", false);
-    s.bisect_record = j.value("bisect_record", "");
-    s.bisect_records = j.value("bisect_records", std::vector<std::string>{});
-    s.bisect_found = j.value("bisect_found", false);
-    s.bisect_text = j.value("bisect_text", "");
-    s.culprit = j.value("culprit", "");
-    s.culprit_subject = j.value("culprit_subject", "");
-    s.parent = j.value("parent", "");
-    s.changed_files = j.value("changed_files", std::vector<std::string>{});
-    s.relevance_done = j.value("relevance_done", false);
-    s.relevance = Spelled<CulpritRelevance>(kRelevanceNames, j.value("relevance", ""), "relevance");
-    s.relevance_detail = j.value("relevance_detail", "");
-    s.on_path = j.value("on_path", std::vector<std::string>{});
-    s.off_path = j.value("off_path", std::vector<std::string>{});
-    s.isolation_done = j.value("isolation_done", false);
-    s.isolations = StepsFromJson(j.value("isolations", Json::array()));
-    s.outcome = Spelled<LadderOutcome>(kOutcomeNames, j.value("outcome", ""), "outcome");
-    s.conclusion = j.value("conclusion", "");
-    s.result_record = j.value("result_record", "");
-    s.partial_records = j.value("partial_records", std::vector<std::string>{});
-    for (const Json& w : j.value("step_wall_ms", Json::array())) {
-      s.step_wall_ms.emplace_back(w.at("step").get<std::string>(), w.at("ms").get<long long>());
-    }
-    return s;
-  } catch (const std::exception& e) {
-    return Error(fmt::format("{}: damaged investigation state: {}", source, e.what()))
-        .WithHint("`culprit investigate --restart` discards it (the records stay)");
-  }
-}
-
-std::filesystem::path InvestigationStatePath(const BisectSections& config) {
-  return BisectDir(config) / "investigate.json";
-}
-
-Result<std::optional<InvestigationState>> LoadInvestigationState(const BisectSections& config) {
-  std::filesystem::path path = InvestigationStatePath(config);
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return std::optional<InvestigationState>();
-  Result<std::string> text = ReadFile(path);
-  if (!text) return text.error();
-  Result<InvestigationState> state = InvestigationStateFromJson(*text, path.string());
-  if (!state) return state.error();
-  return std::optional<InvestigationState>(std::move(*state));
-}
-
-std::filesystem::path InvestigationLockPath(const BisectSections& config) {
-  return BisectDir(config) / "investigate.lock";
-}
-
-Result<FileLock> LockInvestigation(const BisectSections& config) {
-  const std::filesystem::path path = InvestigationLockPath(config);
-  Result<std::optional<FileLock>> lock = FileLock::TryAcquire(path);
-  if (!lock) return lock.error();
-  if (!*lock) {
-    // The holder wrote its pid into the lock file; a holder between truncating and
-    // writing it leaves nothing to read, and the message then goes without it.
-    std::string holder;
-    if (Result<std::string> text = ReadFile(path); text) {
-      std::string_view digits = *text;
-      while (!digits.empty() && (digits.back() == '\n' || digits.back() == ' ')) {
-        digits.remove_suffix(1);
-      }
-      long pid = 0;
-      auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), pid);
-      if (!digits.empty() && ec == std::errc() && end == digits.data() + digits.size() && pid > 0) {
-        holder = fmt::format(" (pid {})", pid);
-      }
-    }
-    return Error(fmt::format("another culprit investigate holds the lock{} on this engine", holder))
-        .WithHint(
-            fmt::format("its state in {} is in use: wait for it, or stop it (Ctrl-C) and `culprit "
-                        "investigate --resume` later",
-                        InvestigationStatePath(config).string()));
-  }
-  // Who holds it, for the message above. The lock is advisory on the open file
-  // description: rewriting the file's content does not touch it.
-  {
-    std::ofstream out(path, std::ios::trunc);
-    out << static_cast<long>(::getpid()) << "\n";
-  }
-  return std::move(**lock);
-}
-
-Status DiscardInvestigationState(const BisectSections& config) {
-  Result<FileLock> lock = LockInvestigation(config);
-  if (!lock) return lock.error();
-  std::error_code ec;
-  std::filesystem::remove(InvestigationStatePath(config), ec);
-  if (ec) {
-    return Error(
-        fmt::format("cannot remove {}: {}", InvestigationStatePath(config).string(), ec.message()));
-  }
-  return {};
-}
-
 // ---------------------------------------------------------------- the ladder
 
 namespace {
-
-std::string RatioText(const InvestigationStepRecord& s) {
-  if (!s.ratio) return "no estimate";
-  return fmt::format("ratio {:.3f} [{:.3f}, {:.3f}]", *s.ratio, s.low.value_or(*s.ratio),
-                     s.high.value_or(*s.ratio));
-}
-
-InvestigationStepRecord StepFromRecord(std::string name, const Record& record) {
-  InvestigationStepRecord s;
-  s.name = std::move(name);
-  s.record_id = record.id;
-  s.verdict = record.verdict;
-  if (record.estimate) {
-    s.ratio = record.estimate->ratio;
-    s.low = record.estimate->low;
-    s.high = record.estimate->high;
-  }
-  return s;
-}
 
 class BisectLines : public BisectReporter {
  public:
@@ -339,21 +50,6 @@ class LookLines : public SittingProgress {
   InvestigationReporter& reporter_;
   int target_ = 0;
 };
-
-// Every record of the run, in the order the ladder wrote them.
-std::vector<std::string> AllRecords(const InvestigationState& s) {
-  std::vector<std::string> ids;
-  auto add = [&](const std::string& id) {
-    if (!id.empty() && std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
-  };
-  if (s.confirm) add(s.confirm->record_id);
-  for (const InvestigationStepRecord& p : s.probes) add(p.record_id);
-  for (const std::string& id : s.bisect_records) add(id);
-  add(s.bisect_record);
-  for (const InvestigationStepRecord& i : s.isolations) add(i.record_id);
-  for (const std::string& id : s.partial_records) add(id);
-  return ids;
-}
 
 class Session {
  public:
@@ -384,7 +80,6 @@ class Session {
   Status AdoptBisect(const std::string& result_record, std::vector<std::string> records,
                      std::string text);
   std::vector<const ResidencyPlan*> Plans() const;
-  std::string Conclusion() const;
   Result<InvestigationReport> Finish();
   Error Stop(const Error& error, InvestigationStep step);
 
@@ -424,21 +119,9 @@ Error Session::Stop(const Error& error, InvestigationStep step) {
         .WithHint(error.hint().empty() ? "fix the cause, then `culprit investigate --resume`"
                                        : error.hint() + "; then `culprit investigate --resume`");
   }
-  Record record;
-  record.kind = RecordKind::kInvestigation;
-  record.query = state_.request.query;
-  record.interrupted = true;
-  record.culprit_version = CULPRIT_VERSION;
-  record.config_digest = config_.digest;
-  record.invocation = state_.request.invocation;
-  record.links = AllRecords(state_);
-  record.details["investigation_run"] = state_.run_id;
-  record.details["interrupted_at"] = std::string(InvestigationStepName(step));
-  record.verdict_detail = fmt::format(
-      "interrupted during the {} step; the steps before it are done and archived; "
-      "`culprit investigate --resume` continues without measuring them again",
-      InvestigationStepName(step));
-  if (host_) record.end = host_->Snapshot(/*calibrate=*/false);
+  std::optional<HostState> end;
+  if (host_) end = host_->Snapshot(/*calibrate=*/false);
+  Record record = MakeInterruptedInvestigationRecord(state_, step, config_.digest, end);
   std::string where;
   RecordStore::Archived archived = store_.WriteOrFallback(record);
   if (!archived.path.empty()) where = "; record " + archived.path.string();
@@ -472,8 +155,8 @@ Result<bool> Session::Timed(InvestigationStep step, Result<bool> (Session::*body
 // 1. good vs bad, interleaved, one sitting: the move must be an EFFECT here.
 Result<bool> Session::Confirm() {
   if (state_.confirm) {
-    reporter_.Line(
-        fmt::format("step 1 done: the move was confirmed ({})", RatioText(*state_.confirm)));
+    reporter_.Line(fmt::format("step 1 done: the move was confirmed ({})",
+                               InvestigationRatioText(*state_.confirm)));
     return state_.confirm->verdict == Verdict::kEffect;
   }
   const InvestigateRequest& r = state_.request;
@@ -494,21 +177,7 @@ Result<bool> Session::Confirm() {
   }
   reporter_.Result(FormatComparisonSummary(*outcome));
   InvestigationStepRecord step = StepFromRecord("confirm", outcome->record);
-  if (step.verdict == Verdict::kEffect) {
-    step.sentence = fmt::format("confirmed: {} moved {} between {} and {} in one sitting", r.query,
-                                PercentChange(*step.ratio), r.good, r.bad);
-  } else if (step.verdict == Verdict::kNull) {
-    step.sentence = fmt::format(
-        "NOT REPRODUCIBLE: {} and {} tie on {} here ({}). Either the host drifted since the "
-        "number was taken, or the move was never what it was said to be",
-        r.good, r.bad, r.query, RatioText(step));
-  } else {
-    step.sentence = fmt::format(
-        "NOT CONFIRMED: the move between {} and {} on {} is neither an EFFECT nor a tie within "
-        "the pair budget ({}, INCONCLUSIVE). More pairs (--max-pairs) or a quieter host could "
-        "settle it; nothing was bisected on an unconfirmed move",
-        r.good, r.bad, r.query, RatioText(step));
-  }
+  step.sentence = ConfirmSentence(r, step);
   reporter_.Result("=> " + step.sentence + "\n\n");
   state_.confirm = step;
   if (step.verdict != Verdict::kEffect) {
@@ -560,13 +229,8 @@ Result<bool> Session::Probes() {
       // Its runs kept failing: a fact about the probe, archived, not a verdict.
       step.verdict = Verdict::kError;
       step.sentence = "not tested: " + FirstLine(status.error().message());
-    } else if (step.verdict == Verdict::kNull) {
-      step.sentence = "ruled out: forcing it changes nothing measurable (" + RatioText(step) + ")";
-    } else if (step.verdict == Verdict::kEffect) {
-      step.sentence = "supported: this knob moves it (" + RatioText(step) + ")";
     } else {
-      step.sentence = "not settled: neither ruled out nor supported within the pair budget (" +
-                      RatioText(step) + ")";
+      step.sentence = ProbeSentence(step);
     }
     reporter_.Result(FormatComparisonSummary(*outcome));
     reporter_.Result(fmt::format("=> {}: {}\n\n", name, step.sentence));
@@ -677,24 +341,11 @@ Result<bool> Session::Relevance() {
     culprit::Relevance relevance = CheckRelevance(state_.changed_files, *path);
     state_.on_path = relevance.on_path;
     state_.off_path = relevance.off_path;
-    if (!relevance.known) {
-      state_.relevance = CulpritRelevance::kUnknown;
-      state_.relevance_detail = fmt::format(
-          "the code path of {} is {}, so whether the culprit changes code it runs is unknown; "
-          "give code_path globs, \"auto\" (coverage) or a command to decide",
-          query.name, relevance.how_known);
-    } else if (relevance.relevant()) {
-      state_.relevance = CulpritRelevance::kOnPath;
-      state_.relevance_detail =
-          fmt::format("it changes code {} runs: {} (code path: {})", query.name,
-                      Join(relevance.on_path, ", "), relevance.how_known);
-    } else {
-      state_.relevance = CulpritRelevance::kOffPath;
-      state_.relevance_detail = fmt::format(
-          "it touches nothing on {}'s code path ({}): changed {}. A commit that cannot slow "
-          "the query, unless something it keeps alive does",
-          query.name, relevance.how_known, Join(state_.changed_files, ", "));
-    }
+    state_.relevance = !relevance.known       ? CulpritRelevance::kUnknown
+                       : relevance.relevant() ? CulpritRelevance::kOnPath
+                                              : CulpritRelevance::kOffPath;
+    state_.relevance_detail =
+        RelevanceDetail(state_.relevance, query.name, relevance, state_.changed_files);
     state_.relevance_done = true;
   }
   reporter_.Result(fmt::format("=> culprit {} \"{}\"\n   {}\n\n", ShortCommit(state_.culprit),
@@ -789,86 +440,18 @@ Result<bool> Session::Isolation() {
   return true;
 }
 
-std::string Session::Conclusion() const {
-  const InvestigateRequest& r = state_.request;
-  std::string out = state_.confirm ? state_.confirm->sentence + "." : "";
-  if (state_.outcome == LadderOutcome::kNotReproducible ||
-      state_.outcome == LadderOutcome::kNotConfirmed)
-    return out;
-  for (const InvestigationStepRecord& p : state_.probes) {
-    out += fmt::format(" Override {}: {}.", p.name, p.sentence);
-  }
-  if (!state_.bisect_found) {
-    return out + " The bisect named no verified culprit (see its record " + state_.bisect_record +
-           "), so the ladder stopped there.";
-  }
-  out += fmt::format(" The bisect names {} \"{}\", verified against its parent.",
-                     ShortCommit(state_.culprit), state_.culprit_subject);
-  std::string relevance = state_.relevance_detail;
-  if (!relevance.empty()) relevance[0] = static_cast<char>(std::toupper(relevance[0]));
-  out += " " + relevance + ".";
-  if (state_.outcome == LadderOutcome::kOnPath) {
-    return out + " The commit changes code the query runs: read those files' diff.";
-  }
-  if (state_.outcome == LadderOutcome::kRelevanceUnknown) return out;
-  if (state_.outcome == LadderOutcome::kNoPlan) {
-    std::vector<std::string> plans;
-    for (const auto& [name, plan] : config_.residency) {
-      plans.push_back(fmt::format("'{}' on {}", name, plan.query));
-    }
-    return out + fmt::format(
-                     " No [residency] plan measures {}, so the ladder stops after the relevance "
-                     "step without isolating anything{}. Add a plan for the structure the commit "
-                     "keeps alive (docs/usage.md), or name one with --plan.",
-                     r.query, plans.empty() ? "" : " (plans: " + Join(plans, ", ") + ")");
-  }
-  for (const InvestigationStepRecord& i : state_.isolations) {
-    out += fmt::format(" Isolation '{}': {}.", i.name, i.sentence);
-  }
-  return out;
-}
-
 Result<InvestigationReport> Session::Finish() {
-  state_.conclusion = Conclusion();
-  Record record;
-  record.kind = RecordKind::kInvestigation;
-  record.query = state_.request.query;
-  record.culprit_version = CULPRIT_VERSION;
-  record.config_digest = config_.digest;
-  record.invocation = state_.request.invocation;
-  record.links = AllRecords(state_);
+  state_.conclusion = InvestigationConclusion(state_, config_.residency);
+  // What the record says is the confirmation's sitting, read from its record (kept in the
+  // store), and the host now: fetched here, so that the record is built without I/O.
+  std::optional<Record> confirm;
   if (state_.confirm) {
-    record.verdict = state_.confirm->verdict;
-    if (state_.confirm->ratio) {
-      Estimate e;
-      e.ratio = *state_.confirm->ratio;
-      e.low = state_.confirm->low.value_or(e.ratio);
-      e.high = state_.confirm->high.value_or(e.ratio);
-      record.estimate = e;
-    }
-    if (Result<Record> confirm = store_.Find(state_.confirm->record_id)) {
-      record.band = confirm->band;
-      record.unit = confirm->unit;
-      record.start = confirm->start;
-      record.host = confirm->host;
-      if (record.estimate && confirm->estimate) record.estimate = confirm->estimate;
-    }
+    if (Result<Record> found = store_.Find(state_.confirm->record_id)) confirm = *found;
   }
-  record.verdict_detail = state_.conclusion;
-  record.details["investigation_run"] = state_.run_id;
-  record.details["good"] = state_.request.good;
-  record.details["bad"] = state_.request.bad;
-  record.details["outcome"] = LadderOutcomeName(state_.outcome);
-  if (!state_.culprit.empty()) record.details["culprit_commit"] = state_.culprit;
-  if (state_.relevance != CulpritRelevance::kNotChecked) {
-    record.details["relevance"] = CulpritRelevanceName(state_.relevance);
-  }
-  for (const auto& [step, ms] : state_.step_wall_ms) {
-    record.details["wall_ms." + step] = std::to_string(ms);
-  }
-  record.notes.push_back(
-      "the move's ratio and interval are the confirmation's (good vs bad, one sitting)");
-  if (host_) record.end = host_->Snapshot(/*calibrate=*/false);
+  std::optional<HostState> end;
+  if (host_) end = host_->Snapshot(/*calibrate=*/false);
+  Record record =
+      MakeInvestigationRecord(state_, confirm ? &*confirm : nullptr, config_.digest, end);
   RecordStore::Archived archived = store_.WriteOrFallback(record);
   InvestigationReport report;
   report.record_path = archived.path;

@@ -1,0 +1,195 @@
+#include "investigate/investigation_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "base/strings.h"
+
+namespace culprit {
+
+std::string InvestigationRatioText(const InvestigationStepRecord& s) {
+  if (!s.ratio) return "no estimate";
+  return fmt::format("ratio {:.3f} [{:.3f}, {:.3f}]", *s.ratio, s.low.value_or(*s.ratio),
+                     s.high.value_or(*s.ratio));
+}
+
+std::vector<std::string> InvestigationLinks(const InvestigationState& s) {
+  std::vector<std::string> ids;
+  auto add = [&](const std::string& id) {
+    if (!id.empty() && std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+  };
+  if (s.confirm) add(s.confirm->record_id);
+  for (const InvestigationStepRecord& p : s.probes) add(p.record_id);
+  for (const std::string& id : s.bisect_records) add(id);
+  add(s.bisect_record);
+  for (const InvestigationStepRecord& i : s.isolations) add(i.record_id);
+  for (const std::string& id : s.partial_records) add(id);
+  return ids;
+}
+
+std::string ConfirmSentence(const InvestigateRequest& r, const InvestigationStepRecord& step) {
+  if (step.verdict == Verdict::kEffect) {
+    return fmt::format("confirmed: {} moved {} between {} and {} in one sitting", r.query,
+                       PercentChange(*step.ratio), r.good, r.bad);
+  }
+  if (step.verdict == Verdict::kNull) {
+    return fmt::format(
+        "NOT REPRODUCIBLE: {} and {} tie on {} here ({}). Either the host drifted since the "
+        "number was taken, or the move was never what it was said to be",
+        r.good, r.bad, r.query, InvestigationRatioText(step));
+  }
+  return fmt::format(
+      "NOT CONFIRMED: the move between {} and {} on {} is neither an EFFECT nor a tie within "
+      "the pair budget ({}, INCONCLUSIVE). More pairs (--max-pairs) or a quieter host could "
+      "settle it; nothing was bisected on an unconfirmed move",
+      r.good, r.bad, r.query, InvestigationRatioText(step));
+}
+
+std::string ProbeSentence(const InvestigationStepRecord& step) {
+  if (step.verdict == Verdict::kNull) {
+    return "ruled out: forcing it changes nothing measurable (" + InvestigationRatioText(step) +
+           ")";
+  }
+  if (step.verdict == Verdict::kEffect) {
+    return "supported: this knob moves it (" + InvestigationRatioText(step) + ")";
+  }
+  return "not settled: neither ruled out nor supported within the pair budget (" +
+         InvestigationRatioText(step) + ")";
+}
+
+std::string RelevanceDetail(CulpritRelevance relevance, const std::string& query,
+                            const Relevance& found, const std::vector<std::string>& changed_files) {
+  if (relevance == CulpritRelevance::kUnknown) {
+    return fmt::format(
+        "the code path of {} is {}, so whether the culprit changes code it runs is unknown; "
+        "give code_path globs, \"auto\" (coverage) or a command to decide",
+        query, found.how_known);
+  }
+  if (relevance == CulpritRelevance::kOnPath) {
+    return fmt::format("it changes code {} runs: {} (code path: {})", query,
+                       Join(found.on_path, ", "), found.how_known);
+  }
+  return fmt::format(
+      "it touches nothing on {}'s code path ({}): changed {}. A commit that cannot slow "
+      "the query, unless something it keeps alive does",
+      query, found.how_known, Join(changed_files, ", "));
+}
+
+namespace {
+
+// " No [residency] plan measures Q ...": why a ladder off the path stopped short.
+std::string NoPlanSentence(const std::string& query,
+                           const std::map<std::string, ResidencyPlan>& residency) {
+  std::vector<std::string> plans;
+  for (const auto& [name, plan] : residency) {
+    plans.push_back(fmt::format("'{}' on {}", name, plan.query));
+  }
+  return fmt::format(
+      " No [residency] plan measures {}, so the ladder stops after the relevance "
+      "step without isolating anything{}. Add a plan for the structure the commit "
+      "keeps alive (docs/usage.md), or name one with --plan.",
+      query, plans.empty() ? "" : " (plans: " + Join(plans, ", ") + ")");
+}
+
+}  // namespace
+
+std::string InvestigationConclusion(const InvestigationState& state,
+                                    const std::map<std::string, ResidencyPlan>& residency) {
+  std::string out = state.confirm ? state.confirm->sentence + "." : "";
+  if (state.outcome == LadderOutcome::kNotReproducible ||
+      state.outcome == LadderOutcome::kNotConfirmed)
+    return out;
+  for (const InvestigationStepRecord& p : state.probes) {
+    out += fmt::format(" Override {}: {}.", p.name, p.sentence);
+  }
+  if (!state.bisect_found) {
+    return out + " The bisect named no verified culprit (see its record " + state.bisect_record +
+           "), so the ladder stopped there.";
+  }
+  out += fmt::format(" The bisect names {} \"{}\", verified against its parent.",
+                     ShortCommit(state.culprit), state.culprit_subject);
+  std::string relevance = state.relevance_detail;
+  if (!relevance.empty()) relevance[0] = static_cast<char>(std::toupper(relevance[0]));
+  out += " " + relevance + ".";
+  if (state.outcome == LadderOutcome::kOnPath) {
+    return out + " The commit changes code the query runs: read those files' diff.";
+  }
+  if (state.outcome == LadderOutcome::kRelevanceUnknown) return out;
+  if (state.outcome == LadderOutcome::kNoPlan) {
+    return out + NoPlanSentence(state.request.query, residency);
+  }
+  for (const InvestigationStepRecord& i : state.isolations) {
+    out += fmt::format(" Isolation '{}': {}.", i.name, i.sentence);
+  }
+  return out;
+}
+
+Record MakeInvestigationRecord(const InvestigationState& state, const Record* confirm,
+                               const std::string& config_digest,
+                               const std::optional<HostState>& end) {
+  Record record;
+  record.kind = RecordKind::kInvestigation;
+  record.query = state.request.query;
+  record.culprit_version = CULPRIT_VERSION;
+  record.config_digest = config_digest;
+  record.invocation = state.request.invocation;
+  record.links = InvestigationLinks(state);
+  if (state.confirm) {
+    record.verdict = state.confirm->verdict;
+    if (state.confirm->ratio) {
+      Estimate e;
+      e.ratio = *state.confirm->ratio;
+      e.low = state.confirm->low.value_or(e.ratio);
+      e.high = state.confirm->high.value_or(e.ratio);
+      record.estimate = e;
+    }
+    if (confirm != nullptr) {
+      record.band = confirm->band;
+      record.unit = confirm->unit;
+      record.start = confirm->start;
+      record.host = confirm->host;
+      if (record.estimate && confirm->estimate) record.estimate = confirm->estimate;
+    }
+  }
+  record.verdict_detail = state.conclusion;
+  record.details["investigation_run"] = state.run_id;
+  record.details["good"] = state.request.good;
+  record.details["bad"] = state.request.bad;
+  record.details["outcome"] = LadderOutcomeName(state.outcome);
+  if (!state.culprit.empty()) record.details["culprit_commit"] = state.culprit;
+  if (state.relevance != CulpritRelevance::kNotChecked) {
+    record.details["relevance"] = CulpritRelevanceName(state.relevance);
+  }
+  for (const auto& [step, ms] : state.step_wall_ms) {
+    record.details["wall_ms." + step] = std::to_string(ms);
+  }
+  record.notes.push_back(
+      "the move's ratio and interval are the confirmation's (good vs bad, one sitting)");
+  if (end) record.end = *end;
+  return record;
+}
+
+Record MakeInterruptedInvestigationRecord(const InvestigationState& state, InvestigationStep step,
+                                          const std::string& config_digest,
+                                          const std::optional<HostState>& end) {
+  Record record;
+  record.kind = RecordKind::kInvestigation;
+  record.query = state.request.query;
+  record.interrupted = true;
+  record.culprit_version = CULPRIT_VERSION;
+  record.config_digest = config_digest;
+  record.invocation = state.request.invocation;
+  record.links = InvestigationLinks(state);
+  record.details["investigation_run"] = state.run_id;
+  record.details["interrupted_at"] = std::string(InvestigationStepName(step));
+  record.verdict_detail = fmt::format(
+      "interrupted during the {} step; the steps before it are done and archived; "
+      "`culprit investigate --resume` continues without measuring them again",
+      InvestigationStepName(step));
+  if (end) record.end = *end;
+  return record;
+}
+
+}  // namespace culprit
