@@ -112,7 +112,15 @@ Record MakeComparisonRecord(const ComparisonPlan& plan, const SittingResult& sit
     }
     record.details["checkpoint_calibrations_ms"] = list;
   }
-  if (sitting.shift) {
+  const bool near_deterministic =
+      sitting.near_deterministic &&
+      sitting.near_deterministic->state == NearDeterministicLook::State::kDecided;
+  if (sitting.shift && near_deterministic) {
+    // The range of every ratio of a run of B to a run of A, not a confidence interval.
+    record.estimate = RatioEstimate(*sitting.shift);
+    record.estimate->method = "range of the runs' ratios (near-deterministic)";
+    record.details["decided_by"] = "near-deterministic rule";
+  } else if (sitting.shift) {
     record.estimate = RatioEstimate(*sitting.shift);
     record.details["nominal_confidence"] = fmt::format("{:.5f}", sitting.nominal_confidence);
     record.details["alpha_spending"] = "pocock-increments";

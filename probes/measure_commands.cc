@@ -140,6 +140,7 @@ Result<SittingOptions> MakeSittingOptions(const MeasureConfig& measure, const Qu
   options.warmup = sitting.warmup;
   options.calibrate_between_looks = sitting.calibrate_between_looks;
   options.seed = flags.seed.value_or(0);
+  options.near_deterministic = IsNearDeterministicMetric(query.metric.kind);
   return options;
 }
 

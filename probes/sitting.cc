@@ -252,6 +252,7 @@ class PairedSitting {
         continue;
       }
       if (kept_.size() >= static_cast<size_t>(r_.looks[look_])) Look();
+      if (!decided_ && options_.near_deterministic) CheckNearDeterministic();
       if (progress_) {
         std::optional<double> ratio;
         if (r_.shift) ratio = std::exp(r_.shift->estimate);
@@ -442,6 +443,21 @@ class PairedSitting {
     }
   }
 
+  // The near-deterministic rule over every kept run so far (SittingOptions::
+  // near_deterministic). It states nothing once a measured run failed or timed out: the
+  // failures then need the usual looks' test.
+  void CheckNearDeterministic() {
+    if (r_.failures.Unmeasured(0) + r_.failures.Unmeasured(1) > 0) return;
+    std::vector<double> values[2];
+    for (const KeptPair& pair : kept_) {
+      for (int arm : {0, 1}) {
+        if (!pair.censored[arm]) values[arm].push_back(pair.value[arm]);
+      }
+    }
+    r_.near_deterministic = LookNearDeterministic(values[0], values[1], options_.band);
+    decided_ = r_.near_deterministic->state == NearDeterministicLook::State::kDecided;
+  }
+
   // Whether the looks already planned end with NULL's last one (null_max_pairs): a NULL
   // is stated at a look of its own spending only.
   bool NullMayStop() const { return look_ < null_looks_ && null_alphas_[look_] == alphas_[look_]; }
@@ -484,6 +500,29 @@ class PairedSitting {
           "interrupted after {} pairs, before the sitting could decide", r_.pairs_kept));
       r_.notes.push_back(r_.verdict->explanation);
       return;
+    }
+    if (r_.near_deterministic &&
+        r_.near_deterministic->state == NearDeterministicLook::State::kDecided) {
+      const NearDeterministicLook& rule = *r_.near_deterministic;
+      r_.shift = rule.range;
+      r_.tails.reset();  // The rule reads ranges, not ranks: no mean or tails beside it.
+      r_.nominal_confidence = 1;
+      VerdictResult v;
+      v.verdict = rule.verdict;
+      v.excludes_zero = rule.range.low > 0 || rule.range.high < 0;
+      v.explanation = "near-deterministic: " + rule.explanation;
+      r_.verdict = v;
+      r_.notes.push_back(
+          fmt::format("decided by the near-deterministic rule after {} pairs (docs/statistics.md)",
+                      r_.pairs_kept));
+      return;
+    }
+    if (options_.near_deterministic) {
+      r_.notes.push_back(
+          r_.near_deterministic
+              ? "the near-deterministic rule did not decide: " + r_.near_deterministic->explanation
+              : std::string("the near-deterministic rule did not look: too few runs, or a "
+                            "measured run failed or timed out first"));
     }
     if (!r_.shift) {
       r_.verdict = InconclusiveBecause(

@@ -96,6 +96,11 @@ struct SittingOptions {
   /// bisect's checks hunt a further move with their whole budget, but a tie, which earns only
   /// the "first bad commit" label, with [measure]'s, and at [measure]'s confidences.
   int null_max_pairs = 0;
+  /// The metric is near-deterministic (IsNearDeterministicMetric: instructions): after every
+  /// kept block, LookNearDeterministic over the kept runs may decide EFFECT or NULL and stop
+  /// the sitting, before its first look; only while no measured run failed or timed out.
+  /// Otherwise, and when the rule does not decide, the usual looks decide.
+  bool near_deterministic = false;
 };
 
 /// Runs that gave no number, per arm, over the measured (not warm-up) runs, and Fisher's exact
@@ -142,6 +147,9 @@ struct SittingResult {
   std::optional<Error> failure;  ///< Set when the arms kept failing: no verdict.
   FailureComparison failures;
   int pairs_censored = 0;  ///< Kept pairs with one side timed out.
+  /// The near-deterministic rule's last look (SittingOptions::near_deterministic); the
+  /// sitting's verdict is its own when its state is kDecided. nullopt when it never looked.
+  std::optional<NearDeterministicLook> near_deterministic;
   std::vector<std::string> notes;
   uint64_t seed = 0;
 };

@@ -66,7 +66,12 @@ std::string FormatComparisonSummary(const ComparisonOutcome& outcome) {
         DescribeRatio(r.estimate->ratio, better, r.unit, label(r.arms[1]), label(r.arms[0])),
         MetricDirectionName(better), r.unit.empty() ? "value" : r.unit);
   }
-  if (r.estimate) {
+  if (r.estimate && r.Detail("decided_by") == "near-deterministic rule") {
+    out += fmt::format(
+        "  {} pairs kept, {} dropped; the interval is the range of every ratio of a run of B "
+        "to a run of A (near-deterministic rule)\n",
+        outcome.sitting.pairs_kept, outcome.sitting.pairs_dropped);
+  } else if (r.estimate) {
     out += fmt::format("  {} pairs kept, {} dropped; interval at {} confidence{}\n",
                        outcome.sitting.pairs_kept, outcome.sitting.pairs_dropped,
                        FormatProbability(r.estimate->confidence),

@@ -113,6 +113,54 @@ TailEvidence GatherTailEvidence(std::span<const double> d, double center, double
   return evidence;
 }
 
+NearDeterministicLook LookNearDeterministic(std::span<const double> a, std::span<const double> b,
+                                            double band, size_t repeats, double max_spread) {
+  NearDeterministicLook look;
+  if (a.size() < repeats || b.size() < repeats || a.empty() || b.empty()) {
+    look.explanation = fmt::format("fewer than {} runs of each arm", repeats);
+    return look;
+  }
+  const auto [a_min, a_max] = std::minmax_element(a.begin(), a.end());
+  const auto [b_min, b_max] = std::minmax_element(b.begin(), b.end());
+  look.spread[0] = *a_max / *a_min - 1;
+  look.spread[1] = *b_max / *b_min - 1;
+  look.range.estimate = std::log(Median(b)) - std::log(Median(a));
+  look.range.low = std::log(*b_min) - std::log(*a_max);
+  look.range.high = std::log(*b_max) - std::log(*a_min);
+  look.range.confidence = 1;
+  look.range.n = std::min(a.size(), b.size());
+  look.range.exact = true;
+  const std::string spreads =
+      fmt::format("A's {} runs spread by {:.3g}%, B's {} by {:.3g}%", a.size(),
+                  100 * look.spread[0], b.size(), 100 * look.spread[1]);
+  if (look.spread[0] > max_spread || look.spread[1] > max_spread) {
+    look.state = NearDeterministicLook::State::kSpread;
+    look.explanation = fmt::format(
+        "{}, more than the {:.3g}% the near-deterministic rule allows: the usual rules decide",
+        spreads, 100 * max_spread);
+    return look;
+  }
+  const double tau = BandEdge(band);
+  const Verdict verdict = Classify(look.range.low, look.range.high, tau);
+  const std::string range = fmt::format("B/A {:.4f}, every pairing of runs in [{:.4f}, {:.4f}]",
+                                        std::exp(look.range.estimate), std::exp(look.range.low),
+                                        std::exp(look.range.high));
+  if (verdict == Verdict::kInconclusive) {
+    look.state = NearDeterministicLook::State::kUndecided;
+    look.explanation = fmt::format("{}; {}, which reaches the edge of the ±{} band", spreads, range,
+                                   PercentOf(band));
+    return look;
+  }
+  look.state = NearDeterministicLook::State::kDecided;
+  look.verdict = verdict;
+  look.explanation = fmt::format(
+      "{} ({}, within the near-deterministic rule's {:.3g}%): the whole range is {} the ±{} "
+      "band",
+      range, spreads, 100 * max_spread, verdict == Verdict::kEffect ? "beyond" : "inside",
+      PercentOf(band));
+  return look;
+}
+
 std::string FormatMeanRatio(const ShiftEstimate& mean) {
   return fmt::format("{:.3f} [{:.3f}, {:.3f}]", std::exp(mean.estimate), std::exp(mean.low),
                      std::exp(mean.high));

@@ -102,6 +102,44 @@ Verdict ClassifyWithTails(const ShiftEstimate& shift, const TailEvidence& tails,
 /// mean ratio is inside the band too. Otherwise as Decide(shift, band).
 VerdictResult Decide(const ShiftEstimate& shift, double band, const TailEvidence& tails);
 
+/// The near-deterministic rule (docs/statistics.md, "Near-deterministic metrics"): for a
+/// metric that repeats to within a small fraction of itself (IsNearDeterministicMetric:
+/// instructions), a few runs per arm show the whole of its spread, and the ranges of the two
+/// arms decide without ranks or α. It applies once each arm has kNearDeterministicRepeats
+/// runs and each arm's runs lie within kNearDeterministicSpread of each other.
+inline constexpr size_t kNearDeterministicRepeats = 3;
+/// The most an arm's runs may spread, max/min - 1, for the near-deterministic rule: 0.1%,
+/// 50 times below the default 5% band and the bound for instruction counts with
+/// ASLR off (measured far below it: docs/statistics.md).
+inline constexpr double kNearDeterministicSpread = 0.001;
+
+/// What the near-deterministic rule says of the runs so far.
+struct NearDeterministicLook {
+  enum class State {
+    kTooFew,     ///< An arm has fewer than `repeats` runs.
+    kSpread,     ///< An arm's runs spread by more than `max_spread`: not near-deterministic.
+    kUndecided,  ///< Both arms repeat, but the range of B/A reaches a band edge.
+    kDecided,    ///< Both arms repeat and the range of B/A is beyond the band or inside it.
+  };
+  State state = State::kTooFew;
+  Verdict verdict = Verdict::kInconclusive;  ///< kEffect or kNull when kDecided.
+  double spread[2] = {0, 0};                 ///< max/min - 1 of each arm's runs.
+  /// On the log scale: estimate ln(median B / median A), low ln(min B / max A), high
+  /// ln(max B / min A) (every ratio of a run of B to a run of A lies in it; identical repeats
+  /// give a point); n the fewer runs of the two arms; confidence 1 and exact: not a
+  /// confidence interval but the observed range. Meaningful from kSpread on.
+  ShiftEstimate range;
+  std::string explanation;  ///< One sentence for the user.
+};
+
+/// The near-deterministic rule over each arm's runs `a` and `b` (positive values): kEffect
+/// when the range of B/A lies beyond the band (Classify on [range.low, range.high] gives
+/// kEffect: the arms' ranges are disjoint by more than the band), kNull when it lies inside
+/// (Classify gives kNull), else kUndecided; kTooFew and kSpread as their names say. Pure.
+NearDeterministicLook LookNearDeterministic(std::span<const double> a, std::span<const double> b,
+                                            double band, size_t repeats = kNearDeterministicRepeats,
+                                            double max_spread = kNearDeterministicSpread);
+
 /// "1.112 [1.061, 1.166]": exp of a log-scale estimate and its interval.
 std::string FormatMeanRatio(const ShiftEstimate& mean);
 
