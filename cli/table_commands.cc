@@ -128,6 +128,8 @@ std::shared_ptr<void> AddTableCommands(CLI::App& app, GlobalOptions& global,
   table->add_option("--query,-q", o.request.queries,
                     "a row (default: every configured query); with commands, their {query}");
   table->add_option("--rev", o.request.revisions, "a column: a revision of the engine, built");
+  table->add_option("--engine", o.request.engines,
+                    "a column: another engine of [engines.NAME], run by its own commands");
   table->add_option("--arm", o.request.arms,
                     "a column: default, NAME:K=V[,K=V], K=V or an [overrides] set");
   table->add_option("--name", o.request.names,

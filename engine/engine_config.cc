@@ -414,6 +414,136 @@ Status ReadQueriesSection(const ConfigTable& root, const EngineConfig& engine,
   return {};
 }
 
+namespace {
+
+/// The first placeholder of `word` other than {query} ("{{" is a literal brace), or nullopt.
+std::optional<std::string> ForeignPlaceholder(std::string_view word) {
+  for (size_t i = 0; i < word.size(); ++i) {
+    if (word[i] != '{') continue;
+    if (i + 1 < word.size() && word[i + 1] == '{') {
+      ++i;
+      continue;
+    }
+    const size_t close = word.find('}', i);
+    if (close == std::string_view::npos) return std::string(word.substr(i));
+    if (word.substr(i, close - i + 1) != "{query}") {
+      return std::string(word.substr(i, close - i + 1));
+    }
+    i = close;
+  }
+  return std::nullopt;
+}
+
+Result<std::vector<std::string>> ReadOtherEngineCommand(const ConfigValue& node,
+                                                        std::string_view path) {
+  auto argv = node.Command(path);
+  if (!argv) return argv.error();
+  for (size_t i = 0; i < node.ArraySize(); ++i) {
+    std::optional<std::string> foreign = ForeignPlaceholder((*argv)[i]);
+    if (!foreign) continue;
+    // culprit builds nothing of another engine: no revision, checkout or artifact to fill in.
+    return node.Element(i)
+        .At(fmt::format("{}[{}]: another engine's command may hold {{query}} and no other "
+                        "placeholder, found {}",
+                        path, i, *foreign))
+        .WithHint("write '{{' and '}}' for literal braces");
+  }
+  return argv;
+}
+
+Status ReadOtherEngine(const ConfigTable& table, std::string_view path,
+                       const std::map<std::string, QueryConfig>& queries,
+                       OtherEngineConfig* engine) {
+  CULPRIT_TRY(table.CheckKeys(path, {"command", "queries", "metric", "cwd", "env"}));
+  if (std::optional<ConfigValue> command = table.Get("command")) {
+    auto argv = ReadOtherEngineCommand(*command, ConfigKeyPath(path, "command"));
+    if (!argv) return argv.error();
+    engine->command = std::move(*argv);
+  }
+  if (std::optional<ConfigValue> node = table.Get("queries")) {
+    const std::string queries_path = ConfigKeyPath(path, "queries");
+    auto per_query = node->Table(queries_path);
+    if (!per_query) return per_query.error();
+    std::vector<std::string> names;
+    for (const auto& [name, query] : queries) names.push_back(name);
+    for (const ConfigEntry& entry : per_query->Entries()) {
+      if (queries.count(entry.key) == 0) {
+        return entry.value.At(fmt::format("{}: expected a query of [queries], found '{}'{}",
+                                          queries_path, entry.key, DidYouMean(entry.key, names)));
+      }
+      auto argv = ReadOtherEngineCommand(entry.value, ConfigKeyPath(queries_path, entry.key));
+      if (!argv) return argv.error();
+      engine->queries[entry.key] = std::move(*argv);
+    }
+  }
+  if (engine->command.empty() && engine->queries.empty()) {
+    return table.At(
+        fmt::format("[{}] has no command: expected command = [...] (with {{query}} for the "
+                    "query's name) or [{}.queries] with a command per query",
+                    path, path));
+  }
+  if (std::optional<ConfigValue> metric = table.Get("metric")) {
+    MetricRule rule;
+    CULPRIT_TRY(ReadMetric(*metric, ConfigKeyPath(path, "metric"), &rule));
+    engine->metric = rule;
+  }
+  std::string cwd;
+  CULPRIT_TRY(table.ReadString(path, "cwd", &cwd));
+  if (!cwd.empty()) engine->cwd = table.source().Resolve(cwd).string();
+  if (std::optional<ConfigValue> env = table.Get("env")) {
+    auto parsed = env->Environment(ConfigKeyPath(path, "env"));
+    if (!parsed) return parsed.error();
+    engine->env = std::move(*parsed);
+  }
+  return {};
+}
+
+}  // namespace
+
+std::optional<std::vector<std::string>> OtherEngineConfig::CommandFor(
+    const std::string& query) const {
+  if (auto it = queries.find(query); it != queries.end()) return it->second;
+  if (command.empty()) return std::nullopt;
+  std::vector<std::string> argv;
+  for (std::string word : command) {
+    // The name goes in as written: a brace in it is escaped for the placeholder expansion the
+    // runner does after.
+    std::string name;
+    for (char c : query) {
+      name += c;
+      if (c == '{' || c == '}') name += c;
+    }
+    for (size_t at = word.find("{query}"); at != std::string::npos;
+         at = word.find("{query}", at + name.size())) {
+      word.replace(at, 7, name);
+    }
+    argv.push_back(std::move(word));
+  }
+  return argv;
+}
+
+Status ReadEnginesSection(const ConfigTable& root,
+                          const std::map<std::string, QueryConfig>& queries,
+                          std::map<std::string, OtherEngineConfig>* engines) {
+  std::optional<ConfigValue> node = root.Get("engines");
+  if (!node) return {};
+  auto table = node->Table("engines");
+  if (!table) return table.error();
+  for (const ConfigEntry& entry : table->Entries()) {
+    const std::string path = ConfigKeyPath("engines", entry.key);
+    auto engine_table = entry.value.Table(path);
+    if (!engine_table) {
+      return engine_table.error().WithHint(
+          "each engine is a table: [engines.NAME] with command = [..., \"{query}\"]");
+    }
+    OtherEngineConfig engine;
+    engine.name = entry.key;
+    CULPRIT_TRY(ReadOtherEngine(*engine_table, path, queries, &engine));
+    (*engines)[engine.name] = std::move(engine);
+  }
+  return {};
+}
+
 Status CheckCommandTemplate(const ConfigValue& command, std::string_view path,
                             const EngineConfig& engine,
                             const std::vector<std::string>& extra_placeholders) {

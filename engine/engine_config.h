@@ -84,6 +84,27 @@ struct QueryConfig {
   bool adhoc = false;
 };
 
+/// [engines.NAME]: another program measured beside the engine in a table (`culprit table
+/// --engine NAME`): a competitor, or a previous major version installed elsewhere. culprit
+/// does not build it; each of its cells runs its command for the row's query.
+struct OtherEngineConfig {
+  std::string name;
+  /// argv for any query, "{query}" standing for the query's name; empty: only the queries
+  /// listed in `queries` have a command.
+  std::vector<std::string> command;
+  /// [engines.NAME.queries]: argv for one query (no placeholder), before `command`.
+  std::map<std::string, std::vector<std::string>> queries;
+  /// As QueryConfig's: the engine's own metric rule (its output is its own); nullopt: the
+  /// row's query's.
+  std::optional<MetricRule> metric;
+  std::string cwd;                         ///< Absolute, or empty (culprit's own).
+  std::map<std::string, std::string> env;  ///< Added to the query's environment.
+
+  /// The argv that runs `query` on this engine ({query} filled in), or nullopt when the
+  /// engine has no command for it.
+  std::optional<std::vector<std::string>> CommandFor(const std::string& query) const;
+};
+
 /// [cache]
 struct CacheConfig {
   /// Absolute; default DefaultCacheDir() ("~" in the file expands from $HOME).
@@ -97,6 +118,7 @@ struct EngineSections {
   std::string digest;              ///< ConfigDigest of the file's bytes; recorded in every record.
   EngineConfig engine;
   std::map<std::string, QueryConfig> queries;
+  std::map<std::string, OtherEngineConfig> engines;  ///< [engines.NAME]
   CacheConfig cache;
   /// [measure] cpus and aslr: where every measured run of a query starts
   /// (MakeQueryArm copies it into the run's ProcessSpec). Read with the rest of
@@ -125,6 +147,13 @@ Status CheckEngineRepository(const EngineConfig& engine, RepositoryUse use);
 /// Reads every [queries."NAME"]; "{artifact:NAME}" must name one of `engine`'s artifacts.
 Status ReadQueriesSection(const ConfigTable& root, const EngineConfig& engine,
                           std::map<std::string, QueryConfig>* queries);
+
+/// Reads every [engines.NAME]: `command` may hold {query} and no other placeholder (culprit
+/// builds nothing of another engine), [engines.NAME.queries] must name queries of `queries`,
+/// and an engine needs `command` or at least one query's.
+Status ReadEnginesSection(const ConfigTable& root,
+                          const std::map<std::string, QueryConfig>& queries,
+                          std::map<std::string, OtherEngineConfig>* engines);
 
 /// Reads [cache]; without a dir, DefaultCacheDir().
 Status ReadCacheSection(const ConfigTable& root, CacheConfig* cache);

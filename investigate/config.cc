@@ -12,9 +12,9 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::vector<std::string>& SectionNames() {
-  static const auto* names =
-      new std::vector<std::string>{"engine",   "queries", "overrides", "harness", "residency",
-                                   "registry", "measure", "bisect",    "records", "cache"};
+  static const auto* names = new std::vector<std::string>{
+      "engine",   "queries", "engines", "overrides", "harness", "residency",
+      "registry", "measure", "bisect",  "records",   "cache"};
   return *names;
 }
 
@@ -38,6 +38,7 @@ Result<Config> ParseConfig(std::string_view text, const fs::path& file) {
   CULPRIT_TRY(root.CheckKeys("", SectionNames()));
   CULPRIT_TRY(ReadEngineSection(root, &config.engine));
   CULPRIT_TRY(ReadQueriesSection(root, config.engine, &config.queries));
+  CULPRIT_TRY(ReadEnginesSection(root, config.queries, &config.engines));
   CULPRIT_TRY(ReadOverridesSection(root, &config.overrides));
   CULPRIT_TRY(ReadHarnessSection(root, config.engine, &config.harness));
   CULPRIT_TRY(ReadResidencySection(root, config.queries, config.harness, &config.residency));

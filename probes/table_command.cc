@@ -25,6 +25,7 @@ struct Column {
   std::optional<std::string> revision;  ///< Configured columns: nullopt is the working tree.
   OverrideSet overrides;
   std::vector<std::string> command;  ///< Ad-hoc columns: argv, {query} not yet substituted.
+  const OtherEngineConfig* engine = nullptr;  ///< Another engine's column ([engines.NAME]).
 };
 
 /// One cell's process, or why it cannot run (then every run of it fails with that reason).
@@ -95,6 +96,29 @@ std::vector<Column> AdHocColumns(const TableRequest& request) {
   return columns;
 }
 
+/// One column per --engine, after the engine's own columns.
+Status AddEngineColumns(const ProbeSections& config, const TableRequest& request,
+                        std::vector<Column>* columns) {
+  std::vector<std::string> known;
+  for (const auto& [name, engine] : config.engines) known.push_back(name);
+  for (const std::string& name : request.engines) {
+    auto it = config.engines.find(name);
+    if (it == config.engines.end()) {
+      return Error::Usage(fmt::format("--engine {}: {} has no [engines.{}]{}", name,
+                                      config.file.string(), name, DidYouMean(name, known)))
+          .WithHint(known.empty() ? "describe it: [engines.NAME] with command = [..., \"{query}\"]"
+                                  : "its engines: " + Join(known, ", "));
+    }
+    Column column;
+    column.name = name;
+    column.engine = &it->second;
+    column.setup = "engine " + name;
+    if (!it->second.command.empty()) column.setup += ": " + FormatCommand(it->second.command);
+    columns->push_back(std::move(column));
+  }
+  return {};
+}
+
 Result<std::vector<Column>> ConfiguredColumns(const ProbeSections& config,
                                               const TableRequest& request) {
   std::vector<std::optional<std::string>> revisions;
@@ -124,6 +148,7 @@ Result<std::vector<Column>> ConfiguredColumns(const ProbeSections& config,
       columns.push_back(std::move(column));
     }
   }
+  CULPRIT_TRY(AddEngineColumns(config, request, &columns));
   return columns;
 }
 
@@ -183,6 +208,44 @@ QueryConfig AdHocQuery(const Column& column, const std::string& row) {
     query.command.push_back(std::move(escaped));
   }
   return query;
+}
+
+/// `query` (the row's, as the flags measure it) as another engine runs it: the engine's
+/// command, directory and environment; its own metric unless --metric names every cell's.
+/// An error when the engine has no command for the query, or when its metric is in another
+/// unit than the row's (a ratio of the two would mean nothing).
+Result<QueryConfig> EngineQuery(const QueryConfig& query, const OtherEngineConfig& engine,
+                                const MeasureFlags& flags) {
+  std::optional<std::vector<std::string>> argv = engine.CommandFor(query.name);
+  if (!argv) {
+    return Error(fmt::format("engine {} has no command for query {}", engine.name, query.name))
+        .WithHint(fmt::format(
+            "add it to [engines.{}.queries], or give [engines.{}] a command with {{query}}",
+            engine.name, engine.name));
+  }
+  QueryConfig out = query;
+  out.adhoc = true;  // nothing of it is built
+  out.command = std::move(*argv);
+  out.cwd = engine.cwd;
+  out.env = engine.env;
+  out.code_path.clear();
+  out.code_path_command.clear();
+  if (!engine.metric || flags.metric) return out;
+  out.metric = *engine.metric;
+  if (std::optional<std::string_view> fixed = FixedMetricUnit(out.metric.kind)) {
+    if (*fixed != query.unit) {
+      return Error(fmt::format("engine {} measures {} in {}, query {} is in {}", engine.name,
+                               NamedMetricName(out.metric.kind), *fixed, query.name, query.unit));
+    }
+  } else if (out.metric.kind == MetricRule::Kind::kWall) {
+    Result<double> scale = WallUnitsPerMillisecond(query.unit);
+    if (!scale) {
+      return Error(fmt::format("engine {} measures wall time, query {} is in {}", engine.name,
+                               query.name, query.unit));
+    }
+    out.metric.wall_units_per_ms = *scale;
+  }
+  return out;
 }
 
 CellPlan PlanCell(const ProbeSections& config, const QueryConfig& query, const Column& column,
@@ -348,6 +411,7 @@ Result<CellPlans> PlanCells(const MeasureContext& context, const TableRequest& r
   std::map<std::string, Result<ResolvedBuild>> builds;
   for (const Column& column : columns) {
     if (!request.commands.empty()) break;
+    if (column.engine) continue;  // another engine: nothing to build
     const std::string key = column.revision.value_or("");
     if (builds.count(key) == 0) builds.emplace(key, context.builds.Resolve(column.revision));
     if (!builds.at(key) && builds.at(key).error().kind() == ErrorKind::kInterrupted) {
@@ -362,7 +426,19 @@ Result<CellPlans> PlanCells(const MeasureContext& context, const TableRequest& r
     if (!measured) return measured.error();
     plans.units.push_back(measured->unit);  // An ad-hoc command's default query: wall, ms.
     for (const Column& column : columns) {
-      if (request.commands.empty()) {
+      if (column.engine) {
+        // Not usable for this row: the cell is not measured, and the error says why.
+        Result<QueryConfig> query = EngineQuery(*measured, *column.engine, request.flags);
+        plans.cells.push_back(
+            query ? PlanCell(config, *query, column, ResolvedBuild{})
+                  : CellPlan{
+                        {},
+                        query.error().message() +
+                            (query.error().hint().empty() ? "" : " (" + query.error().hint() + ")"),
+                        "",
+                        "",
+                        ""});
+      } else if (request.commands.empty()) {
         plans.cells.push_back(
             PlanCell(config, *measured, column, builds.at(column.revision.value_or(""))));
       } else {
@@ -393,7 +469,7 @@ Result<TableRequest> CheckedRequest(const TableRequest& request) {
           .WithHint("its rows: " + Join(grid.rows, ", "));
     }
   }
-  if (out.revisions.empty() && out.arms.empty() && out.commands.empty()) {
+  if (out.revisions.empty() && out.arms.empty() && out.commands.empty() && out.engines.empty()) {
     out.revisions = grid.columns;
   }
   if (out.names.empty()) out.names = grid.columns;
@@ -469,6 +545,14 @@ Result<TableOutcome> RunTable(const MeasureContext& context, const TableRequest&
   const TableRequest& request = *checked;
   Result<std::vector<std::string>> rows = Rows(config, request);
   if (!rows) return rows.error();
+  if (!request.commands.empty() && !request.engines.empty()) {
+    return Error::Usage(
+               "--engine takes its commands from culprit.toml's [engines]; ad-hoc "
+               "commands are columns of their own")
+        .WithHint(
+            "give each program as a command: culprit table -- './ours {query}' -- "
+            "'./theirs {query}'");
+  }
   Result<std::vector<Column>> columns =
       request.commands.empty() ? ConfiguredColumns(config, request) : AdHocColumns(request);
   if (!columns) return columns.error();
@@ -536,6 +620,12 @@ Result<TableOutcome> RunTable(const MeasureContext& context, const TableRequest&
         "ad-hoc commands, run as given from the current directory (no engine build); its "
         "records go to {}",
         config.records.dir.string()));
+  }
+  for (const std::string& engine : request.engines) {
+    outcome.record.notes.push_back(fmt::format(
+        "column {}: another engine, run by its [engines.{}] commands (culprit built nothing "
+        "of it)",
+        engine, engine));
   }
   if (!request.archive) return outcome;
   RecordStore store(config.records.dir);

@@ -29,6 +29,9 @@ struct TableRequest {
   /// `--arm`: override sets, `default`, `NAME:K=V[,K=V]`, or a K=V / [overrides] set name
   /// alone. With several revisions as well, the columns are every revision × every set.
   std::vector<std::string> arms;
+  /// `--engine`: other engines ([engines.NAME]), one column each after the revisions and
+  /// override sets; each cell runs the engine's command for the row's query.
+  std::vector<std::string> engines;
   /// Ad-hoc commands (`culprit table -- CMD -- CMD`), one column each, no engine: a command of
   /// one word with a blank in it is run by /bin/sh -c, else the words are its argv.
   std::vector<std::vector<std::string>> commands;

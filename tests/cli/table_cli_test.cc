@@ -1,6 +1,7 @@
 // `culprit table` as a user types it: ad-hoc commands with no culprit.toml, rows from a
 // {query} placeholder, output formats, and the record read back by `culprit records`.
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -69,6 +70,58 @@ TEST(TableCli, ShellLinesAFailingCommandAndCsv) {
   EXPECT_TRUE(Contains(r.stderr_text, "1 cell(s) of the table could not be measured"))
       << DescribeRun(r);
   EXPECT_EQ(RecordStore(dir.path() / "benchmarks/results-v1").List().records.size(), 1u);
+}
+
+TEST(TableCli, OtherEnginesAreColumnsRunByTheirOwnCommands) {
+  TempDir dir;
+  // Our engine is the working tree's queries; "theirs" does three times the work on q2;
+  // "partial" has a command for q1 only.
+  WriteTextFile(dir.path() / "culprit.toml", fmt::format(R"x([queries.q1]
+command = ["{0}", "q1"]
+[queries.q2]
+command = ["{0}", "q2"]
+[queries.q3]
+command = ["{0}", "q3"]
+[engines.theirs]
+command = ["{0}", "{{query}}", "--slow-on", "q2"]
+[engines.partial]
+queries = {{ q1 = ["{0}", "q1"] }}
+[records]
+dir = "records"
+)x",
+                                                         kEngine));
+  ProcessResult r = RunCulprit({"table", "--engine", "theirs", "--engine", "partial", "--format",
+                                "csv", "--max-pairs", "40", "--seed", "3"},
+                               dir.path());
+  // A cell of "partial" is not measured: exit 1, and the rest of the table is kept.
+  EXPECT_EQ(r.exit_code, 1) << DescribeRun(r);
+  EXPECT_TRUE(Contains(r.stdout_text, "q2,theirs,measured,EFFECT,")) << DescribeRun(r);
+  EXPECT_TRUE(Contains(r.stdout_text, "q1,partial,measured,")) << DescribeRun(r);
+  EXPECT_TRUE(Contains(r.stdout_text, "q2,partial,not measured")) << DescribeRun(r);
+  EXPECT_TRUE(Contains(r.stdout_text, "engine partial has no command for query q2"))
+      << DescribeRun(r);
+  std::vector<Record> records = RecordStore(dir.path() / "records").List().records;
+  ASSERT_EQ(records.size(), 1u) << DescribeRun(r);
+  const Record& record = records[0];
+  ASSERT_EQ(record.arms.size(), 9u);
+  EXPECT_EQ(record.arms[4].name, "q2 · theirs");
+  EXPECT_EQ(record.arms[4].command, (std::vector<std::string>{kEngine, "q2", "--slow-on", "q2"}));
+  EXPECT_TRUE(record.arms[4].revision.empty());
+  bool noted = false;
+  for (const std::string& note : record.notes)
+    noted |= Contains(note, "column theirs: another engine");
+  EXPECT_TRUE(noted) << ::testing::PrintToString(record.notes);
+
+  // An engine the file does not describe, and --engine beside ad-hoc commands.
+  ProcessResult unknown = RunCulprit({"table", "--engine", "their"}, dir.path());
+  EXPECT_EQ(unknown.exit_code, 2) << DescribeRun(unknown);
+  EXPECT_TRUE(Contains(unknown.stderr_text, "--engine their:")) << DescribeRun(unknown);
+  EXPECT_TRUE(Contains(unknown.stderr_text, "did you mean 'theirs'")) << DescribeRun(unknown);
+  ProcessResult mixed = RunCulprit(
+      {"table", "--engine", "theirs", "--", kEngine + " q1", "--", kEngine + " q1"}, dir.path());
+  EXPECT_EQ(mixed.exit_code, 2) << DescribeRun(mixed);
+  EXPECT_TRUE(Contains(mixed.stderr_text, "--engine takes its commands from culprit.toml"))
+      << DescribeRun(mixed);
 }
 
 TEST(TableCli, UsageErrorsSayWhatATableNeeds) {

@@ -307,5 +307,78 @@ TEST(CacheSection, WithoutHomeTheDefaultIsAnError) {
   EXPECT_EQ(*CacheDir("[cache]\ndir = \"/abs/c\"\n"), fs::path("/abs/c"));
 }
 
+// [queries] then [engines], as the whole file reads them.
+Status ReadEngines(const ConfigTable& root, std::map<std::string, OtherEngineConfig>* engines) {
+  std::map<std::string, QueryConfig> queries;
+  CULPRIT_TRY(ReadQueries(root, &queries));
+  return ReadEnginesSection(root, queries, engines);
+}
+
+constexpr char kTwoQueries[] = "[queries.q1]\ncommand = [\"x\"]\n[queries.q2]\ncommand = [\"x\"]\n";
+
+std::string EnginesErrorOf(std::string_view rest) {
+  return ConfigErrorOf(WithTestEngine(std::string(kTwoQueries) + std::string(rest)),
+                       [](const ConfigTable& root) {
+                         std::map<std::string, OtherEngineConfig> engines;
+                         return ReadEngines(root, &engines);
+                       });
+}
+
+TEST(EnginesSection, ACommandPerQueryOrOneWithTheQueryPlaceholder) {
+  std::map<std::string, OtherEngineConfig> engines;
+  Status status = ReadConfigText(
+      WithTestEngine(std::string(kTwoQueries) +
+                     "[engines.sqlite]\n"
+                     "command = [\"sqlite3\", \"db\", \".read {query}.sql\", \"{{x}}\"]\n"
+                     "cwd = \"bench\"\n"
+                     "env = { LC_ALL = \"C\" }\n"
+                     "metric = { regex = 'Run Time: real ([0-9.]+)' }\n"
+                     "[engines.sqlite.queries]\n"
+                     "q2 = [\"sqlite3\", \"db\", \".read other.sql\"]\n"
+                     "[engines.old]\n"
+                     "queries = { q1 = [\"/opt/old/bin/engine\", \"q1\"] }\n"),
+      [&](const ConfigTable& root) { return ReadEngines(root, &engines); });
+  ASSERT_TRUE(status.ok()) << status.error().message();
+  const OtherEngineConfig& sqlite = engines.at("sqlite");
+  EXPECT_EQ(sqlite.cwd, "/proj/bench");
+  EXPECT_EQ(sqlite.env.at("LC_ALL"), "C");
+  ASSERT_TRUE(sqlite.metric);
+  EXPECT_EQ(sqlite.metric->kind, MetricRule::Kind::kRegex);
+  // {query} filled in; "{{" stays an escape for the runner's expansion.
+  EXPECT_EQ(sqlite.CommandFor("q1"),
+            (std::vector<std::string>{"sqlite3", "db", ".read q1.sql", "{{x}}"}));
+  EXPECT_EQ(sqlite.CommandFor("q2"),
+            (std::vector<std::string>{"sqlite3", "db", ".read other.sql"}));
+  // A brace in a query's name is escaped as it goes in.
+  EXPECT_EQ(sqlite.CommandFor("a{b")->at(2), ".read a{{b.sql");
+  const OtherEngineConfig& old = engines.at("old");
+  EXPECT_FALSE(old.metric);
+  EXPECT_EQ(old.CommandFor("q1"), (std::vector<std::string>{"/opt/old/bin/engine", "q1"}));
+  EXPECT_EQ(old.CommandFor("q2"), std::nullopt);  // no command for it: the cell says so
+}
+
+TEST(EnginesSection, MistakesAreRefusedWhereTheyAreWritten) {
+  // The [engine] section is 3 lines and the two queries 4: [engines] starts on line 8.
+  EXPECT_EQ(EnginesErrorOf("[engines.e]\ncommand = [\"x\", \"{tree}/q\"]\n"),
+            "/proj/culprit.toml:9:17: engines.e.command[1]: another engine's command may hold "
+            "{query} and no other placeholder, found {tree}");
+  EXPECT_EQ(EnginesErrorOf("[engines.e]\ncommand = [\"{artifact:engine}\"]\n"),
+            "/proj/culprit.toml:9:12: engines.e.command[0]: another engine's command may hold "
+            "{query} and no other placeholder, found {artifact:engine}");
+  EXPECT_EQ(EnginesErrorOf("[engines.e]\nqueries = { q3 = [\"x\"] }\n"),
+            "/proj/culprit.toml:9:18: engines.e.queries: expected a query of [queries], found "
+            "'q3', did you mean 'q1'?");
+  EXPECT_EQ(EnginesErrorOf("[engines.e]\ncwd = \"x\"\n"),
+            "/proj/culprit.toml:8:1: [engines.e] has no command: expected command = [...] (with "
+            "{query} for the query's name) or [engines.e.queries] with a command per query");
+  EXPECT_EQ(EnginesErrorOf("[engines.e]\ncomand = [\"x\"]\n"),
+            "/proj/culprit.toml:9:1: unknown key 'comand' in [engines.e], did you mean 'command'?");
+  // The list of metrics grows; where and what is found is what matters here.
+  const std::string metric = EnginesErrorOf("[engines.e]\ncommand = [\"x\"]\nmetric = \"wal\"\n");
+  EXPECT_EQ(metric.rfind("/proj/culprit.toml:10:10: engines.e.metric: expected \"wall\"", 0), 0u)
+      << metric;
+  EXPECT_NE(metric.find("found \"wal\", did you mean 'wall'?"), std::string::npos) << metric;
+}
+
 }  // namespace
 }  // namespace culprit
