@@ -82,7 +82,7 @@ std::string Heading(const SweepFacts& f) {
 
 std::string PointCell(const SweepPointFacts& p) {
   if (p.index == 0) return "the start";
-  if (!p.measured) return "not measured: " + p.error;
+  if (!p.measured) return "not measured: " + FirstLine(p.error);  // The record keeps it all.
   return Ratio(p.ratio, p.low, p.high) + (p.verdict.empty() ? "" : "  " + p.verdict);
 }
 
