@@ -506,10 +506,9 @@ Record FromJson(const Json& j) {
 
 namespace {
 // In the enum's order: the one place each kind is spelled.
-constexpr std::string_view kRecordKindNames[] = {"probe",       "compare",       "bisect",
-                                                 "bisect-step", "isolate",       "audit",
-                                                 "run",         "investigation", "table",
-                                                 "sweep"};
+constexpr std::string_view kRecordKindNames[] = {"probe",   "compare", "bisect", "bisect-step",
+                                                 "isolate", "audit",   "run",    "investigation",
+                                                 "table",   "sweep"};
 }  // namespace
 
 std::string_view RecordKindName(RecordKind kind) { return NameIn(kRecordKindNames, kind); }

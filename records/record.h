@@ -36,10 +36,9 @@ enum class RecordKind {
   kSweep,  ///< `culprit sweep`: commits of a range in one table sitting (records/sweep_payload.h).
 };
 inline constexpr RecordKind kAllRecordKinds[] = {
-    RecordKind::kProbe,      RecordKind::kCompare,       RecordKind::kBisect,
-    RecordKind::kBisectStep, RecordKind::kIsolate,       RecordKind::kAudit,
-    RecordKind::kRun,        RecordKind::kInvestigation, RecordKind::kTable,
-    RecordKind::kSweep};
+    RecordKind::kProbe,   RecordKind::kCompare, RecordKind::kBisect, RecordKind::kBisectStep,
+    RecordKind::kIsolate, RecordKind::kAudit,   RecordKind::kRun,    RecordKind::kInvestigation,
+    RecordKind::kTable,   RecordKind::kSweep};
 
 /// "probe", "compare", "bisect", "bisect-step", "isolate", "audit", "run", "investigation",
 /// "table", "sweep":
