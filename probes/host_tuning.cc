@@ -15,6 +15,7 @@
 #include "base/atomic_file.h"
 #include "base/numbers.h"
 #include "base/strings.h"
+#include "engine/cachegrind.h"
 
 namespace culprit {
 namespace {
@@ -287,6 +288,43 @@ void TryInstructionCounter(HostTuning* tuning) {
   tuning->counters_error = fmt::format("{}: {}", ErrnoName(error), std::strerror(error));
 }
 
+MetricSources ProbeMetricSources() {
+  MetricSources sources;
+  Result<std::filesystem::path> valgrind = FindValgrind(MetricRule::Kind::kInstructions);
+  if (!valgrind) {
+    sources.missing = "no valgrind on PATH";
+    return sources;
+  }
+  sources.valgrind = valgrind->string();
+  Result<std::string> version = ValgrindVersion(*valgrind);
+  if (version) sources.valgrind_version = *version;
+  return sources;
+}
+
+std::string FormatMetricSources(const MetricSources& sources, std::optional<bool> counters_usable) {
+  const std::string counters =
+      counters_usable && *counters_usable
+          ? "hardware counters: usable here, but culprit does not read them (no perf_event_open)"
+          : "hardware counters: unavailable here";
+  std::string out;
+  if (sources.valgrind.empty()) {
+    Item(&out, "metric sources",
+         fmt::format("instructions, ll_misses, d1_misses: unavailable ({}); {}", sources.missing,
+                     counters),
+         "install valgrind to measure them: apt install valgrind (scripts/install-deps does)");
+    return out;
+  }
+  const std::string version =
+      sources.valgrind_version.empty() ? std::string("version unknown") : sources.valgrind_version;
+  Item(&out, "metric sources",
+       fmt::format("instructions, ll_misses, d1_misses: cachegrind ({}, {}); {}", version,
+                   sources.valgrind, counters),
+       "a run under valgrind is many times slower than the same run alone (docs/usage.md has "
+       "a measured figure); an instruction count repeats, so a sitting on it stops after a "
+       "few pairs");
+  return out;
+}
+
 std::string FormatHostTuning(const HostIdentity& identity, const HostState& snapshot) {
   std::string out = "tuning (read only: culprit changes none of it)\n";
   if (!snapshot.tuning) {
@@ -308,6 +346,7 @@ std::string FormatHostTuning(const HostIdentity& identity, const HostState& snap
   IsolationItem(t, &out);
   SmtItem(t, &out);
   CountersItem(t, &out);
+  out += FormatMetricSources(ProbeMetricSources(), t.counters_usable);
   LoadItem(identity, snapshot, &out);
   return out;
 }

@@ -40,11 +40,30 @@ HostTuning ReadHostTuning(const std::filesystem::path& root, bool try_counters);
 void TryInstructionCounter(HostTuning* tuning);
 
 /// The "tuning" section of `culprit host`: governor, turbo, ASLR, isolated
-/// CPUs, SMT, counters and load, each with its value ("unavailable" where the
+/// CPUs, SMT, counters, metric sources (ProbeMetricSources, FormatMetricSources: the one
+/// item that looks at the host now) and load, each with its value ("unavailable" where the
 /// host does not say) and one line of advice (what to change and how). For
 /// ASLR the advice is culprit's own `[measure] aslr = false`, which changes
 /// nothing outside the measured runs. Ends with a newline.
 std::string FormatHostTuning(const HostIdentity& identity, const HostState& snapshot);
+
+/// Where this host's instructions and simulated cache misses would come from (the metrics
+/// "instructions", "ll_misses", "d1_misses"): valgrind's cachegrind when valgrind is found
+/// on PATH (its path and `--version`), else nothing; hardware counters are never read by
+/// culprit (perf_event_open is not implemented), whatever `counters_usable` says.
+struct MetricSources {
+  std::string valgrind;          ///< Its path; "" when not found.
+  std::string valgrind_version;  ///< "valgrind-3.19.0"; "" when it did not say.
+  std::string missing;           ///< Why valgrind is unavailable, when it is.
+};
+
+/// Looks for valgrind on PATH and asks its version (runs `valgrind --version`).
+MetricSources ProbeMetricSources();
+
+/// The "metric sources" item of `culprit host`: the source of each of those metrics here,
+/// "hardware counters: unavailable here" (or usable but not read, per `counters_usable`),
+/// and one line of advice. Pure. Ends with a newline.
+std::string FormatMetricSources(const MetricSources& sources, std::optional<bool> counters_usable);
 
 /// What differs between the tuning two sittings ran under (their start
 /// snapshots and their records' measured-run placement), one sentence each,

@@ -120,13 +120,13 @@ TEST(HostTuning, ReportGivesEachItemAValueAndAdvice) {
         "instruction counts must come from valgrind", "load           0.10 (1 min) on 4 cores"}) {
     EXPECT_NE(report.find(expected), std::string::npos) << expected << "\n" << report;
   }
-  // Seven items, each with one line of advice.
+  // Eight items (metric sources among them), each with one line of advice.
   size_t advice = 0;
   for (size_t at = report.find("advice: "); at != std::string::npos;
        at = report.find("advice: ", at + 1)) {
     ++advice;
   }
-  EXPECT_EQ(advice, 7u) << report;
+  EXPECT_EQ(advice, 8u) << report;
 }
 
 TEST(HostTuning, ReportSaysUnavailableWhereTheHostIsSilent) {
