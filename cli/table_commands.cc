@@ -24,6 +24,7 @@ struct TableCommandOptions {
   std::string format = "text";
   bool rebuild = false;
   std::vector<std::string> check;  ///< --check: the published table's file(s).
+  std::string order = "alone";     ///< --order: each query alone, or the registry's.
 };
 
 /// The words after `--`, one command per `--`-separated group.
@@ -87,6 +88,18 @@ Result<int> CommandTable(const GlobalOptions& global, TableCommandOptions& optio
   }
   Result<Config> config = TableConfig(global, !options.request.commands.empty());
   if (!config) return config.error();
+  if (options.order == "registry") {
+    const RegistryConfig& registry = config->registry;
+    if (registry.order.empty() || registry.command.empty()) {
+      return Error::Usage(fmt::format("--order registry needs [registry] order and command in {}",
+                                      config->file.string()))
+          .WithHint(
+              "[registry] order = [\"q1\", \"q2\"] and command = [\"{artifact:NAME}\", "
+              "\"registry\", \"--only\", \"{query}\"]: the engine runs the order in one "
+              "process and reports {query}");
+    }
+    options.request.registry = TableRequest::RegistryRun{registry.order, registry.command};
+  }
   std::unique_ptr<HostProbe> host = MakeRealHostProbe();
   StderrBuildProgress build_progress;
   std::unique_ptr<BuildProvider> builds =
@@ -132,6 +145,11 @@ std::shared_ptr<void> AddTableCommands(CLI::App& app, GlobalOptions& global,
                     "a column: another engine of [engines.NAME], run by its own commands");
   table->add_option("--arm", o.request.arms,
                     "a column: default, NAME:K=V[,K=V], K=V or an [overrides] set");
+  table
+      ->add_option("--order", o.order,
+                   "alone (default): each query in a process of its own; registry: the "
+                   "[registry] command, each query after those before it in [registry] order")
+      ->check(CLI::IsMember({"alone", "registry"}));
   table->add_option("--name", o.request.names,
                     "what to call the columns, in order (once per column; default: the "
                     "revisions, sets or programs)");

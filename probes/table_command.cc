@@ -170,8 +170,20 @@ Result<std::vector<std::string>> Rows(const ProbeSections& config, const TableRe
     return std::vector<std::string>{"command"};
   }
   std::vector<std::string> rows = request.queries;
+  if (rows.empty() && request.registry) rows = request.registry->order;
   if (rows.empty()) {
     for (const auto& [name, query] : config.queries) rows.push_back(name);
+  }
+  if (request.registry) {
+    const std::vector<std::string>& order = request.registry->order;
+    for (const std::string& row : rows) {
+      if (std::find(order.begin(), order.end(), row) == order.end()) {
+        return Error::Usage(fmt::format("-q {}: --order registry runs the queries of [registry] "
+                                        "order, and {} is not one of them",
+                                        row, row))
+            .WithHint("its order: " + Join(order, ", "));
+      }
+    }
   }
   if (rows.empty()) {
     return Error::Usage(fmt::format("{} defines no queries", config.file.string()))
@@ -424,6 +436,14 @@ Result<CellPlans> PlanCells(const MeasureContext& context, const TableRequest& r
     Result<QueryConfig> measured = WithMetricFlag(
         request.commands.empty() ? config.queries.at(row) : QueryConfig{}, request.flags);
     if (!measured) return measured.error();
+    std::optional<QueryConfig> in_order;
+    if (request.registry) {
+      in_order = *measured;
+      in_order->command.clear();
+      for (const std::string& word : request.registry->command) {
+        in_order->command.push_back(Substituted(word, row));
+      }
+    }
     plans.units.push_back(measured->unit);  // An ad-hoc command's default query: wall, ms.
     for (const Column& column : columns) {
       if (column.engine) {
@@ -439,8 +459,8 @@ Result<CellPlans> PlanCells(const MeasureContext& context, const TableRequest& r
                         "",
                         ""});
       } else if (request.commands.empty()) {
-        plans.cells.push_back(
-            PlanCell(config, *measured, column, builds.at(column.revision.value_or(""))));
+        plans.cells.push_back(PlanCell(config, in_order ? *in_order : *measured, column,
+                                       builds.at(column.revision.value_or(""))));
       } else {
         Result<QueryConfig> adhoc = WithMetricFlag(AdHocQuery(column, row), request.flags);
         if (!adhoc) return adhoc.error();
@@ -449,6 +469,28 @@ Result<CellPlans> PlanCells(const MeasureContext& context, const TableRequest& r
     }
   }
   return plans;
+}
+
+/// Which cells pay for what runs before them: "in [registry] order, one process per run: q2
+/// after q1; q3 after q1, q2 (q1 runs first)".
+std::string RegistryOrderNote(const std::vector<std::string>& order,
+                              const std::vector<std::string>& rows) {
+  std::vector<std::string> parts, first;
+  for (const std::string& row : rows) {
+    const auto at = std::find(order.begin(), order.end(), row);
+    const std::vector<std::string> before(order.begin(), at);
+    if (before.empty()) {
+      first.push_back(row);
+    } else {
+      parts.push_back(fmt::format("{} after {}", row, Join(before, ", ")));
+    }
+  }
+  std::string note = "in [registry] order, one process per run (the [registry] command)";
+  if (!parts.empty()) note += ": " + Join(parts, "; ");
+  if (!first.empty()) note += fmt::format(" ({} runs first)", Join(first, ", "));
+  return note +
+         "; by wall time a cell pays for the queries before it, by a figure the engine "
+         "prints only for what they leave behind";
 }
 
 /// The request a `--check` measures: the published rows (or the -q among them) and, with no
@@ -545,6 +587,12 @@ Result<TableOutcome> RunTable(const MeasureContext& context, const TableRequest&
   const TableRequest& request = *checked;
   Result<std::vector<std::string>> rows = Rows(config, request);
   if (!rows) return rows.error();
+  if (request.registry && (!request.commands.empty() || !request.engines.empty())) {
+    return Error::Usage(
+               "--order registry runs the engine's [registry] command; ad-hoc commands and "
+               "other engines have none")
+        .WithHint("measure them in a table of their own, each query alone");
+  }
   if (!request.commands.empty() && !request.engines.empty()) {
     return Error::Usage(
                "--engine takes its commands from culprit.toml's [engines]; ad-hoc "
@@ -620,6 +668,10 @@ Result<TableOutcome> RunTable(const MeasureContext& context, const TableRequest&
         "ad-hoc commands, run as given from the current directory (no engine build); its "
         "records go to {}",
         config.records.dir.string()));
+  }
+  if (request.registry) {
+    outcome.record.details["order"] = "registry";
+    outcome.record.notes.push_back(RegistryOrderNote(request.registry->order, *rows));
   }
   for (const std::string& engine : request.engines) {
     outcome.record.notes.push_back(fmt::format(

@@ -32,6 +32,14 @@ struct TableRequest {
   /// `--engine`: other engines ([engines.NAME]), one column each after the revisions and
   /// override sets; each cell runs the engine's command for the row's query.
   std::vector<std::string> engines;
+  /// `--order registry`: every cell of the engine's columns runs the [registry] command for
+  /// its row's query (`{query}` filled in), so the query runs after those before it in
+  /// `order`, in one process, as the published table ran it. Rows default to the order.
+  struct RegistryRun {
+    std::vector<std::string> order;    ///< [registry] order.
+    std::vector<std::string> command;  ///< [registry] command, with {query}.
+  };
+  std::optional<RegistryRun> registry;
   /// Ad-hoc commands (`culprit table -- CMD -- CMD`), one column each, no engine: a command of
   /// one word with a blank in it is run by /bin/sh -c, else the words are its argv.
   std::vector<std::vector<std::string>> commands;

@@ -124,6 +124,61 @@ dir = "records"
       << DescribeRun(mixed);
 }
 
+TEST(TableCli, RegistryOrderRunsEachQueryAfterThoseBeforeIt) {
+  TempDir dir;
+  // The registry command runs the order in one process up to {query}; with SLOW set, each
+  // query before the measured one does three times its work ("{{" is a literal brace there). Alone, q2 is untouched by
+  // SLOW; in the registry's order it pays for q1 run slow before it (about 2x by wall time).
+  const std::string script = fmt::format(
+      "for q in q1 q2 q3; do if [ \"$q\" = \"$1\" ]; then exec {0} \"$q\"; fi; "
+      "{0} \"$q\" ${{{{SLOW:+--slow-on $q}}}} >/dev/null; done",
+      kEngine);
+  WriteTextFile(dir.path() / "culprit.toml", fmt::format(R"x([queries.q1]
+command = ["{0}", "q1"]
+[queries.q2]
+command = ["{0}", "q2"]
+[queries.q3]
+command = ["{0}", "q3"]
+[registry]
+order = ["q1", "q2", "q3"]
+command = ["sh", "-c", '{1}', "registry", "{{query}}"]
+[records]
+dir = "records"
+)x",
+                                                         kEngine, script));
+  ProcessResult r =
+      RunCulprit({"table", "--order", "registry", "-q", "q1", "-q", "q2", "--arm", "default",
+                  "--arm", "slow:SLOW=1", "--format", "csv", "--max-pairs", "40", "--seed", "3"},
+                 dir.path());
+  EXPECT_EQ(r.exit_code, 3) << DescribeRun(r);
+  EXPECT_TRUE(Contains(r.stdout_text, "q2,slow,measured,EFFECT,")) << DescribeRun(r);
+  std::vector<Record> records = RecordStore(dir.path() / "records").List().records;
+  ASSERT_EQ(records.size(), 1u) << DescribeRun(r);
+  const Record& record = records[0];
+  EXPECT_EQ(record.details.at("order"), "registry");
+  // Each cell ran the registry command for its row.
+  ASSERT_EQ(record.arms.size(), 4u);
+  EXPECT_EQ(record.arms[2].command.back(), "q2");
+  EXPECT_EQ(record.arms[2].command.front(), "sh");
+  bool said = false;
+  for (const std::string& note : record.notes) {
+    said |= Contains(note, "in [registry] order, one process per run") &&
+            Contains(note, "q2 after q1") && Contains(note, "(q1 runs first)");
+  }
+  EXPECT_TRUE(said) << ::testing::PrintToString(record.notes);
+
+  // A query outside the order, other engines beside it, and a file without [registry].
+  ProcessResult outside = RunCulprit({"table", "--order", "registry", "-q", "q4"}, dir.path());
+  EXPECT_EQ(outside.exit_code, 2) << DescribeRun(outside);
+  WriteTextFile(dir.path() / "plain.toml",
+                fmt::format("[queries.q1]\ncommand = [\"{}\", \"q1\"]\n", kEngine));
+  ProcessResult none = RunCulprit(
+      {"--config", "plain.toml", "table", "--order", "registry", "--arm", "default"}, dir.path());
+  EXPECT_EQ(none.exit_code, 2) << DescribeRun(none);
+  EXPECT_TRUE(Contains(none.stderr_text, "--order registry needs [registry] order and command"))
+      << DescribeRun(none);
+}
+
 TEST(TableCli, UsageErrorsSayWhatATableNeeds) {
   TempDir dir;
   ProcessResult one = RunCulprit({"table", "--", kEngine, "q1"}, dir.path());
