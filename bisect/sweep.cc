@@ -7,6 +7,7 @@
 
 #include "bisect/search_model.h"
 #include "probes/statistics.h"
+#include "probes/table.h"
 #include "probes/verdict.h"
 
 namespace culprit {
@@ -167,6 +168,43 @@ Result<SweepStep> SweepStepBetween(const SweepSeries& series, int a, int b) {
   Result<ShiftEstimate> shift = SignedRankEstimate(d, 1 - series.alpha);
   if (!shift) return shift.error();
   return SweepStep{shift->estimate, shift->low, shift->high};
+}
+
+SweepSeries SweepSeriesOfTable(const TableSittingResult& sitting, int row, int arms, double band,
+                               double fallback_alpha) {
+  SweepSeries series;
+  series.band = band;
+  const int blocks =
+      row < static_cast<int>(sitting.row_blocks.size()) ? sitting.row_blocks[row] : 0;
+  std::vector<std::vector<std::optional<double>>> values(
+      arms, std::vector<std::optional<double>>(std::max(blocks, 0)));
+  for (const Sample& s : sitting.samples) {
+    if (s.warmup || !s.ok || s.dropped || s.pair < 0 || s.pair >= blocks || s.value <= 0) continue;
+    if (s.arm / arms != row) continue;
+    values[s.arm % arms][s.pair] = s.value;
+  }
+  double confidence = 0;
+  for (int a = 0; a < arms; ++a) {
+    SweepPoint point;
+    const TableCell& cell = sitting.cells[row][a];
+    const TableCell& base = sitting.cells[row][0];
+    point.measured =
+        cell.status != CellStatus::kNotMeasured && base.status != CellStatus::kNotMeasured;
+    for (int b = 0; b < blocks; ++b) {
+      if (values[a][b] && values[0][b]) {
+        point.blocks.push_back(std::log(*values[a][b]) - std::log(*values[0][b]));
+      } else {
+        point.blocks.push_back(std::nullopt);
+      }
+    }
+    if (a > 0 && cell.status == CellStatus::kMeasured) {
+      confidence = std::max(confidence, cell.nominal_confidence);
+    }
+    series.points.push_back(std::move(point));
+  }
+  // Every step spends what one cell spends at one look (the least any cell of the row spent).
+  series.alpha = confidence > 0 ? 1 - confidence : fallback_alpha;
+  return series;
 }
 
 std::vector<SweepFinding> LocateSweepChanges(const SweepSeries& series) {

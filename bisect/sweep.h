@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "probes/table.h"
 
 namespace culprit {
 
@@ -60,6 +61,13 @@ struct SweepFinding {
   /// kChange: the posterior mass of the step in its part's search (1 for a part of one step).
   double mass = 1;
 };
+
+/// Row `row` of a table sitting whose arm a is the a-th point (arm 0 the start) as a series:
+/// each block's ln(point / start) from the runs both gave numbers in; a point is not measured
+/// when its cell (or the start's) is not. Each step spends what one cell spent at one look
+/// (1 - the row's highest nominal confidence), `fallback_alpha` when no cell has an interval.
+SweepSeries SweepSeriesOfTable(const TableSittingResult& sitting, int row, int arms, double band,
+                               double fallback_alpha);
 
 /// The changes of one query's series and what its other parts showed, ordered by `from`.
 /// Points not measured are stepped over: a change next to one spans it.

@@ -14,44 +14,6 @@
 namespace culprit {
 namespace {
 
-/// One query's series from the table sitting: row `row`, arm a = the a-th selected commit.
-SweepSeries SeriesOf(const TableSittingResult& sitting, int row, int arms, double band,
-                     double fallback_alpha) {
-  SweepSeries series;
-  series.band = band;
-  const int blocks =
-      row < static_cast<int>(sitting.row_blocks.size()) ? sitting.row_blocks[row] : 0;
-  std::vector<std::vector<std::optional<double>>> values(
-      arms, std::vector<std::optional<double>>(std::max(blocks, 0)));
-  for (const Sample& s : sitting.samples) {
-    if (s.warmup || !s.ok || s.dropped || s.pair < 0 || s.pair >= blocks || s.value <= 0) continue;
-    if (s.arm / arms != row) continue;
-    values[s.arm % arms][s.pair] = s.value;
-  }
-  double confidence = 0;
-  for (int a = 0; a < arms; ++a) {
-    SweepPoint point;
-    const TableCell& cell = sitting.cells[row][a];
-    const TableCell& base = sitting.cells[row][0];
-    point.measured =
-        cell.status != CellStatus::kNotMeasured && base.status != CellStatus::kNotMeasured;
-    for (int b = 0; b < blocks; ++b) {
-      if (values[a][b] && values[0][b]) {
-        point.blocks.push_back(std::log(*values[a][b]) - std::log(*values[0][b]));
-      } else {
-        point.blocks.push_back(std::nullopt);
-      }
-    }
-    if (a > 0 && cell.status == CellStatus::kMeasured) {
-      confidence = std::max(confidence, cell.nominal_confidence);
-    }
-    series.points.push_back(std::move(point));
-  }
-  // Every step spends what one cell spends at one look (the least any cell of the row spent).
-  series.alpha = confidence > 0 ? 1 - confidence : fallback_alpha;
-  return series;
-}
-
 std::string Selection(const SweepRequest& request, size_t selected) {
   if (request.every) {
     return *request.every == 1 ? "every commit" : fmt::format("every {} commits", *request.every);
@@ -139,7 +101,8 @@ Result<SweepOutcome> RunSweep(const MeasureContext& context, const History& hist
   double step_alpha = 0;
   for (size_t row = 0; row < tf.rows.size(); ++row) {
     const std::string& query = tf.rows[row].query;
-    SweepSeries series = SeriesOf(sitting, static_cast<int>(row), arms, tf.band, tf.cell_alpha);
+    SweepSeries series =
+        SweepSeriesOfTable(sitting, static_cast<int>(row), arms, tf.band, tf.cell_alpha);
     step_alpha = std::max(step_alpha, series.alpha);
     SweepQueryFacts q;
     q.query = query;
