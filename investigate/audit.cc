@@ -4,16 +4,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <nlohmann/json.hpp>
 
 #include "base/atomic_file.h"
-#include "base/json_text.h"
 #include "base/strings.h"
 #include "engine/harness_client.h"
 #include "probes/comparison.h"
 #include "probes/host_tuning.h"
 #include "probes/isolate_command.h"
-#include "probes/log_interval.h"
 #include "probes/query_sample_source.h"
 #include "probes/verdict.h"
 #include "records/record_store.h"
@@ -21,46 +18,9 @@
 namespace culprit {
 namespace {
 
-using json = nlohmann::json;
 namespace fs = std::filesystem;
 
 constexpr int kHarnessRunsPerSample = 3;
-
-// The samples a sitting kept for `arm`: the ones its statistics used.
-std::vector<double> KeptSamples(const SittingResult& sitting, int arm) {
-  std::vector<double> values;
-  for (const Sample& s : sitting.samples) {
-    if (s.arm == arm && s.ok && !s.warmup && !s.dropped && s.value > 0) values.push_back(s.value);
-  }
-  return values;
-}
-
-AuditFactor FactorFromRecord(std::string name, const Record& record) {
-  AuditFactor f;
-  f.factor.name = std::move(name);
-  f.record_id = record.id;
-  f.verdict = record.verdict;
-  if (!record.estimate || record.verdict == Verdict::kError || record.interrupted) {
-    f.measured = false;
-    f.note = record.interrupted ? "interrupted" : "no estimate: " + record.verdict_detail;
-    return f;
-  }
-  f.factor.SetInterval(LogInterval::OfRatio(*record.estimate));
-  return f;
-}
-
-AuditFactor Unmeasured(std::string name, std::string why) {
-  AuditFactor f;
-  f.factor.name = std::move(name);
-  f.verdict = Verdict::kError;
-  f.measured = false;
-  f.note = std::move(why);
-  return f;
-}
-
-std::string Ratio(double log_ratio) { return fmt::format("×{:.3f}", std::exp(log_ratio)); }
-
-std::string Signed(double log_ratio) { return PercentChange(std::exp(log_ratio)); }
 
 // ---- the order factor's engine processes ----
 
@@ -220,169 +180,6 @@ Result<ComparisonOutcome> MeasureOrder(const AuditContext& context, const QueryC
   return RunComparison(plan, source, context.host, store, context.progress);
 }
 
-// The drift record: the published figure as arm A (its samples when it came
-// from a record), the published commit re-measured now as arm B (the code
-// sitting's arm A samples, which it names), and the cross-sitting estimate.
-Record MakeDriftRecord(const PublishedNumber& published, const ComparisonOutcome& code,
-                       const std::optional<ShiftEstimate>& shift, const AuditFactor& factor,
-                       double band) {
-  Record r;
-  r.kind = RecordKind::kCompare;
-  r.query = code.record.query;
-  r.unit = code.record.unit;
-  r.band = band;
-  r.hypothesis =
-      "host drift: the published commit re-measured now against the published value (a ratio "
-      "across sittings)";
-  r.start = code.record.start;
-  r.end = code.record.end;
-  r.host = code.record.host;
-  r.culprit_version = code.record.culprit_version;
-  r.config_digest = code.record.config_digest;
-  r.links = {code.record.id};
-  r.details["audit_factor"] = "host drift";
-  r.details["cross_sitting"] = "true";
-  r.details["published_value"] = fmt::format("{:.6g}", published.value);
-  r.details["published_source"] = published.source;
-  r.details["now_samples_from"] = code.record.id;
-  if (published.calibration_ms) {
-    r.details["published_calibration_ms"] = fmt::format("{:.4g}", *published.calibration_ms);
-  }
-  Arm then;
-  then.name = "published";
-  then.label = "published " + published.revision;
-  then.revision = published.revision;
-  then.commit = published.commit;
-  then.median = published.value;
-  then.ok_samples = static_cast<int>(published.samples.size());
-  Arm now;
-  if (!code.record.arms.empty()) now = code.record.arms[0];
-  now.name = "now";
-  now.label = "re-measured now";
-  int sequence = 0;
-  for (double v : published.samples) {
-    Sample s;
-    s.sequence = sequence++;
-    s.arm = 0;
-    s.value = v;
-    r.samples.push_back(s);
-  }
-  for (const Sample& s : code.record.samples) {
-    if (s.arm != 0) continue;
-    Sample copy = s;
-    copy.sequence = sequence++;
-    copy.arm = 1;
-    copy.pair = -1;
-    r.samples.push_back(copy);
-  }
-  r.arms = {then, now};
-  r.notes.push_back(
-      "CROSS-SITTING: the published figure was measured in another sitting (another day, "
-      "perhaps another host); this is the one ratio of the audit that is not paired. It is "
-      "still informative: the same commit, the same query, so what moved is the host and its "
-      "state, not the engine. Its interval covers only this sitting's noise" +
-      std::string(published.samples.empty() ? " (the published value is taken as exact)."
-                                            : " and the published samples'."));
-  r.notes.push_back("the re-measured samples are the code sitting's arm A (record " +
-                    code.record.id + ")");
-  if (shift) {
-    Estimate e = RatioEstimate(*shift);
-    e.method = published.samples.empty() ? "one-sample Hodges-Lehmann vs the published value"
-                                         : "two-sample Hodges-Lehmann (Mann-Whitney)";
-    r.estimate = e;
-    r.verdict = factor.verdict;
-    r.verdict_detail = "cross-sitting: " + factor.note;
-  } else {
-    r.verdict = Verdict::kError;
-    r.verdict_detail = factor.note;
-  }
-  return r;
-}
-
-json FactorJson(const AuditFactor& f) {
-  json j;
-  j["name"] = f.factor.name;
-  if (f.measured) {
-    const Estimate e = f.factor.Interval().ToRatioEstimate();
-    j["ratio"] = e.ratio;
-    j["low"] = e.low;
-    j["high"] = e.high;
-  }
-  j["verdict"] = f.verdict ? VerdictName(*f.verdict) : "";
-  j["cross_sitting"] = f.cross_sitting;
-  if (!f.record_id.empty()) j["record"] = f.record_id;
-  if (!f.note.empty()) j["note"] = f.note;
-  return j;
-}
-
-Record MakeAuditRecord(const AuditOutcome& o, const ComparisonOutcome* code,
-                       const ComparisonOutcome* order, const AuditRequest& request,
-                       const Config& config) {
-  const AuditFigures& f = o.figures;
-  Record r;
-  r.kind = RecordKind::kAudit;
-  r.query = f.query;
-  r.unit = f.unit;
-  r.band = f.band;
-  r.config_digest = config.digest;
-  r.invocation = request.invocation;
-  r.hypothesis = fmt::format("published {:.4g} {} at {} → today at {}: host drift × code × order",
-                             f.published, f.unit, f.published_revision, f.today_revision);
-  if (code) {
-    r.start = code->record.start;
-    r.host = code->record.host;
-    r.culprit_version = code->record.culprit_version;
-  }
-  if (order) r.end = order->record.end;
-  for (const AuditFactor& factor : f.factors) {
-    if (!factor.record_id.empty()) r.links.push_back(factor.record_id);
-  }
-  if (f.total.measured) {
-    Estimate e = f.total.factor.Interval().ToRatioEstimate();
-    e.confidence = config.measure.confidence;
-    e.method = "today in registry order vs the published figure (cross-sitting)";
-    e.pairs = f.today_samples;  // unpaired: the samples of today behind the ratio
-    r.estimate = e;
-  }
-  r.verdict = o.failure ? Verdict::kError : f.total.verdict;
-  r.verdict_detail = o.failure ? o.failure->message() : o.conclusion;
-  r.interrupted = o.failure && o.failure->kind() == ErrorKind::kInterrupted;
-  r.notes = o.notes;
-  r.details["published_value"] = fmt::format("{:.6g}", f.published);
-  r.details["published_revision"] = f.published_revision;
-  r.details["published_commit"] = o.published.commit;
-  r.details["published_source"] = o.published.source;
-  if (!o.published.record_id.empty()) r.details["published_record"] = o.published.record_id;
-  r.details["today_revision"] = f.today_revision;
-  r.details["order_way"] = o.order_way == OrderWay::kCommand ? "registry command" : "harness";
-  r.details["registry_before"] = Join(f.predecessors, ",");
-  if (o.published.calibration_ms) {
-    r.details["published_calibration_ms"] = fmt::format("{:.4g}", *o.published.calibration_ms);
-  }
-  if (o.calibration_now_ms) {
-    r.details["calibration_now_ms"] = fmt::format("{:.4g}", *o.calibration_now_ms);
-  }
-  json doc;
-  doc["published"] = f.published;
-  if (f.today > 0) doc["today"] = f.today;
-  doc["factors"] = json::array();
-  for (const AuditFactor& factor : f.factors) doc["factors"].push_back(FactorJson(factor));
-  if (f.decomposition) {
-    const Estimate rem = f.decomposition->remainder.Interval().ToRatioEstimate();
-    doc["remainder"] = {{"ratio", rem.ratio}, {"low", rem.low}, {"high", rem.high}};
-  }
-  doc["conclusion"] = o.conclusion;
-  // Factor names, notes and the conclusion may carry a Latin-1 subject: replaced, not thrown.
-  r.details_json = ToJsonText(doc);
-  return r;
-}
-
-std::string VerdictWord(const AuditFactor& f) {
-  if (!f.measured) return "not measured";
-  if (f.verdict == Verdict::kNull) return "NULL (tie)";
-  return f.verdict ? std::string(VerdictName(*f.verdict)) : "";
-}
-
 // ---- one audit's steps ----
 
 /// The outcome before anything is measured: the published figure, the query
@@ -439,23 +236,6 @@ Result<ComparisonOutcome> MeasureCode(const AuditContext& context, const Publish
   return RunCompare(measure, compare);
 }
 
-/// How much of the host drift the calibration loop's change explains (CPU
-/// speed), and the rest once the drift is measured.
-std::string CalibrationNote(double now_ms, double published_ms, const AuditFactor& drift) {
-  const double explained = now_ms / published_ms;
-  std::string line = fmt::format(
-      "calibration now {:.1f} ms against {:.1f} ms published: the CPU-bound loop is ×{:.3f}, "
-      "the drift that CPU speed explains",
-      now_ms, published_ms, explained);
-  if (drift.measured) {
-    line += fmt::format(
-        "; the rest of the drift is ×{:.3f} (memory, caches, load: what the "
-        "loop does not exercise)",
-        std::exp(drift.factor.log_ratio) / explained);
-  }
-  return line;
-}
-
 /// Drift: the code sitting's arm A is the published commit measured now,
 /// compared across sittings with the published figure. The factor's record is
 /// archived in `store`; `o` keeps today's calibration, the calibration note
@@ -464,7 +244,7 @@ AuditFactor MeasureDrift(const PublishedNumber& published, const ComparisonOutco
                          const SittingOptions& options, RecordStore& store, AuditOutcome& o) {
   std::vector<double> now = KeptSamples(code.sitting, 0);
   o.calibration_now_ms = code.sitting.start.calibration_ms;
-  AuditFactor drift = Unmeasured("host drift", "no samples of the published commit");
+  AuditFactor drift = UnmeasuredFactor("host drift", "no samples of the published commit");
   std::optional<ShiftEstimate> drift_shift;
   if (!now.empty()) {
     Result<ShiftEstimate> shift = CrossSittingShift(published, now, options.confidence);
@@ -472,7 +252,7 @@ AuditFactor MeasureDrift(const PublishedNumber& published, const ComparisonOutco
       drift_shift = *shift;
       drift = MakeAuditFactor("host drift", *shift, options.band);
     } else {
-      drift = Unmeasured("host drift", shift.error().message());
+      drift = UnmeasuredFactor("host drift", shift.error().message());
     }
   }
   drift.cross_sitting = true;
@@ -489,26 +269,11 @@ AuditFactor MeasureDrift(const PublishedNumber& published, const ComparisonOutco
           difference));
     }
   }
-  Record drift_record = MakeDriftRecord(published, code, drift_shift, drift, options.band);
+  Record drift_record = MakeDriftRecord(published, code.record, drift_shift, drift, options.band);
   RecordStore::Archived archived = store.WriteOrFallback(drift_record);
   drift.record_id = drift_record.id;
   o.factor_record_paths.emplace_back("host drift", archived.path);
   return drift;
-}
-
-/// Today's figure, the median of today in registry order, and its ratio to
-/// the published figure (across sittings).
-void SetTodayTotal(const PublishedNumber& published, const std::vector<double>& in_order,
-                   const SittingOptions& options, AuditFigures& f) {
-  f.today = Median(in_order);
-  f.today_samples = static_cast<int>(in_order.size());
-  Result<ShiftEstimate> total = CrossSittingShift(published, in_order, options.confidence);
-  if (total) {
-    f.total = MakeAuditFactor("today / published", *total, options.band);
-    f.total.cross_sitting = true;
-  } else {
-    f.total = Unmeasured("today / published", total.error().message());
-  }
 }
 
 /// Order: today's build alone against it in registry order, and from its
@@ -524,7 +289,7 @@ std::optional<ComparisonOutcome> MeasureOrderFactor(
       MeasureOrder(context, query, today, options, f.predecessors, &o.order_way);
   if (!measured) {
     o.failure = measured.error();
-    f.factors.push_back(Unmeasured("order", measured.error().message()));
+    f.factors.push_back(UnmeasuredFactor("order", measured.error().message()));
     return std::nullopt;
   }
   o.factor_record_paths.emplace_back("order", measured->record_path);
@@ -534,20 +299,6 @@ std::optional<ComparisonOutcome> MeasureOrderFactor(
   std::vector<double> in_order = KeptSamples(measured->sitting, 1);
   if (!in_order.empty()) SetTodayTotal(published, in_order, options, f);
   return std::move(*measured);
-}
-
-/// With today's figure, every factor and the total measured, the move
-/// decomposes into the factors and a remainder; without today the total is
-/// not measured.
-void DecomposeMove(AuditFigures& f) {
-  if (!f.today) f.total = Unmeasured("today / published", "no samples of today in registry order");
-  const bool all = f.total.measured && std::all_of(f.factors.begin(), f.factors.end(),
-                                                   [](const AuditFactor& x) { return x.measured; });
-  if (all) {
-    std::vector<Factor> parts;
-    for (const AuditFactor& x : f.factors) parts.push_back(x.factor);
-    f.decomposition = Decompose(f.total.factor, parts, f.band);
-  }
 }
 
 }  // namespace
@@ -576,151 +327,6 @@ void AddProvenanceNotes(const PublishedNumber& published, const HostProbe* host,
         "no published calibration: the host drift cannot be split into CPU speed and the rest "
         "(give --published-calibration MS, or publish with culprit run)");
   }
-}
-
-Result<ShiftEstimate> CrossSittingShift(const PublishedNumber& published,
-                                        std::span<const double> now, double confidence) {
-  std::vector<double> log_now;
-  for (double v : now) {
-    if (v > 0) log_now.push_back(std::log(v));
-  }
-  if (!published.samples.empty()) {
-    std::vector<double> log_then;
-    for (double v : published.samples) {
-      if (v > 0) log_then.push_back(std::log(v));
-    }
-    return RankSumEstimate(log_then, log_now, confidence);
-  }
-  if (!(published.value > 0)) return Error::Usage("the published value is not a positive number");
-  const double log_value = std::log(published.value);
-  for (double& v : log_now) v -= log_value;
-  return SignedRankEstimate(log_now, confidence);
-}
-
-AuditFactor MakeAuditFactor(std::string name, const ShiftEstimate& shift, double band) {
-  AuditFactor f;
-  f.factor.name = std::move(name);
-  f.factor.SetInterval(LogInterval::Of(shift));
-  VerdictResult verdict = Decide(shift, band);
-  f.verdict = verdict.verdict;
-  f.note = verdict.explanation;
-  return f;
-}
-
-std::string FormatWaterfall(const AuditFigures& f) {
-  std::string out;
-  const std::string unit = f.unit.empty() ? "" : " " + f.unit;
-  out += fmt::format("  {:<14} {:>10.2f}{}   ({})\n", "published", f.published, unit,
-                     f.published_revision);
-  double running = f.published;
-  for (const AuditFactor& factor : f.factors) {
-    if (!factor.measured) {
-      out += fmt::format("  × {:<12} {:>10}      not measured: {}\n", factor.factor.name, "?",
-                         factor.note);
-      continue;
-    }
-    running *= std::exp(factor.factor.log_ratio);
-    out += fmt::format("  × {:<12} {:>10.2f}{}   {} {}  {}{}\n", factor.factor.name, running, unit,
-                       FormatFactor(factor.factor), Signed(factor.factor.log_ratio),
-                       VerdictWord(factor), factor.cross_sitting ? "  (cross-sitting)" : "");
-  }
-  if (f.decomposition) {
-    const Decomposition& d = *f.decomposition;
-    running *= std::exp(d.remainder.log_ratio);
-    const char* where =
-        d.remainder_class == RemainderClass::kTie      ? "inside the band: fully explained"
-        : d.remainder_class == RemainderClass::kBeyond ? "beyond the band: not accounted for"
-                                                       : "undecided: the intervals are too wide";
-    out += fmt::format("  × {:<12} {:>10.2f}{}   {} {}  {}\n", "unexplained", running, unit,
-                       FormatFactor(d.remainder), Signed(d.remainder.log_ratio), where);
-  } else {
-    out += "  × unexplained           ?      not computed: a factor was not measured\n";
-  }
-  if (f.today > 0) {
-    out += fmt::format("  {:<14} {:>10.2f}{}   ({} in registry order; today / published {})\n",
-                       "= today", f.today, unit, f.today_revision,
-                       f.total.measured ? FormatFactor(f.total.factor) : std::string("?"));
-  }
-  return out;
-}
-
-std::string AuditConclusion(const AuditFigures& f) {
-  std::vector<std::string> effects, ties, undecided, missing;
-  for (const AuditFactor& factor : f.factors) {
-    const std::string text =
-        factor.measured ? fmt::format("{} {}", factor.factor.name, Ratio(factor.factor.log_ratio)) +
-                              (factor.cross_sitting ? " (cross-sitting)" : "")
-                        : factor.factor.name;
-    if (!factor.measured) {
-      missing.push_back(text);
-    } else if (factor.verdict == Verdict::kEffect) {
-      effects.push_back(text);
-    } else if (factor.verdict == Verdict::kNull) {
-      ties.push_back(text);
-    } else {
-      undecided.push_back(text);
-    }
-  }
-  // With no sample of today (its sitting failed), there is no today's figure to print: a 0
-  // would read as a measurement.
-  std::string out = f.today > 0 ? fmt::format("{}: published {:.4g} → today {:.4g} {}", f.query,
-                                              f.published, f.today, f.unit)
-                                : fmt::format("{}: published {:.4g} {} → today not measured",
-                                              f.query, f.published, f.unit);
-  if (f.total.measured) out += fmt::format(" ({})", Ratio(f.total.factor.log_ratio));
-  out += ". ";
-  auto list = [](const std::vector<std::string>& items) { return Join(items, ", "); };
-  std::vector<std::string> parts;
-  if (!effects.empty()) parts.push_back("real (EFFECT): " + list(effects));
-  if (!ties.empty()) parts.push_back("ties (inside the band): " + list(ties));
-  if (!undecided.empty()) parts.push_back("undecided (INCONCLUSIVE): " + list(undecided));
-  if (!missing.empty()) parts.push_back("not measured: " + list(missing));
-  out += Join(parts, "; ") + ".";
-  if (f.decomposition) {
-    switch (f.decomposition->remainder_class) {
-      case RemainderClass::kTie:
-        out += fmt::format(
-            " The remainder {} is inside the band: the factors fully explain "
-            "the move.",
-            FormatFactor(f.decomposition->remainder));
-        break;
-      case RemainderClass::kBeyond:
-        out += fmt::format(
-            " The remainder {} is beyond the band: something else moved the "
-            "number too.",
-            FormatFactor(f.decomposition->remainder));
-        break;
-      case RemainderClass::kUndecided:
-        out += fmt::format(
-            " The remainder {} is undecided: the intervals are too wide to say "
-            "whether the factors explain the whole move.",
-            FormatFactor(f.decomposition->remainder));
-        break;
-    }
-  }
-  for (const AuditFactor& factor : f.factors) {
-    if (!factor.measured || factor.verdict != Verdict::kEffect) continue;
-    if (factor.factor.name == "code") {
-      out += fmt::format(
-          " Next for the code change: culprit investigate --good {} --bad {} --query {} (or "
-          "culprit bisect run --good {} --bad {} --query {}).",
-          f.published_revision, f.today_revision, f.query, f.published_revision, f.today_revision,
-          f.query);
-    } else if (factor.factor.name == "order") {
-      out += fmt::format(
-          " The order effect comes from what runs before {} in the registry: {}. Next: "
-          "culprit isolate --rev {} with a [residency] plan for what they leave resident.",
-          f.query,
-          f.predecessors.empty() ? "no query (the registry's own way of running it)"
-                                 : Join(f.predecessors, ", "),
-          f.today_revision);
-    } else if (factor.factor.name == "host drift") {
-      out +=
-          " The host drift is this host now against the publisher's sitting: re-publish "
-          "from this host, or compare calibrations, before blaming the engine.";
-    }
-  }
-  return out;
 }
 
 Result<std::vector<PublishedNumber>> ResolvePublished(const Config& config,
@@ -820,11 +426,12 @@ Result<AuditOutcome> RunAudit(const AuditContext& context, const PublishedNumber
     order = MeasureOrderFactor(context, **query, *today, *options, published, o);
   } else {
     o.failure = code_status.error();
-    f.factors.push_back(Unmeasured("order", "not measured: the code sitting did not finish"));
+    f.factors.push_back(UnmeasuredFactor("order", "not measured: the code sitting did not finish"));
   }
   DecomposeMove(f);
   o.conclusion = AuditConclusion(f);
-  o.record = MakeAuditRecord(o, &*code, order ? &*order : nullptr, request, config);
+  o.record = MakeAuditRecord(o, &code->record, order ? &order->record : nullptr, request.invocation,
+                             config.digest, config.measure.confidence);
   RecordStore::Archived audit = store.WriteOrFallback(o.record);
   o.record_path = audit.path;
   if (audit.error && !o.failure) o.failure = *audit.error;
@@ -903,31 +510,6 @@ Result<std::vector<PublishedNumber>> RunPublish(const AuditContext& context,
     rows.push_back(std::move(*row));
   }
   return rows;
-}
-
-std::string FormatAuditSummary(const AuditOutcome& o) {
-  const AuditFigures& f = o.figures;
-  std::string out =
-      fmt::format("audit {}: published {:.4g} {} at {} ({}) → today at {}\n\n", f.query,
-                  f.published, f.unit, f.published_revision, o.published.source, f.today_revision);
-  out += FormatWaterfall(f);
-  out += "\n";
-  out +=
-      "host drift is the one CROSS-SITTING ratio: the published commit measured now against "
-      "a number from another sitting. It is still informative (same commit, same query: what "
-      "moved is the host), but its interval holds only this sitting's noise.\n";
-  out += fmt::format("order was measured {}.\n",
-                     o.order_way == OrderWay::kCommand
-                         ? "with [registry] command (the engine runs the order in one process)"
-                         : "through the harness (run each query before it once, then the "
-                           "measured query)");
-  for (const std::string& note : o.notes) out += "note: " + note + "\n";
-  out += "\n" + o.conclusion + "\n\n";
-  for (const auto& [name, path] : o.factor_record_paths) {
-    out += fmt::format("{} record {}\n", name, path.string());
-  }
-  out += "audit record " + o.record_path.string() + "\n";
-  return out;
 }
 
 }  // namespace culprit

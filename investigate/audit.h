@@ -11,6 +11,11 @@
 //               the queries [registry] order runs before it, in one process,
 //               paired, one sitting ([registry] command, else the harness);
 //   remainder   what the product leaves unexplained (probes/decomposition.h).
+//
+// The run is here (the checks, the builds, the sittings, the archive); the
+// figures and the pure functions that compute them are
+// investigate/audit_figures.h; the waterfall, the conclusion, the summary and
+// the records, pure, are investigate/audit_report.h.
 
 #include <filesystem>
 #include <optional>
@@ -19,6 +24,8 @@
 #include <vector>
 
 #include "base/result.h"
+#include "investigate/audit_figures.h"
+#include "investigate/audit_report.h"
 #include "investigate/config.h"
 #include "investigate/published_table.h"
 #include "probes/build_provider.h"
@@ -49,72 +56,6 @@ struct AuditContext {
   const HostProbe* host = nullptr;  ///< Null: no host state (tests).
   SittingProgress* progress = nullptr;
 };
-
-/// How the order factor ran the registry's order in one process.
-enum class OrderWay { kCommand, kHarness };
-
-/// One measured factor of an audit.
-struct AuditFactor {
-  Factor factor;  ///< name ("host drift", "code", "order") and log-scale interval.
-  /// EFFECT, NULL, INCONCLUSIVE (ERROR: not measured; no interval).
-  std::optional<Verdict> verdict;
-  bool cross_sitting = false;
-  std::string record_id;
-  bool measured = true;  ///< false: `factor` holds no number (the reason is in `note`).
-  std::string note;
-};
-
-/// The figures of one audit, as the waterfall and the conclusion use them (pure data).
-struct AuditFigures {
-  std::string query, unit;
-  double published = 0;
-  std::string published_revision;
-  double today = 0;  ///< Median of today's samples in registry order.
-  std::string today_revision;
-  AuditFactor total;                           ///< today / published (cross-sitting).
-  int today_samples = 0;                       ///< Today's samples behind `today` and `total`.
-  std::vector<AuditFactor> factors;            ///< host drift, code, order.
-  std::optional<Decomposition> decomposition;  ///< When every factor was measured.
-  std::vector<std::string> predecessors;       ///< Queries the registry runs before `query`.
-  double band = 0.05;
-};
-
-/// A finished audit of one published number.
-struct AuditOutcome {
-  PublishedNumber published;
-  AuditFigures figures;
-  OrderWay order_way = OrderWay::kCommand;
-  std::optional<double> calibration_now_ms;
-  std::vector<std::string> notes;  ///< Stated limits (another host, no calibration ...).
-  std::string conclusion;
-  Record record;
-  std::filesystem::path record_path;
-  /// (factor name, record file) in the order they were archived.
-  std::vector<std::pair<std::string, std::filesystem::path>> factor_record_paths;
-  /// A sitting broke or was interrupted: the records so far were written (the
-  /// audit record says which factors are missing) and this is the error to return.
-  std::optional<Error> failure;
-};
-
-/// A cross-sitting ratio: `now` (samples measured in this sitting) against a
-/// published figure, on the log scale. With published samples, the two-sample
-/// Hodges-Lehmann shift with its Mann-Whitney interval; with a value alone, the
-/// Hodges-Lehmann pseudo-median of ln(now_i / value) with its Wilcoxon interval
-/// (the published value taken as exact: its own noise is not in the interval).
-Result<ShiftEstimate> CrossSittingShift(const PublishedNumber& published,
-                                        std::span<const double> now, double confidence);
-
-/// A factor from a log-scale shift, judged against band b (probes/verdict.h).
-AuditFactor MakeAuditFactor(std::string name, const ShiftEstimate& shift, double band);
-
-/// The waterfall: published -> x drift -> x code -> x order -> today, each
-/// factor with its interval, verdict and the running value; then the remainder.
-std::string FormatWaterfall(const AuditFigures& figures);
-
-/// One paragraph: which factors are EFFECT, which ties, which undecided, where
-/// the remainder stands; with the next step (investigate/bisect for code,
-/// the queries before and `culprit isolate` for order).
-std::string AuditConclusion(const AuditFigures& figures);
 
 /// The published numbers `request` names, checked (a value that is not a
 /// positive number, a record of another kind or without commit, a table with
@@ -172,9 +113,5 @@ Result<std::vector<PublishedNumber>> RunPublish(const AuditContext& context,
 /// split the drift by. `host` is today's (null: unknown).
 void AddProvenanceNotes(const PublishedNumber& published, const HostProbe* host,
                         std::vector<std::string>& notes);
-
-/// The waterfall, the cross-sitting warning, the calibration, the notes, the
-/// conclusion and the records, as `culprit audit` prints it.
-std::string FormatAuditSummary(const AuditOutcome& outcome);
 
 }  // namespace culprit
