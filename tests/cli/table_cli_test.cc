@@ -72,24 +72,28 @@ TEST(TableCli, ShellLinesAFailingCommandAndCsv) {
   EXPECT_EQ(RecordStore(dir.path() / "benchmarks/results-v1").List().records.size(), 1u);
 }
 
+// <dir>/culprit.toml: queries q1, q2, q3, each the fixture engine's query of that name,
+// records in <dir>/records, and `more` (sections) after them.
+void WriteThreeQueries(const TempDir& dir, const std::string& more) {
+  WriteTextFile(dir.path() / "culprit.toml",
+                fmt::format("[queries.q1]\ncommand = [\"{0}\", \"q1\"]\n"
+                            "[queries.q2]\ncommand = [\"{0}\", \"q2\"]\n"
+                            "[queries.q3]\ncommand = [\"{0}\", \"q3\"]\n"
+                            "[records]\ndir = \"records\"\n",
+                            kEngine) +
+                    more);
+}
+
 TEST(TableCli, OtherEnginesAreColumnsRunByTheirOwnCommands) {
   TempDir dir;
   // Our engine is the working tree's queries; "theirs" does three times the work on q2;
   // "partial" has a command for q1 only.
-  WriteTextFile(dir.path() / "culprit.toml", fmt::format(R"x([queries.q1]
-command = ["{0}", "q1"]
-[queries.q2]
-command = ["{0}", "q2"]
-[queries.q3]
-command = ["{0}", "q3"]
-[engines.theirs]
+  WriteThreeQueries(dir, fmt::format(R"x([engines.theirs]
 command = ["{0}", "{{query}}", "--slow-on", "q2"]
 [engines.partial]
 queries = {{ q1 = ["{0}", "q1"] }}
-[records]
-dir = "records"
 )x",
-                                                         kEngine));
+                                     kEngine));
   ProcessResult r = RunCulprit({"table", "--engine", "theirs", "--engine", "partial", "--format",
                                 "csv", "--max-pairs", "40", "--seed", "3"},
                                dir.path());
@@ -127,25 +131,18 @@ dir = "records"
 TEST(TableCli, RegistryOrderRunsEachQueryAfterThoseBeforeIt) {
   TempDir dir;
   // The registry command runs the order in one process up to {query}; with SLOW set, each
-  // query before the measured one does three times its work ("{{" is a literal brace there). Alone, q2 is untouched by
-  // SLOW; in the registry's order it pays for q1 run slow before it (about 2x by wall time).
+  // query before the measured one does three times its work ("{{" is a literal brace
+  // there). Alone, q2 is untouched by SLOW; in the registry's order it pays for q1 run slow
+  // before it (about 2x by wall time).
   const std::string script = fmt::format(
       "for q in q1 q2 q3; do if [ \"$q\" = \"$1\" ]; then exec {0} \"$q\"; fi; "
       "{0} \"$q\" ${{{{SLOW:+--slow-on $q}}}} >/dev/null; done",
       kEngine);
-  WriteTextFile(dir.path() / "culprit.toml", fmt::format(R"x([queries.q1]
-command = ["{0}", "q1"]
-[queries.q2]
-command = ["{0}", "q2"]
-[queries.q3]
-command = ["{0}", "q3"]
-[registry]
+  WriteThreeQueries(dir, fmt::format(R"x([registry]
 order = ["q1", "q2", "q3"]
-command = ["sh", "-c", '{1}', "registry", "{{query}}"]
-[records]
-dir = "records"
+command = ["sh", "-c", '{0}', "registry", "{{query}}"]
 )x",
-                                                         kEngine, script));
+                                     script));
   ProcessResult r =
       RunCulprit({"table", "--order", "registry", "-q", "q1", "-q", "q2", "--arm", "default",
                   "--arm", "slow:SLOW=1", "--format", "csv", "--max-pairs", "40", "--seed", "3"},
