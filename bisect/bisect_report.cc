@@ -356,8 +356,8 @@ std::string EarliestLines(const SearchedFacts& in, const std::vector<int>& chang
 // The parts checked (or not) beyond the whole range, and the moves no change was placed for
 // (noted in `record` too); `json` gets every segment.
 std::string SegmentLines(const std::vector<BisectSegment>& segments,
-                         const std::vector<std::string>& commits, Record& record,
-                         nlohmann::json& json) {
+                         const std::vector<std::string>& commits, std::string_view query,
+                         Record& record, nlohmann::json& json) {
   std::string text;
   for (size_t k = 0; k < segments.size(); ++k) {
     const BisectSegment& s = segments[k];
@@ -383,6 +383,13 @@ std::string SegmentLines(const std::vector<BisectSegment>& segments,
         ShortCommit(commits[s.lo]), ShortCommit(commits[s.hi]), UnplacedReason(s));
     text += line + "\n";
     record.notes.push_back(line);
+    // A part of several commits whose ends tie or barely move may still hide a change beyond
+    // the band (+7% then -4%): its sweep measures the commits inside it (bisect/sweep.h).
+    if (s.hi - s.lo >= 2) {
+      text += fmt::format("  next: culprit sweep {}..{}{}\n", ShortCommit(commits[s.lo]),
+                          ShortCommit(commits[s.hi]),
+                          query.empty() ? "" : fmt::format(" -q {}", query));
+    }
   }
   return text;
 }
@@ -414,7 +421,8 @@ std::string ChangesText(const SearchedFacts& in, Record& record, BisectReport& r
   const std::string decomposition = FormatDecomposition(d);
   text += decomposition + "\n";
   nlohmann::json segments_json = nlohmann::json::array();
-  text += SegmentLines(segments, commits, record, segments_json);
+  text += SegmentLines(segments, commits, in.query != nullptr ? in.query->name : in.state->query,
+                       record, segments_json);
 
   record.details["changes"] = Join(list.ids, ",");
   record.details["culprit_is_first"] = merge ? "merge" : first_is_first ? "yes" : "no";

@@ -70,14 +70,19 @@ std::vector<std::string> PartLines(const SweepQueryFacts& q, const SweepFacts& f
 }
 
 std::string Heading(const SweepFacts& f) {
-  int measured = 0;
+  int selected = 0, measured = 0;
   if (!f.queries.empty()) {
-    for (const SweepPointFacts& p : f.queries[0].points) measured += p.measured;
+    for (const SweepPointFacts& p : f.queries[0].points) {
+      if (p.index == 0) continue;
+      ++selected;
+      measured += p.measured;
+    }
   }
   return fmt::format(
-      "sweep {}..{}: {} commits after the start, {} measured ({}), each against the start in "
-      "one sitting; steps at {:.2f}% confidence, band {}",
-      f.good, f.bad, f.commits, measured, f.selection, 100 * f.step_confidence, PercentOf(f.band));
+      "sweep {}..{}: {} commits after the start, {} of them selected ({}), {} measured, each "
+      "against the start in one sitting; steps at {:.2f}% confidence, band {}",
+      f.good, f.bad, f.commits, selected, f.selection, measured, 100 * f.step_confidence,
+      PercentOf(f.band));
 }
 
 std::string PointCell(const SweepPointFacts& p) {

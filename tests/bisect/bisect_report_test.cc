@@ -299,6 +299,27 @@ TEST(BisectReportText, ATieNotSoughtSaysWhatShowingItWouldTake) {
   EXPECT_EQ(record.details["culprit_is_first"], "no");
 }
 
+TEST(BisectReportText, AnUnplacedPartOfSeveralCommitsNamesItsSweepAsTheNextCommand) {
+  Searched s;
+  BisectSegment& before = s.state.segments[1];
+  before.check = SegmentCheck::kUndecided;
+  before.low = 0.90;
+  before.high = 1.11;
+  before.pairs = 40;
+  before.tie_sought = false;
+  before.reason = "undecided";
+  Record record;
+  BisectReport report;
+  Result<std::string> text = SearchedEnding(s.facts, record, report);
+  ASSERT_TRUE(text) << text.error().message();
+  const size_t unplaced = text->find("UNPLACED: 0000000000..2222222222");
+  ASSERT_NE(unplaced, std::string::npos) << *text;
+  const size_t next = text->find('\n', unplaced);
+  EXPECT_EQ(
+      text->substr(next + 1).rfind("  next: culprit sweep 0000000000..2222222222 -q scan\n", 0), 0u)
+      << *text;
+}
+
 TEST(BisectReportText, ProveFirstShortOfTheTieSaysSo) {
   Searched s;
   BisectSegment& before = s.state.segments[1];
