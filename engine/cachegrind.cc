@@ -61,13 +61,15 @@ std::string ValgrindLastWords(const fs::path& dir) {
     if (!text) continue;
     std::string kept;
     for (std::string_view line : SplitLines(*text)) {
-      // "==123== " starts every line; the banner and blank lines say nothing of the failure.
+      // "==123== " starts every line; the banner, the count and blank lines say nothing of
+      // the failure, nor do "--123-- warning:" lines about the host's caches.
       size_t body = line.find("== ");
       std::string_view rest = body == std::string_view::npos ? line : line.substr(body + 3);
       rest = TrimBlanks(rest);
       if (rest.empty() || rest.starts_with("Cachegrind, a cache") ||
           rest.starts_with("Copyright (C)") || rest.starts_with("Using Valgrind") ||
-          rest.starts_with("Command:") || rest.starts_with("I   refs:") || line.starts_with("--")) {
+          rest.starts_with("Command:") || rest.starts_with("Parent PID:") ||
+          rest.starts_with("I   refs:") || line.starts_with("--")) {
         continue;
       }
       kept += std::string(rest) + "\n";

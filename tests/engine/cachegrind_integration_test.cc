@@ -101,6 +101,7 @@ TEST(CachegrindRuns, AFailingEngineIsAFailedRunWithItsStatus) {
   EXPECT_FALSE(run.value);
   EXPECT_NE(run.failure.find("exited with status 3"), std::string::npos) << run.failure;
   EXPECT_NE(run.failure.find("failing as asked"), std::string::npos) << run.failure;
+  EXPECT_EQ(run.failure.find("Parent PID"), std::string::npos) << run.failure;  // No banner.
 }
 
 TEST(CachegrindRuns, AValgrindThatWritesNoOutFileIsAFailedRunNeverAWallTime) {
@@ -142,7 +143,7 @@ TEST(CachegrindCli, MissingValgrindIsAnErrorBeforeAnyRun) {
   EXPECT_FALSE(Contains(result.stdout_text, "median")) << DescribeRun(result);
 }
 
-TEST(CachegrindCli, ARunByInstructionsSaysItsUnitAndSource) {
+TEST(CachegrindCli, ARunByInstructionsPrintsTheCountInItsUnit) {
   SKIP_WITHOUT_VALGRIND();
   TempDir dir;
   ProcessResult result = RunCulprit({"run", "--metric", "instructions", "--samples", "3",
