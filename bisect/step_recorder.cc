@@ -180,6 +180,7 @@ ComparisonPlan StepRecorder::Plan(const BisectState& state) const {
   plan.unit = query_->unit;
   plan.better = query_->better;
   plan.better_note = query_->better_note;
+  plan.a.process.metric = query_->metric;  // The record says which metric decided.
   plan.a.name = "baseline";
   plan.a.label = ShortCommit(state.commits[step_.baseline]);
   plan.a.commit = state.commits[step_.baseline];
