@@ -38,7 +38,8 @@ void AddMeasureFlags(CLI::App* command, MeasureFlags& flags, bool& json) {
   command->add_option("--seed", flags.seed, "seed of the pair order (recorded either way)");
   command->add_option("--metric", flags.metric,
                       "measure by this metric instead of the query's: wall, cpu, max_rss, "
-                      "minor_faults, major_faults, ctx_switches");
+                      "minor_faults, major_faults, ctx_switches, instructions, ll_misses, "
+                      "d1_misses");
   command->add_flag("--json", json, "print the record as JSON on stdout");
 }
 

@@ -166,7 +166,7 @@ std::shared_ptr<void> AddTableCommands(CLI::App& app, GlobalOptions& global,
                     "seed of the block orders (recorded either way)");
   table->add_option("--metric", o.request.flags.metric,
                     "measure every cell by this metric: wall, cpu, max_rss, minor_faults, "
-                    "major_faults, ctx_switches");
+                    "major_faults, ctx_switches, instructions, ll_misses, d1_misses");
   table->add_option("--check", o.check,
                     "a published table to check (.csv, .md, or culprit publish .json, one "
                     "column per file); its columns map to the --rev/--arm/commands in order, "
