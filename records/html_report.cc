@@ -11,6 +11,7 @@
 #include "records/report_facts.h"
 #include "records/report_payload.h"
 #include "records/svg_plot.h"
+#include "records/sweep_payload.h"
 #include "records/table_payload.h"
 
 namespace culprit {
@@ -460,6 +461,40 @@ std::string TablePicture(const Record& r) {
   return out + "<pre class=\"table\">" + Escape(TableFactsText(*facts)) + "</pre>\n";
 }
 
+// A sweep: each query's series (ratio to the start per measured commit, with its interval)
+// against the commit's place in the range; a line where a change was located, a cross where a
+// commit was not measured.
+std::string SweepPicture(const Record& r) {
+  std::optional<SweepFacts> facts = ReadSweepFacts(r);
+  if (!facts) return Missing("the sweep's series");
+  std::string out = "<h4>Each query's series against the range's start</h4>\n";
+  for (const SweepQueryFacts& q : facts->queries) {
+    svg::ScatterSpec spec;
+    spec.title = fmt::format("{}: ratio to the start", q.query);
+    spec.x_label = "commit in the range (first parent)";
+    spec.x_max = std::max(1, facts->commits);
+    spec.band = facts->band;
+    for (const SweepPointFacts& p : q.points) {
+      if (p.index == 0) {
+        spec.points.push_back({0, svg::RatioInterval{1, 1, 1}, "the start " + p.short_id});
+      } else if (!p.measured) {
+        spec.crosses.push_back({static_cast<double>(p.index), "not measured"});
+      } else if (p.ratio && p.low && p.high) {
+        spec.points.push_back({static_cast<double>(p.index),
+                               svg::RatioInterval{*p.ratio, *p.low, *p.high},
+                               fmt::format("#{} {} {}", p.index, p.short_id, p.verdict)});
+      }
+    }
+    for (const SweepPartFacts& part : q.parts) {
+      if (part.kind != "change" || part.to >= static_cast<int>(q.points.size())) continue;
+      spec.lines.push_back({static_cast<double>(q.points[part.to].index),
+                            part.ratio ? fmt::format("moved ×{:.3f}", *part.ratio) : "moved"});
+    }
+    out += svg::ErrorBarScatter(spec);
+  }
+  return out + "<pre class=\"table\">" + Escape(SweepFactsText(*facts)) + "</pre>\n";
+}
+
 std::string RecordSection(const Record& r, const RecordIndex& index, int level = 2) {
   std::string out =
       fmt::format("<section id=\"{0}\">\n<h{4}>{1} {2} — {3}</h{4}>\n", Escape(r.id),
@@ -480,6 +515,8 @@ std::string RecordSection(const Record& r, const RecordIndex& index, int level =
     out += InvestigationPicture(r, index);
   } else if (r.kind == RecordKind::kTable) {
     out += TablePicture(r);
+  } else if (r.kind == RecordKind::kSweep) {
+    out += SweepPicture(r);
   } else {
     out += "<div class=\"plots\">\n" + VerdictStrip(r) + "<div>" + SamplePlot(r) + "</div></div>\n";
   }

@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "records/report.h"
 #include "records/table_payload.h"
 
 namespace culprit {
@@ -87,6 +88,26 @@ TEST(SweepPayload, TextSaysWhereItMovedAndTheBisectOfThatPart) {
   EXPECT_NE(md.find("- `culprit bisect run --good bbbbbbbbbb"), std::string::npos) << md;
   EXPECT_NE(md.find("| 8 | `cccccccccc` | ×2.500 [2.490, 2.510]  EFFECT |"), std::string::npos)
       << md;
+}
+
+TEST(SweepPayload, RecordsShowPrintsTheSweepAndTheHtmlReportPlotsEachSeries) {
+  Record record;
+  record.id = "2026-12-04T000000Z-sweep-loop-0001";
+  record.kind = RecordKind::kSweep;
+  record.query = "loop";
+  record.verdict = Verdict::kEffect;
+  record.details_json = SweepFactsToJson(R"({"cells":[],"rows":[]})", Example());
+  const std::string text = MakeTextReporter()->RenderOne(record);
+  EXPECT_NE(text.find("  culprit bisect run --good bbbbbbbbbb --bad cccccccccc -q loop"),
+            std::string::npos)
+      << text;
+  const std::string md = MakeMarkdownReporter()->RenderOne(record);
+  EXPECT_NE(md.find("## Sweep"), std::string::npos) << md;
+  const std::string html = MakeHtmlReporter()->RenderOne(record);
+  EXPECT_NE(html.find("loop: ratio to the start"), std::string::npos);
+  EXPECT_NE(html.find("<svg"), std::string::npos);
+  EXPECT_NE(html.find("moved ×2.500"), std::string::npos);
+  EXPECT_NE(html.find("not measured"), std::string::npos);
 }
 
 }  // namespace
