@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "bisect/sweep_runner.h"
+
 namespace culprit {
 namespace {
 
@@ -185,6 +187,18 @@ TEST(SweepLocate, FewerThanTwoMeasuredPointsFindNothing) {
 TEST(SweepLocate, TheBisectCommandOfASubRange) {
   EXPECT_EQ(SweepBisectCommand("a1b2c3", "d4e5f6", "q1"),
             "culprit bisect run --good a1b2c3 --bad d4e5f6 -q q1");
+}
+
+TEST(SweepRange, GoodDotDotBadAndNothingElse) {
+  Result<std::pair<std::string, std::string>> range = ParseSweepRange("v1.0..HEAD~2");
+  ASSERT_TRUE(range);
+  EXPECT_EQ(range->first, "v1.0");
+  EXPECT_EQ(range->second, "HEAD~2");
+  for (const char* bad : {"v1.0", "..v1.3", "v1.0..", "v1.0...v1.3", "a..b..c", ""}) {
+    Result<std::pair<std::string, std::string>> refused = ParseSweepRange(bad);
+    ASSERT_FALSE(refused) << bad;
+    EXPECT_EQ(refused.error().kind(), ErrorKind::kUsage) << bad;
+  }
 }
 
 }  // namespace
