@@ -114,8 +114,17 @@ std::string Story(const InvestigationState& s, const DemoOptions& options) {
            "2. the bisect named no verified culprit on this host: the story stops "
            "there (see the bisect's record)\n";
   }
-  out += fmt::format("2. the bisect's culprit: {} \"{}\"; relevance: {}\n", ShortCommit(s.culprit),
-                     s.culprit_subject, CulpritRelevanceName(s.relevance));
+  if (!s.on_path_culprit.empty()) {
+    out += fmt::format(
+        "2. the bisect's culprit: {} \"{}\"; relevance: on path; its later change {} \"{}\": "
+        "{}\n",
+        ShortCommit(s.on_path_culprit), s.on_path_subject, ShortCommit(s.culprit),
+        s.culprit_subject, CulpritRelevanceName(s.relevance));
+  } else {
+    out +=
+        fmt::format("2. the bisect's culprit: {} \"{}\"; relevance: {}\n", ShortCommit(s.culprit),
+                    s.culprit_subject, CulpritRelevanceName(s.relevance));
+  }
   if (s.isolations.empty()) {
     return out + "3. not isolated: " +
            (s.relevance == CulpritRelevance::kOnPath ? "the commit changes code the scan runs"
@@ -198,10 +207,12 @@ void ReportLadder(const InvestigationState& s, DemoReport& report) {
     if (p.name == "parallel_gate") report.probe_verdict = p.verdict;
   }
   if (s.bisect_found) {
-    report.culprit_commit = s.culprit;
-    report.culprit_subject = s.culprit_subject;
+    // The bisect's culprit, also when the ladder went on with a later change off the path.
+    const bool went_on = !s.on_path_culprit.empty();
+    report.culprit_commit = went_on ? s.on_path_culprit : s.culprit;
+    report.culprit_subject = went_on ? s.on_path_subject : s.culprit_subject;
     report.changed_files = s.changed_files;
-    report.culprit_on_code_path = s.relevance == CulpritRelevance::kOnPath;
+    report.culprit_on_code_path = went_on || s.relevance == CulpritRelevance::kOnPath;
   }
   if (!s.isolations.empty()) report.isolation_conclusion = s.isolations[0].sentence;
 }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 #include "base/atomic_file.h"
 #include "base/interrupt.h"
@@ -75,6 +76,7 @@ class Session {
   Result<bool> Probes();
   Result<bool> Bisect();
   Result<bool> Relevance();
+  Status GoOnWithAChangeOffThePath();
   Result<bool> Isolation();
   Result<bool> Timed(InvestigationStep step, Result<bool> (Session::*body)());
   Status AdoptBisect(const std::string& result_record, std::vector<std::string> records,
@@ -261,6 +263,19 @@ Status Session::AdoptBisect(const std::string& result_record, std::vector<std::s
     if (!changed) return changed.error();
     state_.changed_files = *changed;
   }
+  // The other changes the bisect verified the way the range moved (details_json.changes).
+  state_.later_changes.clear();
+  const nlohmann::json payload = nlohmann::json::parse(bisect->details_json, nullptr, false);
+  if (state_.bisect_found && payload.is_object() && payload.contains("changes") &&
+      payload["changes"].is_array()) {
+    for (const nlohmann::json& c : payload["changes"]) {
+      if (!c.is_object() || c.value("direction", "") != "range") continue;
+      const std::string commit = c.value("commit", "");
+      if (commit.empty() || commit == state_.culprit) continue;
+      state_.later_changes.push_back({commit, c.value("parent_commit", "")});
+      if (state_.later_changes.back().parent.empty()) state_.later_changes.pop_back();
+    }
+  }
   state_.bisect_done = true;
   return {};
 }
@@ -346,10 +361,23 @@ Result<bool> Session::Relevance() {
                                               : CulpritRelevance::kOffPath;
     state_.relevance_detail =
         RelevanceDetail(state_.relevance, query.name, relevance, state_.changed_files);
+    if (state_.relevance == CulpritRelevance::kOnPath) CULPRIT_TRY(GoOnWithAChangeOffThePath());
     state_.relevance_done = true;
   }
-  reporter_.Result(fmt::format("=> culprit {} \"{}\"\n   {}\n\n", ShortCommit(state_.culprit),
-                               state_.culprit_subject, state_.relevance_detail));
+  if (!state_.on_path_culprit.empty()) {
+    // The culprit's code explains its own part of the move; the ladder went on with a later
+    // change that touches nothing the query runs, which only isolation can explain.
+    reporter_.Result(fmt::format("=> culprit {} \"{}\"\n   {}\n\n",
+                                 ShortCommit(state_.on_path_culprit), state_.on_path_subject,
+                                 state_.on_path_detail));
+    reporter_.Result(fmt::format(
+        "=> change {} \"{}\", the bisect's other verified change the way the range moved\n"
+        "   {}\n\n",
+        ShortCommit(state_.culprit), state_.culprit_subject, state_.relevance_detail));
+  } else {
+    reporter_.Result(fmt::format("=> culprit {} \"{}\"\n   {}\n\n", ShortCommit(state_.culprit),
+                                 state_.culprit_subject, state_.relevance_detail));
+  }
   if (state_.relevance == CulpritRelevance::kOnPath) {
     state_.outcome = LadderOutcome::kOnPath;
     return false;
@@ -363,6 +391,38 @@ Result<bool> Session::Relevance() {
     return false;
   }
   return true;
+}
+
+// The culprit is on the query's path. When the bisect verified later changes the way the
+// range moved, the first of them that is off the path becomes the ladder's subject (the
+// culprit is kept in on_path_*): its part of the move is what code cannot explain.
+Status Session::GoOnWithAChangeOffThePath() {
+  const QueryConfig& query = config_.queries.at(state_.request.query);
+  for (const InvestigationState::LaterChange& later : state_.later_changes) {
+    Result<std::vector<std::string>> changed = builds_.repo().ChangedFiles(later.commit);
+    if (!changed) return changed.error();
+    StderrBuildProgress build_progress;
+    Result<CodePath> path = FindCodePath(config_, query, later.commit, &build_progress);
+    if (!path) return path.error();
+    culprit::Relevance relevance = CheckRelevance(*changed, *path);
+    if (!relevance.known || relevance.relevant()) continue;
+    Result<CommitInfo> info = builds_.repo().Commit(later.commit);
+    if (!info) return info.error();
+    state_.on_path_culprit = state_.culprit;
+    state_.on_path_subject = state_.culprit_subject;
+    state_.on_path_detail = state_.relevance_detail;
+    state_.culprit = later.commit;
+    state_.culprit_subject = info->subject;
+    state_.parent = later.parent;
+    state_.changed_files = *changed;
+    state_.on_path = relevance.on_path;
+    state_.off_path = relevance.off_path;
+    state_.relevance = CulpritRelevance::kOffPath;
+    state_.relevance_detail =
+        RelevanceDetail(state_.relevance, query.name, relevance, state_.changed_files);
+    return {};
+  }
+  return {};
 }
 
 std::vector<const ResidencyPlan*> Session::Plans() const {
@@ -382,7 +442,9 @@ std::vector<const ResidencyPlan*> Session::Plans() const {
 
 // 5. Off the path: each plan in one engine process, on the culprit and on its parent.
 Result<bool> Session::Isolation() {
-  const std::vector<std::pair<std::string, std::string>> builds = {{"culprit", state_.culprit},
+  // "culprit" only for the bisect's culprit: a later change the ladder went on with is not one.
+  const std::string subject = state_.on_path_culprit.empty() ? "culprit" : "change";
+  const std::vector<std::pair<std::string, std::string>> builds = {{subject, state_.culprit},
                                                                    {"parent", state_.parent}};
   int number = 0;
   for (const ResidencyPlan* plan : Plans()) {

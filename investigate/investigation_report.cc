@@ -108,11 +108,23 @@ std::string InvestigationConclusion(const InvestigationState& state,
     return out + " The bisect named no verified culprit (see its record " + state.bisect_record +
            "), so the ladder stopped there.";
   }
-  out += fmt::format(" The bisect names {} \"{}\", verified against its parent.",
-                     ShortCommit(state.culprit), state.culprit_subject);
-  std::string relevance = state.relevance_detail;
-  if (!relevance.empty()) relevance[0] = static_cast<char>(std::toupper(relevance[0]));
-  out += " " + relevance + ".";
+  auto sentence = [](std::string text) {
+    if (!text.empty()) text[0] = static_cast<char>(std::toupper(text[0]));
+    return " " + text + ".";
+  };
+  if (!state.on_path_culprit.empty()) {
+    out += fmt::format(" The bisect names {} \"{}\", verified against its parent.",
+                       ShortCommit(state.on_path_culprit), state.on_path_subject);
+    out += sentence(state.on_path_detail);
+    out += fmt::format(
+        " It verified a later change the way the range moved, {} \"{}\", which the ladder went "
+        "on with.",
+        ShortCommit(state.culprit), state.culprit_subject);
+  } else {
+    out += fmt::format(" The bisect names {} \"{}\", verified against its parent.",
+                       ShortCommit(state.culprit), state.culprit_subject);
+  }
+  out += sentence(state.relevance_detail);
   if (state.outcome == LadderOutcome::kOnPath) {
     return out + " The commit changes code the query runs: read those files' diff.";
   }
@@ -158,7 +170,14 @@ Record MakeInvestigationRecord(const InvestigationState& state, const Record* co
   record.details["good"] = state.request.good;
   record.details["bad"] = state.request.bad;
   record.details["outcome"] = LadderOutcomeName(state.outcome);
-  if (!state.culprit.empty()) record.details["culprit_commit"] = state.culprit;
+  if (!state.on_path_culprit.empty()) {
+    // The bisect's culprit is on the path; the relevance and isolation are the later change's.
+    record.details["culprit_commit"] = state.on_path_culprit;
+    record.details["culprit_relevance"] = CulpritRelevanceName(CulpritRelevance::kOnPath);
+    record.details["later_change"] = state.culprit;
+  } else if (!state.culprit.empty()) {
+    record.details["culprit_commit"] = state.culprit;
+  }
   if (state.relevance != CulpritRelevance::kNotChecked) {
     record.details["relevance"] = CulpritRelevanceName(state.relevance);
   }

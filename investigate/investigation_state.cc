@@ -95,6 +95,18 @@ std::vector<InvestigationStepRecord> StepsFromJson(const Json& a) {
 
 }  // namespace
 
+namespace {
+
+Json LaterChangesToJson(const std::vector<InvestigationState::LaterChange>& changes) {
+  Json out = Json::array();
+  for (const InvestigationState::LaterChange& c : changes) {
+    out.push_back({{"commit", c.commit}, {"parent", c.parent}});
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string InvestigationStateToJson(const InvestigationState& s) {
   const InvestigateRequest& r = s.request;
   Json request = {{"good", r.good},   {"bad", r.bad},
@@ -123,6 +135,10 @@ std::string InvestigationStateToJson(const InvestigationState& s) {
             {"culprit_subject", s.culprit_subject},
             {"parent", s.parent},
             {"changed_files", s.changed_files},
+            {"later_changes", LaterChangesToJson(s.later_changes)},
+            {"on_path_culprit", s.on_path_culprit},
+            {"on_path_subject", s.on_path_subject},
+            {"on_path_detail", s.on_path_detail},
             {"relevance_done", s.relevance_done},
             {"relevance", CulpritRelevanceName(s.relevance)},
             {"relevance_detail", s.relevance_detail},
@@ -191,6 +207,13 @@ Result<InvestigationState> InvestigationStateFromJson(std::string_view json,
     s.culprit_subject = j.value("culprit_subject", "");
     s.parent = j.value("parent", "");
     s.changed_files = j.value("changed_files", std::vector<std::string>{});
+    // Absent from states saved before the ladder went on past an on-path culprit: none.
+    for (const Json& c : j.value("later_changes", Json::array())) {
+      s.later_changes.push_back({c.value("commit", ""), c.value("parent", "")});
+    }
+    s.on_path_culprit = j.value("on_path_culprit", "");
+    s.on_path_subject = j.value("on_path_subject", "");
+    s.on_path_detail = j.value("on_path_detail", "");
     s.relevance_done = j.value("relevance_done", false);
     s.relevance = Spelled<CulpritRelevance>(kRelevanceNames, j.value("relevance", ""), "relevance");
     s.relevance_detail = j.value("relevance_detail", "");

@@ -94,6 +94,17 @@ struct InvestigationState {
   std::string bisect_text;  ///< The bisect's final report.
   std::string culprit, culprit_subject, parent;
   std::vector<std::string> changed_files;
+  /// The bisect's other verified changes the way the range moved, besides its culprit, in
+  /// its order: where the ladder goes on when the culprit is on the query's path.
+  struct LaterChange {
+    std::string commit, parent;
+  };
+  std::vector<LaterChange> later_changes;
+  /// Set when the culprit was on the query's path and a later change was off it: the
+  /// culprit as the bisect named it and why it is on the path, while `culprit`, `parent`,
+  /// `changed_files` and the relevance fields describe that later change, which the ladder
+  /// isolates. Empty otherwise.
+  std::string on_path_culprit, on_path_subject, on_path_detail;
   bool relevance_done = false;
   CulpritRelevance relevance = CulpritRelevance::kNotChecked;
   std::string relevance_detail;

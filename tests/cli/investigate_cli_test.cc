@@ -375,6 +375,59 @@ TEST_F(InvestigateCliTest, WithoutAPlanItSaysSoAndStopsAfterRelevance) {
   EXPECT_TRUE(Contains(bisects[0]["links"].dump(), step1)) << bisects[0]["links"].dump();
 }
 
+// A history with two changes the way the range moved: the scan doubled (on the query's
+// path), then the rollup persisted (off it). The bisect names the first its culprit; the
+// ladder says its code explains it, and goes on with the later change, off the path.
+class InvestigateTwoChangesCliTest : public InvestigateCliTest {
+ protected:
+  void SetUp() override {
+    GitFixture git(dir_.path() / "repo");
+    std::map<std::string, std::string> files = {{"engine.h", kEngineH},
+                                                {"scan.c", kScanC},
+                                                {"main.c", kMainC},
+                                                {"rollup.c", RollupC(false)},
+                                                {"NOTES.md", "notes\n"}};
+    good_ = git.Commit(files, {}, "A scan engine with a rollup");
+    git.Tag("v1", good_);
+    std::string twice = kScanC;
+    const std::string loop = "  for (size_t i = 0; i < data_n; ++i) sum += data[i] ^ (int64_t)i;\n";
+    twice.replace(twice.find(loop), loop.size(),
+                  loop + loop.substr(0, loop.size() - 2) + " + 1;\n");
+    scan_ = git.Commit({{"scan.c", twice}}, {}, "Scan twice");
+    git.Commit({{"NOTES.md", "notes, more of them\n"}}, {}, "More notes");
+    culprit_ = git.Commit({{"rollup.c", RollupC(true)}}, {}, "Persist the rollup between queries");
+    std::string bad = git.Commit({{"NOTES.md", "notes, even more\n"}}, {}, "Even more notes");
+    git.Tag("v2", bad);
+  }
+  std::string scan_;
+};
+
+TEST_F(InvestigateTwoChangesCliTest, AnOnPathCulpritThenTheLaterChangeOffThePath) {
+  WriteConfig(false);
+  ProcessResult r =
+      Culprit({"investigate", "--good", "v1", "--bad", "v2", "-q", "scan", "--seed", "11"});
+  ASSERT_EQ(r.exit_code, 0) << DescribeRun(r);
+  EXPECT_TRUE(Contains(r.stdout_text, "=> culprit " + scan_.substr(0, 10) + " \"Scan twice\""))
+      << r.stdout_text;
+  EXPECT_TRUE(Contains(r.stdout_text, "=> change " + culprit_.substr(0, 10) +
+                                          " \"Persist the rollup between queries\", the bisect's "
+                                          "other verified change the way the range moved"))
+      << r.stdout_text;
+  // Without a plan the ladder stops there, and says so of the later change.
+  EXPECT_TRUE(Contains(r.stdout_text, "No [residency] plan measures scan")) << r.stdout_text;
+  std::vector<Json> investigations = Records("investigation");
+  ASSERT_EQ(investigations.size(), 1u);
+  const Json& details = investigations[0]["details"];
+  EXPECT_EQ(details["outcome"], "no plan");
+  EXPECT_EQ(details["culprit_commit"], scan_);  // the bisect's culprit, as it named it
+  EXPECT_EQ(details["culprit_relevance"], "on path");
+  EXPECT_EQ(details["later_change"], culprit_);
+  EXPECT_EQ(details["relevance"], "off path");
+  EXPECT_TRUE(Contains(investigations[0]["verdict_detail"].get<std::string>(),
+                       "It verified a later change the way the range moved"))
+      << investigations[0].dump(1);
+}
+
 // Ctrl-C during the confirmation: the sitting's record is written marked
 // interrupted, an interrupted investigation record links it, exit 130; the
 // resumed run measures the unfinished step again and goes on.

@@ -100,7 +100,11 @@ TEST(Demo, IsolatesTheIndexOfTheIndexPersistingCommit) {
   EXPECT_TRUE(NamesVerifiedChange(out, persisting_commit)) << out;
   EXPECT_NE(out.find("EFFECT, verified"), std::string::npos) << out;
   EXPECT_NE(out.find("changed  src/index/index_persistence.cc"), std::string::npos) << out;
-  EXPECT_NE(out.find("=> culprit " + persisting_commit), std::string::npos) << out;
+  // The culprit; or, on a host where the scan's "skip rows" commit costs beyond the band
+  // (+7.8% on one 2-core VM, 2026-12-04), the bisect names that one its culprit, on the
+  // scan's path, and the ladder goes on with this later change.
+  const bool went_on = out.find("=> change " + persisting_commit) != std::string::npos;
+  EXPECT_TRUE(went_on || out.find("=> culprit " + persisting_commit) != std::string::npos) << out;
   EXPECT_NE(out.find("touches nothing on"), std::string::npos) << out;
 
   // The isolation on the culprit names the index: holding it is the cost.
@@ -112,8 +116,8 @@ TEST(Demo, IsolatesTheIndexOfTheIndexPersistingCommit) {
       EXPECT_EQ(c["verdict"], "EFFECT") << isolation["payload"].dump(1);
     }
   }
-  EXPECT_NE(out.find("3. residency isolation 'traversal index on culprit': holding "
-                     "`traversal_index`"),
+  EXPECT_NE(out.find(std::string("3. residency isolation 'traversal index on ") +
+                     (went_on ? "change" : "culprit") + "': holding `traversal_index`"),
             std::string::npos)
       << out;
   EXPECT_NE(out.find("wall time"), std::string::npos) << out;

@@ -80,6 +80,22 @@ TEST(InvestigationStateJson, RoundTripsEveryField) {
   EXPECT_EQ(back->partial_records, s.partial_records);
   EXPECT_EQ(back->step_wall_ms, s.step_wall_ms);
   EXPECT_FALSE(back->isolation_done);
+  EXPECT_TRUE(back->later_changes.empty());
+  EXPECT_TRUE(back->on_path_culprit.empty());
+
+  // The ladder went on past an on-path culprit: the culprit and the later changes are kept.
+  s.later_changes = {{"beef01", "beef00"}, {"cafe01", "cafe00"}};
+  s.on_path_culprit = "abc123";
+  s.on_path_subject = "Scan twice";
+  s.on_path_detail = "on the path of scan";
+  back = InvestigationStateFromJson(InvestigationStateToJson(s), "investigate.json");
+  ASSERT_TRUE(back) << back.error().message();
+  ASSERT_EQ(back->later_changes.size(), 2u);
+  EXPECT_EQ(back->later_changes[1].commit, "cafe01");
+  EXPECT_EQ(back->later_changes[1].parent, "cafe00");
+  EXPECT_EQ(back->on_path_culprit, "abc123");
+  EXPECT_EQ(back->on_path_subject, "Scan twice");
+  EXPECT_EQ(back->on_path_detail, "on the path of scan");
 }
 
 TEST(InvestigationStateJson, RefusesOtherSchemasAndDamagedFiles) {
