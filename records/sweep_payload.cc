@@ -6,32 +6,12 @@
 
 #include "base/json_text.h"
 #include "base/strings.h"
+#include "records/payload_fields.h"
 
 namespace culprit {
 namespace {
 
 using json = nlohmann::json;
-
-json OptionalNumber(const std::optional<double>& value) {
-  return value ? json(*value) : json(nullptr);
-}
-std::optional<double> NumberAt(const json& o, const char* key) {
-  auto it = o.find(key);
-  if (it == o.end() || !it->is_number()) return std::nullopt;
-  return it->get<double>();
-}
-std::string StringAt(const json& o, const char* key) {
-  auto it = o.find(key);
-  return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-int IntAt(const json& o, const char* key) {
-  auto it = o.find(key);
-  return it != o.end() && it->is_number_integer() ? it->get<int>() : 0;
-}
-json ArrayAt(const json& o, const char* key) {
-  auto it = o.find(key);
-  return it != o.end() && it->is_array() ? *it : json::array();
-}
 
 std::string Ratio(const std::optional<double>& r, const std::optional<double>& low,
                   const std::optional<double>& high) {

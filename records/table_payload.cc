@@ -7,32 +7,13 @@
 
 #include "base/json_text.h"
 #include "base/strings.h"
+#include "records/payload_fields.h"
 #include "records/report_facts.h"
 
 namespace culprit {
 namespace {
 
 using json = nlohmann::json;
-
-json OptionalNumber(const std::optional<double>& value) {
-  return value ? json(*value) : json(nullptr);
-}
-
-std::optional<double> NumberAt(const json& o, const char* key) {
-  auto it = o.find(key);
-  if (it == o.end() || !it->is_number()) return std::nullopt;
-  return it->get<double>();
-}
-
-std::string StringAt(const json& o, const char* key) {
-  auto it = o.find(key);
-  return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-int IntAt(const json& o, const char* key) {
-  std::optional<double> n = NumberAt(o, key);
-  return n ? static_cast<int>(*n) : 0;
-}
 
 json CellToJson(const TableCellFacts& c) {
   return {{"row", c.row},

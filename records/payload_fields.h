@@ -1,0 +1,45 @@
+#pragma once
+
+// Reading the fields of a record's payload (details_json) whatever its shape: a
+// missing key or a value of another type reads as "none", never throws. One
+// contract for every payload reader (records/*_payload.cc), so that a field means
+// the same in each.
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+namespace culprit {
+
+/// A number, or JSON null for none.
+inline nlohmann::json OptionalNumber(const std::optional<double>& value) {
+  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+
+/// The number at `key` (an integer or not), or nullopt.
+inline std::optional<double> NumberAt(const nlohmann::json& o, const char* key) {
+  auto it = o.find(key);
+  if (it == o.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+
+/// The number at `key` truncated to an int (a count written as 12.0 reads as 12); 0 when
+/// there is none.
+inline int IntAt(const nlohmann::json& o, const char* key) {
+  std::optional<double> n = NumberAt(o, key);
+  return n ? static_cast<int>(*n) : 0;
+}
+
+/// The string at `key`, or "".
+inline std::string StringAt(const nlohmann::json& o, const char* key) {
+  auto it = o.find(key);
+  return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+/// The array at `key`, or an empty array.
+inline nlohmann::json ArrayAt(const nlohmann::json& o, const char* key) {
+  auto it = o.find(key);
+  return it != o.end() && it->is_array() ? *it : nlohmann::json::array();
+}
+
+}  // namespace culprit
