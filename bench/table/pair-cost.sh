@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# What a table of 13 queries x 3 arms costs, against the 26 separate paired sittings
+# (`culprit probe`, the design of `compare`) of the same cells, in one run.
+#
+# The engine is the test fixture `table_engine` (build/tests/table_engine): each query
+# loops ~4 ms; with SLOW=1 the first four queries do three times the work. Arms: the
+# default environment (the baseline), `same` (an unrelated variable set: an A/A cell) and
+# `slow` (SLOW=1). So of the 26 cells, 4 are large effects and 22 ties. The table runs
+# once; then each cell is a probe of its own (default vs the arm's variable), in a seeded
+# order. Printed: runs of the engine (warm-ups included) and verdicts, for both.
+#
+# Usage: bench/table/pair-cost.sh [--culprit PATH] [--engine PATH] [--max-pairs N] [--seed S]
+# Needs jq. Takes a few minutes on 2 cores.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+culprit="${CULPRIT:-$root/build/cli/culprit}"
+engine="$root/build/tests/table_engine"
+max_pairs=160
+seed=1
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --culprit) culprit="$2"; shift 2 ;;
+    --engine) engine="$2"; shift 2 ;;
+    --max-pairs) max_pairs="$2"; shift 2 ;;
+    --seed) seed="$2"; shift 2 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    *) echo "pair-cost.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+command -v jq >/dev/null || { echo "pair-cost.sh: needs jq (apt-get install jq)" >&2; exit 2; }
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+queries=(q1 q2 q3 q4 q5 q6 q7 q8 q9 q10 q11 q12 q13)
+{
+  for q in "${queries[@]}"; do
+    slow=""
+    case "$q" in q1|q2|q3|q4) slow=" \${{SLOW:+--slow-on $q}}" ;; esac
+    printf '[queries.%s]\ncommand = ["sh", "-c", "exec %s %s%s"]\n' "$q" "$engine" "$q" "$slow"
+  done
+  printf '[records]\ndir = "records"\n'
+} > "$work/culprit.toml"
+cd "$work"
+
+# Runs of the engine a record holds: every sample of every arm (warm-ups are samples too).
+runs_of() { jq '[.samples[]?] | length' "$1"; }
+
+echo "== one table: ${#queries[@]} queries x 3 arms, max ${max_pairs} blocks a row (seed $seed)"
+"$culprit" table --arm default --arm same:SAME=1 --arm slow:SLOW=1 --seed "$seed" \
+  --max-pairs "$max_pairs" > table.txt || true
+sed -n '/^query /,/^geometric/p' table.txt
+grep '^verdict' table.txt
+table_record="$(ls records/*table*.json)"
+table_runs="$(runs_of "$table_record")"
+table_blocks="$(jq '[.payload.rows[]?.blocks] | add' "$table_record")"
+
+echo "== 26 probes of the same cells, each at the design of compare, max ${max_pairs} pairs"
+probe_runs=0
+probe_pairs=0
+declare -A verdicts=()
+cells=()
+for q in "${queries[@]}"; do cells+=("$q SAME=1" "$q SLOW=1"); done
+i=0
+for cell in "${cells[@]}"; do
+  read -r q kv <<< "$cell"
+  i=$((i + 1))
+  "$culprit" probe -q "$q" --override "$kv" --seed "$((seed + i))" --max-pairs "$max_pairs" \
+    --json > "probe-$i.json" 2> /dev/null || true
+  probe_runs=$((probe_runs + $(runs_of "probe-$i.json")))
+  probe_pairs=$((probe_pairs + $(jq '.estimate.pairs // 0' "probe-$i.json")))
+  v="$(jq -r '.verdict' "probe-$i.json")"
+  verdicts[$v]=$(( ${verdicts[$v]:-0} + 1 ))
+done
+summary=""
+for v in "${!verdicts[@]}"; do summary+="$v ${verdicts[$v]}, "; done
+echo "probes: ${summary%, }"
+
+echo "== engine runs (warm-ups included)"
+echo "table:  $table_runs runs in $table_blocks blocks (3 runs a block)"
+echo "probes: $probe_runs runs, $probe_pairs pairs (2 runs a pair)"
+python3 -c "print(f'table / probes = {$table_runs / $probe_runs:.3f}')"
