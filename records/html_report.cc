@@ -628,6 +628,9 @@ std::string Page(std::string_view title, std::string_view body) {
       "td.id,td.time,td.num,td.kind{{white-space:nowrap}}\n"
       "td.id,code{{font-family:monospace;font-size:12px}}\n"
       "table.summary{{font-size:13px}}\ntd.hypothesis{{min-width:12em}}\n"
+      // A text table's prose lines (a sweep's heading) wrap at the page's width; its aligned
+      // rows are shorter than that and stay as printed.
+      "pre.table{{white-space:pre-wrap;overflow-wrap:anywhere}}\n"
       "tr.group th{{background:#e8e8e8;font-size:15px}}\n"
       ".muted,.legend,.absent,.missing{{color:#555;font-size:90%}}\n"
       ".missing{{font-style:italic}}\n.reading{{font-size:15px}}\n"
