@@ -7,6 +7,7 @@
 
 #include "base/atomic_file.h"
 #include "base/strings.h"
+#include "engine/cachegrind.h"
 #include "engine/harness_client.h"
 #include "probes/comparison.h"
 #include "probes/host_tuning.h"
@@ -103,6 +104,21 @@ Status CheckRegistry(const Config& config, const std::string& query) {
                "[registry] command, or the engine's [harness]")
         .WithHint("docs/audit.md describes both");
   }
+  if (config.registry.command.empty()) {
+    // The harness runs every query in one long-lived process: valgrind has no count of one
+    // run there, and its times must not be labelled instructions.
+    auto measured = config.queries.find(query);
+    if (measured != config.queries.end()) {
+      Status in_process = CheckInProcessMetric(measured->second.metric.kind, query);
+      if (!in_process) {
+        return Error::Usage("the order factor would run through the [harness]: " +
+                            in_process.error().message())
+            .WithHint(
+                "give [registry] a command (the engine runs the order in a process per run), "
+                "or audit a wall-time metric");
+      }
+    }
+  }
   return {};
 }
 
@@ -164,6 +180,8 @@ Result<ComparisonOutcome> MeasureOrder(const AuditContext& context, const QueryC
     RecordStore store(config.records.dir);
     return RunComparison(plan, source, context.host, store, context.progress);
   }
+  // As CheckRegistry, for a metric given by --metric.
+  CULPRIT_TRY(CheckInProcessMetric(query.metric.kind, query.name));
   *way = OrderWay::kHarness;
   Result<ProcessSpec> spec = MakeHarnessSpec(config, today);
   if (!spec) return spec.error();

@@ -250,6 +250,24 @@ TEST_F(AuditIntegrationTest, OrderIsTheEffectThroughTheRegistryCommand) {
   EXPECT_TRUE(Contains(report.stdout_text, "| × order |")) << DescribeRun(report);
 }
 
+// A metric valgrind counts of a whole process cannot be measured through the harness, where
+// every run shares one process: refused before anything is measured, never harness times
+// labelled instructions.
+TEST_F(AuditIntegrationTest, AnInstructionCountIsRefusedThroughTheHarness) {
+  WriteConfig(false);
+  std::string text = ReadAll(dir_.path() / "culprit.toml");
+  const std::string regex = "metric = { regex = 'median_ms=([0-9.]+)' }";
+  text.replace(text.find(regex), regex.size(), "metric = \"instructions\"");
+  WriteTextFile(dir_.path() / "culprit.toml", text);
+  ProcessResult run =
+      Culprit({"audit", "-q", "scan", "--published", "0.001", "--published-rev", "v1.0"});
+  EXPECT_EQ(run.exit_code, 2) << DescribeRun(run);
+  EXPECT_TRUE(Contains(run.stderr_text, "the order factor would run through the [harness]"))
+      << DescribeRun(run);
+  EXPECT_TRUE(Contains(run.stderr_text, "give [registry] a command")) << DescribeRun(run);
+  EXPECT_FALSE(fs::exists(dir_.path() / "records")) << DescribeRun(run);
+}
+
 TEST_F(AuditIntegrationTest, OrderIsTheEffectThroughTheHarness) {
   WriteConfig(false);
   // Published as a culprit run record of v1.0: commit, calibration, samples.
