@@ -150,14 +150,18 @@ int main(int argc, char** argv) {
 
 class InvestigateCliTest : public ::testing::Test {
  protected:
+  // The engine's files at the good end: the rollup refreshed, not kept.
+  static std::map<std::string, std::string> FirstFiles() {
+    return {{"engine.h", kEngineH},
+            {"scan.c", kScanC},
+            {"main.c", kMainC},
+            {"rollup.c", RollupC(false)},
+            {"NOTES.md", "notes\n"}};
+  }
+
   void SetUp() override {
     GitFixture git(dir_.path() / "repo");
-    std::map<std::string, std::string> files = {{"engine.h", kEngineH},
-                                                {"scan.c", kScanC},
-                                                {"main.c", kMainC},
-                                                {"rollup.c", RollupC(false)},
-                                                {"NOTES.md", "notes\n"}};
-    good_ = git.Commit(files, {}, "A scan engine with a rollup");
+    good_ = git.Commit(FirstFiles(), {}, "A scan engine with a rollup");
     git.Tag("v1", good_);
     git.Commit({{"NOTES.md", "notes, more of them\n"}}, {}, "More notes");
     culprit_ = git.Commit({{"rollup.c", RollupC(true)}}, {}, "Persist the rollup between queries");
@@ -382,12 +386,7 @@ class InvestigateTwoChangesCliTest : public InvestigateCliTest {
  protected:
   void SetUp() override {
     GitFixture git(dir_.path() / "repo");
-    std::map<std::string, std::string> files = {{"engine.h", kEngineH},
-                                                {"scan.c", kScanC},
-                                                {"main.c", kMainC},
-                                                {"rollup.c", RollupC(false)},
-                                                {"NOTES.md", "notes\n"}};
-    good_ = git.Commit(files, {}, "A scan engine with a rollup");
+    good_ = git.Commit(FirstFiles(), {}, "A scan engine with a rollup");
     git.Tag("v1", good_);
     std::string twice = kScanC;
     const std::string loop = "  for (size_t i = 0; i < data_n; ++i) sum += data[i] ^ (int64_t)i;\n";
