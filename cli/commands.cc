@@ -281,6 +281,23 @@ Result<int> CommandHost(bool json) {
                             {"parallel_ms", parallelism->parallel_ms},
                             {"effective", parallelism->effective}};
     }
+    // Where instructions and simulated cache misses come from here, as the text says it.
+    const MetricSources sources = ProbeMetricSources();
+    nlohmann::json valgrind = nullptr;
+    if (!sources.valgrind.empty()) {
+      valgrind = {
+          {"path", sources.valgrind},
+          {"version", sources.valgrind_version.empty() ? nlohmann::json(nullptr)
+                                                       : nlohmann::json(sources.valgrind_version)}};
+    }
+    doc["metric_sources"] = {
+        {"metrics", {"instructions", "ll_misses", "d1_misses"}},
+        {"source", sources.valgrind.empty() ? nlohmann::json(nullptr) : "cachegrind"},
+        {"valgrind", valgrind},
+        {"unavailable_because",
+         sources.valgrind.empty() ? nlohmann::json(sources.missing) : nlohmann::json(nullptr)},
+        // culprit never reads hardware counters (no perf_event_open), usable or not.
+        {"hardware_counters_read", false}};
     fmt::print("{}\n", ToJsonText(doc, 2));
   } else {
     fmt::print("{}", FormatHostReport(identity, snapshot, warnings));

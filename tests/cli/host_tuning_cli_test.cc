@@ -39,6 +39,24 @@ TEST(HostTuningCli, JsonCarriesTheTuning) {
   ASSERT_TRUE(doc["state"]["tuning"].is_object()) << host.stdout_text;
   // A counter was tried on the real host: usable or not, it says.
   EXPECT_TRUE(doc["state"]["tuning"]["counters_usable"].is_boolean()) << host.stdout_text;
+  // Where instructions would come from: cachegrind when valgrind is here, else why not.
+  const nlohmann::json& sources = doc["metric_sources"];
+  ASSERT_TRUE(sources.is_object()) << host.stdout_text;
+  EXPECT_EQ(sources["metrics"][0], "instructions") << host.stdout_text;
+  EXPECT_EQ(sources["hardware_counters_read"], false) << host.stdout_text;
+  if (sources["source"].is_null()) {
+    EXPECT_TRUE(sources["unavailable_because"].is_string()) << host.stdout_text;
+  } else {
+    EXPECT_EQ(sources["source"], "cachegrind") << host.stdout_text;
+    EXPECT_TRUE(sources["valgrind"]["path"].is_string()) << host.stdout_text;
+  }
+  // Without valgrind on PATH, it says so.
+  ProcessResult bare = RunCulprit({"host", "--json"}, dir.path(), {{"PATH", "/nonexistent-bin"}});
+  ASSERT_EQ(bare.exit_code, 0) << DescribeRun(bare);
+  nlohmann::json none = nlohmann::json::parse(bare.stdout_text);
+  EXPECT_TRUE(none["metric_sources"]["source"].is_null()) << bare.stdout_text;
+  EXPECT_EQ(none["metric_sources"]["unavailable_because"], "no valgrind on PATH")
+      << bare.stdout_text;
 }
 
 }  // namespace
