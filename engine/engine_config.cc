@@ -505,20 +505,7 @@ std::optional<std::vector<std::string>> OtherEngineConfig::CommandFor(
   if (auto it = queries.find(query); it != queries.end()) return it->second;
   if (command.empty()) return std::nullopt;
   std::vector<std::string> argv;
-  for (std::string word : command) {
-    // The name goes in as written: a brace in it is escaped for the placeholder expansion the
-    // runner does after.
-    std::string name;
-    for (char c : query) {
-      name += c;
-      if (c == '{' || c == '}') name += c;
-    }
-    for (size_t at = word.find("{query}"); at != std::string::npos;
-         at = word.find("{query}", at + name.size())) {
-      word.replace(at, 7, name);
-    }
-    argv.push_back(std::move(word));
-  }
+  for (const std::string& word : command) argv.push_back(FillPlaceholder(word, "query", query));
   return argv;
 }
 

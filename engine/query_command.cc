@@ -63,6 +63,27 @@ bool IsPlainRevision(std::string_view revision) {
   });
 }
 
+std::string FillPlaceholder(std::string_view word, std::string_view name, std::string_view value) {
+  const std::string placeholder = fmt::format("{{{}}}", name);
+  std::string out;
+  for (size_t i = 0; i < word.size(); ++i) {
+    const char c = word[i];
+    if ((c == '{' || c == '}') && i + 1 < word.size() && word[i + 1] == c) {
+      out.append(2, c);  // An escape stays one for ExpandPlaceholders.
+      ++i;
+    } else if (word.substr(i).starts_with(placeholder)) {
+      for (char v : value) {
+        out += v;
+        if (v == '{' || v == '}') out += v;
+      }
+      i += placeholder.size() - 1;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 Result<std::string> ExpandPlaceholders(std::string_view word, const ArmContext& context) {
   return Substitute(word, [&](std::string_view name) -> Result<std::string> {
     if (name.starts_with(kArtifactPrefix)) {

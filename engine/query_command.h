@@ -37,6 +37,13 @@ bool IsPlainRevision(std::string_view revision);
 /// (`HEAD@{now;touch x}` names HEAD) and a command may be a shell's.
 Result<std::string> ExpandPlaceholders(std::string_view word, const ArmContext& context);
 
+/// `word` with each `{name}` placeholder replaced by `value`, ready for ExpandPlaceholders:
+/// the value's braces are doubled, so that it goes in as written, and the word's own `{{` and
+/// `}}` stay the escapes they are (so "{{query}}" is not a placeholder to fill). Other
+/// placeholders are left for ExpandPlaceholders. For the placeholders a caller fills itself
+/// before a command becomes a query's ({query} of [registry] and [engines.NAME] commands).
+std::string FillPlaceholder(std::string_view word, std::string_view name, std::string_view value);
+
 /// Expands each word of a command.
 Result<std::vector<std::string>> ExpandCommand(const std::vector<std::string>& argv,
                                                const ArmContext& context);

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "base/strings.h"
+#include "engine/query_command.h"
 
 namespace culprit {
 namespace {
@@ -44,9 +45,11 @@ Status ReadCommand(const ConfigValue& command, const EngineConfig& engine,
                    RegistryConfig* registry) {
   auto argv = command.Command("registry.command");
   if (!argv) return argv.error();
-  CULPRIT_TRY(CheckCommandTemplate(command, "registry.command", engine, {"query"}));
+  CULPRIT_TRY(
+      CheckCommandTemplate(command, "registry.command", engine, {kRegistryQueryPlaceholderName}));
   const bool names_query = std::any_of(argv->begin(), argv->end(), [](const std::string& word) {
-    return word.find(kRegistryQueryPlaceholder) != std::string::npos;
+    // Filling it in changes a word only where it is a placeholder, not an escaped "{{query}}".
+    return FillPlaceholder(word, kRegistryQueryPlaceholderName, "") != word;
   });
   if (!names_query) {
     return command
@@ -84,13 +87,8 @@ Status ReadRegistrySection(const ConfigTable& root, const EngineConfig& engine,
 std::vector<std::string> RegistryCommandFor(const std::vector<std::string>& command,
                                             const std::string& query) {
   std::vector<std::string> argv;
-  const std::string placeholder = kRegistryQueryPlaceholder;
-  for (std::string word : command) {
-    for (size_t at = word.find(placeholder); at != std::string::npos;
-         at = word.find(placeholder, at + query.size())) {
-      word.replace(at, placeholder.size(), query);
-    }
-    argv.push_back(std::move(word));
+  for (const std::string& word : command) {
+    argv.push_back(FillPlaceholder(word, kRegistryQueryPlaceholderName, query));
   }
   return argv;
 }

@@ -26,8 +26,8 @@ struct RegistryConfig {
   std::vector<std::string> command;
 };
 
-/// The placeholder of [registry] command that names the measured query.
-inline constexpr char kRegistryQueryPlaceholder[] = "{query}";
+/// The placeholder of [registry] command that names the measured query: "{query}".
+inline constexpr char kRegistryQueryPlaceholderName[] = "query";
 
 /// Reads [registry]; every name in its order is one of `queries`, once; a
 /// command has "{query}" in some word and uses only `engine`'s artifacts, and
@@ -36,8 +36,8 @@ Status ReadRegistrySection(const ConfigTable& root, const EngineConfig& engine,
                            const std::map<std::string, QueryConfig>& queries,
                            RegistryConfig* registry);
 
-/// `command` with every "{query}" replaced by `query` (other placeholders kept
-/// for ExpandCommand).
+/// `command` with every "{query}" replaced by `query` (FillPlaceholder: "{{" stays an escape,
+/// other placeholders are kept for ExpandCommand).
 std::vector<std::string> RegistryCommandFor(const std::vector<std::string>& command,
                                             const std::string& query);
 

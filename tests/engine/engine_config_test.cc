@@ -351,6 +351,8 @@ TEST(EnginesSection, ACommandPerQueryOrOneWithTheQueryPlaceholder) {
             (std::vector<std::string>{"sqlite3", "db", ".read other.sql"}));
   // A brace in a query's name is escaped as it goes in.
   EXPECT_EQ(sqlite.CommandFor("a{b")->at(2), ".read a{{b.sql");
+  // An escaped "{{query}}" is not the placeholder: it stays the user's literal text.
+  EXPECT_EQ(sqlite.CommandFor("a{b")->at(3), "{{x}}");
   const OtherEngineConfig& old = engines.at("old");
   EXPECT_FALSE(old.metric);
   EXPECT_EQ(old.CommandFor("q1"), (std::vector<std::string>{"/opt/old/bin/engine", "q1"}));

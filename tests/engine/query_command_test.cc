@@ -30,6 +30,24 @@ TEST(ExpandPlaceholders, DoubledBracesAreLiteral) {
   EXPECT_EQ(*word, "{\"a\": v1.0}");
 }
 
+TEST(FillPlaceholder, FillsOnlyThePlaceholderAndEscapesTheValue) {
+  EXPECT_EQ(FillPlaceholder("--q={query},{query}", "query", "q1"), "--q=q1,q1");
+  // An escaped "{{query}}" is the user's literal text, not a placeholder: it stays escaped.
+  EXPECT_EQ(FillPlaceholder("{{query}}={query}", "query", "q1"), "{{query}}=q1");
+  EXPECT_EQ(FillPlaceholder("{{{query}}}", "query", "q1"), "{{q1}}");
+  // The value goes in as written: its braces are escaped for ExpandPlaceholders.
+  EXPECT_EQ(FillPlaceholder(".read {query}.sql", "query", "a{b}"), ".read a{{b}}.sql");
+  // Other placeholders are left for ExpandPlaceholders.
+  EXPECT_EQ(FillPlaceholder("{artifact:engine} {query} {rev}", "query", "q"),
+            "{artifact:engine} q {rev}");
+  ArmContext context;
+  context.rev = "v1";
+  auto expanded =
+      ExpandPlaceholders(FillPlaceholder("{{query}}:{query}@{rev}", "query", "{x}"), context);
+  ASSERT_TRUE(expanded.ok()) << expanded.error().message();
+  EXPECT_EQ(*expanded, "{query}:{x}@v1");
+}
+
 TEST(ExpandPlaceholders, UnknownArtifactSuggestsNearest) {
   auto word = ExpandPlaceholders("{artifact:eventstor}", Context());
   ASSERT_FALSE(word);

@@ -60,6 +60,9 @@ TEST(RegistrySection, ReadsTheCommand) {
             (std::vector<std::string>{"{artifact:es}", "registry", "--only", "a"}));
   EXPECT_EQ(RegistryCommandFor({"--q={query},{query}"}, "series.count"),
             (std::vector<std::string>{"--q=series.count,series.count"}));
+  // "{{query}}" is an escape, a literal "{query}" for the engine: not filled in.
+  EXPECT_EQ(RegistryCommandFor({"--label={{query}}", "{query}"}, "a"),
+            (std::vector<std::string>{"--label={{query}}", "a"}));
 }
 
 TEST(RegistrySection, CommandErrors) {
@@ -69,6 +72,10 @@ TEST(RegistrySection, CommandErrors) {
   EXPECT_EQ(RegistryErrorOf("[registry]\norder = [\"a\"]\ncommand = [\"x\", \"all\"]\n"),
             "/proj/culprit.toml:10:11: registry.command: expected \"{query}\" in some word: the "
             "command runs the order up to the measured query, which it must be told");
+  // An escaped "{{query}}" is literal text: the command still does not name the query.
+  EXPECT_NE(RegistryErrorOf("[registry]\norder = [\"a\"]\ncommand = [\"x\", \"{{query}}\"]\n")
+                .find("/proj/culprit.toml:10:11: registry.command: expected \"{query}\""),
+            std::string::npos);
   EXPECT_EQ(RegistryErrorOf("[registry]\ncommand = [\"x\", \"{query}\"]\n"),
             "/proj/culprit.toml:9:11: registry.command: expected registry.order beside it: the "
             "command runs the order, which culprit needs to name the queries before the "
