@@ -4,6 +4,8 @@
 #include <cmath>
 #include <numbers>
 
+#include "bisect/pinpoint_bisect.h"
+
 namespace culprit {
 namespace {
 
@@ -44,6 +46,8 @@ CellSummary Summarise(const std::vector<TrialResult>& results) {
     }
     s.mean_builds += r.builds;
     s.mean_pairs += r.pairs;
+    s.mean_runs += r.runs;
+    s.partial += r.partial;
     builds.push_back(r.builds);
   }
   const double n = static_cast<double>(results.size());
@@ -53,6 +57,8 @@ CellSummary Summarise(const std::vector<TrialResult>& results) {
   s.inconclusive /= n;
   s.mean_builds /= n;
   s.mean_pairs /= n;
+  s.mean_runs /= n;
+  s.partial /= n;
   std::sort(builds.begin(), builds.end());
   s.p95_builds = builds[static_cast<size_t>(std::ceil(0.95 * n)) - 1];
   return s;
@@ -184,6 +190,7 @@ TrialResult RunCulpritTrial(SimWorld& world, const SearchOptions& options) {
   TrialResult r;
   r.builds = search.builds_used();
   r.pairs = search.pairs_used();
+  r.runs = world.runs();
   if (outcome.kind == SearchOutcome::Kind::kCulprit ||
       outcome.kind == SearchOutcome::Kind::kRange) {
     r.score = ScoreRange(outcome.first, outcome.last, world.first_bad());
@@ -230,6 +237,7 @@ TrialResult RunNaiveTrial(SimWorld& world, int runs_per_step, double threshold) 
     }
   }
   r.score = ScoreRange(good + 1, bad, world.first_bad());
+  r.runs = world.runs();
   return r;
 }
 
@@ -240,7 +248,16 @@ uint64_t TrialSeed(uint64_t seed, int trial) {
 
 CellResult RunCell(const WorldOptions& world, const SearchOptions& search, int trials,
                    uint64_t seed) {
-  std::vector<TrialResult> culprit, single, median5;
+  std::vector<TrialResult> culprit, single, median5, pinpoint;
+  PinpointThresholds thresholds;
+  PinpointOptions pinpoint_options;
+  double total = 0;
+  if (world.changes.empty()) {
+    total = std::log1p(world.effect);
+  } else {
+    for (const SimChange& change : world.changes) total += std::log1p(change.effect);
+  }
+  pinpoint_options.magnitude = std::expm1(total);
   for (int t = 0; t < trials; ++t) {
     const uint64_t trial_seed = TrialSeed(seed, t);
     // The same trial seed gives the same world (first bad commit and unbuildable set are
@@ -251,8 +268,10 @@ CellResult RunCell(const WorldOptions& world, const SearchOptions& search, int t
     single.push_back(RunNaiveTrial(w2, 1));
     SimWorld w3(world, trial_seed);
     median5.push_back(RunNaiveTrial(w3, 5));
+    SimWorld w4(world, trial_seed);
+    pinpoint.push_back(RunPinpointTrial(w4, thresholds, pinpoint_options, trial_seed ^ 0x5eed));
   }
-  return {Summarise(culprit), Summarise(single), Summarise(median5)};
+  return {Summarise(culprit), Summarise(single), Summarise(median5), Summarise(pinpoint)};
 }
 
 }  // namespace culprit

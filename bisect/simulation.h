@@ -104,6 +104,9 @@ struct TrialResult {
   Score score = Score::kInconclusive;
   int builds = 0;  ///< Build attempts strictly between the endpoints.
   int pairs = 0;   ///< Pairs (culprit) or candidate runs compared with the baseline (naive).
+  int runs = 0;    ///< Every run the strategy made (the world's runs()), endpoints included.
+  /// Some of several changes named, none wrongly, not all (scored kInconclusive).
+  bool partial = false;
 };
 
 /// Runs BisectSearch on the world to the end. A culprit is exact when it is the first bad
@@ -125,11 +128,14 @@ struct CellSummary {
   double mean_builds = 0;
   int p95_builds = 0;
   double mean_pairs = 0;
+  double mean_runs = 0;  ///< Every run, endpoints and baselines included.
+  double partial = 0;    ///< Fraction scored partial (counted in `inconclusive` too).
 };
 
-/// Summaries of culprit's search and of the naive script with 1 and 5 runs per step.
+/// Summaries of culprit's search, of the naive script with 1 and 5 runs per step, and of
+/// Chromium Pinpoint's bisect (bisect/pinpoint_bisect.h).
 struct CellResult {
-  CellSummary culprit, naive_single, naive_median5;
+  CellSummary culprit, naive_single, naive_median5, pinpoint;
 };
 
 /// The seed of trial `trial` of a cell seeded `seed`: the same trial sees the same world in
@@ -137,7 +143,9 @@ struct CellResult {
 uint64_t TrialSeed(uint64_t seed, int trial);
 
 /// Runs `trials` worlds (seeded from `seed`; the same trial index sees the same world, first
-/// bad commit and unbuildable set for every strategy) and summarises each strategy.
+/// bad commit and unbuildable set for every strategy) and summarises each strategy. Pinpoint
+/// seeks the world's whole move (its magnitude: exp of the changes' summed log effects,
+/// minus 1), as an auto-bisect seeks its alert's.
 CellResult RunCell(const WorldOptions& world, const SearchOptions& search, int trials,
                    uint64_t seed);
 
