@@ -218,6 +218,7 @@ Result<RunnerTrialResult> RunRunnerTrial(SimWorld& world, const std::filesystem:
   Result<BisectReport> report = RunSimulatedBisect(engine, dir, seed, reporter, bisect);
   RunnerTrialResult r;
   r.builds = engine.builds_attempted();
+  r.runs = world.runs();
   if (!report) {
     r.error = report.error().message();
     return r;
@@ -332,6 +333,7 @@ Result<RunnerCellSummary> RunRunnerCell(const WorldOptions& world, int trials, u
     s.mean_search_pairs += r->search_pairs;
     s.mean_verify_pairs += r->verify_pairs;
     s.mean_check_pairs += r->check_pairs;
+    s.mean_runs += r->runs;
     s.max_pairs = std::max(s.max_pairs, r->pairs);
     builds.push_back(r->builds);
   }
@@ -352,6 +354,7 @@ Result<RunnerCellSummary> RunRunnerCell(const WorldOptions& world, int trials, u
   s.mean_search_pairs /= n;
   s.mean_verify_pairs /= n;
   s.mean_check_pairs /= n;
+  s.mean_runs /= n;
   std::sort(builds.begin(), builds.end());
   if (!builds.empty()) {
     s.p95_builds = builds[static_cast<size_t>(std::ceil(0.95 * builds.size())) - 1];

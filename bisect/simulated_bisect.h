@@ -98,6 +98,8 @@ struct RunnerTrialResult {
   /// The same by the step's kind: the endpoint confirmation, the search's measurements, the
   /// verifications, the checks of what a change leaves unexplained.
   int confirm_pairs = 0, search_pairs = 0, verify_pairs = 0, check_pairs = 0;
+  /// Every run the world drew: two per pair, and the warm-ups and retries besides.
+  int runs = 0;
   std::string report;  ///< What `bisect run` printed at the end.
   /// The bisect ended with this error (what `bisect run` prints before exiting 1; no
   /// verdict, so never a wrong answer); empty when it finished.
@@ -125,6 +127,7 @@ struct RunnerCellSummary {
   int p95_builds = 0;
   double mean_pairs = 0;
   double mean_confirm_pairs = 0, mean_search_pairs = 0, mean_verify_pairs = 0, mean_check_pairs = 0;
+  double mean_runs = 0;  ///< Every run (RunnerTrialResult::runs), over the trials that ended.
   int max_pairs = 0;
   std::vector<std::string> wrong_examples;  ///< The first few `wrong` reasons.
   std::string inconclusive_example;         ///< The report of the first inconclusive trial.

@@ -1,7 +1,8 @@
 // bisect-sim: runs `culprit bisect run` itself — BisectRunner's orchestration, with the
 // tool's default [measure] and [bisect] — on synthetic worlds (SimulatedEngine scripts the
-// history, the builds and the runs), beside the naive `git bisect run` threshold script,
-// and prints per cell how often each names the right commit.
+// history, the builds and the runs), beside the naive `git bisect run` threshold script and
+// Chromium Pinpoint's bisect (bisect/pinpoint_bisect.h) on the same worlds and seeds, and
+// prints per cell how often each names the right commit and how many runs it took.
 //
 //   bisect-sim [--trials 200] [--seed 1] [--quick] [--scenarios] [--no-outliers]
 //              [--no-drift] [--cell N,EFFECT,SIGMA,UNBUILDABLE] [--search-only] [--verbose]
@@ -52,17 +53,25 @@ struct Cell {
   culprit::WorldOptions world;
 };
 
-std::string NaiveRow(std::string_view label, const culprit::CellSummary& s) {
-  return fmt::format("{:<9} {:6.1f}% {:6.1f}% {:>7} {:6.1f}% {:6.1f}% {:>6} {:7.1f} {:4d} {:8.1f}",
-                     label, 100 * s.exact, 100 * s.range, "", 100 * s.wrong, 100 * s.inconclusive,
-                     "", s.mean_builds, s.p95_builds, s.mean_pairs);
+// naive: one commit or range named, so no part column; pairs = candidate runs. pinpoint: a
+// part column, and no pairs (its runs are not paired).
+std::string NaiveRow(std::string_view label, const culprit::CellSummary& s, bool pinpoint = false) {
+  return fmt::format(
+      "{:<9} {:6.1f}% {:6.1f}% {:>7} {:6.1f}% {:6.1f}% {:>6} {:7.1f} {:4d} {:>8} {:>5} {:8.1f} "
+      "{:>6}",
+      label, 100 * s.exact, 100 * s.range,
+      pinpoint ? fmt::format("{:6.1f}%", 100 * s.partial) : std::string(), 100 * s.wrong,
+      100 * (s.inconclusive - s.partial), "", s.mean_builds, s.p95_builds,
+      pinpoint ? std::string("-") : fmt::format("{:.1f}", s.mean_pairs), "", s.mean_runs, "-");
 }
 
 std::string RunnerRow(const culprit::RunnerCellSummary& s) {
   return fmt::format(
-      "{:<9} {:6.1f}% {:6.1f}% {:6.1f}% {:6.1f}% {:6.1f}% {:5.1f}% {:7.1f} {:4d} {:8.1f} {:5d}",
+      "{:<9} {:6.1f}% {:6.1f}% {:6.1f}% {:6.1f}% {:6.1f}% {:5.1f}% {:7.1f} {:4d} {:8.1f} {:5d} "
+      "{:8.1f} {:6.1f}",
       "culprit", 100 * s.exact, 100 * s.range, 100 * s.partial, 100 * s.wrong, 100 * s.inconclusive,
-      100 * s.not_reproducible, s.mean_builds, s.p95_builds, s.mean_pairs, s.max_pairs);
+      100 * s.not_reproducible, s.mean_builds, s.p95_builds, s.mean_pairs, s.max_pairs, s.mean_runs,
+      s.mean_runs - 2 * s.mean_pairs);
 }
 
 // Whether the world's changes move both ways (an improvement and a regression).
@@ -221,12 +230,15 @@ int main(int argc, char** argv) {
                                        bisect.prove_first ? ", prove_first" : ""));
   fmt::print(
       "builds: build attempts between the endpoints; pairs: every paired run culprit measured "
-      "(max: the most in one trial); naive: candidate runs; NR: NOT REPRODUCIBLE\n\n");
+      "(max: the most in one trial); naive: candidate runs; runs: every run, endpoints and "
+      "baselines included; warm: "
+      "culprit's runs beyond two a pair (warm-ups); pinpoint: Chromium Pinpoint's bisect "
+      "(bisect/pinpoint_bisect.h); NR: NOT REPRODUCIBLE\n\n");
   fmt::print(
       "{:<19} {:>5} {:>4} {:>4} {:>4}  {:<9} {:>7} {:>7} {:>7} {:>7} {:>7} {:>6} {:>7} "
-      "{:>4} {:>8} {:>5}\n",
+      "{:>4} {:>8} {:>5} {:>8} {:>6}\n",
       "world", "N", "d", "sd", "unb", "strategy", "exact", "range", "part", "wrong", "incon", "NR",
-      "builds", "p95", "pairs", "max");
+      "builds", "p95", "pairs", "max", "runs", "warm");
   const culprit::SearchOptions search;
   for (Cell& cell : cells) {
     culprit::WorldOptions& world = cell.world;
@@ -267,6 +279,7 @@ int main(int argc, char** argv) {
         fmt::print("{:{}}   wrong: {}\n", "", head.size(), example);
       }
     }
+    fmt::print("{:{}} {}\n", "", head.size(), NaiveRow("pinpoint", naive.pinpoint, true));
     if (cell.world.changes.size() <= 1 && cell.world.timeout_rate == 0) {
       fmt::print("{:{}} {}\n", "", head.size(), NaiveRow("naive-1", naive.naive_single));
       fmt::print("{:{}} {}\n", "", head.size(), NaiveRow("naive-5", naive.naive_median5));
