@@ -241,6 +241,7 @@ CachegrindRun RunUnderCachegrind(const ProcessSpec& spec, MetricRule::Kind kind,
       return run;
     }
     for (const auto& [event, count] : *file) counts[event] += count;
+    run.out_files.push_back(std::move(*text));
   }
   Result<double> figure = CachegrindFigure(kind, counts);
   if (!figure) {

@@ -86,6 +86,10 @@ struct CachegrindRun {
   /// Why there is no value: how the run ended with valgrind's last words, or that no out
   /// file was written, or what the out files lack. "" when there is a value.
   std::string failure;
+  /// The text of every out file of the tree (one per process), in file-name order, read
+  /// before the directory went: per-function counts for `culprit explain`
+  /// (engine/function_profile.h). Empty when the run failed before any was read.
+  std::vector<std::string> out_files;
 };
 
 /// Runs `spec` under the valgrind at `valgrind` for `kind` (IsCachegrindMetric), in a
