@@ -491,6 +491,47 @@ Result<std::vector<std::string>> GitRepo::ChangedFiles(std::string_view revision
   return std::vector<std::string>(paths.begin(), paths.end());
 }
 
+Result<std::vector<std::string>> GitRepo::ChangedFilesBetween(std::string_view from,
+                                                              std::string_view to) const {
+  std::vector<TreePtr> trees;
+  for (std::string_view revision : {from, to}) {
+    Result<CommitInfo> commit = Commit(revision);
+    if (!commit) return commit.error();
+    git_oid tree_oid;
+    git_oid_fromstr(&tree_oid, commit->tree_id.c_str());
+    Result<TreePtr> tree = impl_->LookupTree(tree_oid);
+    if (!tree) return tree.error();
+    trees.push_back(std::move(*tree));
+  }
+  git_diff_options options = GIT_DIFF_OPTIONS_INIT;
+  git_diff* raw = nullptr;
+  if (git_diff_tree_to_tree(&raw, impl_->repo.get(), trees[0].get(), trees[1].get(), &options) !=
+      0) {
+    return Error(fmt::format("cannot diff {} against {}: {}", to, from, LastGitError()));
+  }
+  DiffPtr diff(raw);
+  std::set<std::string> paths;
+  for (size_t i = 0; i < git_diff_num_deltas(diff.get()); ++i) {
+    const git_diff_delta* delta = git_diff_get_delta(diff.get(), i);
+    if (delta->old_file.path != nullptr) paths.insert(delta->old_file.path);
+    if (delta->new_file.path != nullptr) paths.insert(delta->new_file.path);
+  }
+  return std::vector<std::string>(paths.begin(), paths.end());
+}
+
+Result<std::vector<std::string>> GitRepo::Files(std::string_view revision) const {
+  Result<CommitInfo> commit = Commit(revision);
+  if (!commit) return commit.error();
+  git_oid tree_oid;
+  git_oid_fromstr(&tree_oid, commit->tree_id.c_str());
+  Result<TreeListing> listing = impl_->ListTree(tree_oid, /*strict=*/false, commit->short_id);
+  if (!listing) return listing.error();
+  std::vector<std::string> files;
+  files.reserve(listing->files.size());
+  for (const auto& [path, file] : listing->files) files.push_back(path);
+  return files;
+}
+
 Status GitRepo::Materialize(std::string_view revision, const fs::path& dir) const {
   Result<CommitInfo> commit = Commit(revision);
   if (!commit) return commit.error();

@@ -58,6 +58,14 @@ class GitRepo : public History {
   /// merge brought into the first-parent line.
   Result<std::vector<std::string>> ChangedFiles(std::string_view revision) const override;
 
+  /// Paths that differ between the trees of `from` and `to` (any two commits, like
+  /// `git diff --name-only from to`), sorted, each once.
+  Result<std::vector<std::string>> ChangedFilesBetween(std::string_view from,
+                                                       std::string_view to) const;
+
+  /// Paths of the files in the commit's tree (not directories, not submodules), sorted.
+  Result<std::vector<std::string>> Files(std::string_view revision) const;
+
   /// Makes `dir` hold exactly the commit's tree: files added, changed and
   /// removed, executable bits and symlinks as recorded. `dir` must be a
   /// directory culprit owns (never the user's working tree). A stamp file
