@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "records/explain_payload.h"
 #include "records/report.h"
 #include "records/report_facts.h"
 #include "records/report_payload.h"
@@ -495,6 +496,34 @@ std::string SweepPicture(const Record& r) {
   return out + "<pre class=\"table\">" + Escape(SweepFactsText(*facts)) + "</pre>\n";
 }
 
+// An explain: the functions whose instructions moved most, as signed bars, then the diff's
+// table (the record keeps every function).
+std::string ExplainPicture(const Record& r) {
+  std::optional<ExplainFacts> facts = ReadExplainFacts(r);
+  if (!facts) return Missing("the per-function diff");
+  svg::DeltaBarsSpec spec;
+  spec.title = fmt::format("{}: instructions per function, {} against {}", facts->query,
+                           ShortCommit(facts->change), ShortCommit(facts->parent));
+  spec.unit = "instructions";
+  for (const ExplainFunctionFacts& fn : facts->functions) {
+    if (fn.Delta() == 0 || spec.bars.size() == kExplainPictureBars) break;
+    svg::DeltaBar bar;
+    bar.name = fn.function;
+    bar.value = static_cast<double>(fn.Delta());
+    std::optional<double> rel = fn.Relative();
+    bar.value_text = fmt::format("{:+} ({})", fn.Delta(), rel ? PercentChange(1 + *rel) : "new");
+    std::string where = fn.first_line > 0 ? fmt::format("{}:{}", fn.file, fn.first_line) : fn.file;
+    if (fn.place == FunctionPlace::kTouched) where += ", touched by the change";
+    if (fn.place == FunctionPlace::kOnPath) where += ", on the path, untouched";
+    bar.caption = where;
+    spec.bars.push_back(std::move(bar));
+  }
+  std::string out = "<h4>The functions whose instructions moved most</h4>\n";
+  out += svg::DeltaBars(spec);
+  return out + "<pre class=\"table\">" + Escape(ExplainFactsText(*facts, kExplainReportRows)) +
+         "</pre>\n";
+}
+
 std::string RecordSection(const Record& r, const RecordIndex& index, int level = 2) {
   std::string out =
       fmt::format("<section id=\"{0}\">\n<h{4}>{1} {2} — {3}</h{4}>\n", Escape(r.id),
@@ -517,6 +546,8 @@ std::string RecordSection(const Record& r, const RecordIndex& index, int level =
     out += TablePicture(r);
   } else if (r.kind == RecordKind::kSweep) {
     out += SweepPicture(r);
+  } else if (r.kind == RecordKind::kExplain) {
+    out += ExplainPicture(r);
   } else {
     out += "<div class=\"plots\">\n" + VerdictStrip(r) + "<div>" + SamplePlot(r) + "</div></div>\n";
   }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "records/explain_payload.h"
 #include "records/report.h"
 #include "records/report_facts.h"
 #include "records/report_payload.h"
@@ -423,6 +424,12 @@ class MarkdownReporter : public RecordReporter {
     if (r.kind == RecordKind::kSweep) {
       if (std::optional<SweepFacts> sweep = ReadSweepFacts(r)) {
         out += "\n## Sweep\n\n" + SweepFactsMarkdown(*sweep);
+      }
+    }
+    if (r.kind == RecordKind::kExplain) {
+      if (std::optional<ExplainFacts> e = ReadExplainFacts(r)) {
+        out +=
+            "\n## Where the instructions moved\n\n" + ExplainFactsMarkdown(*e, kExplainReportRows);
       }
     }
     out += HostTable(r);

@@ -508,7 +508,7 @@ namespace {
 // In the enum's order: the one place each kind is spelled.
 constexpr std::string_view kRecordKindNames[] = {"probe",   "compare", "bisect", "bisect-step",
                                                  "isolate", "audit",   "run",    "investigation",
-                                                 "table",   "sweep"};
+                                                 "table",   "sweep",   "explain"};
 }  // namespace
 
 std::string_view RecordKindName(RecordKind kind) { return NameIn(kRecordKindNames, kind); }

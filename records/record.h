@@ -34,14 +34,16 @@ enum class RecordKind {
   kInvestigation,
   kTable,  ///< `culprit table`: every cell of a table in one sitting (records/table_payload.h).
   kSweep,  ///< `culprit sweep`: commits of a range in one table sitting (records/sweep_payload.h).
+  /// `culprit explain`: a change's per-function instruction diff (records/explain_payload.h).
+  kExplain,
 };
 inline constexpr RecordKind kAllRecordKinds[] = {
     RecordKind::kProbe,   RecordKind::kCompare, RecordKind::kBisect, RecordKind::kBisectStep,
     RecordKind::kIsolate, RecordKind::kAudit,   RecordKind::kRun,    RecordKind::kInvestigation,
-    RecordKind::kTable,   RecordKind::kSweep};
+    RecordKind::kTable,   RecordKind::kSweep,   RecordKind::kExplain};
 
 /// "probe", "compare", "bisect", "bisect-step", "isolate", "audit", "run", "investigation",
-/// "table", "sweep":
+/// "table", "sweep", "explain":
 /// the spelling in record files, file names and output.
 std::string_view RecordKindName(RecordKind kind);
 /// Inverse of RecordKindName (exact spelling); nullopt for anything else.

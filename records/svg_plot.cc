@@ -582,4 +582,57 @@ std::string LineStrip(const LineSpec& spec) {
   return out + "</svg>\n";
 }
 
+std::string DeltaBars(const DeltaBarsSpec& spec) {
+  const int row = 34, width = spec.width;
+  const size_t rows = std::max<size_t>(1, spec.bars.size());
+  const double label_w = 250, caption_w = 280, top = 40;
+  const double left = label_w, right = width - caption_w;
+  const double bottom = top + row * static_cast<double>(rows);
+  const int height = static_cast<int>(bottom) + 40;
+  double extent = 0;
+  for (const DeltaBar& b : spec.bars) extent = std::max(extent, std::fabs(b.value));
+  if (!(extent > 0)) extent = 1;
+  bool any_negative = false;
+  for (const DeltaBar& b : spec.bars) any_negative = any_negative || b.value < 0;
+  // Zero at the left edge when nothing shrank, else in the middle.
+  Scale x = Scale::Linear(any_negative ? -extent * 1.05 : 0, extent * 1.05, left, right);
+  std::string out = Open(width, height, "delta-bars", spec.title);
+  out += Text(8, 18, spec.title, "start", 13, "font-weight=\"bold\"");
+  out += fmt::format("<g class=\"value-axis\" {}>\n", x.Attributes());
+  out += Line(x(0), top - 4, x(0), bottom, kAxis);
+  out += Line(left, bottom, right, bottom, kAxis);
+  out += Text(x(0), bottom + 15, "0", "middle", 10);
+  out +=
+      Text(right, bottom + 15, fmt::format("{} {}", Number(extent * 1.05), spec.unit), "end", 10);
+  out += "</g>\n";
+  for (size_t i = 0; i < spec.bars.size(); ++i) {
+    const DeltaBar& b = spec.bars[i];
+    const double y = top + row * static_cast<double>(i), mid = y + row / 2.0;
+    std::string name = b.name.size() > 40 ? b.name.substr(0, 37) + "..." : b.name;
+    out += Text(label_w - 8, mid + 4, name, "end", 11);
+    const char* colour = b.value > 0 ? "#c0392b" : "#2e8b57";
+    const double a = x(0), e = x(b.value);
+    out += fmt::format("<g class=\"bar\" data-name=\"{}\">\n<title>{}: {}</title>\n",
+                       Escape(b.name), Escape(b.name), Escape(b.value_text));
+    out += Rect(std::min(a, e), y + 8, std::fabs(e - a), row - 16, colour,
+                fmt::format("class=\"delta\" fill-opacity=\"0.7\" data-value=\"{:.9g}\"", b.value));
+    out += "</g>\n";
+    std::string value =
+        b.value_text.size() > 44 ? b.value_text.substr(0, 41) + "..." : b.value_text;
+    out += Text(right + 10, mid, value, "start", 11,
+                fmt::format("class=\"value-label\" fill=\"{}\"", colour));
+    if (!b.caption.empty()) {
+      std::string caption = b.caption.size() > 50 ? b.caption.substr(0, 47) + "..." : b.caption;
+      out += Text(right + 10, mid + 12, caption, "start", 9, "fill=\"#555\"");
+    }
+  }
+  if (spec.bars.empty()) {
+    out += Text(left + 6, top + row / 2.0 + 4, "nothing moved", "start", 11,
+                "class=\"missing\" fill=\"#999\" font-style=\"italic\"");
+  }
+  out +=
+      Text(left, height - 6, "red: more in the change; green: fewer", "start", 10, "fill=\"#444\"");
+  return out + "</svg>\n";
+}
+
 }  // namespace culprit::svg

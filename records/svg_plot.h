@@ -152,4 +152,20 @@ struct LineSpec {
 };
 std::string LineStrip(const LineSpec& spec);
 
+/// 7. Signed bars from 0 on a linear scale, one row per item (a function's change in
+/// instructions, `culprit explain`): growth drawn to the right in red, shrinkage to the left
+/// in green; each row's name on the left, its value and caption on the right.
+struct DeltaBar {
+  std::string name;
+  double value = 0;
+  std::string value_text;  ///< Printed at the right ("+5,000,000 (+100.0%)").
+  std::string caption;     ///< Under the value ("main.c:3, touched by the change").
+};
+struct DeltaBarsSpec {
+  std::string title, unit;
+  std::vector<DeltaBar> bars;
+  int width = 1000;
+};
+std::string DeltaBars(const DeltaBarsSpec& spec);
+
 }  // namespace culprit::svg

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "base/strings.h"
+#include "records/explain_payload.h"
 #include "records/report.h"
 #include "records/report_facts.h"
 #include "records/sweep_payload.h"
@@ -118,6 +119,11 @@ class TextReporter : public RecordReporter {
     if (r.kind == RecordKind::kSweep) {
       if (std::optional<SweepFacts> sweep = ReadSweepFacts(r)) out += "\n" + SweepFactsText(*sweep);
     }
+    if (r.kind == RecordKind::kExplain) {
+      if (std::optional<ExplainFacts> e = ReadExplainFacts(r)) {
+        out += "\n" + ExplainFactsText(*e, kExplainReportRows);
+      }
+    }
 
     out += "\narms\n";
     for (size_t i = 0; i < r.arms.size(); ++i) {
@@ -185,7 +191,12 @@ class TextReporter : public RecordReporter {
         out += fmt::format("  {}: {}\n", Safe(key), Safe(value));
       }
     }
-    if (!r.details_json.empty()) out += fmt::format("\npayload\n  {}\n", Safe(r.details_json));
+    if (r.kind == RecordKind::kExplain && ReadExplainFacts(r)) {
+      // Every function of both runs: too long to print, and printed above as a table.
+      out += "\npayload\n  the explain diff above (every function: records show --json)\n";
+    } else if (!r.details_json.empty()) {
+      out += fmt::format("\npayload\n  {}\n", Safe(r.details_json));
+    }
     if (!r.notes.empty()) {
       out += "\nnotes\n";
       for (const std::string& note : r.notes) out += "  - " + Safe(note) + "\n";
