@@ -342,6 +342,7 @@ int RunCommandLine(int argc, char** argv) {
   std::shared_ptr<void> audit = AddAuditCommands(app, global, action, argc, argv);
   std::shared_ptr<void> table = AddTableCommands(app, global, action);
   std::shared_ptr<void> sweep = AddSweepCommands(app, global, action);
+  std::shared_ptr<void> explain = AddExplainCommands(app, global, action);
 
   Result<CommandWords> words = ReadCommandWords(app, argc, argv);
   if (!words) {

@@ -118,6 +118,10 @@ std::shared_ptr<void> AddTableCommands(CLI::App& app, GlobalOptions& global,
 std::shared_ptr<void> AddSweepCommands(CLI::App& app, GlobalOptions& global,
                                        std::function<Result<int>()>& action);
 
+/// Registers explain (explain_commands.cc); as above.
+std::shared_ptr<void> AddExplainCommands(CLI::App& app, GlobalOptions& global,
+                                         std::function<Result<int>()>& action);
+
 /// Registers audit (audit_commands.cc); as above. argv is recorded in the audit record.
 std::shared_ptr<void> AddAuditCommands(CLI::App& app, GlobalOptions& global,
                                        std::function<Result<int>()>& action, int argc, char** argv);
