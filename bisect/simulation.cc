@@ -247,10 +247,11 @@ uint64_t TrialSeed(uint64_t seed, int trial) {
 }
 
 CellResult RunCell(const WorldOptions& world, const SearchOptions& search, int trials,
-                   uint64_t seed) {
+                   uint64_t seed, double pinpoint_report_low) {
   std::vector<TrialResult> culprit, single, median5, pinpoint;
   PinpointThresholds thresholds;
   PinpointOptions pinpoint_options;
+  pinpoint_options.report_low = pinpoint_report_low;
   double total = 0;
   if (world.changes.empty()) {
     total = std::log1p(world.effect);

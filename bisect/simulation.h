@@ -146,7 +146,9 @@ uint64_t TrialSeed(uint64_t seed, int trial);
 /// bad commit and unbuildable set for every strategy) and summarises each strategy. Pinpoint
 /// seeks the world's whole move (its magnitude: exp of the changes' summed log effects,
 /// minus 1), as an auto-bisect seeks its alert's.
+/// `pinpoint_report_low`: the p-value at which Pinpoint's Differences() names a culprit (its
+/// 0.01; the exploration's 0.05 to see what the two thresholds' mismatch costs).
 CellResult RunCell(const WorldOptions& world, const SearchOptions& search, int trials,
-                   uint64_t seed);
+                   uint64_t seed, double pinpoint_report_low = 0.01);
 
 }  // namespace culprit

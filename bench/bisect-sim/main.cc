@@ -8,6 +8,7 @@
 //              [--no-drift] [--cell N,EFFECT,SIGMA,UNBUILDABLE] [--search-only] [--verbose]
 //              [--confirm-max-pairs N] [--check-max-pairs N] [--search-max-pairs N]
 //              [--max-builds N] [--prove-first] [--scenario NAME]...
+//              [--pinpoint-report-low P]
 //
 // The default grid is one change (N = 100 and 1000; 5/10/18% effects; 5/10/24% noise; with
 // and without 10% unbuildable commits); --quick keeps N = 100 without unbuildable commits;
@@ -19,6 +20,8 @@
 // --confirm-max-pairs, --check-max-pairs, --search-max-pairs and --max-builds set [bisect]'s
 // confirm_max_pairs, check_max_pairs, max_pairs and max_builds (to compare choices);
 // --prove-first sets [bisect] prove_first (`bisect run --prove-first`).
+// --pinpoint-report-low P names Pinpoint's culprits at p <= P instead of its 0.01 (its
+// exploration decides at 0.05).
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -43,7 +46,8 @@ int Usage(const std::string& message) {
                "usage: bisect-sim [--trials N] [--seed S] [--quick] [--scenarios] "
                "[--no-outliers] [--no-drift] [--cell N,EFFECT,SIGMA,UNBUILDABLE] "
                "[--search-only] [--verbose] [--confirm-max-pairs N] [--check-max-pairs N] "
-               "[--search-max-pairs N] [--max-builds N] [--prove-first] [--scenario NAME]\n",
+               "[--search-max-pairs N] [--max-builds N] [--prove-first] [--scenario NAME] "
+               "[--pinpoint-report-low P]\n",
                message.c_str());
   return 2;
 }
@@ -128,6 +132,7 @@ int main(int argc, char** argv) {
   unsigned long long seed = 1;
   bool quick = false, scenarios = false, search_only = false, verbose = false;
   std::vector<Cell> cells;
+  double pinpoint_report_low = 0.01;         // Pinpoint's Differences(), as in catapult
   std::vector<std::string> scenario_filter;  // --scenario: names that contain one of these
   culprit::WorldOptions base;
   culprit::BisectConfig bisect;  // [bisect] as an empty culprit.toml leaves it, unless told
@@ -170,6 +175,12 @@ int main(int argc, char** argv) {
                     : arg == "--max-builds"      ? bisect.max_builds
                                                  : bisect.max_pairs;
       budget = static_cast<int>(v);
+    } else if (arg == "--pinpoint-report-low" && i + 1 < argc) {
+      char* end = nullptr;
+      pinpoint_report_low = std::strtod(argv[++i], &end);
+      if (*end != '\0' || !(pinpoint_report_low > 0 && pinpoint_report_low < 1)) {
+        return Usage("--pinpoint-report-low takes a p-value in (0, 1)");
+      }
     } else if (arg == "--prove-first") {
       bisect.prove_first = true;
     } else if (arg == "--verbose") {
@@ -233,7 +244,8 @@ int main(int argc, char** argv) {
       "(max: the most in one trial); naive: candidate runs; runs: every run, endpoints and "
       "baselines included; warm: "
       "culprit's runs beyond two a pair (warm-ups); pinpoint: Chromium Pinpoint's bisect "
-      "(bisect/pinpoint_bisect.h); NR: NOT REPRODUCIBLE\n\n");
+      "(bisect/pinpoint_bisect.h; culprits at p <= {}); NR: NOT REPRODUCIBLE\n\n",
+      pinpoint_report_low);
   fmt::print(
       "{:<19} {:>5} {:>4} {:>4} {:>4}  {:<9} {:>7} {:>7} {:>7} {:>7} {:>7} {:>6} {:>7} "
       "{:>4} {:>8} {:>5} {:>8} {:>6}\n",
@@ -249,7 +261,8 @@ int main(int argc, char** argv) {
     const std::string head =
         fmt::format("{:<19} {:>5} {} {:>3.0f}% {:>3.0f}% ", cell.name, world.n_commits, effect,
                     100 * world.sigma, 100 * world.unbuildable_fraction);
-    const culprit::CellResult naive = culprit::RunCell(world, search, trials, seed);
+    const culprit::CellResult naive =
+        culprit::RunCell(world, search, trials, seed, pinpoint_report_low);
     if (search_only) {
       fmt::print("{} {}\n", head, NaiveRow("search", naive.culprit));
     } else {
