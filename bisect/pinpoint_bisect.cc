@@ -320,6 +320,9 @@ TrialResult RunPinpointTrial(SimWorld& world, PinpointThresholds& thresholds,
   } else if (!all_named) {
     r.score = TrialResult::Score::kInconclusive;
     r.partial = true;
+    r.missed_first = !std::any_of(named.begin(), named.end(), [&](const std::pair<int, int>& x) {
+      return x.first <= truth.front() && truth.front() <= x.second;
+    });
   } else {
     r.score = all_single ? TrialResult::Score::kExact : TrialResult::Score::kRange;
   }

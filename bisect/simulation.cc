@@ -48,6 +48,7 @@ CellSummary Summarise(const std::vector<TrialResult>& results) {
     s.mean_pairs += r.pairs;
     s.mean_runs += r.runs;
     s.partial += r.partial;
+    s.missed_first += r.missed_first;
     builds.push_back(r.builds);
   }
   const double n = static_cast<double>(results.size());
@@ -59,6 +60,7 @@ CellSummary Summarise(const std::vector<TrialResult>& results) {
   s.mean_pairs /= n;
   s.mean_runs /= n;
   s.partial /= n;
+  s.missed_first /= n;
   std::sort(builds.begin(), builds.end());
   s.p95_builds = builds[static_cast<size_t>(std::ceil(0.95 * n)) - 1];
   return s;

@@ -107,6 +107,9 @@ struct TrialResult {
   int runs = 0;    ///< Every run the strategy made (the world's runs()), endpoints included.
   /// Some of several changes named, none wrongly, not all (scored kInconclusive).
   bool partial = false;
+  /// Partial, and the earliest change the range's way is one of those not named: what was
+  /// named came later.
+  bool missed_first = false;
 };
 
 /// Runs BisectSearch on the world to the end. A culprit is exact when it is the first bad
@@ -128,8 +131,9 @@ struct CellSummary {
   double mean_builds = 0;
   int p95_builds = 0;
   double mean_pairs = 0;
-  double mean_runs = 0;  ///< Every run, endpoints and baselines included.
-  double partial = 0;    ///< Fraction scored partial (counted in `inconclusive` too).
+  double mean_runs = 0;     ///< Every run, endpoints and baselines included.
+  double partial = 0;       ///< Fraction scored partial (counted in `inconclusive` too).
+  double missed_first = 0;  ///< Fraction partial with the earliest change not named.
 };
 
 /// Summaries of culprit's search, of the naive script with 1 and 5 runs per step, and of

@@ -293,6 +293,11 @@ int main(int argc, char** argv) {
       }
     }
     fmt::print("{:{}} {}\n", "", head.size(), NaiveRow("pinpoint", naive.pinpoint, true));
+    if (naive.pinpoint.partial > 0) {
+      fmt::print(
+          "{:{}}   pinpoint's part: the earliest change unnamed, a later one named {:.1f}%\n", "",
+          head.size(), 100 * naive.pinpoint.missed_first);
+    }
     if (cell.world.changes.size() <= 1 && cell.world.timeout_rate == 0) {
       fmt::print("{:{}} {}\n", "", head.size(), NaiveRow("naive-1", naive.naive_single));
       fmt::print("{:{}} {}\n", "", head.size(), NaiveRow("naive-5", naive.naive_median5));
