@@ -63,20 +63,28 @@ std::optional<int64_t> MissDelta(const std::optional<uint64_t>& a,
   return static_cast<int64_t>(*b) - static_cast<int64_t>(*a);
 }
 
-std::vector<const ExplainFunctionFacts*> Shown(const ExplainFacts& f, size_t top) {
+bool Beyond(const ExplainFacts& f, const ExplainFunctionFacts& fn) {
+  return static_cast<uint64_t>(std::llabs(fn.Delta())) > f.NoiseFloor();
+}
+
+/// The rows a table shows: the `top` functions that moved beyond the floor; when none did,
+/// the `top` that moved at all (`*within` set).
+std::vector<const ExplainFunctionFacts*> Shown(const ExplainFacts& f, size_t top, bool* within) {
   std::vector<const ExplainFunctionFacts*> out;
+  *within = f.functions.empty() || !Beyond(f, f.functions[0]);  // Ranked: the first is largest.
   for (const ExplainFunctionFacts& fn : f.functions) {
-    if (fn.Delta() == 0) break;  // Ranked: the rest did not move either.
+    if (fn.Delta() == 0 || (!*within && !Beyond(f, fn))) break;
     if (top > 0 && out.size() == top) break;
     out.push_back(&fn);
   }
   return out;
 }
 
-size_t Moved(const ExplainFacts& f) {
-  size_t moved = 0;
-  for (const ExplainFunctionFacts& fn : f.functions) moved += fn.Delta() != 0;
-  return moved;
+/// A long (C++) name cut in its middle, for a table; the record keeps it whole.
+std::string ShortName(const std::string& name) {
+  constexpr size_t kLongest = 60;
+  if (name.size() <= kLongest) return name;
+  return name.substr(0, 28) + "..." + name.substr(name.size() - 29);
 }
 
 std::vector<std::string> Heading(const ExplainFacts& f) {
@@ -101,36 +109,53 @@ std::vector<std::string> Heading(const ExplainFacts& f) {
   return out;
 }
 
-/// The share of the moved instructions (sum of |delta|) in each place, and the sentence of
-/// the "impossible" culprit when the function that moved most is on the path, untouched.
+/// How many functions moved beyond the floor and within it, the share of the instructions
+/// that moved beyond it (sum of |delta|) in each place, and the sentence of the "impossible"
+/// culprit when the function that moved most is on the path, untouched.
 std::vector<std::string> Summary(const ExplainFacts& f, size_t shown) {
   std::vector<std::string> out;
   double total = 0, by_place[3] = {0, 0, 0};
+  size_t moved = 0, within = 0;
   for (const ExplainFunctionFacts& fn : f.functions) {
+    if (fn.Delta() == 0) continue;
+    if (!Beyond(f, fn)) {
+      ++within;
+      continue;
+    }
+    ++moved;
     const double d = static_cast<double>(std::llabs(fn.Delta()));
     total += d;
     by_place[static_cast<int>(fn.place)] += d;
   }
-  const size_t moved = Moved(f);
-  out.push_back(fmt::format("{} of {} functions moved{}", moved, f.functions.size(),
-                            shown < moved ? fmt::format("; the top {} shown, the record has "
-                                                        "them all",
-                                                        shown)
-                                          : ""));
-  if (total > 0) {
+  const std::string floor =
+      fmt::format("0.1% of the parent's instructions, {}", GroupedCount(f.NoiseFloor()));
+  if (moved == 0) {
     out.push_back(fmt::format(
-        "of the instructions that moved (sum of |delta| {}): {:.1f}% in files the change "
-        "touched, {:.1f}% on the query's path untouched, {:.1f}% elsewhere",
-        GroupedCount(static_cast<uint64_t>(total)), 100 * by_place[0] / total,
-        100 * by_place[1] / total, 100 * by_place[2] / total));
+        "no function moved by more than the run-to-run floor ({}): at this change the query's "
+        "instructions did not move, function by function; {} of {} functions moved less{}",
+        floor, within, f.functions.size(), within > 0 ? " (the largest above)" : ""));
+    return out;
   }
-  if (!f.functions.empty() && f.functions[0].Delta() != 0 &&
-      f.functions[0].place == FunctionPlace::kOnPath) {
+  out.push_back(
+      fmt::format("{} of {} functions moved by more than the run-to-run floor ({}){}; "
+                  "{} moved less",
+                  moved, f.functions.size(), floor,
+                  shown < moved ? fmt::format(", the top {} shown (the record has "
+                                              "every function)",
+                                              shown)
+                                : "",
+                  within));
+  out.push_back(fmt::format(
+      "of the instructions that moved beyond it (sum of |delta| {}): {:.1f}% in files the "
+      "change touched, {:.1f}% on the query's path untouched, {:.1f}% elsewhere",
+      GroupedCount(static_cast<uint64_t>(total)), 100 * by_place[0] / total,
+      100 * by_place[1] / total, 100 * by_place[2] / total));
+  if (f.functions[0].place == FunctionPlace::kOnPath) {
     out.push_back(fmt::format(
         "the function that moved most, {}, is on the query's path in a file the change did not "
         "touch: the change moved it from elsewhere (layout, what is resident, a caller's "
         "input): the \"impossible\" culprit's fingerprint",
-        f.functions[0].function));
+        ShortName(f.functions[0].function)));
   }
   return out;
 }
@@ -145,7 +170,7 @@ std::vector<std::string> Row(const ExplainFunctionFacts& fn, bool cache_sim) {
     row.push_back(d1 ? Grouped(*d1, true) : "-");
     row.push_back(ll ? Grouped(*ll, true) : "-");
   }
-  row.push_back(fn.function);
+  row.push_back(ShortName(fn.function));
   row.push_back(Where(fn));
   row.push_back(PlaceLabel(fn.place));
   return row;
@@ -183,6 +208,8 @@ std::optional<uint64_t> CountAt(const json& o, const char* key) {
 }
 
 }  // namespace
+
+uint64_t ExplainFacts::NoiseFloor() const { return parent_instructions / 1000; }
 
 int64_t ExplainFunctionFacts::Delta() const {
   return static_cast<int64_t>(change_instructions) - static_cast<int64_t>(parent_instructions);
@@ -267,7 +294,8 @@ std::optional<ExplainFacts> ReadExplainFacts(const Record& record) {
 std::string ExplainFactsText(const ExplainFacts& f, size_t top) {
   std::string out;
   for (const std::string& line : Heading(f)) out += EscapeControlChars(line) + "\n";
-  const std::vector<const ExplainFunctionFacts*> shown = Shown(f, top);
+  bool within = false;
+  const std::vector<const ExplainFunctionFacts*> shown = Shown(f, top, &within);
   std::vector<std::vector<std::string>> rows = {Header(f.cache_sim)};
   for (const ExplainFunctionFacts* fn : shown) rows.push_back(Row(*fn, f.cache_sim));
   std::vector<size_t> widths(rows[0].size(), 0);
@@ -307,7 +335,8 @@ std::string ExplainFactsMarkdown(const ExplainFacts& f, size_t top) {
   };
   std::string out;
   for (const std::string& line : Heading(f)) out += "- " + cell(line) + "\n";
-  const std::vector<const ExplainFunctionFacts*> shown = Shown(f, top);
+  bool within = false;
+  const std::vector<const ExplainFunctionFacts*> shown = Shown(f, top, &within);
   const std::vector<std::string> header = Header(f.cache_sim);
   out += "\n|";
   for (const std::string& h : header) out += " " + h + " |";

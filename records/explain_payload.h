@@ -56,6 +56,12 @@ struct ExplainFacts {
   std::vector<std::string> changed_files;         ///< git diff parent..change, sorted.
   std::string code_path;  ///< How the query's path is known (CodePath::Describe or the profile).
   std::vector<ExplainFunctionFacts> functions;  ///< Every function either run has, ranked.
+
+  /// The run-to-run floor: 0.1% of the parent's instructions, the bound within which a
+  /// count repeats (docs/usage.md). A function whose count moved by no more is not said to
+  /// have moved (threads that share work move a few thousand instructions between
+  /// functions from run to run).
+  uint64_t NoiseFloor() const;
 };
 
 /// The functions a report of an explain record lists (the record keeps every one).
@@ -73,9 +79,10 @@ std::string ExplainFactsToJson(const ExplainFacts& facts);
 std::optional<ExplainFacts> ReadExplainFacts(const Record& record);
 
 /// The heading (the two commits, the totals, how they were counted), the `top` functions that
-/// moved most as a table with their place, and the share of the moved instructions in each
-/// place, with the "impossible culprit" sentence when the top function is on the path but
-/// untouched. `top` 0: every function that moved.
+/// moved most beyond the floor (NoiseFloor; when none did, the `top` that moved less) as a
+/// table with their place, and the share of the moved instructions in each place, with the
+/// "impossible culprit" sentence when the top function moved beyond the floor and is on the
+/// path but untouched. `top` 0: every function that moved.
 std::string ExplainFactsText(const ExplainFacts& facts, size_t top);
 /// The same as Markdown.
 std::string ExplainFactsMarkdown(const ExplainFacts& facts, size_t top);

@@ -144,7 +144,10 @@ TEST(ExplainReport, TheTextShowsTheTopRowsAndWhereTheMovedInstructionsAre) {
   EXPECT_NE(text.find("+1,000,000"), std::string::npos) << text;
   EXPECT_NE(text.find("hash.c:5"), std::string::npos) << text;
   EXPECT_EQ(text.find("scan.c:5"), std::string::npos) << text;  // --top 1.
-  EXPECT_NE(text.find("2 of 4 functions moved; the top 1 shown"), std::string::npos) << text;
+  EXPECT_NE(text.find("2 of 4 functions moved by more than the run-to-run floor (0.1% of the "
+                      "parent's instructions, 1,600), the top 1 shown"),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("62.5% in files the change touched, 37.5% on the query's path untouched"),
             std::string::npos)
       << text;
@@ -163,6 +166,32 @@ TEST(ExplainReport, TheTopFunctionOnThePathUntouchedIsTheImpossibleCulpritsFinge
                       "change did not touch"),
             std::string::npos)
       << text;
+}
+
+TEST(ExplainReport, MovesWithinTheRunToRunFloorAreNotCalledMoves) {
+  // Threads that share a scan move a few thousand instructions between functions from run
+  // to run: 0.1% of the parent's instructions is the floor.
+  ExplainInputs in = Inputs();
+  in.change.profile = *ParseFunctionProfile(R"(events: Ir
+fl=/x/hash.c
+fn=Hash
+5 1000500
+fl=/x/scan.c
+fn=Scan
+5 600010
+fl=/x/main.c
+fn=main
+4 8
+)");
+  in.changed_files = {"main.c"};
+  ExplainFacts f = MakeExplainFacts(in);
+  EXPECT_EQ(f.NoiseFloor(), 1600u);
+  EXPECT_EQ(f.functions[0].Delta(), 493);
+  const std::string text = ExplainFactsText(f, 10);
+  EXPECT_NE(text.find("no function moved by more than the run-to-run floor"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("+493"), std::string::npos) << text;  // Still shown, as the largest.
+  EXPECT_EQ(text.find("impossible"), std::string::npos) << text;
 }
 
 }  // namespace
