@@ -402,7 +402,8 @@ class PairedSitting {
       null_claimable_ = NullMayStop();
       verdict = ClassifyWithTails(*shift, *r_.tails, options_.band);
       decided_ = verdict == Verdict::kEffect || (verdict == Verdict::kNull && null_claimable_);
-      if (!decided_ && look_ < null_looks_ && null_alphas_[look_] != alphas_[look_]) {
+      if (!decided_ && options_.null_states_tie && look_ < null_looks_ &&
+          null_alphas_[look_] != alphas_[look_]) {
         // NULL's own spending (null_max_pairs): its interval is the one a tie is read from.
         Result<ShiftEstimate> null_shift = SignedRankEstimate(d, 1 - null_alphas_[look_]);
         if (null_shift) {
@@ -429,6 +430,7 @@ class PairedSitting {
       decided_ = false;
     }
     decided_ = decided_ || r_.failures.differ;
+    if (!decided_ && shift) decided_ = RuleOut(d);
     ++look_;
     if (!decided_ && look_ < r_.looks.size() && options_.stop_when_futile && r_.shift) {
       r_.stopped_futile = !TieOrEffectInReach();
@@ -460,7 +462,40 @@ class PairedSitting {
 
   // Whether the looks already planned end with NULL's last one (null_max_pairs): a NULL
   // is stated at a look of its own spending only.
-  bool NullMayStop() const { return look_ < null_looks_ && null_alphas_[look_] == alphas_[look_]; }
+  bool NullMayStop() const {
+    return options_.null_states_tie && look_ < null_looks_ && null_alphas_[look_] == alphas_[look_];
+  }
+
+  bool RulesOutAtAll() const { return options_.rule_out_band > options_.band; }
+
+  // Whether this look rules out every move of ×A or more (SittingOptions::rule_out_band):
+  // NULL's interval at NULL's looks, EFFECT's past them, inside ±ln A with the tails, and
+  // only when the failures give no hint that the arms differ (as a NULL). An interval beyond
+  // the band rules nothing out: at NULL's looks it is not EFFECT's, and the looks go on. Sets
+  // the result's interval to the one that ruled the move out.
+  bool RuleOut(const std::vector<double>& d) {
+    if (!RulesOutAtAll() || !r_.shift || !r_.tails) return false;
+    if (kept_.size() < static_cast<size_t>(std::max(0, options_.rule_out_from_pairs))) return false;
+    if (r_.failures.p_value < 0.5) return false;
+    ShiftEstimate shift = *r_.shift;
+    TailEvidence tails = *r_.tails;
+    double confidence = r_.nominal_confidence;
+    if (look_ < null_looks_ && null_alphas_[look_] != alphas_[look_]) {
+      Result<ShiftEstimate> null_shift = SignedRankEstimate(d, 1 - null_alphas_[look_]);
+      if (!null_shift) return false;
+      shift = *null_shift;
+      confidence = 1 - null_alphas_[look_];
+      tails =
+          GatherTailEvidence(CompletedLogRatios(kept_), shift.estimate, confidence, options_.band);
+    }
+    if (Classify(shift.low, shift.high, BandEdge(options_.band)) == Verdict::kEffect) return false;
+    if (!RulesOutMove(shift, tails, options_.rule_out_band)) return false;
+    r_.shift = shift;
+    r_.tails = tails;
+    r_.nominal_confidence = confidence;
+    r_.ruled_out = true;
+    return true;
+  }
 
   // Whether a later look may still decide (SittingOptions::stop_when_futile): an effect
   // within reach of the last look, or a tie within reach of NULL's last look. Sets reach_:
@@ -468,10 +503,14 @@ class PairedSitting {
   bool TieOrEffectInReach() {
     reach_ = ReachOfLastLook(*r_.shift, options_.band, r_.looks.back(), alphas_.back());
     bool tie = false;
-    if (look_ < null_looks_) {
+    if (RulesOutAtAll()) {
+      tie = ReachOfLastLook(*r_.shift, options_.rule_out_band, r_.looks.back(), alphas_.back())
+                .tie_reachable;
+    }
+    if (options_.null_states_tie && look_ < null_looks_) {
       LastLookReach null_reach = ReachOfLastLook(
           *r_.shift, options_.band, r_.looks[null_looks_ - 1], null_alphas_[null_looks_ - 1]);
-      tie = null_reach.tie_reachable;
+      tie = tie || null_reach.tie_reachable;
       reach_.pairs_for_tie = null_reach.pairs_for_tie;
     }
     return tie || reach_.effect_reachable;
@@ -532,9 +571,20 @@ class PairedSitting {
           r_.tails ? Decide(*r_.shift, options_.band, *r_.tails) : Decide(*r_.shift, options_.band);
       if (r_.verdict->verdict == Verdict::kNull && !null_claimable_) {
         // Inside the band, but at a look past null_max_pairs: NULL's α is spent.
-        r_.verdict = InconclusiveBecause(fmt::format(
-            "{}, but a tie may be stated only up to {} pairs, and was not shown by then",
-            r_.verdict->explanation, r_.looks[null_looks_ - 1]));
+        r_.verdict = InconclusiveBecause(
+            options_.null_states_tie
+                ? fmt::format(
+                      "{}, but a tie may be stated only up to {} pairs, and was not shown by then",
+                      r_.verdict->explanation, r_.looks[null_looks_ - 1])
+                : fmt::format("{}, but this sitting states no tie (none was sought)",
+                              r_.verdict->explanation));
+      }
+      if (r_.ruled_out) {
+        r_.verdict->explanation += fmt::format(
+            "; every move of x{0:.3f} or more either way is ruled out (the interval{1} lies inside "
+            "[x{2:.3f}, x{0:.3f}])",
+            1 + options_.rule_out_band, r_.tails && r_.tails->mean ? " and the mean's" : "",
+            1 / (1 + options_.rule_out_band));
       }
     }
     if (r_.stopped_futile) {

@@ -96,6 +96,20 @@ struct SittingOptions {
   /// bisect's checks hunt a further move with their whole budget, but a tie, which earns only
   /// the "first bad commit" label, with [measure]'s, and at [measure]'s confidences.
   int null_max_pairs = 0;
+  /// Whether a NULL may be stated at NULL's looks. False: those looks and their spending are
+  /// kept for a rule-out (`rule_out_band`) only, and no tie is stated or sought (a bisect's
+  /// check whose tie was predicted not to fit its budget).
+  bool null_states_tie = true;
+  /// A further move's alternative: A - 1 for the smallest move ×A (> 1 + band) the sitting
+  /// may rule out; 0: none. At a look that states neither verdict, every move of ×A or more
+  /// either way is ruled out when the look's interval and the tails lie inside ±ln A
+  /// (RulesOutMove): the sitting stops there, INCONCLUSIVE, with SittingResult::ruled_out.
+  /// It reads NULL's intervals at NULL's looks and EFFECT's past them, so it spends no α of
+  /// its own (docs/statistics.md, "A further move against an explicit alternative"); it may
+  /// stop the sitting only from the look at `rule_out_from_pairs` pairs on (a tie sought
+  /// first), and the futility stop goes on while a rule-out is within reach of the last look.
+  double rule_out_band = 0;
+  int rule_out_from_pairs = 0;
   /// The metric is near-deterministic (IsNearDeterministicMetric: instructions): after every
   /// kept block, LookNearDeterministic over the kept runs may decide EFFECT or NULL and stop
   /// the sitting, before its first look; only while no measured run failed or timed out.
@@ -140,6 +154,9 @@ struct SittingResult {
   /// The sitting stopped before its last look, neither verdict being within its reach
   /// (SittingOptions::stop_when_futile); the verdict is INCONCLUSIVE.
   bool stopped_futile = false;
+  /// The sitting stopped with every move of ×(1 + SittingOptions::rule_out_band) or more
+  /// ruled out (`shift` is the interval that did it); the verdict is INCONCLUSIVE or NULL.
+  bool ruled_out = false;
   HostState start, end;
   std::vector<double> checkpoint_calibrations_ms;  ///< Between looks, if asked.
   std::optional<CalibrationCheck> calibration;

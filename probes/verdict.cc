@@ -222,6 +222,11 @@ Verdict ClassifyWithTails(const ShiftEstimate& shift, const TailEvidence& tails,
   return Verdict::kInconclusive;
 }
 
+bool RulesOutMove(const ShiftEstimate& shift, const TailEvidence& tails, double alternative) {
+  assert(alternative > 0);
+  return ClassifyWithTails(shift, tails, alternative) == Verdict::kNull;
+}
+
 VerdictResult Decide(const ShiftEstimate& shift, double band, const TailEvidence& tails) {
   VerdictResult result = Decide(shift, band);
   const Verdict verdict = ClassifyWithTails(shift, tails, band);

@@ -96,6 +96,14 @@ std::string TailDisagreement(const TailEvidence& tails, double band);
 ///  - kInconclusive otherwise.
 Verdict ClassifyWithTails(const ShiftEstimate& shift, const TailEvidence& tails, double band);
 
+/// Whether `shift` and `tails` rule out every move of ×(1 + `alternative`) or more either way:
+/// ClassifyWithTails against a band of `alternative` gives kNull (the interval inside
+/// ±ln(1 + alternative), and the mean's too, on enough pairs to have sighted a slow tail).
+/// The claim of a NULL against a wider band: wrong only when the interval misses a true shift
+/// beyond ±ln(1 + alternative) on its own side, as a NULL's is (docs/statistics.md, "A further
+/// move against an explicit alternative"). Requires alternative > 0.
+bool RulesOutMove(const ShiftEstimate& shift, const TailEvidence& tails, double alternative);
+
 /// Decide with the tails: the verdict of ClassifyWithTails. An EFFECT of the mean alone says
 /// so (the mean ratio and its interval, and how the tails split); a tie of the pseudo-median
 /// that the tails contradict is INCONCLUSIVE and says why (never NULL); a NULL says that the
