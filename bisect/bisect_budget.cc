@@ -60,8 +60,22 @@ int TieBudget(const SittingOptions& options) {
 
 SittingOptions CheckSittingBudget(const SittingOptions& check, const TiePlan& plan) {
   SittingOptions options = check;
+  const bool rule_out = plan.alternative > 1 + check.band;
   if (plan.seek) {
     options.null_max_pairs = std::min(plan.budget, check.max_pairs);
+    if (rule_out) {
+      options.rule_out_band = plan.alternative - 1;
+      // The tie first: a rule-out may end the check only once NULL's looks are over.
+      options.rule_out_from_pairs = options.null_max_pairs;
+    }
+    return options;
+  }
+  if (rule_out) {
+    // NULL's looks and spending up to the tie budget serve the rule-out alone.
+    options.null_max_pairs = std::min(plan.budget, check.max_pairs);
+    options.null_states_tie = false;
+    options.rule_out_band = plan.alternative - 1;
+    options.rule_out_from_pairs = 0;
     return options;
   }
   const std::vector<int> looks = LookSchedule(check.min_pairs, check.max_pairs);

@@ -45,21 +45,55 @@ std::optional<PairNoise> PooledPairNoise(std::span<const Observation> observatio
   return noise;
 }
 
+namespace {
+
+// NULL's share of α at the last look of a check's NULL looks from `min_pairs` to `null_max_pairs`.
+double NullLastAlpha(double confidence, int min_pairs, int null_max_pairs) {
+  const double alpha = 1 - confidence;
+  const std::vector<int> looks =
+      StoppableLooks(LookSchedule(min_pairs, std::max(min_pairs, null_max_pairs)), alpha,
+                     Spending::kPocock, kPairsPerBlock);
+  return SpendAlpha(alpha, looks, Spending::kPocock).back();
+}
+
+}  // namespace
+
 int TiePairsNeeded(double noise, double band, double confidence, double power, int min_pairs,
                    int null_max_pairs) {
   assert(band > 0 && confidence > 0 && confidence < 1 && power > 0 && power < 1);
   assert(min_pairs >= 1);
-  const double alpha = 1 - confidence;
   // NULL's share at its last look, as a check's sitting spends it (Pocock over its looks).
-  const std::vector<int> looks =
-      StoppableLooks(LookSchedule(min_pairs, std::max(min_pairs, null_max_pairs)), alpha,
-                     Spending::kPocock, kPairsPerBlock);
-  const double last_alpha = SpendAlpha(alpha, looks, Spending::kPocock).back();
+  const double last_alpha = NullLastAlpha(confidence, min_pairs, null_max_pairs);
   const double z = NormalQuantile(1 - last_alpha / 2) + NormalQuantile((1 + power) / 2);
   const double tau = BandEdge(band);
   const double n = std::numbers::pi / 3 * std::pow(z * std::max(0.0, noise) / tau, 2);
   if (!(n < INT_MAX / 2)) return INT_MAX;
   return std::max({min_pairs, PairsToSightTail(last_alpha), static_cast<int>(std::ceil(n))});
+}
+
+double FurtherMoveAlternative(std::optional<PairNoise> noise, double band, double confidence,
+                              int min_pairs, int tie_budget) {
+  assert(band > 0 && confidence > 0 && confidence < 1 && min_pairs >= 1);
+  tie_budget = std::max(tie_budget, min_pairs);
+  const double floor = kMinAlternativeOverBand * BandEdge(band);
+  // A spread from fewer pairs than the tie budget is used too (PlanTie does not trust it to
+  // skip a tie): A only says what the check claims to rule out, and a quiet host's spread
+  // inflated by an outlier or two gives at most ×1.10 or so.
+  if (!noise) return std::exp(floor);
+  const double last_alpha = NullLastAlpha(confidence, min_pairs, tie_budget);
+  const double z = NormalQuantile(1 - last_alpha / 2) + NormalQuantile((1 + kRuleOutPower) / 2);
+  const double log_a = std::sqrt(std::numbers::pi / 3) * z * std::max(0.0, noise->sd) /
+                       std::sqrt(static_cast<double>(tie_budget));
+  return std::exp(std::max(floor, log_a));
+}
+
+int PairsToRuleOut(const ShiftEstimate& now, double alternative) {
+  if (!(alternative > 1) || now.n == 0) return 0;
+  const double alpha = std::clamp(1 - now.confidence, 1e-12, 0.5);
+  const double pairs =
+      ReachOfLastLook(now, alternative - 1, static_cast<int>(now.n), alpha).pairs_for_tie;
+  if (!(pairs > 0) || !(pairs < INT_MAX / 2)) return 0;
+  return static_cast<int>(std::ceil(pairs));
 }
 
 namespace {
@@ -85,6 +119,7 @@ TiePlan PlanTie(std::optional<PairNoise> noise, double band, double confidence, 
   cap = std::max(cap, 1);
   tie_budget = std::clamp(tie_budget, 1, cap);
   plan.budget = tie_budget;
+  plan.alternative = FurtherMoveAlternative(noise, band, confidence, min_pairs, tie_budget);
   // A spread from fewer pairs than the tie would take is not trusted: a quiet host's few
   // dozen pairs hold an outlier or two, or none, and their spread swings by a factor of five.
   if (!noise || noise->pairs < tie_budget) {

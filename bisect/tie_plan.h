@@ -13,6 +13,7 @@
 #include <span>
 
 #include "bisect/search_model.h"
+#include "probes/statistics.h"
 
 namespace culprit {
 
@@ -68,10 +69,43 @@ struct TiePlan {
   /// `--prove-first`: its cap holds fewer than pairs_to_prove (sought anyway, with the cap).
   bool short_of_proof = false;
   double noise = 0;  ///< The PairNoise sd it was predicted from (0: none).
+  /// A of "is there another change of at least ×A here" (FurtherMoveAlternative): the check
+  /// stops once every move of ×A or more is ruled out (SittingOptions::rule_out_band); 0: no
+  /// such stop (the hunt goes on to the check's budget or its futility stop).
+  double alternative = 0;
 };
 
+/// The chance that a check rules out every move of ×A or more, on a part where nothing moves,
+/// by its tie budget's last look: the power FurtherMoveAlternative plans A for.
+inline constexpr double kRuleOutPower = 0.9;
+
+/// ln A is never below this many times the band's edge τ: a rule-out against the band itself
+/// is the tie, with its cost. 1.25: ×1.063 at a 5% band, below a +7% change.
+inline constexpr double kMinAlternativeOverBand = 1.25;
+
+/// The alternative A a check hunts a further move against: the smallest move it rules out with
+/// probability kRuleOutPower within `tie_budget` pairs on a part where nothing moves,
+///   ln A = √(π/3) · (z_{1-α_L/2} + z_{(1+kRuleOutPower)/2}) · noise / √tie_budget,
+/// α_L NULL's share of α at its last look (Pocock over looks doubling from `min_pairs` to
+/// tie_budget; 0.019 of 0.05), never below kMinAlternativeOverBand · τ, τ = ln(1 + band):
+/// TiePairsNeeded's rule read for the ratio at a given n instead of the n at a given ratio.
+/// A spread from fewer pairs than tie_budget, which PlanTie does not trust to skip a tie, is
+/// used here: A only sets what the check claims. Without any noise A is the floor,
+/// exp(kMinAlternativeOverBand · τ). Returns A (> 1 + band).
+/// Requires band > 0, 0 < confidence < 1, 1 <= min_pairs <= tie_budget.
+double FurtherMoveAlternative(std::optional<PairNoise> noise, double band, double confidence,
+                              int min_pairs, int tie_budget);
+
+/// ≈ The pairs an undecided check's interval `now` would need to rule out every move of
+/// ×`alternative` or more, if the noise to come is the noise so far (ReachOfLastLook's
+/// projection at now's confidence); 0 when the estimate is at or beyond ±ln alternative (a
+/// move that large is as likely as not there), when `alternative` is 0 (none), or when it
+/// would not fit an int.
+int PairsToRuleOut(const ShiftEstimate& now, double alternative);
+
 /// The plan of a check whose tie budget is `tie_budget` (its NULL's last look) and whose whole
-/// budget is `cap` (its last look; a move is hunted up to it). Without `noise` the tie is
+/// budget is `cap` (its last look; a move is hunted up to it), with its alternative
+/// (FurtherMoveAlternative) for the hunt. Without `noise` the tie is
 /// sought within tie_budget, as before any prediction. Otherwise, without `prove_first`, it
 /// is sought within tie_budget only when pairs_needed fits it; with `prove_first` it is sought
 /// within the least of tie_budget, tie_budget·2, ·4, … (and cap) that holds pairs_to_prove,
