@@ -120,7 +120,14 @@ nlohmann::json SegmentJson(const BisectSegment& s, const std::vector<std::string
           {"reason", s.reason},
           {"tie_sought", s.tie_sought},
           {"tie_pairs_needed", s.tie_pairs_needed},
-          {"tie_budget", s.tie_budget}};
+          {"tie_budget", s.tie_budget},
+          // The hunt for a further move against its alternative A: "ruled_out" says every
+          // move of ×A or more was (never first-ness: that is the tie's).
+          {"further_move",
+           {{"alternative", s.alternative},
+            {"ruled_out", s.ruled_out},
+            {"pairs_to_rule_out", s.rule_out_pairs_needed},
+            {"small_move_suspected", s.small_move_suspected}}}};
 }
 
 nlohmann::json DecompositionJson(const Decomposition& d) {
@@ -140,6 +147,7 @@ std::string NotShownFirstLine(const std::vector<BisectSegment>& segments,
   // The most pairs a tie before it was predicted to need where a check did not seek it, or
   // sought it with --prove-first's cap short of them.
   int not_sought = 0, short_of = 0, sought_within = 0;
+  double smaller_than = 0;  // The part before it ruled out moves of this much or more.
   for (const BisectSegment& s : segments) {
     const bool before_it = s.hi < earliest.first && CheckMeasured(s) &&
                            s.check == SegmentCheck::kUndecided && s.tie_pairs_needed > 0;
@@ -156,6 +164,9 @@ std::string NotShownFirstLine(const std::vector<BisectSegment>& segments,
                            s.tie_sought ? "" : "checked for a further move only: ", CheckMeaning(s),
                            fmt::format("{:.3f} [{:.3f}, {:.3f}]", s.ratio, s.low, s.high),
                            FormatProbability(s.confidence), s.pairs);
+      const std::string further = FurtherMoveText(s);
+      if (!further.empty()) before += "; " + further;
+      if (s.ruled_out && !s.small_move_suspected) smaller_than = s.alternative;
     }
   }
   std::string take;
@@ -168,9 +179,13 @@ std::string NotShownFirstLine(const std::vector<BisectSegment>& segments,
         "confirm_max_pairs), which did not show it; ",
         RoundedPairs(short_of), sought_within);
   }
-  return fmt::format(
-      "NOT SHOWN TO BE THE FIRST BAD COMMIT: {}: {}{}; a change before it is not ruled out\n",
-      ShortCommit(commits[earliest.change]), take, before);
+  return fmt::format("NOT SHOWN TO BE THE FIRST BAD COMMIT: {}: {}{}; {}\n",
+                     ShortCommit(commits[earliest.change]), take, before,
+                     smaller_than > 0
+                         ? fmt::format("a smaller change before it (within x{:.3f}) is not "
+                                       "ruled out",
+                                       smaller_than)
+                         : std::string("a change before it is not ruled out"));
 }
 
 // Why an unplaced segment holds a move no change was named for.
@@ -179,6 +194,13 @@ std::string UnplacedReason(const BisectSegment& s) {
   const bool moves = s.check == SegmentCheck::kSame || s.check == SegmentCheck::kOpposite;
   if (moves && s.outcome == SegmentOutcome::kUnsearched) return s.reason;
   if (moves) return "its search verified no change: " + s.reason;
+  const std::string further = FurtherMoveText(s);
+  if (!further.empty()) {
+    return fmt::format(
+        "its check {}: {}{}",
+        s.tie_sought ? "could not tell a tie from a change" : "hunted a further move only", further,
+        s.reason.empty() ? std::string() : "; " + s.reason);
+  }
   if (!s.tie_sought) {
     return "its check hunted a further move only, and found none within reach" +
            (s.reason.empty() ? std::string() : "; " + s.reason);
@@ -368,14 +390,18 @@ std::string SegmentLines(const std::vector<BisectSegment>& segments,
                           s.hi - s.lo, s.reason);
       continue;
     }
+    const std::string further = FurtherMoveText(s);
     text += fmt::format(
         "  checked {} ({} commits): {} {:.3f} [{:.3f}, {:.3f}] at {} confidence, "
-        "{} pairs\n",
+        "{} pairs{}\n",
         Span(commits, s.lo, s.hi), s.hi - s.lo, CheckMeaning(s), s.ratio, s.low, s.high,
-        FormatProbability(s.confidence), s.pairs);
+        FormatProbability(s.confidence), s.pairs, further.empty() ? "" : "; " + further);
   }
   for (int k : UnplacedSegments(segments)) {
     const BisectSegment& s = segments[k];
+    // Every move of ×A or more ruled out: placed as far as the check can say (its checked
+    // line says so); a smaller one, or the tie, is not claimed.
+    if (s.ruled_out && !s.small_move_suspected) continue;
     const std::string figures =
         CheckMeasured(s) ? fmt::format(" ×{:.3f} [{:.3f}, {:.3f}]", s.ratio, s.low, s.high) : "";
     const std::string line = fmt::format(
@@ -504,12 +530,35 @@ std::string CheckStepLine(const BisectStepLog& log, const BisectSegment& segment
                           const std::vector<std::string>& commits,
                           const std::optional<Verdict>& verdict) {
   // A step line, like the search's: what changes from run to run comes after the commit.
+  const std::string further = FurtherMoveText(segment);
   return fmt::format(
       "step {:>2} check   {} (#{} of {})  {:>3} pairs  ratio {:.3f} [{:.3f}, {:.3f}] against "
-      "{} (#{}): {} ({})",
+      "{} (#{}): {} ({}){}",
       log.step, ShortCommit(log.commit), segment.hi, commits.size() - 1, log.pairs, log.ratio,
       log.low, log.high, ShortCommit(commits[segment.lo]), segment.lo,
-      verdict ? VerdictName(*verdict) : "-", SegmentCheckName(segment.check));
+      verdict ? VerdictName(*verdict) : "-", SegmentCheckName(segment.check),
+      further.empty() ? "" : "; " + further);
+}
+
+std::string FurtherMoveText(const BisectSegment& s) {
+  if (!(s.alternative > 1) || s.check != SegmentCheck::kUndecided || s.check_record.empty()) {
+    return "";
+  }
+  if (s.ruled_out && s.small_move_suspected) {
+    return fmt::format(
+        "further moves of x{0:.3f} or more ruled out, but its estimate x{1:.3f} is beyond the "
+        "band: a change below x{0:.3f} may be there",
+        s.alternative, s.ratio);
+  }
+  if (s.ruled_out) return fmt::format("further moves of x{:.3f} or more ruled out", s.alternative);
+  if (s.rule_out_pairs_needed > 0) {
+    return fmt::format(
+        "a further move of x{:.3f} or more not ruled out (ruling it out would take ≈ {} pairs)",
+        s.alternative, RoundedPairs(s.rule_out_pairs_needed));
+  }
+  return fmt::format(
+      "a further move of x{:.3f} or more not ruled out (its estimate is that far from a tie)",
+      s.alternative);
 }
 
 int RoundedPairs(int pairs) {
@@ -519,16 +568,21 @@ int RoundedPairs(int pairs) {
 }
 
 std::string CheckPlanText(const TiePlan& plan, int tie_budget) {
+  const std::string against =
+      plan.alternative > 1
+          ? fmt::format(" of x{:.3f} or more, until found or ruled out", plan.alternative)
+          : "";
   if (!plan.seek) {
     return fmt::format(
-        "; a further move only: a tie would take ≈ {} pairs at this noise ({:.3f} per pair), "
+        "; a further move{} only: a tie would take ≈ {} pairs at this noise ({:.3f} per pair), "
         "more than its {}",
-        RoundedPairs(plan.pairs_needed), plan.noise, tie_budget);
+        against, RoundedPairs(plan.pairs_needed), plan.noise, tie_budget);
   }
-  if (plan.budget <= tie_budget) return "";
-  return fmt::format("; a tie sought within {} pairs (--prove-first: ≈ {} needed{})", plan.budget,
+  const std::string then = against.empty() ? "" : "; then a further move" + against;
+  if (plan.budget <= tie_budget) return then;
+  return fmt::format("; a tie sought within {} pairs (--prove-first: ≈ {} needed{}){}", plan.budget,
                      RoundedPairs(plan.pairs_to_prove),
-                     plan.short_of_proof ? ", more than the check may spend" : "");
+                     plan.short_of_proof ? ", more than the check may spend" : "", then);
 }
 
 std::string UndecidedTieText(const BisectSegment& segment, int tie_budget) {

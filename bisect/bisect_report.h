@@ -96,13 +96,20 @@ std::string CheckStepLine(const BisectStepLog& step, const BisectSegment& segmen
                           const std::vector<std::string>& commits,
                           const std::optional<Verdict>& verdict);
 
+/// What the check of `s` says of a further move against its alternative A: "further moves of
+/// x1.130 or more ruled out", or that one was not and ≈ what ruling it out would take; "" for
+/// a check with no alternative, not measured, or not undecided (a tie or a move says more).
+std::string FurtherMoveText(const BisectSegment& s);
+
 /// `pairs` as "≈ N" says it: exact below 100, to the nearest 10 below 1000, to the nearest
 /// 100 from there.
 int RoundedPairs(int pairs);
 
 /// What the line announcing a check adds about its tie (`plan`; `tie_budget`, the check's own):
 /// "" when the tie is sought within the check's budget, as always; else that only a further
-/// move is hunted and what a tie would take, or the larger budget `--prove-first` gives it.
+/// move is hunted and what a tie would take, or the larger budget `--prove-first` gives it;
+/// and, with plan.alternative A, that a further move of ×A or more is hunted until found or
+/// ruled out.
 std::string CheckPlanText(const TiePlan& plan, int tie_budget);
 
 /// The reason an undecided check of `segment` (its tie_* fields set from the plan) gives for

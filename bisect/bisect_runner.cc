@@ -19,6 +19,7 @@
 #include "probes/log_interval.h"
 #include "probes/sitting.h"
 #include "probes/summary.h"
+#include "probes/verdict.h"
 
 namespace culprit {
 namespace {
@@ -528,6 +529,7 @@ Result<BisectReport> BisectRunner::Session::Advance() {
     segment.tie_pairs_needed = plan.pairs_needed;
     segment.tie_budget = plan.seek ? std::min(plan.budget, check.max_pairs) : 0;
     segment.tie_short = plan.short_of_proof;
+    segment.alternative = plan.alternative;
     reporter_.Line(fmt::format(
         "checking what the changes found leave unexplained: {} against {} in one sitting{}",
         ShortCommit(state_.commits[segment.hi]), ShortCommit(state_.commits[segment.lo]),
@@ -541,6 +543,13 @@ Result<BisectReport> BisectRunner::Session::Advance() {
     // A check whose runs kept failing is undecided, with the reason: the changes already
     // verified stand, and the report says what this part could not tell.
     FillCheck(*outcome, state_.speedup, segment);
+    segment.ruled_out = outcome->sitting.ruled_out && segment.check == SegmentCheck::kUndecided;
+    segment.small_move_suspected =
+        segment.ruled_out && std::fabs(std::log(segment.ratio)) >= BandEdge(options_.band);
+    segment.rule_out_pairs_needed =
+        segment.check == SegmentCheck::kUndecided && !segment.ruled_out && outcome->sitting.shift
+            ? PairsToRuleOut(*outcome->sitting.shift, plan.alternative)
+            : 0;
     if (outcome->sitting.failure) {
       segment.check = SegmentCheck::kUndecided;
       segment.reason = "its runs kept failing: " + outcome->sitting.failure->message();

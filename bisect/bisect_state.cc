@@ -133,7 +133,11 @@ std::string BisectStateToJson(const BisectState& s) {
                         {"tie_sought", g.tie_sought},
                         {"tie_pairs_needed", g.tie_pairs_needed},
                         {"tie_budget", g.tie_budget},
-                        {"tie_short", g.tie_short}});
+                        {"tie_short", g.tie_short},
+                        {"alternative", g.alternative},
+                        {"ruled_out", g.ruled_out},
+                        {"rule_out_pairs_needed", g.rule_out_pairs_needed},
+                        {"small_move_suspected", g.small_move_suspected}});
   }
   json j = {{"schema", s.schema},
             {"run_id", s.run_id},
@@ -227,6 +231,11 @@ Result<BisectSegment> SegmentFromJson(const json& g, int n, std::string_view sou
   seg.tie_pairs_needed = g.value("tie_pairs_needed", 0);
   seg.tie_budget = g.value("tie_budget", 0);
   seg.tie_short = g.value("tie_short", false);
+  // Absent in states written before a check hunted against an alternative: none was.
+  seg.alternative = g.value("alternative", 0.0);
+  seg.ruled_out = g.value("ruled_out", false);
+  seg.rule_out_pairs_needed = g.value("rule_out_pairs_needed", 0);
+  seg.small_move_suspected = g.value("small_move_suspected", false);
   // A verified change lies inside its segment, first..change, both past the good end; a
   // segment without one has neither. Anything else would index past the range's commits.
   const bool none = seg.first == -1 && seg.change == -1;

@@ -120,6 +120,16 @@ struct BisectSegment {
   int tie_pairs_needed = 0;
   int tie_budget = 0;
   bool tie_short = false;
+  /// The check's further-move alternative A (TiePlan::alternative; 0: none), whether its
+  /// sitting ruled out every move of ×A or more (SittingResult::ruled_out), and, for an
+  /// undecided check that did not, ≈ the pairs ruling it out would have taken (0: a move of
+  /// ×A or more is as likely as not there, or nothing predicted them).
+  double alternative = 0;
+  bool ruled_out = false;
+  int rule_out_pairs_needed = 0;
+  /// Ruled out, on an estimate beyond the band: a change below ×A may be there (the part
+  /// stays unplaced).
+  bool small_move_suspected = false;
 };
 
 /// The step in flight when the state was saved: the pairs of its batches so far. The search
