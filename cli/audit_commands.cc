@@ -11,6 +11,7 @@
 #include "base/exit_codes.h"
 #include "base/strings.h"
 #include "cli/commands.h"
+#include "cli/stderr_build_progress.h"
 #include "cli/terminal_progress.h"
 #include "engine/build_cache.h"
 #include "investigate/audit.h"

@@ -11,6 +11,7 @@
 #include "bisect/bisect_runner.h"
 #include "bisect/judge.h"
 #include "cli/commands.h"
+#include "cli/stderr_build_progress.h"
 #include "cli/stream_reporter.h"
 #include "cli/terminal_progress.h"
 #include "investigate/demo.h"
@@ -220,7 +221,8 @@ std::shared_ptr<void> AddInvestigationCommands(CLI::App& app, GlobalOptions& glo
     action = [&]() -> Result<int> {
       if (!demo_stop.empty()) CULPRIT_TRY(ParseDemoStopAfter(demo_stop, demo));
       StreamReporter reporter;
-      Result<DemoReport> report = RunDemo(demo, reporter);
+      StderrBuildProgress build_progress;
+      Result<DemoReport> report = RunDemo(demo, reporter, &build_progress);
       if (!report) return report.error();
       return 0;
     };

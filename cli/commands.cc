@@ -14,6 +14,7 @@
 #include "base/json_text.h"
 #include "base/strings.h"
 #include "cli/starter_config.h"
+#include "cli/stderr_build_progress.h"
 #include "cli/terminal_progress.h"
 #include "engine/compiler_cache.h"
 #include "probes/calibration.h"
@@ -319,7 +320,8 @@ Result<int> CommandRun(const GlobalOptions& global, RunCommandOptions& options) 
   if (!config) return config.error();
   options.request.revision = options.revision;
   std::unique_ptr<HostProbe> host = MakeRealHostProbe();
-  std::unique_ptr<BuildProvider> builds = MakeEngineBuildProvider(*config, false, nullptr);
+  StderrBuildProgress build_progress;  // A wait for another culprit's build is said.
+  std::unique_ptr<BuildProvider> builds = MakeEngineBuildProvider(*config, false, &build_progress);
   TerminalProgress progress(options.request.query.empty() ? "run" : options.request.query);
   MeasureContext context{*config, *builds, host.get(), &progress};
   Result<RunOutcome> outcome = RunQuery(context, options.request);
@@ -346,7 +348,8 @@ Result<int> CommandProbe(const GlobalOptions& global, ProbeCommandOptions& optio
   if (!config) return config.error();
   options.request.revision = options.revision;
   std::unique_ptr<HostProbe> host = MakeRealHostProbe();
-  std::unique_ptr<BuildProvider> builds = MakeEngineBuildProvider(*config, false, nullptr);
+  StderrBuildProgress build_progress;  // A wait for another culprit's build is said.
+  std::unique_ptr<BuildProvider> builds = MakeEngineBuildProvider(*config, false, &build_progress);
   TerminalProgress progress("probe " + options.request.query);
   MeasureContext context{*config, *builds, host.get(), &progress};
   return FinishComparison(RunProbe(context, options.request), options.json, progress);
@@ -463,8 +466,13 @@ Result<int> CommandBuild(const GlobalOptions& global, const BuildCommandOptions&
   BuildCache& cache = (*builds)->cache();
 
   if (options.prune_days) {
-    Result<int> removed = cache.Prune(std::chrono::hours(24 * *options.prune_days), true);
+    std::vector<std::string> in_use;
+    Result<int> removed =
+        cache.Prune(std::chrono::hours(24 * *options.prune_days), true, &in_use, &progress);
     if (!removed) return removed.error();
+    for (const std::string& kept : in_use) {
+      fmt::print(stderr, "culprit: kept {}: a running measurement uses it\n", kept);
+    }
     fmt::print("pruned {} builds older than {} days (and stale ones)\n", *removed,
                *options.prune_days);
   }

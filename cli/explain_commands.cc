@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/stderr_build_progress.h"
 #include "investigate/explain.h"
 #include "probes/engine_builds.h"
 #include "probes/host.h"

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/stderr_build_progress.h"
 #include "cli/stream_reporter.h"
 #include "investigate/investigation.h"
 

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/stderr_build_progress.h"
 #include "cli/terminal_progress.h"
 #include "engine/build_cache.h"
 #include "probes/engine_builds.h"

@@ -12,6 +12,7 @@
 #include "bisect/bisect_runner.h"
 #include "bisect/sweep_runner.h"
 #include "cli/commands.h"
+#include "cli/stderr_build_progress.h"
 #include "cli/terminal_progress.h"
 #include "probes/engine_builds.h"
 #include "probes/host.h"

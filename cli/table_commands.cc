@@ -10,6 +10,7 @@
 
 #include "base/exit_codes.h"
 #include "cli/commands.h"
+#include "cli/stderr_build_progress.h"
 #include "cli/terminal_progress.h"
 #include "investigate/published_grid.h"
 #include "probes/engine_builds.h"

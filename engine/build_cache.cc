@@ -228,20 +228,16 @@ fs::path StepGroupFile(const fs::path& checkout) { return checkout.parent_path()
 /// then stops a build step that a killed culprit left running there.
 Result<FileLock> LockScratch(const fs::path& scratch, BuildProgress* progress) {
   Result<FileLock> lock = FileLock::Acquire(scratch / "lock", [&] {
-    if (progress != nullptr) {
-      progress->OnWaiting(scratch);
-    } else {
-      fmt::print(stderr, "culprit: waiting for another culprit building in {}\n", scratch.string());
-    }
+    if (progress != nullptr) progress->OnWaiting(scratch);
   });
   if (!lock) return lock.error();
   if (std::optional<std::string> stopped = StopLeftoverStep(scratch / "step-group")) {
-    fmt::print(stderr, "culprit: {}\n", *stopped);
+    if (progress != nullptr) progress->OnNote(*stopped);
   }
   // A culprit killed between starting a step and writing its group down left no record;
   // the step's processes still carry the marker of this scratch directory.
   if (std::optional<std::string> stopped = StopMarkedSteps(scratch)) {
-    fmt::print(stderr, "culprit: {}\n", *stopped);
+    if (progress != nullptr) progress->OnNote(*stopped);
   }
   return lock;
 }
@@ -684,79 +680,6 @@ void LastOutputLine::Add(std::string_view piece) {
   KeepTail(partial_, piece.substr(end + 1));
 }
 
-StderrBuildProgress::StderrBuildProgress(std::optional<bool> terminal)
-    : terminal_(terminal.value_or(::isatty(STDERR_FILENO) == 1)) {}
-
-void StderrBuildProgress::ClearHeartbeat() {
-  if (!heartbeat_shown_) return;
-  fmt::print(stderr, "\r\x1b[2K");
-  heartbeat_shown_ = false;
-}
-
-void StderrBuildProgress::OnStart(const CommitInfo& commit) {
-  ClearHeartbeat();
-  fmt::print(stderr, "culprit: building {} ({})\n", commit.short_id, commit.subject);
-}
-
-void StderrBuildProgress::OnStep(const CommitInfo& commit, int step, int steps,
-                                 const std::string& command, std::chrono::milliseconds elapsed) {
-  ClearHeartbeat();
-  fmt::print(stderr, "culprit: building {}: step {}/{} at {:.1f} s: {}\n", commit.short_id, step,
-             steps, elapsed.count() / 1000.0, command);
-}
-
-void StderrBuildProgress::OnDone(const CommitInfo& commit, bool ok,
-                                 std::chrono::milliseconds elapsed) {
-  ClearHeartbeat();
-  if (ok) {
-    fmt::print(stderr, "culprit: built {} in {:.1f} s\n", commit.short_id,
-               elapsed.count() / 1000.0);
-  } else {
-    fmt::print(stderr, "culprit: {} does not build ({:.1f} s)\n", commit.short_id,
-               elapsed.count() / 1000.0);
-  }
-}
-
-void StderrBuildProgress::OnCompilerCache(const CommitInfo& commit,
-                                          const CompilerCacheStats& stats) {
-  ClearHeartbeat();
-  fmt::print(stderr, "culprit: built {}: {}\n", commit.short_id, DescribeCompilerCacheStats(stats));
-}
-
-void StderrBuildProgress::OnFetch(const CommitInfo& commit, bool ok, const std::string& why) {
-  ClearHeartbeat();
-  if (ok) {
-    fmt::print(stderr, "culprit: fetched the artifacts of {} ([engine] fetch): no build\n",
-               commit.short_id);
-  } else {
-    fmt::print(stderr, "culprit: fetching {} failed ({}): building it\n", commit.short_id, why);
-  }
-}
-
-void StderrBuildProgress::OnWaiting(const fs::path& scratch_dir) {
-  ClearHeartbeat();
-  fmt::print(stderr, "culprit: waiting for another culprit building in {}\n", scratch_dir.string());
-}
-
-void StderrBuildProgress::OnOutput(const CommitInfo& commit, int step, int steps,
-                                   std::string_view last_line, std::chrono::milliseconds elapsed) {
-  if (!terminal_) return;
-  // A compiler prints many lines a second; four redraws a second are enough.
-  auto now = std::chrono::steady_clock::now();
-  if (heartbeat_shown_ && now - last_heartbeat_ < std::chrono::milliseconds(250)) return;
-  last_heartbeat_ = now;
-  std::string line = fmt::format("  building {}: step {}/{}  [{:.0f}s]  {}", commit.short_id, step,
-                                 steps, elapsed.count() / 1000.0, last_line);
-  // One terminal line: a wrapped one could not be rewritten in place.
-  if (line.size() > 110) line.resize(110);
-  for (char& c : line) {
-    if (static_cast<unsigned char>(c) < 0x20) c = ' ';
-  }
-  fmt::print(stderr, "\r\x1b[2K{}", line);
-  std::fflush(stderr);
-  heartbeat_shown_ = true;
-}
-
 BuildCache::BuildCache(const GitRepo& repo, BuildSettings settings)
     : repo_(repo), settings_(std::move(settings)) {
   engine_dir_ = settings_.cache_dir / EngineKey(repo_.workdir());
@@ -773,13 +696,16 @@ fs::path BuildCache::EntryLock(const std::string& entry_name) const {
   return engine_dir_ / "entry-locks" / (entry_name + ".lock");
 }
 
-std::optional<Result<Build>> BuildCache::FromCacheHeld(const CommitInfo& commit) const {
+std::optional<Result<Build>> BuildCache::FromCacheHeld(const CommitInfo& commit,
+                                                       BuildProgress* progress) const {
   // Locked before the entry is read: once held, no rebuild or prune can
   // change it, so what FromCache finds is what the holder measures.
   Result<FileLock> lock = FileLock::Acquire(
       EntryLock(EntryDir(commit.id).filename().string()),
       [&] {
-        fmt::print(stderr, "culprit: waiting for another culprit building {}\n", commit.short_id);
+        if (progress != nullptr) {
+          progress->OnNote(fmt::format("waiting for another culprit building {}", commit.short_id));
+        }
       },
       LockMode::kShared);
   if (!lock && lock.error().kind() == ErrorKind::kInterrupted) return Result<Build>(lock.error());
@@ -851,7 +777,8 @@ Result<Build> BuildCache::Ensure(std::string_view revision, bool rebuild, BuildP
 
   if (!rebuild) {
     // A usable build, or a remembered failure (an unbuildable commit).
-    if (std::optional<Result<Build>> cached = FromCacheHeld(*commit)) return std::move(*cached);
+    if (std::optional<Result<Build>> cached = FromCacheHeld(*commit, progress))
+      return std::move(*cached);
   }
 
   Result<FileLock> lock = LockScratch(engine_dir_ / "scratch", progress);
@@ -860,7 +787,8 @@ Result<Build> BuildCache::Ensure(std::string_view revision, bool rebuild, BuildP
     // Another process may have built it while this one waited for the lock.
     // (Waiting for the entry's lock here cannot deadlock: whoever holds it
     // exclusive also holds the scratch lock, which is this process's now.)
-    if (std::optional<Result<Build>> cached = FromCacheHeld(*commit)) return std::move(*cached);
+    if (std::optional<Result<Build>> cached = FromCacheHeld(*commit, progress))
+      return std::move(*cached);
   }
   return BuildNow(*commit, rebuild, progress);
 }
@@ -981,8 +909,8 @@ Result<std::vector<CachedBuildInfo>> BuildCache::List() const {
 }
 
 Result<int> BuildCache::Prune(std::chrono::hours older_than, bool stale_too,
-                              std::vector<std::string>* in_use) {
-  Result<FileLock> lock = LockScratch(engine_dir_ / "scratch", nullptr);
+                              std::vector<std::string>* in_use, BuildProgress* progress) {
+  Result<FileLock> lock = LockScratch(engine_dir_ / "scratch", progress);
   if (!lock) return lock.error();
   std::error_code ec;
   fs::path builds = engine_dir_ / "builds";
@@ -1011,9 +939,6 @@ Result<int> BuildCache::Prune(std::chrono::hours older_than, bool stale_too,
         if (entry) kept_trees.insert(entry->value("tree", ""));
         if (in_use != nullptr) {
           in_use->push_back(commit.empty() ? dir.path().filename().string() : commit);
-        } else {
-          fmt::print(stderr, "culprit: kept {}: a running measurement uses it\n",
-                     dir.path().string());
         }
         continue;
       }

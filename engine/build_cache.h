@@ -155,6 +155,11 @@ class BuildProgress {
   virtual void OnCompilerCache(const CommitInfo& commit, const CompilerCacheStats& stats) {}
   /// Another process holds the checkout lock; this one waits for it.
   virtual void OnWaiting(const std::filesystem::path& scratch_dir) {}
+  /// Something the user should know that is not an event of one build, in a sentence without
+  /// "culprit:" before it: a build step a killed culprit left running was stopped; another
+  /// culprit's build of the commit is awaited. The engine layer prints nothing itself: what
+  /// it says goes through here, and with no BuildProgress it goes unsaid.
+  virtual void OnNote(const std::string& note) {}
   /// Step `step` is running: it printed something, or has been quiet for a
   /// second. `last_line` is the last complete line it printed (stdout or
   /// stderr), "" before the first.
@@ -180,32 +185,6 @@ class LastOutputLine {
  private:
   std::string line_;
   std::string partial_;  ///< The unfinished line: its last kKeep bytes.
-};
-
-/// Prints one line per event on stderr ("culprit: building 1a2b3c4d5e (subject): step 1/2 ...").
-/// On a terminal, a running step also shows a heartbeat, rewritten in place:
-/// the elapsed time and its last line of output. In a pipe, only the events.
-class StderrBuildProgress : public BuildProgress {
- public:
-  /// `terminal`: whether stderr is a terminal (the default asks isatty).
-  explicit StderrBuildProgress(std::optional<bool> terminal = std::nullopt);
-  void OnStart(const CommitInfo& commit) override;
-  void OnStep(const CommitInfo& commit, int step, int steps, const std::string& command,
-              std::chrono::milliseconds elapsed) override;
-  void OnDone(const CommitInfo& commit, bool ok, std::chrono::milliseconds elapsed) override;
-  void OnCompilerCache(const CommitInfo& commit, const CompilerCacheStats& stats) override;
-  void OnFetch(const CommitInfo& commit, bool ok, const std::string& why) override;
-  void OnWaiting(const std::filesystem::path& scratch_dir) override;
-  void OnOutput(const CommitInfo& commit, int step, int steps, std::string_view last_line,
-                std::chrono::milliseconds elapsed) override;
-
- private:
-  /// Clears the heartbeat line before an event's line.
-  void ClearHeartbeat();
-
-  bool terminal_;
-  bool heartbeat_shown_ = false;
-  std::chrono::steady_clock::time_point last_heartbeat_{};
 };
 
 /// The build cache of one engine. Not thread-safe; separate processes are
@@ -247,11 +226,12 @@ class BuildCache {
   Result<std::vector<CachedBuildInfo>> List() const;
   /// Removes entries made more than `older_than` ago, stale entries (other
   /// steps) when `stale_too`, and leftovers of interrupted builds. Takes the
-  /// checkout lock. An entry in use (a Build of it is held: Build::in_use) is
-  /// skipped, with its source tree: its commit goes into `*in_use`, or, when
-  /// that is null, a line on stderr says so. Returns how many were removed.
+  /// checkout lock (a wait for it, and a leftover step it stops, are said through
+  /// `progress`, which may be null). An entry in use (a Build of it is held: Build::in_use)
+  /// is skipped, with its source tree: its commit (or its directory's name when the entry
+  /// names none) goes into `*in_use` when that is not null. Returns how many were removed.
   Result<int> Prune(std::chrono::hours older_than, bool stale_too = false,
-                    std::vector<std::string>* in_use = nullptr);
+                    std::vector<std::string>* in_use = nullptr, BuildProgress* progress = nullptr);
 
   /// Build steps actually executed by this object (for tests).
   int build_steps_run() const { return build_steps_run_; }
@@ -264,8 +244,10 @@ class BuildCache {
   std::filesystem::path EntryDir(const std::string& commit) const;
   /// The lock of the entry directory named `entry_name` (<commit>-<config>).
   std::filesystem::path EntryLock(const std::string& entry_name) const;
-  /// FromCache, holding the entry shared while the build it returns lives.
-  std::optional<Result<Build>> FromCacheHeld(const CommitInfo& commit) const;
+  /// FromCache, holding the entry shared while the build it returns lives; a wait for the
+  /// entry's lock is said through `progress` (may be null).
+  std::optional<Result<Build>> FromCacheHeld(const CommitInfo& commit,
+                                             BuildProgress* progress) const;
   /// nullopt when the cache has no usable entry (never built, or a build
   /// whose artifacts were deleted); else the build or its remembered failure.
   std::optional<Result<Build>> FromCache(const CommitInfo& commit) const;

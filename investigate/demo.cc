@@ -17,27 +17,44 @@
 namespace culprit {
 namespace {
 
-// Forwards to the terminal's build progress and adds up the builds' wall time.
+// Forwards every build event to the caller's build progress (the terminal's, in the CLI;
+// may be null) and adds up the builds' wall time.
 class TimedBuilds : public BuildProgress {
  public:
-  void OnStart(const CommitInfo& commit) override { inner_.OnStart(commit); }
+  explicit TimedBuilds(BuildProgress* inner) : inner_(inner) {}
+  void OnStart(const CommitInfo& commit) override {
+    if (inner_ != nullptr) inner_->OnStart(commit);
+  }
   void OnStep(const CommitInfo& commit, int step, int steps, const std::string& command,
               std::chrono::milliseconds elapsed) override {
-    inner_.OnStep(commit, step, steps, command, elapsed);
+    if (inner_ != nullptr) inner_->OnStep(commit, step, steps, command, elapsed);
   }
   void OnDone(const CommitInfo& commit, bool ok, std::chrono::milliseconds elapsed) override {
-    inner_.OnDone(commit, ok, elapsed);
+    if (inner_ != nullptr) inner_->OnDone(commit, ok, elapsed);
     total_ += elapsed;
     ++builds_;
   }
+  void OnFetch(const CommitInfo& commit, bool ok, const std::string& why) override {
+    if (inner_ != nullptr) inner_->OnFetch(commit, ok, why);
+  }
+  void OnCompilerCache(const CommitInfo& commit, const CompilerCacheStats& stats) override {
+    if (inner_ != nullptr) inner_->OnCompilerCache(commit, stats);
+  }
   void OnWaiting(const std::filesystem::path& scratch_dir) override {
-    inner_.OnWaiting(scratch_dir);
+    if (inner_ != nullptr) inner_->OnWaiting(scratch_dir);
+  }
+  void OnNote(const std::string& note) override {
+    if (inner_ != nullptr) inner_->OnNote(note);
+  }
+  void OnOutput(const CommitInfo& commit, int step, int steps, std::string_view last_line,
+                std::chrono::milliseconds elapsed) override {
+    if (inner_ != nullptr) inner_->OnOutput(commit, step, steps, last_line, elapsed);
   }
   std::chrono::milliseconds total() const { return total_; }
   int builds() const { return builds_; }
 
  private:
-  StderrBuildProgress inner_;
+  BuildProgress* inner_;
   std::chrono::milliseconds total_{0};
   int builds_ = 0;
 };
@@ -288,7 +305,8 @@ Status ParseDemoStopAfter(std::string_view what, DemoOptions& options) {
   return {};
 }
 
-Result<DemoReport> RunDemo(const DemoOptions& options, DemoReporter& reporter) {
+Result<DemoReport> RunDemo(const DemoOptions& options, DemoReporter& reporter,
+                           BuildProgress* build_progress) {
   const auto demo_start = std::chrono::steady_clock::now();
   DemoReport report;
   Result<std::filesystem::path> found =
@@ -321,12 +339,11 @@ Result<DemoReport> RunDemo(const DemoOptions& options, DemoReporter& reporter) {
     return report;
   }
 
-  TimedBuilds build_progress;
-  Result<std::unique_ptr<EngineBuilds>> builds =
-      EngineBuilds::Open(*config, false, &build_progress);
+  TimedBuilds timed_builds(build_progress);
+  Result<std::unique_ptr<EngineBuilds>> builds = EngineBuilds::Open(*config, false, &timed_builds);
   if (!builds) return builds.error();
   std::unique_ptr<HostProbe> host = MakeRealHostProbe();
-  TimedReporter timed(reporter, build_progress);
+  TimedReporter timed(reporter, timed_builds);
   Result<InvestigationReport> ladder =
       RunLadder(*config, options, **builds, host.get(), timed, reporter);
   if (!ladder) return ladder.error();
@@ -339,15 +356,15 @@ Result<DemoReport> RunDemo(const DemoOptions& options, DemoReporter& reporter) {
   reporter.Result(Story(ladder->state, options));
 
   const auto audit_start = std::chrono::steady_clock::now();
-  const std::chrono::milliseconds builds_before_audit = build_progress.total();
+  const std::chrono::milliseconds builds_before_audit = timed_builds.total();
   std::optional<Error> audit_failure;
   CULPRIT_TRY(
-      RunDemoAudit(*config, options, examples, build_progress, reporter, report, audit_failure));
-  const std::chrono::milliseconds audit_builds = build_progress.total() - builds_before_audit;
+      RunDemoAudit(*config, options, examples, timed_builds, reporter, report, audit_failure));
+  const std::chrono::milliseconds audit_builds = timed_builds.total() - builds_before_audit;
   const std::chrono::milliseconds audit_wall = Since(audit_start);
   const std::chrono::milliseconds audit_pairs = audit_wall - std::min(audit_wall, audit_builds);
 
-  reporter.Result(WallTimes(Since(demo_start), history, build_progress, timed, audit_pairs));
+  reporter.Result(WallTimes(Since(demo_start), history, timed_builds, timed, audit_pairs));
   // Everything measured is archived and shown; a broken audit sitting is still an error.
   if (audit_failure) return *audit_failure;
   return report;

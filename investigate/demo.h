@@ -72,6 +72,8 @@ struct DemoReport {
 /// relevance, isolation), into `options`. Usage error listing them.
 Status ParseDemoStopAfter(std::string_view what, DemoOptions& options);
 
-Result<DemoReport> RunDemo(const DemoOptions& options, DemoReporter& reporter);
+/// `build_progress` hears of every build (may be null); the demo adds up their time.
+Result<DemoReport> RunDemo(const DemoOptions& options, DemoReporter& reporter,
+                           BuildProgress* build_progress);
 
 }  // namespace culprit

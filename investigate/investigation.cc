@@ -350,8 +350,7 @@ Result<bool> Session::Relevance() {
   if (!state_.relevance_done) {
     // Globs as written, or measured at the culprit (coverage, or the
     // code_path command): never guessed (probes/code_path.h).
-    StderrBuildProgress build_progress;
-    Result<CodePath> path = FindCodePath(config_, query, state_.culprit, &build_progress);
+    Result<CodePath> path = FindCodePath(config_, query, state_.culprit, builds_.progress());
     if (!path) return path.error();
     culprit::Relevance relevance = CheckRelevance(state_.changed_files, *path);
     state_.on_path = relevance.on_path;
@@ -401,8 +400,7 @@ Status Session::GoOnWithAChangeOffThePath() {
   for (const InvestigationState::LaterChange& later : state_.later_changes) {
     Result<std::vector<std::string>> changed = builds_.repo().ChangedFiles(later.commit);
     if (!changed) return changed.error();
-    StderrBuildProgress build_progress;
-    Result<CodePath> path = FindCodePath(config_, query, later.commit, &build_progress);
+    Result<CodePath> path = FindCodePath(config_, query, later.commit, builds_.progress());
     if (!path) return path.error();
     culprit::Relevance relevance = CheckRelevance(*changed, *path);
     if (!relevance.known || relevance.relevant()) continue;

@@ -45,6 +45,9 @@ class EngineBuilds : public BuildProvider {
 
   GitRepo& repo() { return repo_; }
   BuildCache& cache() { return *cache_; }
+  /// Where this provider's builds are said (as opened; may be null): for a caller that builds
+  /// through another path (a coverage build for the code path) and should say it alike.
+  BuildProgress* progress() const { return progress_; }
 
  private:
   EngineBuilds(const EngineSections& config, GitRepo repo, bool rebuild, BuildProgress* progress,

@@ -1,5 +1,5 @@
-// The build cache's in-process parts: the last line of a step's output and the
-// progress shown while a step runs. The builds themselves, on real
+// The build cache's in-process parts: the last line of a step's output (what a step's
+// heartbeat shows, cli/stderr_build_progress.h). The builds themselves, on real
 // repositories, are in build_cache_integration_test.cc.
 
 #include "engine/build_cache.h"
@@ -37,27 +37,6 @@ TEST(LastOutputLine, KeepsTheLastCompleteLineInBoundedSpace) {
   EXPECT_EQ(last.line(), std::string(LastOutputLine::kKeep - 2, 'x') + "yz");
   last.Add("\n");
   EXPECT_EQ(last.line(), "next");
-}
-
-TEST(StderrBuildProgress, AHeartbeatOnATerminalAndNothingExtraInAPipe) {
-  CommitInfo commit;
-  commit.id = std::string(40, 'a');
-  commit.short_id = "aaaaaaaaaa";
-  commit.subject = "subject";
-  using std::chrono::milliseconds;
-  StderrBuildProgress pipe(false);
-  ::testing::internal::CaptureStderr();
-  pipe.OnOutput(commit, 1, 2, "[ 50%] Building CXX object a.o", milliseconds(12000));
-  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
-
-  StderrBuildProgress terminal(true);
-  ::testing::internal::CaptureStderr();
-  terminal.OnOutput(commit, 1, 2, "[ 50%] Building CXX object a.o\t", milliseconds(12000));
-  terminal.OnDone(commit, true, milliseconds(13000));
-  std::string shown = ::testing::internal::GetCapturedStderr();
-  EXPECT_EQ(shown,
-            "\r\x1b[2K  building aaaaaaaaaa: step 1/2  [12s]  [ 50%] Building CXX object a.o "
-            "\r\x1b[2Kculprit: built aaaaaaaaaa in 13.0 s\n");
 }
 
 }  // namespace
