@@ -11,7 +11,7 @@
 #include "base/exit_codes.h"
 #include "base/strings.h"
 #include "cli/commands.h"
-#include "cli/stderr_build_progress.h"
+#include "cli/engine_opening.h"
 #include "cli/terminal_progress.h"
 #include "engine/build_cache.h"
 #include "investigate/audit.h"
@@ -34,12 +34,9 @@ Result<int> CommandAudit(const GlobalOptions& global, AuditCommandOptions& optio
   if (!config) return config.error();
   if (options.table) options.request.table = std::filesystem::path(*options.table);
   options.request.invocation = std::move(invocation);
-  std::unique_ptr<HostProbe> host = MakeRealHostProbe();
-  StderrBuildProgress build_progress;
-  std::unique_ptr<BuildProvider> builds =
-      MakeEngineBuildProvider(*config, options.rebuild, &build_progress);
+  std::unique_ptr<EngineOpening> engine = EngineOpening::ForMeasuring(*config, options.rebuild);
   TerminalProgress progress("audit " + options.request.query);
-  AuditContext context{*config, *builds, host.get(), &progress};
+  AuditContext context{*config, engine->builds(), engine->host(), &progress};
   Result<std::vector<AuditOutcome>> outcomes = RunAudits(context, options.request);
   progress.Finish();
   if (!outcomes) return outcomes.error();
@@ -67,12 +64,9 @@ Result<int> CommandPublish(const GlobalOptions& global, PublishCommandOptions& o
                            const std::vector<std::string>& invocation) {
   Result<Config> config = LoadGlobalConfig(global);
   if (!config) return config.error();
-  std::unique_ptr<HostProbe> host = MakeRealHostProbe();
-  StderrBuildProgress build_progress;
-  std::unique_ptr<BuildProvider> builds =
-      MakeEngineBuildProvider(*config, options.rebuild, &build_progress);
+  std::unique_ptr<EngineOpening> engine = EngineOpening::ForMeasuring(*config, options.rebuild);
   TerminalProgress progress("publish " + options.request.revision);
-  AuditContext context{*config, *builds, host.get(), &progress};
+  AuditContext context{*config, engine->builds(), engine->host(), &progress};
   Result<std::vector<PublishedNumber>> rows = RunPublish(context, options.request);
   progress.Finish();
   if (!rows) return rows.error();

@@ -11,6 +11,7 @@
 #include "bisect/bisect_runner.h"
 #include "bisect/judge.h"
 #include "cli/commands.h"
+#include "cli/engine_opening.h"
 #include "cli/stderr_build_progress.h"
 #include "cli/stream_reporter.h"
 #include "cli/terminal_progress.h"
@@ -55,14 +56,12 @@ Result<int> WithBisectRunner(const GlobalOptions& global,
                              const std::function<Result<BisectReport>(BisectRunner&)>& use) {
   Result<Config> config = LoadGlobalConfig(global);
   if (!config) return config.error();
-  StderrBuildProgress build_progress;
-  Result<std::unique_ptr<EngineBuilds>> builds =
-      EngineBuilds::Open(*config, false, &build_progress);
-  if (!builds) return builds.error();
-  std::unique_ptr<HostProbe> host = MakeRealHostProbe();
+  Result<std::unique_ptr<EngineOpening>> engine = EngineOpening::WithHistory(*config, false);
+  if (!engine) return engine.error();
+  EngineBuilds& builds = (*engine)->engine_builds();
   StderrBisectReporter reporter;
   QueryMeasurer measurer(*config);
-  BisectRunner runner(*config, {(*builds)->repo(), **builds, measurer}, host.get(), reporter);
+  BisectRunner runner(*config, {builds.repo(), builds, measurer}, (*engine)->host(), reporter);
   Result<BisectReport> report = use(runner);
   reporter.Finish();
   return PrintBisectReport(std::move(report));
@@ -119,13 +118,10 @@ Result<int> CommandJudge(const GlobalOptions& global, const JudgeRequest& reques
   // about the checked-out commit must never read as that.
   Result<Config> config = LoadGlobalConfig(global);
   if (!config) return config.error();
-  StderrBuildProgress build_progress;
-  Result<std::unique_ptr<EngineBuilds>> builds =
-      EngineBuilds::Open(*config, false, &build_progress);
-  if (!builds) return builds.error();
-  std::unique_ptr<HostProbe> host = MakeRealHostProbe();
+  Result<std::unique_ptr<EngineOpening>> engine = EngineOpening::WithHistory(*config, false);
+  if (!engine) return engine.error();
   TerminalProgress progress("judge " + request.candidate);
-  MeasureContext context{*config, **builds, host.get(), &progress};
+  MeasureContext context{*config, (*engine)->builds(), (*engine)->host(), &progress};
   QueryMeasurer measurer(*config);
   Result<JudgeResult> result = RunJudge(context, measurer, request);
   progress.Finish();

@@ -13,6 +13,7 @@
 #include "base/interrupt.h"
 #include "base/json_text.h"
 #include "base/strings.h"
+#include "cli/engine_opening.h"
 #include "cli/starter_config.h"
 #include "cli/stderr_build_progress.h"
 #include "cli/terminal_progress.h"
@@ -319,11 +320,9 @@ Result<int> CommandRun(const GlobalOptions& global, RunCommandOptions& options) 
   Result<Config> config = LoadMeasureConfig(global, global.adhoc_command, &options.request.query);
   if (!config) return config.error();
   options.request.revision = options.revision;
-  std::unique_ptr<HostProbe> host = MakeRealHostProbe();
-  StderrBuildProgress build_progress;  // A wait for another culprit's build is said.
-  std::unique_ptr<BuildProvider> builds = MakeEngineBuildProvider(*config, false, &build_progress);
+  std::unique_ptr<EngineOpening> engine = EngineOpening::ForMeasuring(*config, false);
   TerminalProgress progress(options.request.query.empty() ? "run" : options.request.query);
-  MeasureContext context{*config, *builds, host.get(), &progress};
+  MeasureContext context{*config, engine->builds(), engine->host(), &progress};
   Result<RunOutcome> outcome = RunQuery(context, options.request);
   progress.Finish();
   if (!outcome) return outcome.error();
@@ -347,24 +346,19 @@ Result<int> CommandProbe(const GlobalOptions& global, ProbeCommandOptions& optio
   Result<Config> config = LoadMeasureConfig(global, global.adhoc_command, &options.request.query);
   if (!config) return config.error();
   options.request.revision = options.revision;
-  std::unique_ptr<HostProbe> host = MakeRealHostProbe();
-  StderrBuildProgress build_progress;  // A wait for another culprit's build is said.
-  std::unique_ptr<BuildProvider> builds = MakeEngineBuildProvider(*config, false, &build_progress);
+  std::unique_ptr<EngineOpening> engine = EngineOpening::ForMeasuring(*config, false);
   TerminalProgress progress("probe " + options.request.query);
-  MeasureContext context{*config, *builds, host.get(), &progress};
+  MeasureContext context{*config, engine->builds(), engine->host(), &progress};
   return FinishComparison(RunProbe(context, options.request), options.json, progress);
 }
 
 Result<int> CommandCompare(const GlobalOptions& global, CompareCommandOptions& options) {
   Result<Config> config = LoadGlobalConfig(global);
   if (!config) return config.error();
-  std::unique_ptr<HostProbe> host = MakeRealHostProbe();
-  StderrBuildProgress build_progress;
-  std::unique_ptr<BuildProvider> builds =
-      MakeEngineBuildProvider(*config, options.rebuild, &build_progress);
+  std::unique_ptr<EngineOpening> engine = EngineOpening::ForMeasuring(*config, options.rebuild);
   TerminalProgress progress(
       fmt::format("compare {} {}", options.request.revision_a, options.request.revision_b));
-  MeasureContext context{*config, *builds, host.get(), &progress};
+  MeasureContext context{*config, engine->builds(), engine->host(), &progress};
   return FinishComparison(RunCompare(context, options.request), options.json, progress);
 }
 
@@ -459,11 +453,12 @@ namespace culprit {
 Result<int> CommandBuild(const GlobalOptions& global, const BuildCommandOptions& options) {
   Result<Config> config = LoadGlobalConfig(global);
   if (!config) return config.error();
-  StderrBuildProgress progress;
-  Result<std::unique_ptr<EngineBuilds>> builds =
-      EngineBuilds::Open(*config, options.rebuild, &progress);
-  if (!builds) return builds.error();
-  BuildCache& cache = (*builds)->cache();
+  Result<std::unique_ptr<EngineOpening>> engine =
+      EngineOpening::WithHistory(*config, options.rebuild);
+  if (!engine) return engine.error();
+  EngineBuilds& builds = (*engine)->engine_builds();
+  StderrBuildProgress& progress = (*engine)->build_progress();
+  BuildCache& cache = builds.cache();
 
   if (options.prune_days) {
     std::vector<std::string> in_use;
@@ -508,7 +503,7 @@ Result<int> CommandBuild(const GlobalOptions& global, const BuildCommandOptions&
   std::vector<std::string> failures;
   for (const std::string& revision : options.revisions) {
     if (InterruptRequested()) return Error::Interrupted("interrupted");
-    Result<ResolvedBuild> build = (*builds)->Resolve(revision);
+    Result<ResolvedBuild> build = builds.Resolve(revision);
     if (!build) {
       if (build.error().kind() == ErrorKind::kInterrupted) return build.error();
       failures.push_back(fmt::format("{}: {}", revision, build.error().message()));

@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "cli/commands.h"
-#include "cli/stderr_build_progress.h"
+#include "cli/engine_opening.h"
 #include "investigate/explain.h"
 #include "probes/engine_builds.h"
 #include "probes/host.h"
@@ -26,12 +26,11 @@ struct ExplainCommandOptions {
 Result<int> CommandExplain(const GlobalOptions& global, const ExplainCommandOptions& options) {
   Result<Config> config = LoadGlobalConfig(global);
   if (!config) return config.error();
-  StderrBuildProgress build_progress;
-  Result<std::unique_ptr<EngineBuilds>> builds =
-      EngineBuilds::Open(*config, options.rebuild, &build_progress);
-  if (!builds) return builds.error();
-  std::unique_ptr<HostProbe> host = MakeRealHostProbe();
-  ExplainContext context{*config, **builds, host.get(), &build_progress, [](std::string_view step) {
+  Result<std::unique_ptr<EngineOpening>> engine =
+      EngineOpening::WithHistory(*config, options.rebuild);
+  if (!engine) return engine.error();
+  ExplainContext context{*config, (*engine)->engine_builds(), (*engine)->host(),
+                         &(*engine)->build_progress(), [](std::string_view step) {
                            fmt::print(stderr, "explain: {}\n", step);
                            std::fflush(stderr);
                          }};

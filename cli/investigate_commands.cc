@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "cli/commands.h"
-#include "cli/stderr_build_progress.h"
+#include "cli/engine_opening.h"
 #include "cli/stream_reporter.h"
 #include "investigate/investigation.h"
 
@@ -38,11 +38,10 @@ Result<int> CommandInvestigate(const GlobalOptions& global, InvestigateCommandOp
   }
   Result<Config> config = LoadGlobalConfig(global);
   if (!config) return config.error();
-  StderrBuildProgress build_progress;
-  Result<std::unique_ptr<EngineBuilds>> builds =
-      EngineBuilds::Open(*config, false, &build_progress);
-  if (!builds) return builds.error();
-  std::unique_ptr<HostProbe> host = MakeRealHostProbe();
+  Result<std::unique_ptr<EngineOpening>> engine = EngineOpening::WithHistory(*config, false);
+  if (!engine) return engine.error();
+  EngineBuilds& builds = (*engine)->engine_builds();
+  HostProbe* host = (*engine)->host();
   StreamReporter reporter;
   if (options.restart) {
     CULPRIT_TRY(DiscardInvestigationState(*config));
@@ -50,8 +49,8 @@ Result<int> CommandInvestigate(const GlobalOptions& global, InvestigateCommandOp
   options.request.stop_after = stop_after;
   options.request.invocation = options.invocation;
   Result<InvestigationReport> report =
-      options.resume ? ResumeInvestigation(*config, **builds, host.get(), reporter, stop_after)
-                     : RunInvestigation(*config, **builds, host.get(), reporter, options.request);
+      options.resume ? ResumeInvestigation(*config, builds, host, reporter, stop_after)
+                     : RunInvestigation(*config, builds, host, reporter, options.request);
   if (!report) return report.error();
   return 0;
 }

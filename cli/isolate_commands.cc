@@ -9,7 +9,7 @@
 #include <memory>
 
 #include "cli/commands.h"
-#include "cli/stderr_build_progress.h"
+#include "cli/engine_opening.h"
 #include "cli/terminal_progress.h"
 #include "engine/build_cache.h"
 #include "probes/engine_builds.h"
@@ -33,13 +33,10 @@ Result<int> CommandIsolate(const GlobalOptions& global, IsolateCommandOptions& o
   Result<Config> config = LoadGlobalConfig(global);
   if (!config) return config.error();
   options.request.revision = options.revision;
-  std::unique_ptr<HostProbe> host = MakeRealHostProbe();
-  StderrBuildProgress build_progress;
-  std::unique_ptr<BuildProvider> builds =
-      MakeEngineBuildProvider(*config, options.rebuild, &build_progress);
+  std::unique_ptr<EngineOpening> engine = EngineOpening::ForMeasuring(*config, options.rebuild);
   TerminalProgress progress(
       "isolate " + (options.request.plan.empty() ? options.request.query : options.request.plan));
-  MeasureContext context{*config, *builds, host.get(), &progress};
+  MeasureContext context{*config, engine->builds(), engine->host(), &progress};
   Result<IsolateOutcome> outcome = RunIsolate(context, options.request);
   progress.Finish();
   if (!outcome) return outcome.error();
@@ -63,9 +60,9 @@ Result<int> CommandHarnessCheck(const GlobalOptions& global, IsolateCommandOptio
     options.check.timeout =
         std::chrono::milliseconds(static_cast<long>(*options.check_timeout_s * 1000));
   }
-  StderrBuildProgress build_progress;
-  std::unique_ptr<BuildProvider> builds = MakeEngineBuildProvider(*config, false, &build_progress);
-  MeasureContext context{*config, *builds, nullptr, nullptr};
+  // No host probe: a check of the harness's replies measures nothing.
+  std::unique_ptr<EngineOpening> engine = EngineOpening::ForMeasuring(*config, false);
+  MeasureContext context{*config, engine->builds(), nullptr, nullptr};
   Result<HarnessCheckReport> report = RunHarnessCheck(context, options.check);
   if (!report) return report.error();
   fmt::print("{}", FormatHarnessCheck(*report));

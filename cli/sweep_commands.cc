@@ -12,7 +12,7 @@
 #include "bisect/bisect_runner.h"
 #include "bisect/sweep_runner.h"
 #include "cli/commands.h"
-#include "cli/stderr_build_progress.h"
+#include "cli/engine_opening.h"
 #include "cli/terminal_progress.h"
 #include "probes/engine_builds.h"
 #include "probes/host.h"
@@ -100,14 +100,13 @@ Result<int> CommandSweep(const GlobalOptions& global, SweepCommandOptions& optio
   options.request.points = options.points;
   Result<Config> config = LoadGlobalConfig(global);
   if (!config) return config.error();
-  StderrBuildProgress build_progress;
-  Result<std::unique_ptr<EngineBuilds>> builds =
-      EngineBuilds::Open(*config, options.rebuild, &build_progress);
-  if (!builds) return builds.error();
-  std::unique_ptr<HostProbe> host = MakeRealHostProbe();
+  Result<std::unique_ptr<EngineOpening>> engine =
+      EngineOpening::WithHistory(*config, options.rebuild);
+  if (!engine) return engine.error();
+  EngineBuilds& builds = (*engine)->engine_builds();
   TerminalProgress progress("sweep");
-  MeasureContext context{*config, **builds, host.get(), &progress};
-  Result<SweepOutcome> outcome = RunSweep(context, (*builds)->repo(), options.request);
+  MeasureContext context{*config, builds, (*engine)->host(), &progress};
+  Result<SweepOutcome> outcome = RunSweep(context, builds.repo(), options.request);
   progress.Finish();
   if (!outcome) return outcome.error();
   fmt::print("{}", Render(*outcome, options.format, options.bisect));
@@ -116,7 +115,7 @@ Result<int> CommandSweep(const GlobalOptions& global, SweepCommandOptions& optio
   if (!status) return status.error();
   if (options.bisect) {
     Result<int> bisects =
-        RunBisects(*config, **builds, host.get(), *outcome, options.request.flags);
+        RunBisects(*config, builds, (*engine)->host(), *outcome, options.request.flags);
     if (!bisects) return bisects.error();
     if (*bisects != kExitOk) return *bisects;
   }

@@ -10,7 +10,7 @@
 
 #include "base/exit_codes.h"
 #include "cli/commands.h"
-#include "cli/stderr_build_progress.h"
+#include "cli/engine_opening.h"
 #include "cli/terminal_progress.h"
 #include "investigate/published_grid.h"
 #include "probes/engine_builds.h"
@@ -101,12 +101,9 @@ Result<int> CommandTable(const GlobalOptions& global, TableCommandOptions& optio
     }
     options.request.registry = TableRequest::RegistryRun{registry.order, registry.command};
   }
-  std::unique_ptr<HostProbe> host = MakeRealHostProbe();
-  StderrBuildProgress build_progress;
-  std::unique_ptr<BuildProvider> builds =
-      MakeEngineBuildProvider(*config, options.rebuild, &build_progress);
+  std::unique_ptr<EngineOpening> engine = EngineOpening::ForMeasuring(*config, options.rebuild);
   TerminalProgress progress("table");
-  MeasureContext context{*config, *builds, host.get(), &progress};
+  MeasureContext context{*config, engine->builds(), engine->host(), &progress};
   Result<TableOutcome> outcome = RunTable(context, options.request);
   progress.Finish();
   if (!outcome) return outcome.error();
