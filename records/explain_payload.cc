@@ -220,6 +220,10 @@ std::optional<double> ExplainFunctionFacts::Relative() const {
   return static_cast<double>(change_instructions) / static_cast<double>(parent_instructions) - 1;
 }
 
+std::string ExplainDeltaText(const ExplainFunctionFacts& fn) {
+  return fmt::format("{} ({})", Grouped(fn.Delta(), true), Relative(fn));
+}
+
 std::string_view FunctionPlaceName(FunctionPlace place) { return NameIn(kPlaceNames, place); }
 
 std::string ExplainFactsToJson(const ExplainFacts& f) {

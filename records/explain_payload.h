@@ -72,6 +72,10 @@ inline constexpr size_t kExplainPictureBars = 15;
 /// "touched", "on-path", "elsewhere": the spelling in the payload.
 std::string_view FunctionPlaceName(FunctionPlace place);
 
+/// A function's delta as the tables print it: "+1,000,001 (+100.0%)", "(new)" when the
+/// parent did not run it.
+std::string ExplainDeltaText(const ExplainFunctionFacts& fn);
+
 /// `{"explain": {...}}`: the facts as the record's details_json.
 std::string ExplainFactsToJson(const ExplainFacts& facts);
 /// The facts of an `explain` record, read leniently; nullopt when it holds none or a version

@@ -510,8 +510,7 @@ std::string ExplainPicture(const Record& r) {
     svg::DeltaBar bar;
     bar.name = fn.function;
     bar.value = static_cast<double>(fn.Delta());
-    std::optional<double> rel = fn.Relative();
-    bar.value_text = fmt::format("{:+} ({})", fn.Delta(), rel ? PercentChange(1 + *rel) : "new");
+    bar.value_text = ExplainDeltaText(fn);
     std::string where = fn.first_line > 0 ? fmt::format("{}:{}", fn.file, fn.first_line) : fn.file;
     if (fn.place == FunctionPlace::kTouched) where += ", touched by the change";
     if (fn.place == FunctionPlace::kOnPath) where += ", on the path, untouched";

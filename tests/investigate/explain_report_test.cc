@@ -152,6 +152,7 @@ TEST(ExplainReport, TheTextShowsTheTopRowsAndWhereTheMovedInstructionsAre) {
             std::string::npos)
       << text;
   EXPECT_EQ(text.find("impossible"), std::string::npos) << text;
+  EXPECT_EQ(ExplainDeltaText(f.functions[0]), "+1,000,000 (+100.0%)");
   const std::string markdown = ExplainFactsMarkdown(f, 0);
   EXPECT_NE(markdown.find("| `Scan` | `scan.c:5` |"), std::string::npos) << markdown;
 }
