@@ -502,15 +502,13 @@ class PairedSitting {
   // the effect's reach, with the pairs a tie would take.
   bool TieOrEffectInReach() {
     reach_ = ReachOfLastLook(*r_.shift, options_.band, r_.looks.back(), alphas_.back());
+    // A rule-out only adds a way to stop: a sitting that reaches neither verdict stops as
+    // before, and a part it did not rule out says what ruling it out would take.
     bool tie = false;
-    if (RulesOutAtAll()) {
-      tie = ReachOfLastLook(*r_.shift, options_.rule_out_band, r_.looks.back(), alphas_.back())
-                .tie_reachable;
-    }
     if (options_.null_states_tie && look_ < null_looks_) {
       LastLookReach null_reach = ReachOfLastLook(
           *r_.shift, options_.band, r_.looks[null_looks_ - 1], null_alphas_[null_looks_ - 1]);
-      tie = tie || null_reach.tie_reachable;
+      tie = null_reach.tie_reachable;
       reach_.pairs_for_tie = null_reach.pairs_for_tie;
     }
     return tie || reach_.effect_reachable;

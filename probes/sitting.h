@@ -107,7 +107,7 @@ struct SittingOptions {
   /// It reads NULL's intervals at NULL's looks and EFFECT's past them, so it spends no α of
   /// its own (docs/statistics.md, "A further move against an explicit alternative"); it may
   /// stop the sitting only from the look at `rule_out_from_pairs` pairs on (a tie sought
-  /// first), and the futility stop goes on while a rule-out is within reach of the last look.
+  /// first); it only adds a way to stop (the futility stop is as without it).
   double rule_out_band = 0;
   int rule_out_from_pairs = 0;
   /// The metric is near-deterministic (IsNearDeterministicMetric: instructions): after every
