@@ -574,9 +574,12 @@ std::string CheckPlanText(const TiePlan& plan, int tie_budget) {
           : "";
   if (!plan.seek) {
     return fmt::format(
-        "; a further move{} only: a tie would take ≈ {} pairs at this noise ({:.3f} per pair), "
+        "; a further move only{}: a tie would take ≈ {} pairs at this noise ({:.3f} per pair), "
         "more than its {}",
-        against, RoundedPairs(plan.pairs_needed), plan.noise, tie_budget);
+        plan.alternative > 1
+            ? fmt::format(" (x{:.3f} or more, until found or ruled out)", plan.alternative)
+            : "",
+        RoundedPairs(plan.pairs_needed), plan.noise, tie_budget);
   }
   const std::string then = against.empty() ? "" : "; then a further move" + against;
   if (plan.budget <= tie_budget) return then;
