@@ -399,9 +399,6 @@ std::string SegmentLines(const std::vector<BisectSegment>& segments,
   }
   for (int k : UnplacedSegments(segments)) {
     const BisectSegment& s = segments[k];
-    // Every move of ×A or more ruled out: placed as far as the check can say (its checked
-    // line says so); a smaller one, or the tie, is not claimed.
-    if (s.ruled_out && !s.small_move_suspected) continue;
     const std::string figures =
         CheckMeasured(s) ? fmt::format(" ×{:.3f} [{:.3f}, {:.3f}]", s.ratio, s.low, s.high) : "";
     const std::string line = fmt::format(

@@ -117,6 +117,9 @@ std::vector<int> UnplacedSegments(const std::vector<BisectSegment>& segments) {
     const BisectSegment& s = segments[k];
     if (s.check == SegmentCheck::kTie || s.check == SegmentCheck::kNotMeasured || Verified(s))
       continue;
+    // Every move of ×A or more ruled out: placed as far as the check can say. One ruled out
+    // on an estimate beyond the band may still hold a smaller change: left unplaced.
+    if (s.ruled_out && !s.small_move_suspected) continue;
     // A segment still being searched has no outcome yet; it is not a leftover.
     const bool moves = s.check == SegmentCheck::kSame || s.check == SegmentCheck::kOpposite;
     if (moves && s.outcome == SegmentOutcome::kNone) continue;

@@ -59,7 +59,9 @@ bool FirstChangeIsFirst(const std::vector<BisectSegment>& segments);
 bool TieEarnsFirst(const std::vector<BisectSegment>& segments, int k);
 
 /// Segments that hold a move nothing placed: checked "same" or "opposite" but unsearched or
-/// searched without a verified change, or "undecided". Ordered by lo.
+/// searched without a verified change, or "undecided" without every move of ×A or more
+/// ruled out (BisectSegment::ruled_out; one ruled out on an estimate beyond the band,
+/// small_move_suspected, stays). Ordered by lo.
 std::vector<int> UnplacedSegments(const std::vector<BisectSegment>& segments);
 
 /// The endpoint move (segment 0's check) taken apart into the verified changes (named by

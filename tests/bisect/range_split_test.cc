@@ -113,6 +113,25 @@ TEST(RangeSplit, TwoStepsAreBothFoundAndTheMoveIsDecomposed) {
       << FormatDecomposition(d);
 }
 
+TEST(RangeSplit, APartWithEveryLargeMoveRuledOutIsNotUnplaced) {
+  std::vector<BisectSegment> segments = {
+      Found(Checked(0, 12, SegmentCheck::kSame, 1.265), 9, 1.157)};
+  for (BisectSegment& part : UnexplainedParts(segments[0])) segments.push_back(part);
+  segments[1] = Checked(0, 8, SegmentCheck::kUndecided, 1.02);
+  segments[2] = Checked(9, 12, SegmentCheck::kTie);
+  EXPECT_EQ(UnplacedSegments(segments), std::vector<int>{1});  // undecided, nothing ruled out
+  segments[1].alternative = 1.127;
+  segments[1].ruled_out = true;
+  EXPECT_TRUE(UnplacedSegments(segments).empty());
+  // Ruled out on an estimate beyond the band: a change below ×A may be there.
+  segments[1].ratio = 1.07;
+  segments[1].small_move_suspected = true;
+  EXPECT_EQ(UnplacedSegments(segments), std::vector<int>{1});
+  // Never a first bad commit from a rule-out.
+  segments[1].small_move_suspected = false;
+  EXPECT_FALSE(FirstChangeIsFirst(segments));
+}
+
 TEST(RangeSplit, AnEarlierMoveTheBudgetCouldNotSearchIsSaidNotDropped) {
   std::vector<BisectSegment> segments = {
       Found(Checked(0, 12, SegmentCheck::kSame, 1.265), 9, 1.157)};
