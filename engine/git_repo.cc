@@ -460,6 +460,29 @@ Result<bool> GitRepo::IsAncestor(std::string_view ancestor, std::string_view des
   return rc == 1;
 }
 
+namespace {
+
+/// The paths, old and new, of every file that differs between two trees (`from` null: the
+/// empty tree), sorted and unique; `what` begins the error ("cannot diff X").
+Result<std::vector<std::string>> DiffPaths(git_repository* repo, git_tree* from, git_tree* to,
+                                           const std::string& what) {
+  git_diff_options options = GIT_DIFF_OPTIONS_INIT;
+  git_diff* raw = nullptr;
+  if (git_diff_tree_to_tree(&raw, repo, from, to, &options) != 0) {
+    return Error(fmt::format("{}: {}", what, LastGitError()));
+  }
+  DiffPtr diff(raw);
+  std::set<std::string> paths;
+  for (size_t i = 0; i < git_diff_num_deltas(diff.get()); ++i) {
+    const git_diff_delta* delta = git_diff_get_delta(diff.get(), i);
+    if (delta->old_file.path != nullptr) paths.insert(delta->old_file.path);
+    if (delta->new_file.path != nullptr) paths.insert(delta->new_file.path);
+  }
+  return std::vector<std::string>(paths.begin(), paths.end());
+}
+
+}  // namespace
+
 Result<std::vector<std::string>> GitRepo::ChangedFiles(std::string_view revision) const {
   Result<git_oid> oid = impl_->ResolveOid(revision);
   if (!oid) return oid.error();
@@ -475,20 +498,8 @@ Result<std::vector<std::string>> GitRepo::ChangedFiles(std::string_view revision
     if (!parent) return parent.error();
     parent_tree = std::move(*parent);
   }
-  git_diff_options options = GIT_DIFF_OPTIONS_INIT;
-  git_diff* raw = nullptr;
-  if (git_diff_tree_to_tree(&raw, impl_->repo.get(), parent_tree.get(), tree->get(), &options) !=
-      0) {
-    return Error(fmt::format("cannot diff {}: {}", revision, LastGitError()));
-  }
-  DiffPtr diff(raw);
-  std::set<std::string> paths;
-  for (size_t i = 0; i < git_diff_num_deltas(diff.get()); ++i) {
-    const git_diff_delta* delta = git_diff_get_delta(diff.get(), i);
-    if (delta->old_file.path != nullptr) paths.insert(delta->old_file.path);
-    if (delta->new_file.path != nullptr) paths.insert(delta->new_file.path);
-  }
-  return std::vector<std::string>(paths.begin(), paths.end());
+  return DiffPaths(impl_->repo.get(), parent_tree.get(), tree->get(),
+                   fmt::format("cannot diff {}", revision));
 }
 
 Result<std::vector<std::string>> GitRepo::ChangedFilesBetween(std::string_view from,
@@ -503,20 +514,8 @@ Result<std::vector<std::string>> GitRepo::ChangedFilesBetween(std::string_view f
     if (!tree) return tree.error();
     trees.push_back(std::move(*tree));
   }
-  git_diff_options options = GIT_DIFF_OPTIONS_INIT;
-  git_diff* raw = nullptr;
-  if (git_diff_tree_to_tree(&raw, impl_->repo.get(), trees[0].get(), trees[1].get(), &options) !=
-      0) {
-    return Error(fmt::format("cannot diff {} against {}: {}", to, from, LastGitError()));
-  }
-  DiffPtr diff(raw);
-  std::set<std::string> paths;
-  for (size_t i = 0; i < git_diff_num_deltas(diff.get()); ++i) {
-    const git_diff_delta* delta = git_diff_get_delta(diff.get(), i);
-    if (delta->old_file.path != nullptr) paths.insert(delta->old_file.path);
-    if (delta->new_file.path != nullptr) paths.insert(delta->new_file.path);
-  }
-  return std::vector<std::string>(paths.begin(), paths.end());
+  return DiffPaths(impl_->repo.get(), trees[0].get(), trees[1].get(),
+                   fmt::format("cannot diff {} against {}", to, from));
 }
 
 Result<std::vector<std::string>> GitRepo::Files(std::string_view revision) const {
