@@ -506,9 +506,9 @@ Record FromJson(const Json& j) {
 
 namespace {
 // In the enum's order: the one place each kind is spelled.
-constexpr std::string_view kRecordKindNames[] = {"probe",   "compare", "bisect", "bisect-step",
-                                                 "isolate", "audit",   "run",    "investigation",
-                                                 "table",   "sweep",   "explain"};
+constexpr std::string_view kRecordKindNames[] = {"probe",   "compare", "bisect",  "bisect-step",
+                                                 "isolate", "audit",   "run",     "investigation",
+                                                 "table",   "sweep",   "explain", "multi-bisect"};
 }  // namespace
 
 std::string_view RecordKindName(RecordKind kind) { return NameIn(kRecordKindNames, kind); }

@@ -36,14 +36,17 @@ enum class RecordKind {
   kSweep,  ///< `culprit sweep`: commits of a range in one table sitting (records/sweep_payload.h).
   /// `culprit explain`: a change's per-function instruction diff (records/explain_payload.h).
   kExplain,
+  /// `culprit bisect run -q A -q B ...`: several queries bisected over one range, each its own
+  /// `bisect` record, linked (records/multi_bisect_payload.h).
+  kMultiBisect,
 };
 inline constexpr RecordKind kAllRecordKinds[] = {
-    RecordKind::kProbe,   RecordKind::kCompare, RecordKind::kBisect, RecordKind::kBisectStep,
-    RecordKind::kIsolate, RecordKind::kAudit,   RecordKind::kRun,    RecordKind::kInvestigation,
-    RecordKind::kTable,   RecordKind::kSweep,   RecordKind::kExplain};
+    RecordKind::kProbe,   RecordKind::kCompare, RecordKind::kBisect,  RecordKind::kBisectStep,
+    RecordKind::kIsolate, RecordKind::kAudit,   RecordKind::kRun,     RecordKind::kInvestigation,
+    RecordKind::kTable,   RecordKind::kSweep,   RecordKind::kExplain, RecordKind::kMultiBisect};
 
 /// "probe", "compare", "bisect", "bisect-step", "isolate", "audit", "run", "investigation",
-/// "table", "sweep", "explain":
+/// "table", "sweep", "explain", "multi-bisect":
 /// the spelling in record files, file names and output.
 std::string_view RecordKindName(RecordKind kind);
 /// Inverse of RecordKindName (exact spelling); nullopt for anything else.
