@@ -10,6 +10,7 @@
 #include "base/exit_codes.h"
 #include "bisect/bisect_runner.h"
 #include "bisect/judge.h"
+#include "bisect/multi_query_bisect.h"
 #include "cli/commands.h"
 #include "cli/engine_opening.h"
 #include "cli/stderr_build_progress.h"
@@ -43,6 +44,9 @@ class StderrBisectReporter : public BisectReporter {
 struct BisectCommandOptions {
   BisectRequest request;
   bool all_parents = false;
+  /// -q, once or more; several (or --from-table) bisect every one (bisect/multi_query_bisect.h).
+  std::vector<std::string> queries;
+  std::string from_table;
 };
 
 Result<int> PrintBisectReport(const Result<BisectReport>& report) {
@@ -51,9 +55,17 @@ Result<int> PrintBisectReport(const Result<BisectReport>& report) {
   return report->found ? kExitOk : kExitBisectNothingFound;
 }
 
+// What a bisect of several queries prints: every query's report and the summary of the whole.
+Result<int> PrintMultiBisectReport(const Result<MultiBisectReport>& report) {
+  if (!report) return report.error();
+  fmt::print("{}", report->text);
+  return report->exit_code;
+}
+
+using BisectUse = std::function<Result<int>(const Config&, BisectRunner&, StderrBisectReporter&)>;
+
 // Opens what a bisect needs and hands a runner to `use`.
-Result<int> WithBisectRunner(const GlobalOptions& global,
-                             const std::function<Result<BisectReport>(BisectRunner&)>& use) {
+Result<int> WithRunner(const GlobalOptions& global, const BisectUse& use) {
   Result<Config> config = LoadGlobalConfig(global);
   if (!config) return config.error();
   Result<std::unique_ptr<EngineOpening>> engine = EngineOpening::WithHistory(*config, false);
@@ -62,18 +74,48 @@ Result<int> WithBisectRunner(const GlobalOptions& global,
   StderrBisectReporter reporter;
   QueryMeasurer measurer(*config);
   BisectRunner runner(*config, {builds.repo(), builds, measurer}, (*engine)->host(), reporter);
-  Result<BisectReport> report = use(runner);
-  reporter.Finish();
-  return PrintBisectReport(std::move(report));
+  return use(*config, runner, reporter);
+}
+
+Result<int> WithBisectRunner(const GlobalOptions& global,
+                             const std::function<Result<BisectReport>(BisectRunner&)>& use) {
+  return WithRunner(global,
+                    [&](const Config&, BisectRunner& runner, StderrBisectReporter& reporter) {
+                      Result<BisectReport> report = use(runner);
+                      reporter.Finish();
+                      return PrintBisectReport(std::move(report));
+                    });
+}
+
+Result<int> WithMultiBisect(
+    const GlobalOptions& global,
+    const std::function<Result<MultiBisectReport>(MultiQueryBisect&)>& use) {
+  return WithRunner(
+      global, [&](const Config& config, BisectRunner& runner, StderrBisectReporter& reporter) {
+        MultiQueryBisect multi(config, runner, reporter);
+        Result<MultiBisectReport> report = use(multi);
+        reporter.Finish();
+        return PrintMultiBisectReport(std::move(report));
+      });
 }
 
 Result<int> CommandBisectRun(const GlobalOptions& global, BisectCommandOptions& options) {
   options.request.first_parent = !options.all_parents;
+  if (options.queries.size() > 1 || !options.from_table.empty()) {
+    MultiBisectRequest request{options.request, options.queries, options.from_table};
+    return WithMultiBisect(global, [&](MultiQueryBisect& multi) { return multi.Run(request); });
+  }
+  if (!options.queries.empty()) options.request.query = options.queries.front();
   return WithBisectRunner(global,
                           [&](BisectRunner& runner) { return runner.Run(options.request); });
 }
 
 Result<int> CommandBisectResume(const GlobalOptions& global) {
+  Result<Config> config = LoadGlobalConfig(global);
+  if (!config) return config.error();
+  if (MultiBisectPending(*config)) {
+    return WithMultiBisect(global, [](MultiQueryBisect& multi) { return multi.Resume(); });
+  }
   return WithBisectRunner(global, [](BisectRunner& runner) { return runner.Resume(); });
 }
 
@@ -99,6 +141,13 @@ Result<int> CommandBisectReset(const GlobalOptions& global) {
   if (!config) return config.error();
   std::filesystem::path path = BisectStatePath(*config);
   std::error_code ec;
+  // A multi-query bisect's queue goes with it; its finished queries' records stay.
+  const std::filesystem::path queue = BisectQueuePath(*config);
+  if (std::filesystem::exists(queue, ec) && !std::filesystem::exists(path, ec)) {
+    std::filesystem::remove(queue, ec);
+    fmt::print("multi-query bisect queue removed; its records stay in the archive\n");
+    return 0;
+  }
   if (!std::filesystem::exists(path, ec)) {
     fmt::print("no bisect to reset\n");
     return 0;
@@ -108,6 +157,7 @@ Result<int> CommandBisectReset(const GlobalOptions& global) {
   if (!lock) return lock.error().WithContext("cannot reset");
   std::filesystem::remove(path, ec);
   if (ec) return Error(fmt::format("cannot remove {}: {}", path.string(), ec.message()));
+  std::filesystem::remove(queue, ec);
   fmt::print("bisect state removed; its records stay in the archive\n");
   return 0;
 }
@@ -153,7 +203,12 @@ std::shared_ptr<void> AddInvestigationCommands(CLI::App& app, GlobalOptions& glo
   run_cmd->add_option("--good", bisect.request.good, "a revision without the regression")
       ->required();
   run_cmd->add_option("--bad", bisect.request.bad, "a revision with it")->required();
-  run_cmd->add_option("--query,-q", bisect.request.query, "query name");
+  run_cmd->add_option("--query,-q", bisect.queries,
+                      "query name; several (-q A -q B) bisect each in turn, every commit built "
+                      "once for all of them");
+  run_cmd->add_option("--from-table", bisect.from_table,
+                      "a `table` record id: bisect every query with a cell that moved (EFFECT "
+                      "against the baseline), with the -q ones");
   run_cmd->add_option("--band", bisect.request.flags.band, "reproducibility band");
   run_cmd->add_option("--max-pairs", bisect.request.flags.max_pairs,
                       "the most pairs of the confirmation and of each check (default [bisect] "
@@ -172,7 +227,8 @@ std::shared_ptr<void> AddInvestigationCommands(CLI::App& app, GlobalOptions& glo
                     "descends into a merge it lands on (docs/bisect.md, \"Merges\")");
   run_cmd->footer(
       "Exit status: 0 a change named and verified, 4 none (not reproduced, not confirmed or "
-      "not placed), 1 error, 2 usage, 130 interrupted.");
+      "not placed), 1 error, 2 usage, 130 interrupted. With several queries: 1 when a query's "
+      "bisect failed, else 4 when one named nothing, else 0.");
   run_cmd->callback([&] { action = [&] { return CommandBisectRun(global, bisect); }; });
   bisect_cmd->add_subcommand("resume", "continue an interrupted bisect")->callback([&] {
     action = [&] { return CommandBisectResume(global); };
@@ -211,7 +267,7 @@ std::shared_ptr<void> AddInvestigationCommands(CLI::App& app, GlobalOptions& glo
       "beside an installed culprit, else the source tree of a build run in place)");
   std::string& demo_stop = options->demo_stop_after;
   demo_cmd->add_option("--stop-after", demo_stop,
-                       "stop once this is done: history (nothing built), confirm, probes, "
+                       "stop once this is done: history (nothing built), table, confirm, probes, "
                        "bisect, relevance; `culprit demo` again continues");
   demo_cmd->callback([&] {
     action = [&]() -> Result<int> {
