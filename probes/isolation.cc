@@ -269,21 +269,6 @@ size_t RunRounds(IsolationRun& run, const std::vector<double>& alphas, const Hos
   return look;
 }
 
-/// Notes on the calibration drift between the sitting's two snapshots and on
-/// what changed on the host meanwhile (a sitting's NoteHostChangeWarnings does only the
-/// second). `host` may be null.
-void NoteDriftAndHostChanges(const HostProbe* host, IsolationResult& r) {
-  if (r.start.calibration_ms && r.end.calibration_ms) {
-    r.calibration = CheckCalibration(*r.start.calibration_ms, *r.end.calibration_ms);
-    if (r.calibration->drifted || !r.calibration->valid) r.notes.push_back(r.calibration->message);
-  }
-  if (host != nullptr && !r.start.time.empty() && !r.end.time.empty()) {
-    for (std::string& w : HostChangeWarnings(host->Identity(), r.start, r.end)) {
-      r.notes.push_back(std::move(w));
-    }
-  }
-}
-
 }  // namespace
 
 IsolationResult RunIsolationSitting(HarnessSession& harness, const IsolationPlan& plan,
@@ -317,7 +302,7 @@ IsolationResult RunIsolationSitting(HarnessSession& harness, const IsolationPlan
     Status quit = harness.Quit();
     if (!quit) r.notes.push_back("the engine did not quit cleanly: " + quit.error().message());
   }
-  NoteDriftAndHostChanges(host, r);
+  NoteSittingEnd(host, r.start, r.end, r.calibration, r.notes);
   r.reversibility = JudgeReversibility(r.conditions, r.suspect);
   r.conclusion = IsolationConclusion(r, plan.query);
   return r;

@@ -92,21 +92,6 @@ void StartSnapshot(const HostProbe* host, SittingProgress* progress, HostState& 
   }
 }
 
-void CheckCalibrationDrift(SittingResult& r) {
-  if (!r.start.calibration_ms || !r.end.calibration_ms) return;
-  r.calibration = CheckCalibration(*r.start.calibration_ms, *r.end.calibration_ms);
-  if (r.calibration->drifted || !r.calibration->valid) r.notes.push_back(r.calibration->message);
-}
-
-// What changed on the host between the two snapshots, as notes; the calibration drift is
-// CheckCalibrationDrift's. `host` may be null.
-void NoteHostChangeWarnings(const HostProbe* host, SittingResult& r) {
-  if (host == nullptr) return;
-  for (std::string& warning : HostChangeWarnings(host->Identity(), r.start, r.end)) {
-    r.notes.push_back(std::move(warning));
-  }
-}
-
 VerdictResult InconclusiveBecause(std::string why) {
   VerdictResult v;
   v.verdict = Verdict::kInconclusive;
@@ -261,8 +246,7 @@ class PairedSitting {
       }
     }
     Snapshot(host_, progress_, "calibrating (end)", r_.end);
-    CheckCalibrationDrift(r_);
-    NoteHostChangeWarnings(host_, r_);
+    NoteSittingEnd(host_, r_.start, r_.end, r_.calibration, r_.notes);
     for (size_t i = 1; i < r_.checkpoint_calibrations_ms.size(); ++i) {
       CalibrationCheck jump =
           CheckCalibration(r_.checkpoint_calibrations_ms[i - 1], r_.checkpoint_calibrations_ms[i]);
@@ -652,6 +636,20 @@ std::string FailureComparison::Describe() const {
   return text;
 }
 
+void NoteSittingEnd(const HostProbe* host, const HostState& start, const HostState& end,
+                    std::optional<CalibrationCheck>& calibration, std::vector<std::string>& notes) {
+  if (start.calibration_ms && end.calibration_ms) {
+    calibration = CheckCalibration(*start.calibration_ms, *end.calibration_ms);
+    if (calibration->drifted || !calibration->valid) notes.push_back(calibration->message);
+  }
+  // A snapshot not taken (no host, or a sitting stopped before it) has no time: nothing to
+  // compare.
+  if (host == nullptr || start.time.empty() || end.time.empty()) return;
+  for (std::string& warning : HostChangeWarnings(host->Identity(), start, end)) {
+    notes.push_back(std::move(warning));
+  }
+}
+
 SittingResult RunPairedSitting(SampleSource& source, const HostProbe* host,
                                const SittingOptions& options, SittingProgress* progress) {
   SittingResult r;
@@ -689,8 +687,7 @@ SittingResult RunSingleArmSitting(SampleSource& source, const HostProbe* host, i
     }
   }
   Snapshot(host, progress, "calibrating (end)", r.end);
-  CheckCalibrationDrift(r);
-  NoteHostChangeWarnings(host, r);
+  NoteSittingEnd(host, r.start, r.end, r.calibration, r.notes);
   return r;
 }
 

@@ -181,6 +181,13 @@ int FailedSamples(const std::vector<Sample>& samples, int arm);
 /// evidence without measuring it again (a bisect adopting investigate's confirmation).
 std::vector<double> KeptLogRatios(const std::vector<Sample>& samples);
 
+/// The notes every sitting (paired, single-arm, table, isolation) ends with, into `notes`: the
+/// calibration drift between its two snapshots, into `calibration` when both snapshots have
+/// one, then what changed on the host meanwhile (HostChangeWarnings; none when `host` is null
+/// or a snapshot was not taken).
+void NoteSittingEnd(const HostProbe* host, const HostState& start, const HostState& end,
+                    std::optional<CalibrationCheck>& calibration, std::vector<std::string>& notes);
+
 /// Runs a paired sitting of arm B against arm A. `host` may be null (no host
 /// state, tests). Never throws; a broken arm ends the sitting with `failure`.
 SittingResult RunPairedSitting(SampleSource& source, const HostProbe* host,

@@ -80,17 +80,7 @@ class TableRun {
       }
     }
     Snapshot("calibrating (end)", r_.end);
-    if (r_.start.calibration_ms && r_.end.calibration_ms) {
-      r_.calibration = CheckCalibration(*r_.start.calibration_ms, *r_.end.calibration_ms);
-      if (r_.calibration->drifted || !r_.calibration->valid) {
-        r_.notes.push_back(r_.calibration->message);
-      }
-    }
-    if (host_ != nullptr) {
-      for (std::string& w : HostChangeWarnings(host_->Identity(), r_.start, r_.end)) {
-        r_.notes.push_back(std::move(w));
-      }
-    }
+    NoteSittingEnd(host_, r_.start, r_.end, r_.calibration, r_.notes);
     Conclude();
   }
 
