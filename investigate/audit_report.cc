@@ -3,16 +3,13 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <nlohmann/json.hpp>
 
-#include "base/json_text.h"
 #include "base/strings.h"
 #include "probes/log_interval.h"
+#include "records/audit_payload.h"
 
 namespace culprit {
 namespace {
-
-using json = nlohmann::json;
 
 std::string Ratio(double log_ratio) { return fmt::format("×{:.3f}", std::exp(log_ratio)); }
 
@@ -24,20 +21,20 @@ std::string VerdictWord(const AuditFactor& f) {
   return f.verdict ? std::string(VerdictName(*f.verdict)) : "";
 }
 
-json FactorJson(const AuditFactor& f) {
-  json j;
-  j["name"] = f.factor.name;
+AuditFactorPayload FactorPayload(const AuditFactor& f) {
+  AuditFactorPayload p;
+  p.name = f.factor.name;
   if (f.measured) {
     const Estimate e = f.factor.Interval().ToRatioEstimate();
-    j["ratio"] = e.ratio;
-    j["low"] = e.low;
-    j["high"] = e.high;
+    p.ratio = e.ratio;
+    p.low = e.low;
+    p.high = e.high;
   }
-  j["verdict"] = f.verdict ? VerdictName(*f.verdict) : "";
-  j["cross_sitting"] = f.cross_sitting;
-  if (!f.record_id.empty()) j["record"] = f.record_id;
-  if (!f.note.empty()) j["note"] = f.note;
-  return j;
+  p.verdict = f.verdict;
+  p.cross_sitting = f.cross_sitting;
+  p.record = f.record_id;
+  p.note = f.note;
+  return p;
 }
 
 }  // namespace
@@ -168,18 +165,18 @@ Record MakeAuditRecord(const AuditOutcome& o, const Record* code, const Record* 
   if (o.calibration_now_ms) {
     r.details["calibration_now_ms"] = fmt::format("{:.4g}", *o.calibration_now_ms);
   }
-  json doc;
-  doc["published"] = f.published;
-  if (f.today > 0) doc["today"] = f.today;
-  doc["factors"] = json::array();
-  for (const AuditFactor& factor : f.factors) doc["factors"].push_back(FactorJson(factor));
+  AuditPayload payload;
+  payload.published = f.published;
+  if (f.today > 0) payload.today = f.today;
+  for (const AuditFactor& factor : f.factors) payload.factors.push_back(FactorPayload(factor));
   if (f.decomposition) {
     const Estimate rem = f.decomposition->remainder.Interval().ToRatioEstimate();
-    doc["remainder"] = {{"ratio", rem.ratio}, {"low", rem.low}, {"high", rem.high}};
+    payload.remainder_ratio = rem.ratio;
+    payload.remainder_low = rem.low;
+    payload.remainder_high = rem.high;
   }
-  doc["conclusion"] = o.conclusion;
-  // Factor names, notes and the conclusion may carry a Latin-1 subject: replaced, not thrown.
-  r.details_json = ToJsonText(doc);
+  payload.conclusion = o.conclusion;
+  r.details_json = AuditPayloadToJson(payload);
   return r;
 }
 

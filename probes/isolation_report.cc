@@ -8,6 +8,7 @@
 #include "base/strings.h"
 #include "probes/isolation_verdict.h"
 #include "probes/log_interval.h"
+#include "records/isolation_payload.h"
 
 namespace culprit {
 namespace {
@@ -49,33 +50,6 @@ std::string Structures(const ConditionOutcome& c) {
   std::string out = Join(names, " + ");
   if (all_sized && !names.empty()) out += " (" + FormatBytes(total) + ")";
   return out;
-}
-
-std::string JsonString(std::string_view text) {
-  std::string out = "\"";
-  for (char ch : text) {
-    unsigned char c = static_cast<unsigned char>(ch);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (c < 0x20) {
-      out += fmt::format("\\u{:04x}", c);
-    } else {
-      out += ch;
-    }
-  }
-  return out + "\"";
-}
-
-std::string JsonStrings(const std::vector<std::string>& items) {
-  std::vector<std::string> quoted;
-  for (const std::string& s : items) quoted.push_back(JsonString(s));
-  return "[" + Join(quoted, ",") + "]";
-}
-
-std::string JsonNumber(double value) {
-  if (!std::isfinite(value)) return "null";
-  return fmt::format("{:.6g}", value);
 }
 
 }  // namespace
@@ -192,73 +166,54 @@ void AddIsolationDetails(const IsolationPlan& plan, const IsolationOptions& opti
   }
 }
 
-std::string JsonInts(const std::vector<int>& items) {
-  std::vector<std::string> texts;
-  for (int i : items) texts.push_back(std::to_string(i));
-  return "[" + Join(texts, ",") + "]";
-}
-
-std::string JsonNumbers(const std::vector<double>& items) {
-  std::vector<std::string> texts;
-  for (double v : items) texts.push_back(JsonNumber(v));
-  return "[" + Join(texts, ",") + "]";
-}
-
-std::string OptionalJsonNumber(const std::optional<double>& value) {
-  return value ? JsonNumber(*value) : std::string("null");
-}
-
 /// One condition of the payload: its holds and releases, the sizes the engine
 /// answered, and its verdict and interval when it has them.
-std::string ConditionJson(const ConditionOutcome& o, bool baseline) {
-  std::vector<std::string> bytes;
-  for (const auto& [name, size] : o.bytes) {
-    bytes.push_back(JsonString(name) + ":" + std::to_string(size));
-  }
-  std::string item =
-      fmt::format("{{\"name\":{},\"hold\":{},\"release\":{},\"bytes\":{{{}}},\"baseline\":{}",
-                  JsonString(o.condition.name), JsonStrings(o.condition.hold),
-                  JsonStrings(o.condition.release), Join(bytes, ","), baseline ? "true" : "false");
+IsolationConditionPayload ConditionPayload(const ConditionOutcome& o, bool baseline) {
+  IsolationConditionPayload c;
+  c.name = o.condition.name;
+  c.hold = o.condition.hold;
+  c.release = o.condition.release;
+  c.bytes.insert(o.bytes.begin(), o.bytes.end());
+  c.baseline = baseline;
   if (o.verdict) {
-    item += fmt::format(",\"verdict\":{},\"explanation\":{}",
-                        JsonString(VerdictName(o.verdict->verdict)),
-                        JsonString(o.verdict->explanation));
+    c.verdict = o.verdict->verdict;
+    c.explanation = o.verdict->explanation;
   }
   if (o.shift) {
     const Estimate e = RatioEstimate(*o.shift);
-    item += fmt::format(
-        ",\"ratio\":{},\"low\":{},\"high\":{},\"confidence\":{},\"nominal_confidence\":{},"
-        "\"rounds\":{}",
-        JsonNumber(e.ratio), JsonNumber(e.low), JsonNumber(e.high), JsonNumber(e.confidence),
-        JsonNumber(o.nominal_confidence), o.decided_at);
+    c.ratio = e.ratio;
+    c.low = e.low;
+    c.high = e.high;
+    c.confidence = e.confidence;
+    c.nominal_confidence = o.nominal_confidence;
+    c.rounds = o.decided_at;
   }
-  return item + "}";
+  return c;
 }
 
 /// The structured payload (details_json): the design and its orders, the
 /// looks, the correction, every condition, the reversibility verdict and the
 /// calibrations.
-std::string IsolationPayload(const IsolationResult& result) {
-  std::vector<std::string> orders;
-  for (const std::vector<int>& order : result.orders) orders.push_back(JsonInts(order));
-  std::vector<std::string> conditions;
+IsolationPayload MakeIsolationPayload(const IsolationResult& result) {
+  IsolationPayload p;
+  p.seed = result.seed;
+  p.orders = result.orders;
+  p.looks = result.looks;
+  p.comparisons = std::max<int>(0, static_cast<int>(result.conditions.size()) - 1);
+  p.condition_alpha = result.condition_alpha;
   for (size_t c = 0; c < result.conditions.size(); ++c) {
-    conditions.push_back(ConditionJson(result.conditions[c], c == 0));
+    p.conditions.push_back(ConditionPayload(result.conditions[c], c == 0));
   }
-  return fmt::format(
-      "{{\"design\":{{\"method\":\"random Latin square per block of rounds\",\"seed\":{},"
-      "\"conditions\":{},\"orders\":[{}]}},\"looks\":{},\"correction\":{{\"method\":"
-      "\"bonferroni\",\"comparisons\":{},\"condition_alpha\":{}}},\"conditions\":[{}],"
-      "\"suspect\":{},\"reversibility\":{{\"verdict\":{},\"condition\":{},\"sentence\":{}}},"
-      "\"calibration\":{{\"start_ms\":{},\"end_ms\":{},\"checkpoints_ms\":{}}},"
-      "\"partial\":{},\"conclusion\":{}}}",
-      JsonString(std::to_string(result.seed)), result.conditions.size(), Join(orders, ","),
-      JsonInts(result.looks), std::max<int>(0, static_cast<int>(result.conditions.size()) - 1),
-      JsonNumber(result.condition_alpha), Join(conditions, ","), result.suspect,
-      JsonString(ReversibilityName(result.reversibility.verdict)), result.reversibility.condition,
-      JsonString(result.reversibility.sentence), OptionalJsonNumber(result.start.calibration_ms),
-      OptionalJsonNumber(result.end.calibration_ms), JsonNumbers(result.checkpoint_calibrations_ms),
-      result.failure ? "true" : "false", JsonString(result.conclusion));
+  p.suspect = result.suspect;
+  p.reversibility = std::string(ReversibilityName(result.reversibility.verdict));
+  p.reversibility_condition = result.reversibility.condition;
+  p.reversibility_sentence = result.reversibility.sentence;
+  p.calibration_start_ms = result.start.calibration_ms;
+  p.calibration_end_ms = result.end.calibration_ms;
+  p.checkpoint_calibrations_ms = result.checkpoint_calibrations_ms;
+  p.partial = result.failure.has_value();
+  p.conclusion = result.conclusion;
+  return p;
 }
 
 }  // namespace
@@ -382,7 +337,7 @@ Record MakeIsolationRecord(const IsolationPlan& plan, const IsolationOptions& op
   if (suspect && suspect->shift) record.estimate = SuspectEstimate(*suspect->shift);
   SetIsolationVerdict(result, suspect, record);
   AddIsolationDetails(plan, options, result, record.details);
-  record.details_json = IsolationPayload(result);
+  record.details_json = IsolationPayloadToJson(MakeIsolationPayload(result));
   return record;
 }
 

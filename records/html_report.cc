@@ -280,15 +280,16 @@ std::string IsolatePicture(const Record& r) {
                               : (c.baseline ? "the reference" : "not in this record");
     table += fmt::format(
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-        Escape(c.name), Escape(c.role), Escape(setup), c.bytes ? Bytes(*c.bytes) : "-",
+        Escape(c.name), Escape(ConditionRoleName(c.role)), Escape(setup),
+        c.bytes ? Bytes(*c.bytes) : "-",
         c.estimate ? fmt::format("{:.3f} [{:.3f}, {:.3f}]", c.estimate->ratio, c.estimate->low,
                                  c.estimate->high)
                    : "-",
-        Escape(c.verdict.empty() ? "-" : c.verdict), Escape(reading));
+        Escape(c.verdict ? VerdictName(*c.verdict) : "-"), Escape(reading));
     if (c.baseline) continue;
-    std::string caption = c.verdict;
+    std::string caption = c.verdict ? std::string(VerdictName(*c.verdict)) : "";
     if (c.bytes) caption += (caption.empty() ? "" : " · ") + Bytes(*c.bytes) + " held";
-    spec.bars.push_back({c.name, c.role, c.estimate, caption});
+    spec.bars.push_back({c.name, std::string(ConditionRoleName(c.role)), c.estimate, caption});
   }
   std::string out = "<h4>Conditions</h4>\n";
   out += spec.bars.empty() ? Missing("conditions besides the baseline") : svg::IntervalBars(spec);
@@ -316,7 +317,7 @@ std::string AuditPicture(const Record& r, const RecordIndex& index) {
   bool all_known = true;
   std::string table;
   for (const FactorFacts& f : facts.factors) {
-    std::string caption = f.verdict;
+    std::string caption = f.verdict ? std::string(VerdictName(*f.verdict)) : "";
     if (f.estimate) {
       caption +=
           (caption.empty() ? "" : " · ") + BandWord(f.estimate->low, f.estimate->high, r.band);
@@ -331,7 +332,7 @@ std::string AuditPicture(const Record& r, const RecordIndex& index) {
         f.estimate ? fmt::format("{:.3f} ({}) [{:.3f}, {:.3f}]", f.estimate->ratio,
                                  FormatChange(f.estimate->ratio), f.estimate->low, f.estimate->high)
                    : "not in this record",
-        Escape(f.verdict.empty() ? "-" : f.verdict),
+        Escape(f.verdict ? VerdictName(*f.verdict) : "-"),
         f.estimate ? Escape(BandSentence(f.estimate->ratio, f.estimate->low, f.estimate->high,
                                          r.band, DirectionOf(r), r.unit))
                    : "-",

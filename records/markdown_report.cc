@@ -256,9 +256,10 @@ std::string IsolateTable(const Record& r) {
       interval = Interval(c.estimate->low, c.estimate->high);
       reading = Reading(c.estimate->ratio, c.estimate->low, c.estimate->high, r.band, r);
     }
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", Cell(c.name), Cell(c.role),
-                       Cell(join(c.hold)), Cell(join(c.release)), ratio, interval, Cell(c.verdict),
-                       reading);
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", Cell(c.name),
+                       Cell(std::string(ConditionRoleName(c.role))), Cell(join(c.hold)),
+                       Cell(join(c.release)), ratio, interval,
+                       Cell(c.verdict ? std::string(VerdictName(*c.verdict)) : ""), reading);
   }
   if (!facts.reversibility.empty()) {
     out += fmt::format(
@@ -301,14 +302,15 @@ std::string AuditTable(const Record& r, const RecordIndex& index) {
     if (!f.estimate) {
       running.reset();
       out += fmt::format("| × {} | not in this record | | | {} | | {} |\n", Cell(f.name),
-                         Cell(f.verdict), f.record.empty() ? "-" : Link(f.record, index));
+                         Cell(f.verdict ? VerdictName(*f.verdict) : ""),
+                         f.record.empty() ? "-" : Link(f.record, index));
       continue;
     }
     if (running) *running *= f.estimate->ratio;
     out += fmt::format("| × {}{} | {:.3f} ({}) | {} | {} | {} | {} | {} |\n", Cell(f.name),
                        f.cross_sitting ? " (cross-sitting)" : "", f.estimate->ratio,
                        FormatChange(f.estimate->ratio), Interval(f.estimate->low, f.estimate->high),
-                       value(running), Cell(f.verdict),
+                       value(running), Cell(f.verdict ? VerdictName(*f.verdict) : ""),
                        Reading(f.estimate->ratio, f.estimate->low, f.estimate->high, r.band, r),
                        f.record.empty() ? "-" : Link(f.record, index));
   }

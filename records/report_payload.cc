@@ -86,98 +86,59 @@ std::optional<int> IndexOf(const std::vector<std::string>& commits, std::string_
 
 IsolateFacts ReadIsolateFacts(const Record& record) {
   IsolateFacts facts;
-  json doc = Payload(record);
-  int suspect = -1, released = -1;
-  if (auto s = Number(doc, "suspect")) suspect = static_cast<int>(*s);
-  if (doc.contains("reversibility") && doc["reversibility"].is_object()) {
-    const json& rev = doc["reversibility"];
-    facts.reversibility = String(rev, "verdict");
-    facts.reversibility_sentence = String(rev, "sentence");
-    if (auto c = Number(rev, "condition")) released = static_cast<int>(*c);
-  }
-  if (facts.reversibility.empty()) facts.reversibility = record.Detail("reversibility");
-  std::string suspect_name = record.Detail("suspect");
-  if (doc.contains("conditions") && doc["conditions"].is_array()) {
-    for (const json& item : doc["conditions"]) {
-      if (!item.is_object()) continue;
+  if (std::optional<IsolationPayload> payload = ReadIsolationPayload(record)) {
+    facts.reversibility = payload->reversibility;
+    facts.reversibility_sentence = payload->reversibility_sentence;
+    for (size_t i = 0; i < payload->conditions.size(); ++i) {
+      const IsolationConditionPayload& p = payload->conditions[i];
       ConditionFacts c;
-      c.name = String(item, "name");
-      c.hold = Strings(item, "hold");
-      c.release = Strings(item, "release");
-      c.baseline = Bool(item, "baseline");
-      c.verdict = String(item, "verdict");
-      c.estimate = Interval(item);
-      if (auto it = item.find("bytes"); it != item.end()) {
-        if (it->is_number_unsigned() || it->is_number_integer()) {
-          c.bytes = it->get<uint64_t>();
-        } else if (it->is_object() && !it->empty()) {
-          uint64_t sum = 0;
-          bool all = true;
-          for (const auto& [name, size] : it->items()) {
-            if (size.is_number_unsigned() || size.is_number_integer()) {
-              sum += size.get<uint64_t>();
-            } else {
-              all = false;
-            }
-          }
-          if (all) c.bytes = sum;
-        }
-      }
+      c.name = p.name;
+      c.hold = p.hold;
+      c.release = p.release;
+      c.role = payload->RoleOf(i);
+      c.baseline = c.role == ConditionRole::kBaseline;
+      c.verdict = p.verdict;
+      if (p.ratio && p.low && p.high) c.estimate = RatioInterval{*p.ratio, *p.low, *p.high};
+      c.bytes = p.HeldBytes();
       facts.conditions.push_back(std::move(c));
     }
   } else {
-    // No payload: the arms still name the conditions.
+    // No payload: the arms still name the conditions, and a detail the suspect.
+    const std::string suspect = record.Detail("suspect");
     for (const Arm& arm : record.arms) {
       ConditionFacts c;
       c.name = arm.condition.empty() ? arm.name : arm.condition;
+      c.baseline = facts.conditions.empty();
+      c.role = c.baseline                              ? ConditionRole::kBaseline
+               : !suspect.empty() && c.name == suspect ? ConditionRole::kSuspect
+                                                       : ConditionRole::kOther;
       facts.conditions.push_back(std::move(c));
     }
   }
-  for (size_t i = 0; i < facts.conditions.size(); ++i) {
-    ConditionFacts& c = facts.conditions[i];
-    int index = static_cast<int>(i);
-    if (c.baseline || i == 0) {
-      c.baseline = true;
-      c.role = "baseline";
-    } else if (index == suspect ||
-               (suspect < 0 && !suspect_name.empty() && c.name == suspect_name)) {
-      c.role = "suspect";
-    } else if (index == released || !c.release.empty()) {
-      c.role = "released";
-    } else if (!c.hold.empty()) {
-      c.role = "control";
-    }
-  }
+  if (facts.reversibility.empty()) facts.reversibility = record.Detail("reversibility");
   return facts;
 }
 
 AuditFacts ReadAuditFacts(const Record& record) {
   AuditFacts facts;
-  json doc = Payload(record);
-  if (doc.contains("factors") && doc["factors"].is_array()) {
-    for (const json& item : doc["factors"]) {
-      if (!item.is_object()) continue;
-      FactorFacts f;
-      f.name = String(item, "name");
-      f.estimate = Interval(item);
-      f.verdict = String(item, "verdict");
-      f.cross_sitting = Bool(item, "cross_sitting");
-      f.record = String(item, "record");
-      facts.factors.push_back(std::move(f));
-    }
+  std::optional<AuditPayload> payload = ReadAuditPayload(record);
+  if (!payload) return facts;
+  for (const AuditFactorPayload& p : payload->factors) {
+    FactorFacts f;
+    f.name = p.name;
+    if (p.ratio && p.low && p.high) f.estimate = RatioInterval{*p.ratio, *p.low, *p.high};
+    f.verdict = p.verdict;
+    f.cross_sitting = p.cross_sitting;
+    f.record = p.record;
+    facts.factors.push_back(std::move(f));
   }
-  auto value = [&](std::string_view key) -> std::optional<double> {
-    if (auto v = Number(doc, key)) return v;
-    // {"published": {"value": V, ...}} is accepted too.
-    if (doc.is_object() && doc.contains(key) && doc[std::string(key)].is_object()) {
-      return Number(doc[std::string(key)], "value");
-    }
-    return std::nullopt;
-  };
-  facts.published = value("published");
-  facts.today = value("today");
-  if (doc.contains("remainder")) facts.remainder = Interval(doc["remainder"]);
-  facts.conclusion = String(doc, "conclusion");
+  facts.published = payload->published;
+  facts.today = payload->today;
+  if (payload->remainder_ratio && payload->remainder_low && payload->remainder_high) {
+    facts.remainder =
+        RatioInterval{*payload->remainder_ratio, *payload->remainder_low, *payload->remainder_high};
+  }
+  facts.conclusion = payload->conclusion;
   return facts;
 }
 

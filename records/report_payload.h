@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "records/audit_payload.h"
+#include "records/isolation_payload.h"
 #include "records/record.h"
 #include "records/svg_plot.h"
 
@@ -19,13 +21,13 @@ namespace culprit {
 
 using svg::RatioInterval;
 
-/// One isolation condition: details_json.conditions[i].
+/// One isolation condition, as the reports draw it (records/isolation_payload.h has it all).
 struct ConditionFacts {
   std::string name;
   std::vector<std::string> hold, release;
   bool baseline = false;
-  std::string role;  ///< "baseline", "suspect", "released", "control" or "".
-  std::string verdict;
+  ConditionRole role = ConditionRole::kOther;
+  std::optional<Verdict> verdict;
   std::optional<RatioInterval> estimate;  ///< Against the baseline.
   std::optional<uint64_t> bytes;          ///< Sum of the structures' sizes, when answered.
 };
@@ -33,15 +35,16 @@ struct IsolateFacts {
   std::vector<ConditionFacts> conditions;  ///< [0] is the baseline.
   std::string reversibility, reversibility_sentence;
 };
-/// From details_json.conditions, else from the arms (one per condition, with
-/// no per-condition estimate). Empty when neither names a condition.
+/// From the isolation payload (ReadIsolationPayload), else from the arms (one per condition,
+/// with no per-condition estimate; the suspect by the `suspect` detail). Empty when neither
+/// names a condition.
 IsolateFacts ReadIsolateFacts(const Record& record);
 
-/// One audit factor: details_json.factors[i].
+/// One audit factor (records/audit_payload.h has it all).
 struct FactorFacts {
   std::string name;
   std::optional<RatioInterval> estimate;
-  std::string verdict;
+  std::optional<Verdict> verdict;  ///< None: not measured.
   bool cross_sitting = false;
   std::string record;  ///< Id of the record that measured it, if given.
 };
@@ -51,6 +54,7 @@ struct AuditFacts {
   std::optional<RatioInterval> remainder;
   std::string conclusion;
 };
+/// From the audit payload (ReadAuditPayload); empty when the record has none.
 AuditFacts ReadAuditFacts(const Record& record);
 
 /// A bisect: details (culprit_commit, first_commit, range_commits) and
