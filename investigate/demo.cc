@@ -13,6 +13,7 @@
 #include "investigate/config.h"
 #include "investigate/demo_data.h"
 #include "probes/summary.h"
+#include "probes/table_command.h"
 
 namespace culprit {
 namespace {
@@ -71,6 +72,8 @@ class TimedReporter : public InvestigationReporter {
     builds_at_last_step_ = builds_.total();
     measuring_[static_cast<int>(step)] += wall - std::min(wall, built);
   }
+  /// Builds made before the ladder (for the table) are not any step's.
+  void SkipBuilds(std::chrono::milliseconds built) { builds_at_last_step_ += built; }
   std::chrono::milliseconds measuring(InvestigationStep step) const {
     return measuring_[static_cast<int>(step)];
   }
@@ -191,21 +194,119 @@ InvestigateRequest LadderRequest(const DemoOptions& options) {
   return request;
 }
 
+/// True when an earlier demo of the same question stopped before its ladder finished: it is
+/// resumed, and the steps before it (the table) are not measured again.
+Result<bool> ResumesLadder(const Config& config, const DemoOptions& options) {
+  Result<std::optional<InvestigationState>> saved = LoadInvestigationState(config);
+  if (!saved) return saved.error();
+  return *saved && (*saved)->status != InvestigationStatus::kDone &&
+         (*saved)->request.good == options.good && (*saved)->request.bad == options.bad &&
+         (*saved)->request.query == options.query;
+}
+
+/// What the table says of its rows, in one line each after the table: the rows that moved,
+/// which of them the ladder investigates, and what the cap left undecided.
+std::string TableReading(const TableOutcome& table, const DemoOptions& options,
+                         const std::filesystem::path& published) {
+  std::string out;
+  const TableFacts& facts = table.facts;
+  const int arms = static_cast<int>(facts.arms.size());
+  bool seed_moved = false;
+  std::vector<std::string> undecided;
+  for (size_t r = 0; r < facts.rows.size(); ++r) {
+    const std::string& query = facts.rows[r].query;
+    const TableCell& cell = table.sitting.cells[r][1];
+    const TableCellFacts& shown = facts.cells[r * arms + 1];
+    if (cell.status == CellStatus::kNotMeasured) {
+      out += fmt::format("   {}: not measured ({})\n", query, cell.error);
+      continue;
+    }
+    const Verdict verdict = cell.verdict ? cell.verdict->verdict : Verdict::kInconclusive;
+    const std::string ratio = shown.ratio ? fmt::format("×{:.3f}", *shown.ratio) : "no ratio";
+    if (verdict == Verdict::kEffect && query == options.audit_query) {
+      seed_moved = true;
+      out += fmt::format(
+          "   {} moved ({}): the number the seed saw move; the ladder below "
+          "investigates it ({}, the same run as the registry's)\n",
+          query, ratio, options.query);
+    } else if (verdict == Verdict::kEffect) {
+      out += fmt::format(
+          "   {} moved too ({}): `culprit audit -q {} --table {} --rev {}` splits its move into "
+          "host, code and order\n",
+          query, ratio, query, published.string(), options.bad);
+    } else if (verdict == Verdict::kNull) {
+      out += fmt::format("   {}: a tie ({}, inside the ±{:.0f}% band)\n", query, ratio,
+                         100 * facts.band);
+    } else {
+      undecided.push_back(query);
+      out += fmt::format("   {}: undecided within the demo's {} blocks ({})\n", query,
+                         DemoOptions::kTableBlocks, ratio);
+    }
+  }
+  if (!seed_moved) {
+    out += fmt::format(
+        "   {} did not come out moved here: the ladder confirms the seed's move on its own, in "
+        "a sitting of its own\n",
+        options.audit_query);
+  }
+  if (!undecided.empty()) {
+    out += fmt::format("   to decide {}: culprit table --rev {} --rev {} --order registry",
+                       Join(undecided, ", "), options.good, options.bad);
+    for (const std::string& q : undecided) out += " -q " + q;
+    out += " (up to 160 blocks a row)\n";
+  }
+  return out;
+}
+
+/// 0. The seed's check: the published table's queries, in the registry's order (as the table
+/// was published: one process, each query after those before it), re-measured at the good
+/// and the bad end in one sitting, at most kTableBlocks blocks a row. A sitting that broke is
+/// `failure`, once the table is shown; the demo goes on either way.
+Status RunDemoTable(const Config& config, const DemoOptions& options,
+                    const std::filesystem::path& published, EngineBuilds& builds,
+                    const HostProbe* host, DemoReporter& reporter, DemoReport& report,
+                    std::optional<Error>& failure) {
+  TableRequest request;
+  request.revisions = {options.good, options.bad};
+  request.registry = TableRequest::RegistryRun{config.registry.order, config.registry.command};
+  request.flags.min_pairs = 10;
+  request.flags.max_pairs = DemoOptions::kTableBlocks;
+  reporter.Line(
+      fmt::format("the table: culprit table --rev {} --rev {} --order registry --max-pairs {}",
+                  options.good, options.bad, DemoOptions::kTableBlocks));
+  MeasureContext context{config, builds, host, /*progress=*/nullptr};
+  Result<TableOutcome> table = RunTable(context, request);
+  if (!table) return table.error().WithContext("the demo's table");
+  reporter.Result(
+      fmt::format("\n0. the seed's check: the published {} table's queries, in its registry order, "
+                  "re-measured at {} and {} in one sitting:\n{}",
+                  options.good, options.good, options.bad, TableFactsText(table->facts)));
+  if (!table->record.notes.empty()) reporter.Result("\n");
+  for (const std::string& note : table->record.notes) reporter.Result("note: " + note + "\n");
+  reporter.Result(TableReading(*table, options, published));
+  report.table_record = table->record_path;
+  for (size_t r = 0; r < table->facts.rows.size(); ++r) {
+    const TableCell& cell = table->sitting.cells[r][1];
+    report.table_verdicts.emplace_back(
+        table->facts.rows[r].query,
+        cell.verdict ? std::optional<Verdict>(cell.verdict->verdict) : std::nullopt);
+  }
+  Status status = TableOutcomeStatus(*table);
+  if (!status) failure = status.error();
+  return {};
+}
+
 /// The investigation's ladder. A demo interrupted earlier (Ctrl-C, kill)
 /// continues where it stopped; otherwise each demo is a fresh investigation
 /// (earlier records stay).
-Result<InvestigationReport> RunLadder(const Config& config, const DemoOptions& options,
+Result<InvestigationReport> RunLadder(const Config& config, const DemoOptions& options, bool resume,
                                       EngineBuilds& builds, const HostProbe* host,
                                       InvestigationReporter& timed, DemoReporter& reporter) {
   const InvestigateRequest request = LadderRequest(options);
   reporter.Line(fmt::format(
       "the ladder: culprit investigate --good {} --bad {} -q {} --probe-query {} --plan \"{}\"",
       request.good, request.bad, request.query, request.probe_query, options.plan));
-  Result<std::optional<InvestigationState>> saved = LoadInvestigationState(config);
-  if (!saved) return saved.error();
-  if (*saved && (*saved)->status != InvestigationStatus::kDone &&
-      (*saved)->request.good == request.good && (*saved)->request.bad == request.bad &&
-      (*saved)->request.query == request.query) {
+  if (resume) {
     reporter.Line(
         "an earlier demo did not finish: resuming it (finished steps are not "
         "measured again)");
@@ -274,18 +375,20 @@ Status RunDemoAudit(const Config& config, const DemoOptions& options,
 /// time), and each step's wall time less the builds made during it.
 std::string WallTimes(std::chrono::milliseconds total, std::chrono::milliseconds history,
                       const TimedBuilds& builds, const TimedReporter& steps,
-                      std::chrono::milliseconds audit_pairs) {
+                      std::chrono::milliseconds table_runs, std::chrono::milliseconds audit_pairs) {
   std::chrono::milliseconds confirm = steps.measuring(InvestigationStep::kConfirm);
   std::chrono::milliseconds probes = steps.measuring(InvestigationStep::kProbes);
   std::chrono::milliseconds bisect = steps.measuring(InvestigationStep::kBisect);
   std::chrono::milliseconds isolation = steps.measuring(InvestigationStep::kIsolation);
-  std::chrono::milliseconds other =
-      total - history - builds.total() - confirm - probes - bisect - isolation - audit_pairs;
+  std::chrono::milliseconds other = total - history - builds.total() - table_runs - confirm -
+                                    probes - bisect - isolation - audit_pairs;
   return fmt::format(
-      "\nwall time {} (this process): history {}, builds {} ({} builds), confirmation pairs {}, "
-      "probe pairs {}, bisect pairs {}, isolation rounds {}, audit sittings {}, the rest {}\n",
-      Seconds(total), Seconds(history), Seconds(builds.total()), builds.builds(), Seconds(confirm),
-      Seconds(probes), Seconds(bisect), Seconds(isolation), Seconds(audit_pairs), Seconds(other));
+      "\nwall time {} (this process): history {}, builds {} ({} builds), table sitting {}, "
+      "confirmation pairs {}, probe pairs {}, bisect pairs {}, isolation rounds {}, audit "
+      "sittings {}, the rest {}\n",
+      Seconds(total), Seconds(history), Seconds(builds.total()), builds.builds(),
+      Seconds(table_runs), Seconds(confirm), Seconds(probes), Seconds(bisect), Seconds(isolation),
+      Seconds(audit_pairs), Seconds(other));
 }
 
 }  // namespace
@@ -295,10 +398,15 @@ Status ParseDemoStopAfter(std::string_view what, DemoOptions& options) {
     options.stop_after_history = true;
     return {};
   }
+  if (what == "table") {
+    options.stop_after_table = true;
+    return {};
+  }
   Result<InvestigationStep> step = ParseInvestigationStep(what);
   if (!step) {
     return Error::Usage(fmt::format(
-        "--stop-after {}: expected history, confirm, probes, bisect, relevance or isolation",
+        "--stop-after {}: expected history, table, confirm, probes, bisect, relevance or "
+        "isolation",
         what));
   }
   options.stop_after = *step;
@@ -344,8 +452,34 @@ Result<DemoReport> RunDemo(const DemoOptions& options, DemoReporter& reporter,
   if (!builds) return builds.error();
   std::unique_ptr<HostProbe> host = MakeRealHostProbe();
   TimedReporter timed(reporter, timed_builds);
+  Result<bool> resume = ResumesLadder(*config, options);
+  if (!resume) return resume.error();
+  std::chrono::milliseconds table_runs{0};
+  std::optional<Error> table_failure;
+  if (*resume) {
+    reporter.Line(
+        "the table: measured by the earlier demo this one resumes (its record is with the "
+        "others)");
+  } else {
+    const auto table_start = std::chrono::steady_clock::now();
+    const std::chrono::milliseconds builds_before_table = timed_builds.total();
+    CULPRIT_TRY(RunDemoTable(*config, options, examples / "eventstore" / "published-v1.0.json",
+                             **builds, host.get(), reporter, report, table_failure));
+    const std::chrono::milliseconds table_wall = Since(table_start);
+    const std::chrono::milliseconds table_builds = timed_builds.total() - builds_before_table;
+    table_runs = table_wall - std::min(table_wall, table_builds);
+    timed.SkipBuilds(table_builds);
+    if (options.stop_after_table) {
+      reporter.Result(
+          fmt::format("the demo stopped there; `culprit demo --dir {}` runs the whole demo (the "
+                      "table again first)\n",
+                      options.work_dir.string()));
+      if (table_failure) return *table_failure;
+      return report;
+    }
+  }
   Result<InvestigationReport> ladder =
-      RunLadder(*config, options, **builds, host.get(), timed, reporter);
+      RunLadder(*config, options, *resume, **builds, host.get(), timed, reporter);
   if (!ladder) return ladder.error();
   ReportLadder(ladder->state, report);
   if (ladder->stopped) {
@@ -364,8 +498,11 @@ Result<DemoReport> RunDemo(const DemoOptions& options, DemoReporter& reporter,
   const std::chrono::milliseconds audit_wall = Since(audit_start);
   const std::chrono::milliseconds audit_pairs = audit_wall - std::min(audit_wall, audit_builds);
 
-  reporter.Result(WallTimes(Since(demo_start), history, timed_builds, timed, audit_pairs));
-  // Everything measured is archived and shown; a broken audit sitting is still an error.
+  reporter.Result(
+      WallTimes(Since(demo_start), history, timed_builds, timed, table_runs, audit_pairs));
+  // Everything measured is archived and shown; a broken table or audit sitting is still an
+  // error.
+  if (table_failure) return *table_failure;
   if (audit_failure) return *audit_failure;
   return report;
 }

@@ -2,9 +2,11 @@
 
 // `culprit demo`: `culprit investigate` on the bundled demo engine. It creates
 // the engine's history (examples/eventstore/make-history), writes its
-// culprit.toml, and runs the ladder (investigate/investigation.h): the move of
-// series.count as the registry measures it (after path.traverse, index
-// resident) confirmed, the recalibrated parallelism gate probed at the bad end
+// culprit.toml, checks the published table first (the published v1.0 table's
+// queries, in the registry's order, at v1.0 and v1.3 in one table sitting of at
+// most kTableBlocks blocks a row: which rows moved), and runs the ladder
+// (investigate/investigation.h): the move of series.count as the registry measures it (after
+// path.traverse, index resident) confirmed, the recalibrated parallelism gate probed at the bad end
 // (on series.count in a fresh process: expected NULL), the bisect, the
 // culprit's relevance to the scan's code path, and the "traversal index"
 // residency plan on the culprit and its parent. Then it audits the engine's
@@ -30,6 +32,8 @@ struct DemoOptions {
   std::filesystem::path examples_dir;
   /// Stop once the history and the demo's culprit.toml are written (nothing built or measured).
   bool stop_after_history = false;
+  /// Stop once the table check is measured and shown (`--stop-after table`).
+  bool stop_after_table = false;
   /// Stop once this step of the ladder is done (no story, no audit); `culprit demo` again
   /// continues where it stopped.
   std::optional<InvestigationStep> stop_after;
@@ -48,6 +52,12 @@ struct DemoOptions {
   /// The published table's event count: with any other --events the table is not
   /// comparable, and the audit is skipped (said so).
   static constexpr int kPublishedEvents = 1000000;
+  /// The table check's cap, blocks a row. A row that moves by half (series.count in the
+  /// registry's order) decides at 10–12 blocks; a row near the band would need up to 160 (over
+  /// five minutes for interval.join's 1.6 s runs), so the demo stops there and says which rows
+  /// were left undecided and the command that decides them. Measured: 52 s of sitting for the
+  /// three rows on a 2-core VM (docs/usage.md).
+  static constexpr int kTableBlocks = 20;
 };
 
 /// Line: progress (stderr); Result: findings (stdout).
@@ -61,6 +71,10 @@ struct DemoReport {
   bool culprit_on_code_path = false;
   std::string isolation_conclusion;              ///< On the culprit build; empty when not isolated.
   LadderOutcome outcome = LadderOutcome::kNone;  ///< InvestigationState::outcome.
+  /// The table check: its record (empty when the table was not measured in this run) and
+  /// each row's verdict at the bad end (nullopt: not measured).
+  std::filesystem::path table_record;
+  std::vector<std::pair<std::string, std::optional<Verdict>>> table_verdicts;
   /// The audit of the published table: its factors by name ("host drift", "code",
   /// "order"), as measured; empty when it was skipped.
   std::vector<AuditFactor> audit_factors;
@@ -68,7 +82,7 @@ struct DemoReport {
   std::filesystem::path config_path;
 };
 
-/// `--stop-after WHAT`: "history" or a ladder step's name (confirm, probes, bisect,
+/// `--stop-after WHAT`: "history", "table" or a ladder step's name (confirm, probes, bisect,
 /// relevance, isolation), into `options`. Usage error listing them.
 Status ParseDemoStopAfter(std::string_view what, DemoOptions& options);
 

@@ -86,6 +86,17 @@ TEST(Demo, IsolatesTheIndexOfTheIndexPersistingCommit) {
   std::string probe = out.substr(probe_line, out.find('\n', probe_line) - probe_line);
   EXPECT_EQ(probe.find("EFFECT"), std::string::npos) << out;
   EXPECT_NE(out.find("=> confirmed: series.count.registry moved"), std::string::npos) << out;
+  // First the seed's check: the published table's three queries, in the registry's order, at
+  // v1.0 and v1.3 in one sitting; each row gets a reading (moved, a tie, or undecided within
+  // the demo's cap), whatever this host measures.
+  const size_t table = out.find("0. the seed's check: the published v1.0 table's queries");
+  ASSERT_NE(table, std::string::npos) << out;
+  EXPECT_LT(table, out.find("=> confirmed:")) << out;
+  for (const char* row : {"path.traverse", "series.count", "interval.join"}) {
+    const std::string reading = std::string("   ") + row;
+    EXPECT_NE(out.find(reading, table), std::string::npos) << row << "\n" << out;
+  }
+  EXPECT_NE(out.find("table sitting"), std::string::npos) << out;
   // The bisect adopts step 1's sitting instead of confirming the same move again.
   EXPECT_NE(result.stderr_text.find("the move was confirmed by record"), std::string::npos)
       << result.stderr_text;
@@ -132,7 +143,7 @@ TEST(Demo, IsolatesTheIndexOfTheIndexPersistingCommit) {
   // Every sitting is archived: the confirmation (the bisect's too), the probe, the
   // bisect's steps, verification and result, two isolations, and the
   // investigation that links them all; then the audit and its factors' sittings.
-  int files = 0, investigations = 0, audits = 0;
+  int files = 0, investigations = 0, audits = 0, tables = 0;
   size_t investigation_links = 0, audit_links = 0;
   for (const auto& entry : std::filesystem::directory_iterator(records)) {
     if (entry.path().extension() != ".json") continue;
@@ -143,6 +154,10 @@ TEST(Demo, IsolatesTheIndexOfTheIndexPersistingCommit) {
       ++investigations;
       EXPECT_EQ(record["details"]["outcome"], "isolated") << record.dump(1);
       investigation_links = record["links"].size();
+    }
+    if (record["kind"] == "table") {
+      ++tables;
+      EXPECT_EQ(record["payload"]["rows"].size(), 3u) << record["payload"].dump(1);
     }
     if (record["kind"] == "audit") {
       ++audits;
@@ -160,8 +175,9 @@ TEST(Demo, IsolatesTheIndexOfTheIndexPersistingCommit) {
   EXPECT_EQ(investigations, 1);
   EXPECT_EQ(audits, 1);
   EXPECT_GE(audit_links, 2u);  // the code and order sittings
-  // The investigation links every record but itself and the audit's.
-  EXPECT_EQ(investigation_links, static_cast<size_t>(files) - 1 - (1 + audit_links));
+  EXPECT_EQ(tables, 1);
+  // The investigation links every record but itself, the table's and the audit's.
+  EXPECT_EQ(investigation_links, static_cast<size_t>(files) - 1 - tables - (1 + audit_links));
   EXPECT_GE(files, 11) << records;
 }
 
