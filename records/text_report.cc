@@ -7,6 +7,7 @@
 
 #include "base/strings.h"
 #include "records/explain_payload.h"
+#include "records/multi_bisect_payload.h"
 #include "records/report.h"
 #include "records/report_facts.h"
 #include "records/sweep_payload.h"
@@ -122,6 +123,11 @@ class TextReporter : public RecordReporter {
     if (r.kind == RecordKind::kExplain) {
       if (std::optional<ExplainFacts> e = ReadExplainFacts(r)) {
         out += "\n" + ExplainFactsText(*e, kExplainReportRows);
+      }
+    }
+    if (r.kind == RecordKind::kMultiBisect) {
+      if (std::optional<MultiBisectFacts> m = ReadMultiBisectFacts(r)) {
+        out += "\n" + MultiBisectFactsText(*m);
       }
     }
 

@@ -181,6 +181,11 @@ TEST_F(MultiQueryBisectCommand, EachQuerysChangeAndOneChangeThatMovedTwoQueries)
   ASSERT_TRUE(queue) << queue.error().message();
   EXPECT_TRUE(queue->finished);
   EXPECT_EQ(queue->result_record, whole[0].id);
+  // `records show` says what the run said.
+  ProcessResult show = Culprit({"records", "show", whole[0].id});
+  ASSERT_TRUE(show.ok()) << DescribeRun(show);
+  EXPECT_TRUE(Contains(show.stdout_text, "CHANGE " + Short(9) + " moved 2 queries:"))
+      << show.stdout_text;
 }
 
 TEST_F(MultiQueryBisectCommand, InterruptedWhileTheSecondQueryRunsResumesAndKeepsTheFirst) {
