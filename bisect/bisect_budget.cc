@@ -92,6 +92,8 @@ SearchOptions MakeSearchOptions(const SittingOptions& measure, const BisectConfi
   search_options.band = measure.band;
   search_options.confidence = measure.confidence;
   search_options.target_probability = bisect.target_probability;
+  search_options.step_odds = bisect.step_odds;
+  search_options.plan_verification = bisect.plan_verification;
   // Whether the culprit moves against its parent is the confirmation's question, with its
   // budget: a 10% change on a 24%-noise host is 5% beyond the band, and 320 pairs verified
   // it in a third of bisects (docs/bisect.md).

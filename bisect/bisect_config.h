@@ -11,10 +11,19 @@ namespace culprit {
 
 /// [bisect]
 struct BisectConfig {
-  double target_probability = 0.99;  ///< In (0, 1).
-  int max_builds = 0;                ///< 0: automatic. All >= 0.
-  int max_pairs = 0;                 ///< 0: automatic.
-  int pairs_per_step = 0;            ///< 0: automatic.
+  /// The search stops and verifies its candidate once it holds this posterior probability
+  /// (SearchOptions::target_probability; in (0, 1)). 0.99 until issue 27: the verification
+  /// is the guard, docs/bisect.md "Stop and verify".
+  double target_probability = 0.90;
+  /// A search step ends when the odds of "at or before the candidate" against "after it"
+  /// exceed this either way (SearchOptions::step_odds; > 1). 99 until issue 27.
+  double step_odds = 19;
+  /// Plan the verification's looks from the search's fitted effect and noise
+  /// (PlanVerification); false: the fixed looks 12, 20, 40, … up to confirm_max_pairs.
+  bool plan_verification = true;
+  int max_builds = 0;      ///< 0: automatic. All >= 0.
+  int max_pairs = 0;       ///< 0: automatic.
+  int pairs_per_step = 0;  ///< 0: automatic.
   /// Changes searched for in one range (>= 1). After a change is verified, the parts of the
   /// range it does not explain are checked; a part that still moves (either way: a part
   /// that moves the other way is searched in its own direction) is searched like the whole

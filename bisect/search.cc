@@ -24,12 +24,20 @@ std::vector<int> VerificationLooks(const SearchOptions& o) {
                         o.spending, kPairsPerBlock);
 }
 
-// The next look after `have` pairs (always > have).
-int NextLook(const SearchOptions& o, int have) {
-  for (int look : VerificationLooks(o)) {
+// The next look of `looks` after `have` pairs (always > have).
+int NextLook(const std::vector<int>& looks, int have) {
+  for (int look : looks) {
     if (look > have) return look;
   }
   return have + 1;
+}
+
+// The fixed schedule: VerificationLooks, Pocock (or O'Brien–Fleming) over all of it.
+VerificationPlan FixedPlan(const SearchOptions& o) {
+  VerificationPlan plan;
+  plan.looks = VerificationLooks(o);
+  plan.alphas = SpendAlpha(1 - o.confidence, plan.looks, o.spending);
+  return plan;
 }
 
 std::string RatioText(double estimate, double low, double high, int n) {
@@ -107,6 +115,12 @@ Result<SearchOptions> OptionsFromJson(const nlohmann::json& jo) {
   if (jo.contains("confirm_endpoints")) {
     if (!jo["confirm_endpoints"].is_boolean()) return Invalid("confirm_endpoints");
     o.confirm_endpoints = jo["confirm_endpoints"].get<bool>();
+  }
+  // States written before the field existed verified on the fixed schedule.
+  o.plan_verification = false;
+  if (jo.contains("plan_verification")) {
+    if (!jo["plan_verification"].is_boolean()) return Invalid("plan_verification");
+    o.plan_verification = jo["plan_verification"].get<bool>();
   }
   // States written before the field existed were spent the O'Brien–Fleming way.
   o.spending = Spending::kObrienFleming;
@@ -222,14 +236,15 @@ int BisectSearch::pairs_used() const {
   return total;
 }
 
-int SearchBatchPairs(double effect, double noise, int max_batch) {
+int SearchBatchPairs(double effect, double noise, int max_batch, double step_odds) {
   constexpr int kMinBatch = kPairsPerBlock;  // the runner's smallest sitting
   if (max_batch <= kMinBatch || !(effect > 0) || !(noise > 0)) return max_batch;
   // n pairs at separation δ and scale s carry an expected log-likelihood ratio of about
-  // n δ² / (2 s²) between "bad" and "good"; a step is decisive at ln(step_odds) = ln 99 ≈ 4.6.
+  // n δ² / (2 s²) between "bad" and "good"; a step is decisive at ln(step_odds) (ln 19 ≈ 2.9).
   // Twice the pairs that take in expectation, so a batch is decisive most of the time even
   // when δ/s was estimated high from the few pairs of a quiet host.
-  const double wanted = 4 * std::log(99.0) * (noise * noise) / (effect * effect);
+  const double wanted =
+      4 * std::log(std::max(step_odds, 1.0)) * (noise * noise) / (effect * effect);
   if (!(wanted < max_batch)) return max_batch;
   return std::max(kMinBatch, static_cast<int>(std::ceil(wanted)));
 }
@@ -248,6 +263,57 @@ int BisectSearch::max_pairs() const {
 
 ModelFit BisectSearch::Fit() const { return FitSearchModel(n_, observations_); }
 
+VerificationPlan PlanVerification(double effect, double noise, const SearchOptions& o) {
+  const double tau = std::log1p(o.band);
+  if (!o.plan_verification || !(effect > tau) || !(noise > 0)) return FixedPlan(o);
+  const double alpha = 1 - o.confidence;
+  const double first_alpha = kPlannedLookShare * alpha;
+  // One pair's d under the search's Student-t model: standard deviation s·√(ν / (ν − 2)).
+  const double sd = noise * std::sqrt(kStudentDof / (kStudentDof - 2.0));
+  const double z = NormalQuantile(1 - first_alpha / 2) + NormalQuantile(kPlannedLookPower);
+  const double wanted = (std::acos(-1.0) / 3) * std::pow(z * sd / (effect - tau), 2);
+  const int floor = static_cast<int>(MinPairsForSignedRank(1 - first_alpha));
+  const int max = o.verify_pairs_max;
+  int first = max;
+  if (wanted < max) first = std::max(floor, static_cast<int>(std::ceil(wanted)));
+  first = (first + kPairsPerBlock - 1) / kPairsPerBlock * kPairsPerBlock;  // whole blocks
+  if (first >= max) {
+    VerificationPlan plan;
+    plan.planned = true;
+    plan.effect = effect;
+    plan.noise = noise;
+    plan.looks = {max};
+    plan.alphas = {alpha};
+    return plan;
+  }
+  VerificationPlan plan;
+  plan.planned = true;
+  plan.effect = effect;
+  plan.noise = noise;
+  plan.looks = {first};
+  plan.alphas = {first_alpha};
+  if (2 * first <= max) {
+    const std::vector<int> later = LookSchedule(2 * first, max);
+    const std::vector<double> later_alphas = SpendAlpha(alpha - first_alpha, later, o.spending);
+    plan.looks.insert(plan.looks.end(), later.begin(), later.end());
+    plan.alphas.insert(plan.alphas.end(), later_alphas.begin(), later_alphas.end());
+  } else {
+    plan.looks.push_back(max);
+    plan.alphas.push_back(alpha - first_alpha);
+  }
+  return plan;
+}
+
+VerificationPlan BisectSearch::PlanFor(int culprit, int parent) const {
+  if (!options_.plan_verification) return FixedPlan(options_);
+  auto first = std::find_if(observations_.begin(), observations_.end(), [&](const Observation& o) {
+    return o.verification && o.commit == culprit && o.baseline == parent;
+  });
+  const ModelFit fit = FitSearchModel(
+      n_, std::span<const Observation>(observations_.data(), first - observations_.begin()));
+  return PlanVerification(fit.effect, fit.noise, options_);
+}
+
 // The project's verdict rule at one look of a sequential test, with the alpha that the
 // options' spending gives that look (the last look whose count has been
 // reached, if a driver fed pairs off the schedule), so the stated confidence holds over
@@ -260,10 +326,17 @@ const BisectSearch::VerdictMemo& BisectSearch::LookVerdict(VerdictMemo& memo, in
       d.insert(d.end(), o.d.begin(), o.d.end());
   }
   const int have = static_cast<int>(d.size());
-  if (memo.culprit == culprit && memo.parent == parent && memo.pairs == have) return memo;
+  // Before its first pair a verification's plan follows the search's every observation.
+  const int seen = verification && have == 0 ? static_cast<int>(observations_.size()) : -1;
+  if (memo.culprit == culprit && memo.parent == parent && memo.pairs == have &&
+      memo.observations == seen)
+    return memo;
   memo = VerdictMemo{culprit, parent, have};
-  const std::vector<int> looks = VerificationLooks(options_);
-  const std::vector<double> alphas = SpendAlpha(1 - options_.confidence, looks, options_.spending);
+  memo.observations = seen;
+  // The endpoints on the fixed schedule; a verification on its plan.
+  memo.plan = verification ? PlanFor(culprit, parent) : FixedPlan(options_);
+  const std::vector<int>& looks = memo.plan.looks;
+  const std::vector<double>& alphas = memo.plan.alphas;
   int look = -1;
   for (size_t k = 0; k < looks.size(); ++k) {
     if (looks[k] <= have) look = static_cast<int>(k);
@@ -324,8 +397,10 @@ BisectSearch::Decision BisectSearch::Decide() const {
       fmt::format("{} commit(s) hold {:.0f}% of the model's posterior", out.credible_set.size(),
                   100 * options_.target_probability);
   if (out.probability >= options_.target_probability) return Verify(out, budget, credible);
-  return Split(out, cdf, SearchBatchPairs(fit.effect, fit.noise, options_.pairs_per_batch), budget,
-               credible);
+  return Split(
+      out, cdf,
+      SearchBatchPairs(fit.effect, fit.noise, options_.pairs_per_batch, options_.step_odds), budget,
+      credible);
 }
 
 // 1. The endpoints must differ by an EFFECT before anything is bisected.
@@ -356,7 +431,7 @@ std::optional<BisectSearch::Decision> BisectSearch::ConfirmEndpoints(SearchOutco
     return Finish(out, SearchOutcome::Kind::kInconclusive,
                   "the pair budget ran out while confirming the endpoints");
   }
-  const int want = NextLook(options_, have) - have;
+  const int want = NextLook(v.plan.looks, have) - have;
   return Decision{{Action::Kind::kMeasure, n_, 0, std::min(want, budget)}, out};
 }
 
@@ -406,7 +481,7 @@ BisectSearch::Decision BisectSearch::Verify(SearchOutcome out, int budget,
   const int culprit = best_last, parent = best_first - 1;
   const VerdictMemo& v = LookVerdict(verify_memo_, culprit, parent, /*verification=*/true);
   const int have = v.pairs;
-  if (have >= options_.verify_pairs_min) {
+  if (have >= v.plan.looks.front()) {
     if (v.has_shift) {
       out.log_ratio = v.estimate;
       out.log_ratio_low = v.low;
@@ -440,7 +515,10 @@ BisectSearch::Decision BisectSearch::Verify(SearchOutcome out, int budget,
     return Finish(out, SearchOutcome::Kind::kInconclusive,
                   fmt::format("the pair budget ran out while verifying {}; {}", culprit, credible));
   }
-  const int want = NextLook(options_, have) - have;
+  // In batches of at most kVerifyBatchPairs: their pairs are folded into the posterior, so a
+  // wrong candidate (the search stopped at target_probability, not at certainty) loses its
+  // mass and the search resumes after a batch, not after a whole planned look.
+  const int want = std::min(NextLook(v.plan.looks, have) - have, kVerifyBatchPairs);
   return {{Action::Kind::kVerify, culprit, parent, std::min(want, budget)}, out};
 }
 
@@ -538,6 +616,7 @@ std::string BisectSearch::ToJson() const {
                   {"band", o.band},
                   {"confidence", o.confidence},
                   {"confirm_endpoints", o.confirm_endpoints},
+                  {"plan_verification", o.plan_verification},
                   {"spending", o.spending == Spending::kPocock ? "pocock" : "obrien-fleming"}};
   j["unbuildable"] = unbuildable_;
   j["cached"] = cached_;

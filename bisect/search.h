@@ -26,8 +26,12 @@ namespace culprit {
 
 struct SearchOptions {
   /// Stop searching when one hypothesis (or block of hypotheses that unbuildable commits
-  /// make indistinguishable) holds at least this posterior probability, then verify it.
-  double target_probability = 0.99;
+  /// make indistinguishable) holds at least this posterior probability, then verify it. The
+  /// verification (fresh pairs of the candidate against its parent) is the guard that keeps a
+  /// wrong commit from being named, so the search need not be sure: at 0.90 a wrong candidate
+  /// is verified now and then, its pairs pull its posterior down and the search goes on
+  /// (docs/bisect.md, "Stop and verify"). 0.99 until issue 27.
+  double target_probability = 0.90;
   /// Build attempts allowed for commits strictly between the endpoints (unbuildable ones
   /// count: the attempt was made). 0: ceil(log2 N) + 8.
   int max_builds = 0;
@@ -41,8 +45,10 @@ struct SearchOptions {
   /// pairs; then the candidate is chosen afresh (possibly the same commit again).
   int max_pairs_per_step = 60;
   /// A step is decisive when the posterior odds of "the first bad commit is at or before the
-  /// candidate" against "after it" exceed this (either way).
-  double step_odds = 99;
+  /// candidate" against "after it" exceed this (either way). 19:1 (99:1 until issue 27): a
+  /// step decided the wrong way is undone by later steps, whose pairs pull the posterior
+  /// back, and a wrong candidate by its verification.
+  double step_odds = 19;
   /// Sequential looks of the endpoint confirmation and of the verification happen at
   /// verify_pairs_min, doubling up to verify_pairs_max (10, 20, 40, 80, 160, 320; see
   /// LookSchedule), with `spending` across the looks (SpendAlpha).
@@ -53,6 +59,10 @@ struct SearchOptions {
   /// O'Brien–Fleming's first looks can never stop; a state saved without this field was
   /// spent the O'Brien–Fleming way and resumes that way.
   Spending spending = Spending::kPocock;
+  /// Plan the verification's looks from the search's fitted effect and noise
+  /// (PlanVerification). A state saved without this field verified on the fixed schedule
+  /// above and resumes that way.
+  bool plan_verification = true;
   /// Reproducibility band b: the verdict rule's τ = ln(1 + b).
   double band = 0.05;
   /// Overall confidence of a sequential verdict, spent across its looks.
@@ -109,11 +119,43 @@ struct SearchOutcome {
 
 /// Pairs a search step asks for at a time, given the fitted effect δ and noise s (log
 /// scale): max_batch, or fewer (never fewer than 2, one AB and one BA pair) when so few
-/// pairs make a step decisive: 4 ln(99) s² / δ², twice what a step needs in expectation.
-/// At +30% and 3% per-run noise that is 2 pairs; at 18% and 10% it is max_batch. With no
-/// fit yet (δ or s not positive) it is max_batch. Pure; the search stays a function of
-/// its observations, so a resumed search asks for the same batches.
-int SearchBatchPairs(double effect, double noise, int max_batch);
+/// pairs make a step decisive: 4 ln(step_odds) s² / δ², twice what a step needs in
+/// expectation. At +30% and 3% per-run noise that is 2 pairs; at 18% and 10% it is
+/// max_batch. With no fit yet (δ or s not positive) it is max_batch. Pure; the search stays
+/// a function of its observations, so a resumed search asks for the same batches.
+int SearchBatchPairs(double effect, double noise, int max_batch, double step_odds);
+
+/// The share of the verification's α that a planned verification gives its first look, the
+/// one planned to decide; the rest is spent over the later looks as SearchOptions::spending
+/// says.
+inline constexpr double kPlannedLookShare = 0.5;
+/// The chance, at the fitted effect, that a planned verification's first look shows the
+/// EFFECT.
+inline constexpr double kPlannedLookPower = 0.5;
+
+/// The most pairs a verification asks for at a time (the looks are where they are planned;
+/// between them the search re-reads its posterior after every batch).
+inline constexpr int kVerifyBatchPairs = 12;
+
+/// The looks of a verification (the culprit against its parent) and the α each spends.
+struct VerificationPlan {
+  /// Planned from a fit (false: the fixed schedule, VerificationLooks).
+  bool planned = false;
+  double effect = 0, noise = 0;  ///< The fit it was planned from (log scale; 0: none).
+  std::vector<int> looks;        ///< Pair counts, ascending, the last verify_pairs_max.
+  std::vector<double> alphas;    ///< Two-sided α of each look; they sum to 1 - confidence.
+};
+
+/// The verification's looks, planned from the search's fitted effect δ and noise s (the
+/// Student-t scale of one pair's d; its standard deviation is s·√2): the first look at
+///   n = (π/3) · ((z_{1-α₁/2} + z_{kPlannedLookPower}) · s√2 / (δ - τ))²,
+/// τ = ln(1 + band), α₁ = kPlannedLookShare · α: the pairs at which the signed-rank interval
+/// clears the band with that chance if the culprit moves by δ, at least the pairs an
+/// interval at 1 - α₁ needs, in whole blocks, at most verify_pairs_max; then doubling to
+/// verify_pairs_max, sharing the rest of α by `options.spending`. Valid because the search's
+/// pairs, which δ and s come from, are not the verification's. The fixed schedule when
+/// !options.plan_verification, or δ is not beyond τ, or s is not positive. Pure.
+VerificationPlan PlanVerification(double effect, double noise, const SearchOptions& options);
 
 class BisectSearch {
  public:
@@ -152,6 +194,10 @@ class BisectSearch {
   int builds_used() const;
   /// Pairs measured, all kinds.
   int pairs_used() const;
+  /// The looks of the verification of `culprit` against `parent`: planned from the fit of the
+  /// observations made before its first pair (all of them before it starts), so neither its
+  /// own pairs nor the search's after it move its looks.
+  VerificationPlan PlanFor(int culprit, int parent) const;
   /// The options with automatic budgets resolved.
   int max_builds() const;
   int max_pairs() const;
@@ -182,6 +228,10 @@ class BisectSearch {
     /// cut short by a budget leaves more pairs than the last look reached and fewer than the
     /// next; testing that look's α again on them would be a look the spending never paid for.
     int used = 0;
+    VerificationPlan plan;  ///< The looks it was read on.
+    /// Observations it saw when the verification had no pair yet (its plan follows them
+    /// until then); -1 otherwise.
+    int observations = -1;
   };
   ModelFit Fit() const;
   /// The next action and the outcome so far, in four steps along the search's seams: the

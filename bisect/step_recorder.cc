@@ -1,6 +1,7 @@
 #include "bisect/step_recorder.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -250,7 +251,19 @@ BisectStepLog StepRecorder::Log(const BisectState& state, const BisectSearch& se
 
 Status StepRecorder::Flush(BisectState& state, const BisectSearch& search, int seg_lo) {
   if (empty()) return {};
-  const ComparisonPlan plan = Plan(state);
+  ComparisonPlan plan = Plan(state);
+  // The stopping rule the step ran under, and a verification's looks (issue 27).
+  plan.details["step_odds"] = fmt::format("{:g}", search.options().step_odds);
+  plan.details["target_probability"] = fmt::format("{:g}", search.options().target_probability);
+  if (step_.kind == BisectStepKind::kVerify) {
+    const VerificationPlan looks = search.PlanFor(step_.index - seg_lo, step_.baseline - seg_lo);
+    plan.details["verify_looks"] = fmt::format("{}", fmt::join(looks.looks, ","));
+    plan.details["verify_look_alphas"] = fmt::format("{:.4g}", fmt::join(looks.alphas, ","));
+    plan.details["verify_plan"] =
+        looks.planned ? fmt::format("planned from the search's fit: effect {:.4f}, noise {:.4f}",
+                                    looks.effect, looks.noise)
+                      : std::string("fixed looks");
+  }
   const SittingResult sitting = Sitting();
   // A step of fewer pairs than a 95% interval needs (6; a quiet host's batch is 2) has a
   // ratio, the median of its pairs, and no interval: it is said so, never given a made-up one.

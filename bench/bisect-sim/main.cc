@@ -8,7 +8,8 @@
 //              [--no-drift] [--cell N,EFFECT,SIGMA,UNBUILDABLE] [--search-only] [--verbose]
 //              [--confirm-max-pairs N] [--check-max-pairs N] [--search-max-pairs N]
 //              [--max-builds N] [--prove-first] [--scenario NAME]...
-//              [--pinpoint-report-low P]
+//              [--pinpoint-report-low P] [--target-probability P] [--step-odds X]
+//              [--fixed-verification]
 //
 // The default grid is one change (N = 100 and 1000; 5/10/18% effects; 5/10/24% noise; with
 // and without 10% unbuildable commits); --quick keeps N = 100 without unbuildable commits;
@@ -20,6 +21,9 @@
 // --confirm-max-pairs, --check-max-pairs, --search-max-pairs and --max-builds set [bisect]'s
 // confirm_max_pairs, check_max_pairs, max_pairs and max_builds (to compare choices);
 // --prove-first sets [bisect] prove_first (`bisect run --prove-first`).
+// --target-probability, --step-odds and --fixed-verification set [bisect] target_probability,
+// step_odds and plan_verification = false (the search's stopping rule and the verification's
+// looks, issue 27 items 3 and 4).
 // --pinpoint-report-low P names Pinpoint's culprits at p <= P instead of its 0.01 (its
 // exploration decides at 0.05).
 
@@ -47,7 +51,8 @@ int Usage(const std::string& message) {
                "[--no-outliers] [--no-drift] [--cell N,EFFECT,SIGMA,UNBUILDABLE] "
                "[--search-only] [--verbose] [--confirm-max-pairs N] [--check-max-pairs N] "
                "[--search-max-pairs N] [--max-builds N] [--prove-first] [--scenario NAME] "
-               "[--pinpoint-report-low P]\n",
+               "[--pinpoint-report-low P] [--target-probability P] [--step-odds X] "
+               "[--fixed-verification]\n",
                message.c_str());
   return 2;
 }
@@ -181,6 +186,18 @@ int main(int argc, char** argv) {
       if (*end != '\0' || !(pinpoint_report_low > 0 && pinpoint_report_low < 1)) {
         return Usage("--pinpoint-report-low takes a p-value in (0, 1)");
       }
+    } else if ((arg == "--target-probability" || arg == "--step-odds") && i + 1 < argc) {
+      char* end = nullptr;
+      const double v = std::strtod(argv[++i], &end);
+      if (arg == "--target-probability") {
+        if (*end != '\0' || !(v > 0 && v < 1)) return Usage("--target-probability takes (0, 1)");
+        bisect.target_probability = v;
+      } else {
+        if (*end != '\0' || !(v > 1)) return Usage("--step-odds takes a number above 1");
+        bisect.step_odds = v;
+      }
+    } else if (arg == "--fixed-verification") {
+      bisect.plan_verification = false;
     } else if (arg == "--prove-first") {
       bisect.prove_first = true;
     } else if (arg == "--verbose") {
@@ -236,9 +253,12 @@ int main(int argc, char** argv) {
              seed, base.drift_step, 100 * base.outlier_rate,
              search_only ? "BisectSearch alone (not the runner)"
                          : fmt::format("culprit = `bisect run` (BisectRunner, default [measure]; "
-                                       "[bisect] confirm_max_pairs {}, check_max_pairs {}{})",
+                                       "[bisect] confirm_max_pairs {}, check_max_pairs {}{}; "
+                                       "target_probability {}, step_odds {}, {} verification)",
                                        bisect.confirm_max_pairs, bisect.check_max_pairs,
-                                       bisect.prove_first ? ", prove_first" : ""));
+                                       bisect.prove_first ? ", prove_first" : "",
+                                       bisect.target_probability, bisect.step_odds,
+                                       bisect.plan_verification ? "planned" : "fixed-look"));
   fmt::print(
       "builds: build attempts between the endpoints; pairs: every paired run culprit measured "
       "(max: the most in one trial); naive: candidate runs; runs: every run, endpoints and "

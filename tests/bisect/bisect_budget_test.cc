@@ -113,7 +113,10 @@ TEST(BisectBudget, SearchOptionsAutomaticBudget) {
   EXPECT_FALSE(o.confirm_endpoints);
   EXPECT_DOUBLE_EQ(o.band, 0.05);
   EXPECT_DOUBLE_EQ(o.confidence, 0.95);
-  EXPECT_DOUBLE_EQ(o.target_probability, 0.99);
+  // Issue 27: the verification guards the answer, so the search stops at 0.90 and 19:1.
+  EXPECT_DOUBLE_EQ(o.target_probability, 0.90);
+  EXPECT_DOUBLE_EQ(o.step_odds, 19);
+  EXPECT_TRUE(o.plan_verification);
   EXPECT_EQ(o.verify_pairs_max, 1280);
   // 100 commits: ⌈log2 100⌉ + 8 = 15 builds of 60 pairs a step, both ways, and the
   // verification's and the endpoints' 1280 each: 2 * 1280 + 2 * 60 * 15.
@@ -145,11 +148,15 @@ TEST(BisectBudget, SearchOptionsConfigOverrides) {
   EXPECT_EQ(MakeSearchOptions(Measure(), bisect, 100, 300, no_cap).verify_pairs_max,
             SearchOptions{}.verify_pairs_min);
   bisect = BisectConfig{};
-  bisect.target_probability = 0.9;
+  bisect.target_probability = 0.95;
+  bisect.step_odds = 49;
+  bisect.plan_verification = false;
   SittingOptions measure = Measure();
   measure.band = 0.02;
   o = MakeSearchOptions(measure, bisect, 100, 300, no_cap);
-  EXPECT_DOUBLE_EQ(o.target_probability, 0.9);
+  EXPECT_DOUBLE_EQ(o.target_probability, 0.95);
+  EXPECT_DOUBLE_EQ(o.step_odds, 49);
+  EXPECT_FALSE(o.plan_verification);
   EXPECT_DOUBLE_EQ(o.band, 0.02);
 }
 

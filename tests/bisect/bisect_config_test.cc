@@ -20,7 +20,8 @@ TEST(BisectSection, ReadsEveryKey) {
   BisectConfig bisect;
   Status status = ReadConfigText(
       "[bisect]\ntarget_probability = 0.95\nmax_builds = 12\nmax_pairs = 400\npairs_per_step = 8\n"
-      "max_changes = 5\nconfirm_max_pairs = 320\ncheck_max_pairs = 480\nmax_total_pairs = 2000\n",
+      "max_changes = 5\nconfirm_max_pairs = 320\ncheck_max_pairs = 480\nmax_total_pairs = 2000\n"
+      "step_odds = 49\nplan_verification = false\n",
       [&](const ConfigTable& root) { return ReadBisectSection(root, &bisect); });
   ASSERT_TRUE(status.ok()) << status.error().message();
   EXPECT_DOUBLE_EQ(bisect.target_probability, 0.95);
@@ -31,6 +32,8 @@ TEST(BisectSection, ReadsEveryKey) {
   EXPECT_EQ(bisect.confirm_max_pairs, 320);
   EXPECT_EQ(bisect.check_max_pairs, 480);
   EXPECT_EQ(bisect.max_total_pairs, 2000);
+  EXPECT_DOUBLE_EQ(bisect.step_odds, 49);
+  EXPECT_FALSE(bisect.plan_verification);
 }
 
 TEST(BisectSection, TheConfirmationBudgetIsBoundedLikeASitting) {

@@ -89,7 +89,7 @@ TEST(BisectSearchTest, FindsAndVerifiesTheCulprit) {
   EXPECT_EQ(out.first, 13);
   EXPECT_EQ(out.last, 13);
   EXPECT_TRUE(out.verified);
-  EXPECT_GE(out.probability, 0.99);
+  EXPECT_GE(out.probability, search.options().target_probability);
   EXPECT_EQ(out.credible_set, std::vector<int>{13});
   EXPECT_GT(out.log_ratio_low, std::log1p(0.05));
   // ceil(log2 20) = 5 candidates suffice when every step is decisive.
@@ -106,8 +106,11 @@ TEST(BisectSearchTest, TheVerifiedIntervalCarriesTheConfidenceOfItsLook) {
   RunToEnd(search, world);
   const SearchOutcome out = search.Result();
   ASSERT_TRUE(out.verified) << out.reason;
-  const std::vector<int> looks = StoppableLooks(LookSchedule(10, 320), 0.05, Spending::kPocock, 2);
-  const std::vector<double> alphas = SpendAlpha(0.05, looks, Spending::kPocock);
+  // The looks planned from the search's fit (PlanVerification).
+  const VerificationPlan plan = search.PlanFor(out.last, out.first - 1);
+  ASSERT_TRUE(plan.planned);
+  const std::vector<int>& looks = plan.looks;
+  const std::vector<double>& alphas = plan.alphas;
   int look = -1;
   for (size_t k = 0; k < looks.size(); ++k) {
     if (looks[k] <= out.verification_pairs) look = static_cast<int>(k);
@@ -122,22 +125,146 @@ TEST(BisectSearchTest, TheVerifiedIntervalCarriesTheConfidenceOfItsLook) {
 
 TEST(SearchBatchPairs, FewerPairsWhenTheEffectStandsFarAboveTheNoise) {
   // 4 ln(99) s² / δ² = 18.38 s² / δ²: at δ = 0.1, s = 0.04 that is 2.94, so 3 pairs.
-  EXPECT_EQ(SearchBatchPairs(0.1, 0.04, 5), 3);
-  EXPECT_EQ(SearchBatchPairs(0.1, 0.05, 5), 5);  // 4.59: rounded up
-  EXPECT_EQ(SearchBatchPairs(0.1, 0.02, 5), 2);  // 0.74: never below one AB and one BA pair
-  EXPECT_EQ(SearchBatchPairs(std::log(1.3), 0.03, 5), 2);
-  EXPECT_EQ(SearchBatchPairs(std::log(1.18), 0.24, 5), 5);  // a noisy host: the full batch
-  EXPECT_EQ(SearchBatchPairs(0, 0.1, 5), 5);                // no effect fitted yet
-  EXPECT_EQ(SearchBatchPairs(0.1, 0, 5), 5);
-  EXPECT_EQ(SearchBatchPairs(0.1, 0.02, 2), 2);
+  EXPECT_EQ(SearchBatchPairs(0.1, 0.04, 5, 99), 3);
+  EXPECT_EQ(SearchBatchPairs(0.1, 0.05, 5, 99), 5);  // 4.59: rounded up
+  EXPECT_EQ(SearchBatchPairs(0.1, 0.02, 5, 99), 2);  // 0.74: never below one AB and one BA pair
+  EXPECT_EQ(SearchBatchPairs(std::log(1.3), 0.03, 5, 99), 2);
+  EXPECT_EQ(SearchBatchPairs(std::log(1.18), 0.24, 5, 99), 5);  // a noisy host: the full batch
+  EXPECT_EQ(SearchBatchPairs(0, 0.1, 5, 99), 5);                // no effect fitted yet
+  EXPECT_EQ(SearchBatchPairs(0.1, 0, 5, 99), 5);
+  EXPECT_EQ(SearchBatchPairs(0.1, 0.02, 2, 99), 2);
+  // At 19:1, 4 ln(19) s² / δ² = 11.78 s² / δ²: δ = 0.1, s = 0.05 is 2.94, so 3 pairs.
+  EXPECT_EQ(SearchBatchPairs(0.1, 0.05, 5, 19), 3);
+  EXPECT_EQ(SearchBatchPairs(0.1, 0.06, 5, 19), 5);  // 4.24: rounded up
+}
+
+// Issue 27, item 4: the verification's first look is where the signed-rank interval at half
+// the α clears the band as often as not, if the culprit moves by the search's fitted effect.
+TEST(PlanVerification, TheFirstLookIsWhereTheFittedEffectClearsTheBand) {
+  const SearchOptions options;  // band 5%, confidence 95%, Pocock, looks up to 320
+  // 18% at 24% per-run noise (Student-t scale 0.24, sd 0.24·√2): (π/3)·(2.2414·0.3394 /
+  // (0.1655 - 0.0488))² = 44.48, so 45 pairs, 46 in whole blocks.
+  const VerificationPlan noisy = PlanVerification(std::log(1.18), 0.24, options);
+  ASSERT_TRUE(noisy.planned);
+  EXPECT_EQ(noisy.looks, (std::vector<int>{46, 92, 184, 320}));
+  ASSERT_EQ(noisy.alphas.size(), noisy.looks.size());
+  EXPECT_NEAR(noisy.alphas[0], 0.025, 1e-12);
+  double total = 0;
+  for (double a : noisy.alphas) total += a;
+  EXPECT_NEAR(total, 0.05, 1e-12);
+  // +30% on a quiet host: 0.21 pairs by the formula; the first look is the fewest pairs whose
+  // signed-rank interval reaches 97.5% (7), in whole blocks: 8 instead of the fixed 12.
+  const VerificationPlan quiet = PlanVerification(std::log(1.3), 0.03, options);
+  ASSERT_TRUE(quiet.planned);
+  EXPECT_EQ(quiet.looks.front(), 8);
+  EXPECT_EQ(quiet.looks.back(), 320);
+  // 10% at 24%: 280.05 pairs, 282 in blocks; the rest of α at the last look.
+  const VerificationPlan small = PlanVerification(std::log(1.10), 0.24, options);
+  EXPECT_EQ(small.looks, (std::vector<int>{282, 320}));
+  EXPECT_NEAR(small.alphas[0], 0.025, 1e-12);
+  EXPECT_NEAR(small.alphas[1], 0.025, 1e-12);
+  // More than the budget: one look at the budget, with the whole α.
+  const VerificationPlan tiny = PlanVerification(std::log(1.06), 0.24, options);
+  EXPECT_EQ(tiny.looks, (std::vector<int>{320}));
+  ASSERT_EQ(tiny.alphas.size(), 1u);
+  EXPECT_NEAR(tiny.alphas[0], 0.05, 1e-12);
+}
+
+TEST(PlanVerification, WithoutAFitOrWhenToldNotToTheLooksAreTheFixedOnes) {
+  SearchOptions options;
+  const std::vector<int> fixed = StoppableLooks(LookSchedule(10, 320), 0.05, Spending::kPocock, 2);
+  EXPECT_FALSE(PlanVerification(0, 0.1, options).planned);
+  EXPECT_EQ(PlanVerification(0, 0.1, options).looks, fixed);
+  EXPECT_EQ(PlanVerification(std::log(1.04), 0.1, options).looks, fixed);  // within the band
+  EXPECT_EQ(PlanVerification(0.2, 0, options).looks, fixed);
+  options.plan_verification = false;
+  EXPECT_FALSE(PlanVerification(0.2, 0.05, options).planned);
+  EXPECT_EQ(PlanVerification(0.2, 0.05, options).alphas,
+            SpendAlpha(1 - options.confidence, fixed, Spending::kPocock));
+}
+
+// A large change on a quiet host is verified at the planned first look, 8 pairs, with the
+// interval at that look's 97.5%.
+TEST(PlanVerification, AQuietHostsCulpritIsVerifiedAtEightPairs) {
+  ScriptedWorld world(13, std::log(1.3));
+  BisectSearch search(20);
+  RunToEnd(search, world);
+  const SearchOutcome out = search.Result();
+  ASSERT_EQ(out.kind, SearchOutcome::Kind::kCulprit) << out.reason;
+  EXPECT_EQ(out.first, 13);
+  EXPECT_EQ(out.verification_pairs, 8);
+  EXPECT_NEAR(out.interval_confidence, 0.975, 1e-12);
+}
+
+// The plan is made from the observations before the verification's first pair: neither its
+// own pairs nor the search's after them move its looks.
+TEST(PlanVerification, ThePlanIsFrozenAtTheVerificationsFirstPair) {
+  const int n = 4;
+  BisectSearch search(n);
+  search.AddObservation(n, std::vector<double>(12, 0.2));
+  search.AddObservation(2, std::vector<double>{0.21, 0.19, 0.2, 0.22, 0.18, 0.2});
+  search.AddObservation(1, std::vector<double>{0.01, -0.01, 0.0, 0.02, -0.02, 0.0});
+  const VerificationPlan before = search.PlanFor(2, 1);
+  search.AddVerification(2, 1, std::vector<double>{0.4, 0.5, 0.3, 0.6});
+  search.AddObservation(3, std::vector<double>{0.5, -0.3, 0.6, -0.2});
+  const VerificationPlan after = search.PlanFor(2, 1);
+  EXPECT_EQ(after.looks, before.looks);
+  EXPECT_EQ(after.alphas, before.alphas);
+  EXPECT_DOUBLE_EQ(after.effect, before.effect);
+}
+
+// Issue 27, item 3: a search that stops at 90% verifies a wrong candidate now and then. A
+// verification that refutes its candidate (here it is faster than its parent) never names
+// it: the search resumes or ends INCONCLUSIVE.
+TEST(BisectSearchTest, AVerificationThatRefutesItsCandidateNeverNamesIt) {
+  const int n = 2;
+  SearchOptions options;
+  options.confirm_endpoints = false;
+  BisectSearch search(n, options);
+  search.AddObservation(n, std::vector<double>(12, 0.2));
+  search.AddObservation(1, std::vector<double>{0.21, 0.19, 0.2, 0.22, 0.18, 0.2});
+  const Action verify = search.Next();
+  ASSERT_EQ(verify.kind, Action::Kind::kVerify);
+  ASSERT_EQ(verify.commit, 1);
+  ASSERT_EQ(verify.baseline, 0);
+  // The search's pairs of 1 against 0 keep saying +0.2, its verification's say -0.2.
+  for (int i = 0; i < 50; ++i) {
+    const Action a = search.Next();
+    if (a.kind == Action::Kind::kDone) break;
+    const double d = a.kind == Action::Kind::kVerify ? -0.2 : 0.2;
+    if (a.kind == Action::Kind::kVerify) {
+      search.AddVerification(a.commit, a.baseline, std::vector<double>(a.pairs, d));
+    } else {
+      search.AddObservation(a.commit, std::vector<double>(a.pairs, d));
+    }
+    ASSERT_FALSE(search.Result().verified);
+  }
+  const SearchOutcome out = search.Result();
+  EXPECT_EQ(out.kind, SearchOutcome::Kind::kInconclusive) << out.reason;
+  EXPECT_FALSE(out.verified);
+}
+
+TEST(BisectSearchTest, AStateSavedWithoutAPlanFlagVerifiesOnTheFixedLooks) {
+  BisectSearch search(10);
+  nlohmann::json saved = nlohmann::json::parse(search.ToJson());
+  ASSERT_EQ(saved["options"]["plan_verification"], true);
+  saved["options"].erase("plan_verification");
+  Result<BisectSearch> old = BisectSearch::FromJson(saved.dump(1));
+  ASSERT_TRUE(old.ok()) << old.error().message();
+  EXPECT_FALSE(old->options().plan_verification);
+  EXPECT_FALSE(old->PlanFor(5, 4).planned);
 }
 
 // The batch follows the fit: a quiet host's search asks for pairs two at a time and still
 // finds and verifies the culprit; a noisy one asks for the full batch.
 TEST(BisectSearchTest, SearchBatchesShrinkOnAQuietHostOnly) {
+  // At 99:1 (before issue 27), where ×5 the noise asks for the full batch of 5; at 19:1 it
+  // asks for 3 or 4 (SearchBatchPairs' figures above).
+  SearchOptions options;
+  options.step_odds = 99;
   for (double noise_scale : {1.0, 5.0}) {
     ScriptedWorld world(13, 0.20, noise_scale);
-    BisectSearch search(20);
+    BisectSearch search(20, options);
     std::vector<Action> log;
     RunToEnd(search, world, &log);
     const SearchOutcome out = search.Result();
@@ -265,6 +392,10 @@ TEST(BisectSearchTest, PairBudgetExhaustedIsInconclusiveWithACredibleSet) {
   SearchOptions options;
   options.max_pairs = 60;
   options.confirm_endpoints = false;
+  // The stopping rule before issue 27: at 0.90 and 19:1 the 60 pairs bring one commit to
+  // the target, and the budget runs out in its verification instead of in the search.
+  options.target_probability = 0.99;
+  options.step_odds = 99;
   BisectSearch search(16, options);
   std::vector<double> ends = {0.5, -0.1, 0.3, 0.0, 0.4, 0.1, 0.25, 0.05};
   search.AddObservation(16, ends);

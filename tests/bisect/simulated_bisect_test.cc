@@ -472,7 +472,9 @@ TEST(BisectRunnerOnScriptedWorld, AKillAfterASaveMidStepLosesNoPairFromTheArchiv
   // when the last save holds a step in flight), resumed by a fresh runner. Every pair the
   // resumed search counts must be in a record the bisect links: the step in flight travels
   // in the state (BisectPendingStep) until its record is written.
-  WorldOptions options = Quiet({{0.5}}, 40);
+  // +25%: a +50% change is verified in one batch of 8 pairs now that the verification's
+  // looks are planned from the search's fit (issue 27); +25% takes two batches, 12 and 8.
+  WorldOptions options = Quiet({{0.25}}, 40);
   options.sigma = 0.24;
   const std::filesystem::path dir = TrialDir("kill-mid-step");
   const BisectSections config = SimulatedBisectConfig(dir);
@@ -716,12 +718,15 @@ TEST(BisectRunnerOnScriptedWorld, TheTotalPairCapStopsTheRecursionAndSaysSo) {
   BisectConfig capped;
   // Less than a check's first look (10) is left. Capped, the confirmation's looks run to the
   // cap instead of 640, and its first look comes at 10 pairs rather than 12
-  // (StoppableLooks): 6 more than the uncapped prefix leaves 6 or 8.
-  capped.max_total_pairs = through_first_verification + 6;
+  // (StoppableLooks), and the verification's looks, planned from the search's fit of those
+  // pairs (issue 27), move with them: 2 more than the uncapped prefix leaves fewer than 10
+  // (6 more did before the looks were planned).
+  capped.max_total_pairs = through_first_verification + 2;
   const BisectReport report = bisect(capped, "cap");
   ASSERT_TRUE(report.found) << report.text;
   EXPECT_LE(measured(report.state), capped.max_total_pairs) << report.text;
-  for (const BisectStepLog& l : report.state.log) EXPECT_NE(l.kind, BisectStepKind::kCheck);
+  for (const BisectStepLog& l : report.state.log)
+    EXPECT_NE(l.kind, BisectStepKind::kCheck) << report.text;
   EXPECT_EQ(report.text.find("CULPRIT "), std::string::npos) << report.text;
   EXPECT_NE(report.text.find("UNPLACED: "), std::string::npos) << report.text;
   // A part left unchecked has no figures: nothing is printed that was not measured.
