@@ -20,6 +20,7 @@ struct InvestigateCommandOptions {
   std::string stop_after;
   bool resume = false;
   bool restart = false;
+  bool no_explain = false;
   std::vector<std::string> invocation;
 };
 
@@ -47,6 +48,7 @@ Result<int> CommandInvestigate(const GlobalOptions& global, InvestigateCommandOp
     CULPRIT_TRY(DiscardInvestigationState(*config));
   }
   options.request.stop_after = stop_after;
+  options.request.explain = !options.no_explain;
   options.request.invocation = options.invocation;
   Result<InvestigationReport> report =
       options.resume ? ResumeInvestigation(*config, builds, host, reporter, stop_after)
@@ -80,6 +82,9 @@ std::shared_ptr<void> AddInvestigateCommand(CLI::App& app, GlobalOptions& global
   cmd->add_option("--max-pairs", o.request.flags.max_pairs, "pairs (rounds) at the last look");
   cmd->add_option("--warmup", o.request.flags.warmup, "warm-up runs per arm");
   cmd->add_option("--seed", o.request.flags.seed, "seed of pair orders and round designs");
+  cmd->add_flag("--no-explain", o.no_explain,
+                "after the bisect, do not run `culprit explain` at each verified change "
+                "(valgrind; said in the output; kept by --resume)");
   cmd->add_option("--stop-after", o.stop_after,
                   "stop once this step is done: confirm, probes, bisect, relevance");
   cmd->add_flag("--resume", o.resume,

@@ -12,6 +12,8 @@
 #include "base/timestamp.h"
 #include "bisect/bisect_runner.h"
 #include "bisect/relevance.h"
+#include "engine/cachegrind.h"
+#include "investigate/explain.h"
 #include "probes/code_path.h"
 #include "probes/comparison.h"
 #include "probes/isolate_command.h"
@@ -75,6 +77,9 @@ class Session {
   Result<bool> Confirm();
   Result<bool> Probes();
   Result<bool> Bisect();
+  Status Explain();
+  Result<InvestigationExplain> ExplainChange(const std::string& commit, const std::string& parent);
+  void ShowExplain(const InvestigationExplain& e);
   Result<bool> Relevance();
   Status GoOnWithAChangeOffThePath();
   Result<bool> Isolation();
@@ -93,6 +98,9 @@ class Session {
   LookLines look_lines_;
   InvestigationState state_;
   std::optional<InvestigationStep> stop_after_;
+  /// Wall time of the explains in the step running now: their own entry in step_wall_ms,
+  /// not the bisect's (so that the bisect's pairs are timed alone).
+  std::chrono::milliseconds explain_wall_{0};
 };
 
 Status Session::Save() {
@@ -137,9 +145,11 @@ Error Session::Stop(const Error& error, InvestigationStep step) {
 Result<bool> Session::Timed(InvestigationStep step, Result<bool> (Session::*body)()) {
   if (InterruptRequested()) return Stop(Error::Interrupted("interrupted"), step);
   auto start = std::chrono::steady_clock::now();
+  explain_wall_ = std::chrono::milliseconds(0);
   Result<bool> result = (this->*body)();
   auto wall = std::chrono::duration_cast<std::chrono::milliseconds>(
-      std::chrono::steady_clock::now() - start);
+                  std::chrono::steady_clock::now() - start) -
+              explain_wall_;
   const std::string name(InvestigationStepName(step));
   auto it = std::find_if(state_.step_wall_ms.begin(), state_.step_wall_ms.end(),
                          [&](const auto& p) { return p.first == name; });
@@ -341,7 +351,109 @@ Result<bool> Session::Bisect() {
     reporter_.Result("=> the bisect named no verified culprit; the ladder stops here.\n\n");
     return false;
   }
+  CULPRIT_TRY(Explain());
   return true;
+}
+
+// 3, after the verified bisect: each change it verified (its culprit, then the later changes
+// the way the range moved) explained against its parent at the function level. An explain
+// that cannot run or fails is said in one line and kept; it never turns the verdict.
+Status Session::Explain() {
+  if (state_.explain_done) {
+    for (const InvestigationExplain& e : state_.explains) ShowExplain(e);
+    return {};
+  }
+  std::vector<InvestigationState::LaterChange> changes = {{state_.culprit, state_.parent}};
+  changes.insert(changes.end(), state_.later_changes.begin(), state_.later_changes.end());
+  const auto start = std::chrono::steady_clock::now();
+  Status status;
+  for (const InvestigationState::LaterChange& change : changes) {
+    auto done =
+        std::find_if(state_.explains.begin(), state_.explains.end(),
+                     [&](const InvestigationExplain& e) { return e.commit == change.commit; });
+    if (done != state_.explains.end()) {
+      ShowExplain(*done);
+      continue;
+    }
+    if (InterruptRequested()) {
+      status = Error::Interrupted("interrupted");
+      break;
+    }
+    Result<InvestigationExplain> explained = ExplainChange(change.commit, change.parent);
+    if (!explained) {
+      status = explained.error();
+      break;
+    }
+    state_.explains.push_back(std::move(*explained));
+    ShowExplain(state_.explains.back());
+    if (status = Save(); !status) break;
+  }
+  const auto wall = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - start);
+  explain_wall_ += wall;
+  auto it = std::find_if(state_.step_wall_ms.begin(), state_.step_wall_ms.end(),
+                         [](const auto& p) { return p.first == "explain"; });
+  if (it == state_.step_wall_ms.end()) {
+    state_.step_wall_ms.emplace_back("explain", wall.count());
+  } else {
+    it->second += wall.count();
+  }
+  if (!status) return status;
+  state_.explain_done = true;
+  return {};
+}
+
+// One change's explain; an error only when interrupted (the rest is a fact, kept).
+Result<InvestigationExplain> Session::ExplainChange(const std::string& commit,
+                                                    const std::string& parent) {
+  InvestigationExplain e;
+  e.commit = commit;
+  e.parent = parent;
+  const std::string& query = state_.request.query;
+  const std::string by_hand = fmt::format("culprit explain {} --parent {} -q {}",
+                                          ShortCommit(commit), ShortCommit(parent), query);
+  if (!state_.request.explain) {
+    e.status = InvestigationExplain::Status::kNotRun;
+    e.detail = "--no-explain; `" + by_hand + "` runs it";
+    return e;
+  }
+  if (!FindValgrind(MetricRule::Kind::kInstructions)) {
+    e.status = InvestigationExplain::Status::kNotRun;
+    e.detail =
+        "valgrind not found — install valgrind (apt install valgrind; "
+        "scripts/install-deps does), then `" +
+        by_hand + "`";
+    return e;
+  }
+  reporter_.Line(fmt::format("step 3: explain {} against its parent {} ({})", ShortCommit(commit),
+                             ShortCommit(parent), by_hand));
+  ExplainContext context{
+      config_, builds_, host_, builds_.progress(),
+      [this](std::string_view step) { reporter_.Line(fmt::format("  explain: {}", step)); }};
+  ExplainRequest request;
+  request.change = commit;
+  request.parent = parent;
+  request.query = query;
+  Result<ExplainOutcome> outcome = RunExplain(context, request);
+  if (!outcome) {
+    if (outcome.error().kind() == ErrorKind::kInterrupted) return outcome.error();
+    e.status = InvestigationExplain::Status::kFailed;
+    e.detail = FirstLine(outcome.error().message());
+    return e;
+  }
+  e.record_id = outcome->record.id;
+  e.detail = ExplainDetail(outcome->facts);
+  e.text = ExplainOutcomeText(*outcome, kInvestigationExplainTop);
+  return e;
+}
+
+void Session::ShowExplain(const InvestigationExplain& e) {
+  if (e.status == InvestigationExplain::Status::kExplained) {
+    reporter_.Result(e.text);
+    reporter_.Result("=> " + InvestigationExplainLine(e) + "\n\n");
+  } else {
+    reporter_.Result(InvestigationExplainLine(e) + "\n\n");
+  }
 }
 
 // 4. Is the culprit on the query's code path?

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 
 #include "base/strings.h"
 
@@ -24,9 +25,53 @@ std::vector<std::string> InvestigationLinks(const InvestigationState& s) {
   for (const InvestigationStepRecord& p : s.probes) add(p.record_id);
   for (const std::string& id : s.bisect_records) add(id);
   add(s.bisect_record);
+  for (const InvestigationExplain& e : s.explains) add(e.record_id);
   for (const InvestigationStepRecord& i : s.isolations) add(i.record_id);
   for (const std::string& id : s.partial_records) add(id);
   return ids;
+}
+
+std::string ExplainDetail(const ExplainFacts& f) {
+  const double ratio = f.parent_instructions > 0 ? static_cast<double>(f.change_instructions) /
+                                                       static_cast<double>(f.parent_instructions)
+                                                 : 1;
+  std::string out = fmt::format("instructions {}", PercentChange(ratio));
+  std::vector<std::string> moved;
+  for (const ExplainFunctionFacts& fn : f.functions) {  // Ranked: the largest |delta| first.
+    if (moved.size() == 3 || static_cast<uint64_t>(std::llabs(fn.Delta())) <= f.NoiseFloor()) {
+      break;
+    }
+    std::string where = fn.file.empty() || fn.file == "???" ? "" : " in " + fn.file;
+    if (!where.empty() && fn.first_line > 0) where += fmt::format(":{}", fn.first_line);
+    const char* place = fn.place == FunctionPlace::kTouched  ? ", touched by the change"
+                        : fn.place == FunctionPlace::kOnPath ? ", on the query's path, untouched"
+                                                             : "";
+    moved.push_back(fmt::format("{}{} {}{}", fn.function, where, ExplainDeltaText(fn), place));
+  }
+  if (moved.empty()) {
+    return out +
+           "; no function moved by more than the run-to-run floor (0.1% of the parent's "
+           "instructions): the change did not move the query's work, function by function";
+  }
+  out += "; moved most: " + Join(moved, "; ");
+  if (f.functions[0].place == FunctionPlace::kOnPath) {
+    out +=
+        "; the function that moved most is on the query's path in a file the change did not "
+        "touch: the \"impossible\" culprit's fingerprint";
+  }
+  return out;
+}
+
+std::string InvestigationExplainLine(const InvestigationExplain& e) {
+  switch (e.status) {
+    case InvestigationExplain::Status::kNotRun:
+      return fmt::format("explain of {}: not run: {}", ShortCommit(e.commit), e.detail);
+    case InvestigationExplain::Status::kFailed:
+      return fmt::format("explain of {} failed: {}", ShortCommit(e.commit), e.detail);
+    case InvestigationExplain::Status::kExplained:
+      break;
+  }
+  return fmt::format("explain of {}: {}", ShortCommit(e.commit), e.detail);
 }
 
 std::string ConfirmSentence(const InvestigateRequest& r, const InvestigationStepRecord& step) {
@@ -124,6 +169,7 @@ std::string InvestigationConclusion(const InvestigationState& state,
     out += fmt::format(" The bisect names {} \"{}\", verified against its parent.",
                        ShortCommit(state.culprit), state.culprit_subject);
   }
+  for (const InvestigationExplain& e : state.explains) out += sentence(InvestigationExplainLine(e));
   out += sentence(state.relevance_detail);
   if (state.outcome == LadderOutcome::kOnPath) {
     return out + " The commit changes code the query runs: read those files' diff.";
@@ -180,6 +226,15 @@ Record MakeInvestigationRecord(const InvestigationState& state, const Record* co
   }
   if (state.relevance != CulpritRelevance::kNotChecked) {
     record.details["relevance"] = CulpritRelevanceName(state.relevance);
+  }
+  for (const InvestigationExplain& e : state.explains) {
+    const std::string key = "explain." + ShortCommit(e.commit);
+    if (e.status == InvestigationExplain::Status::kExplained) {
+      record.details[key] = e.record_id;
+    } else {
+      record.details[key] =
+          fmt::format("{}: {}", InvestigationExplainStatusName(e.status), e.detail);
+    }
   }
   for (const auto& [step, ms] : state.step_wall_ms) {
     record.details["wall_ms." + step] = std::to_string(ms);

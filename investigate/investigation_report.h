@@ -15,6 +15,7 @@
 #include "investigate/investigation_state.h"
 #include "probes/host.h"
 #include "probes/residency_config.h"
+#include "records/explain_payload.h"
 #include "records/record.h"
 
 namespace culprit {
@@ -24,8 +25,22 @@ std::string InvestigationRatioText(const InvestigationStepRecord& step);
 
 /// Every record of the run, each once, in the order the ladder wrote them:
 /// the confirmation, the probes, the bisect's own records and its result, the
-/// isolations, then the records of steps that did not finish.
+/// explains of its changes, the isolations, then the records of steps that did not finish.
 std::vector<std::string> InvestigationLinks(const InvestigationState& state);
+
+/// The functions the ladder shows of each explain it ran (the explain record keeps every one).
+inline constexpr size_t kInvestigationExplainTop = 10;
+
+/// An explained change in one line: the move of the query's instructions and the functions
+/// (up to 3) that moved most beyond the run-to-run floor (ExplainFacts::NoiseFloor), each with
+/// its delta, file and place against the change, and the "impossible" culprit's fingerprint
+/// when the first is on the query's path in a file the change did not touch; or that no
+/// function moved beyond the floor.
+std::string ExplainDetail(const ExplainFacts& facts);
+
+/// What the ladder says of one explain, one line: "explain of C: DETAIL", "explain of C: not
+/// run: WHY", "explain of C failed: WHY" (C shortened).
+std::string InvestigationExplainLine(const InvestigationExplain& e);
 
 /// Step 1's sentence from the confirmation's verdict: "confirmed: Q moved +N% between
 /// GOOD and BAD in one sitting", "NOT REPRODUCIBLE: ..." (a tie) or "NOT CONFIRMED:
@@ -42,15 +57,16 @@ std::string RelevanceDetail(CulpritRelevance relevance, const std::string& query
                             const Relevance& found, const std::vector<std::string>& changed_files);
 
 /// The conclusion in a few sentences: the confirmation, each override, the bisect's
-/// culprit, its relevance, then what follows from where the ladder ended (`residency`
-/// is the configuration's plans, named when none measures the query).
+/// culprit, each explain (InvestigationExplainLine), its relevance, then what follows from where
+/// the ladder ended (`residency` is the configuration's plans, named when none measures the query).
 std::string InvestigationConclusion(const InvestigationState& state,
                                     const std::map<std::string, ResidencyPlan>& residency);
 
 /// The `investigation` record of a ladder that ended: linking every record of the
 /// run, with the confirmation's verdict and estimate (the record `confirm` refines
 /// them: its band, unit, start, host and estimate, when the store still has it), the
-/// conclusion (state.conclusion), the outcome, the culprit, the relevance and each
+/// conclusion (state.conclusion), the outcome, the culprit, the relevance, each explain
+/// (`explain.<short commit>`: its record id, or "not run: ..." / "failed: ...") and each
 /// step's wall time. `confirm` may be null; `end` is the host's last snapshot.
 Record MakeInvestigationRecord(const InvestigationState& state, const Record* confirm,
                                const std::string& config_digest,

@@ -17,6 +17,7 @@ namespace culprit {
 
 namespace {
 constexpr std::string_view kStatusNames[] = {"running", "stopped", "interrupted", "done"};
+constexpr std::string_view kExplainStatusNames[] = {"explained", "not run", "failed"};
 constexpr std::string_view kRelevanceNames[] = {"", "on path", "off path", "unknown"};
 constexpr std::string_view kOutcomeNames[] = {"",           "not reproducible", "not confirmed",
                                               "no culprit", "on path",          "relevance unknown",
@@ -30,6 +31,9 @@ std::string_view CulpritRelevanceName(CulpritRelevance relevance) {
   return NameIn(kRelevanceNames, relevance);
 }
 std::string_view LadderOutcomeName(LadderOutcome outcome) { return NameIn(kOutcomeNames, outcome); }
+std::string_view InvestigationExplainStatusName(InvestigationExplain::Status status) {
+  return NameIn(kExplainStatusNames, status);
+}
 
 std::string_view InvestigationStepName(InvestigationStep step) {
   return kInvestigationStepNames[static_cast<int>(step)];
@@ -105,13 +109,43 @@ Json LaterChangesToJson(const std::vector<InvestigationState::LaterChange>& chan
   return out;
 }
 
+Json ExplainsToJson(const std::vector<InvestigationExplain>& explains) {
+  Json out = Json::array();
+  for (const InvestigationExplain& e : explains) {
+    out.push_back({{"commit", e.commit},
+                   {"parent", e.parent},
+                   {"status", InvestigationExplainStatusName(e.status)},
+                   {"record", e.record_id},
+                   {"detail", e.detail},
+                   {"text", e.text}});
+  }
+  return out;
+}
+
+std::vector<InvestigationExplain> ExplainsFromJson(const Json& a) {
+  std::vector<InvestigationExplain> out;
+  for (const Json& j : a) {
+    InvestigationExplain e;
+    e.commit = j.value("commit", "");
+    e.parent = j.value("parent", "");
+    e.status = Spelled<InvestigationExplain::Status>(kExplainStatusNames, j.value("status", ""),
+                                                     "explain status");
+    e.record_id = j.value("record", "");
+    e.detail = j.value("detail", "");
+    e.text = j.value("text", "");
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string InvestigationStateToJson(const InvestigationState& s) {
   const InvestigateRequest& r = s.request;
-  Json request = {{"good", r.good},   {"bad", r.bad},
-                  {"query", r.query}, {"probe_query", r.probe_query},
-                  {"plans", r.plans}, {"runs_per_visit", r.runs_per_visit}};
+  Json request = {{"good", r.good},      {"bad", r.bad},
+                  {"query", r.query},    {"probe_query", r.probe_query},
+                  {"plans", r.plans},    {"runs_per_visit", r.runs_per_visit},
+                  {"explain", r.explain}};
   if (r.flags.band) request["band"] = *r.flags.band;
   if (r.flags.min_pairs) request["min_pairs"] = *r.flags.min_pairs;
   if (r.flags.max_pairs) request["max_pairs"] = *r.flags.max_pairs;
@@ -136,6 +170,8 @@ std::string InvestigationStateToJson(const InvestigationState& s) {
             {"parent", s.parent},
             {"changed_files", s.changed_files},
             {"later_changes", LaterChangesToJson(s.later_changes)},
+            {"explain_done", s.explain_done},
+            {"explains", ExplainsToJson(s.explains)},
             {"on_path_culprit", s.on_path_culprit},
             {"on_path_subject", s.on_path_subject},
             {"on_path_detail", s.on_path_detail},
@@ -189,6 +225,7 @@ Result<InvestigationState> InvestigationStateFromJson(std::string_view json,
     s.request.probe_query = r.value("probe_query", "");
     s.request.plans = r.value("plans", std::vector<std::string>{});
     s.request.runs_per_visit = r.value("runs_per_visit", 3);
+    s.request.explain = r.value("explain", true);
     if (r.contains("band")) s.request.flags.band = r["band"].get<double>();
     if (r.contains("min_pairs")) s.request.flags.min_pairs = r["min_pairs"].get<int>();
     if (r.contains("max_pairs")) s.request.flags.max_pairs = r["max_pairs"].get<int>();
@@ -211,6 +248,10 @@ Result<InvestigationState> InvestigationStateFromJson(std::string_view json,
     for (const Json& c : j.value("later_changes", Json::array())) {
       s.later_changes.push_back({c.value("commit", ""), c.value("parent", "")});
     }
+    // A state saved before the ladder explained its changes: a finished bisect is not
+    // followed by explains on --resume (they were never asked for).
+    s.explain_done = j.value("explain_done", s.bisect_done);
+    s.explains = ExplainsFromJson(j.value("explains", Json::array()));
     s.on_path_culprit = j.value("on_path_culprit", "");
     s.on_path_subject = j.value("on_path_subject", "");
     s.on_path_detail = j.value("on_path_detail", "");

@@ -64,7 +64,26 @@ struct InvestigateRequest {
   int runs_per_visit = 3;               ///< N of `run QUERY N` in the isolations.
   MeasureFlags flags;                   ///< For the confirmation, the probes and the isolations.
   std::vector<std::string> invocation;  ///< The command line, for the record.
+  /// After the bisect, `culprit explain` at each change it verified against its parent;
+  /// false: --no-explain (said, never a silent skip).
+  bool explain = true;
 };
+
+/// The explain (investigate/explain.h) of one change the bisect verified, against its parent,
+/// as the state keeps it. It never turns the ladder's verdict: a change not explained is said.
+struct InvestigationExplain {
+  enum class Status { kExplained, kNotRun, kFailed };
+  std::string commit, parent;  ///< Full ids.
+  Status status = Status::kExplained;
+  std::string record_id;  ///< The explain record; empty unless explained.
+  /// One line without the commit: the functions that moved most (explained), or why it was
+  /// not run or how it failed.
+  std::string detail;
+  std::string text;  ///< Explained: the top functions as the terminal showed them.
+};
+
+/// "explained", "not run", "failed": an explain's status in the state file.
+std::string_view InvestigationExplainStatusName(InvestigationExplain::Status status);
 
 /// One finished measuring step, as the state keeps it.
 struct InvestigationStepRecord {
@@ -100,6 +119,10 @@ struct InvestigationState {
     std::string commit, parent;
   };
   std::vector<LaterChange> later_changes;
+  /// The explains of the culprit and of the later changes, in that order (InvestigationExplain);
+  /// done once each verified change has one, run or not.
+  bool explain_done = false;
+  std::vector<InvestigationExplain> explains;
   /// Set when the culprit was on the query's path and a later change was off it: the
   /// culprit as the bisect named it and why it is on the path, while `culprit`, `parent`,
   /// `changed_files` and the relevance fields describe that later change, which the ladder

@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "engine/cachegrind.h"
 #include "engine/process.h"
 #include "tests/support/culprit_cli.h"
 #include "tests/support/git_fixture.h"
@@ -174,7 +175,7 @@ class InvestigateCliTest : public ::testing::Test {
     std::string text = R"([engine]
 repo = )" + Quoted((dir_.path() / "repo").string()) +
                        R"(
-build = [["cc", "-O1", "-o", "prog", "main.c", "scan.c", "rollup.c"]]
+build = [["cc", "-O1", "-g", "-o", "prog", "main.c", "scan.c", "rollup.c"]]
 artifacts = ["prog"]
 
 [queries.scan]
@@ -221,8 +222,10 @@ max_rounds = 120
 
   fs::path BenchLog() const { return dir_.path() / "bench.log"; }
 
-  ProcessResult Culprit(std::vector<std::string> args) {
+  ProcessResult Culprit(std::vector<std::string> args,
+                        std::map<std::string, std::string> env = {}) {
     ProcessSpec spec;
+    spec.set_env = std::move(env);
     spec.argv = {CULPRIT_EXE};
     spec.argv.insert(spec.argv.end(), args.begin(), args.end());
     spec.cwd = dir_.path();
@@ -279,6 +282,24 @@ TEST_F(InvestigateCliTest, BisectsOffThePathThenIsolatesTheRollupAndResumes) {
   EXPECT_TRUE(Contains(first.stdout_text, "=> confirmed: scan moved")) << first.stdout_text;
   EXPECT_TRUE(NamesVerifiedChange(first.stdout_text, culprit_)) << first.stdout_text;
   EXPECT_TRUE(Contains(first.stdout_text, "stopped after the bisect step")) << first.stdout_text;
+  // After its bisect the ladder explained the culprit against its parent (issue 28 §3): the
+  // change touches rollup.c alone, and the function that moved most is the scan, on the
+  // query's path, untouched (it walks the rollup kept alive).
+  const bool valgrind = static_cast<bool>(FindValgrind(MetricRule::Kind::kInstructions));
+  if (valgrind) {
+    EXPECT_TRUE(Contains(first.stdout_text, "explain scan: " + culprit_.substr(0, 10)))
+        << first.stdout_text;
+    EXPECT_TRUE(
+        Contains(first.stdout_text, "=> explain of " + culprit_.substr(0, 10) + ": instructions +"))
+        << first.stdout_text;
+    EXPECT_TRUE(Contains(first.stdout_text, "moved most: Scan in scan.c:")) << first.stdout_text;
+    EXPECT_TRUE(Contains(first.stdout_text, "the \"impossible\" culprit's fingerprint"))
+        << first.stdout_text;
+    EXPECT_EQ(Records("explain").size(), 1u);
+  } else {
+    GTEST_LOG_(INFO) << "no valgrind here: the explain is said not run, not shown";
+    EXPECT_TRUE(Contains(first.stdout_text, "not run: valgrind not found")) << first.stdout_text;
+  }
   // The override hypothesis was probed and archived; the engine ignores the
   // variable, so it is never supported (NULL, or INCONCLUSIVE on a busy host).
   std::vector<Json> probes = Records("probe");
@@ -333,6 +354,13 @@ TEST_F(InvestigateCliTest, BisectsOffThePathThenIsolatesTheRollupAndResumes) {
   const Json& inv = investigations[0];
   EXPECT_EQ(inv["details"]["outcome"], "isolated");
   EXPECT_EQ(inv["details"]["culprit_commit"], culprit_);
+  if (valgrind) {  // The explain record is linked and named.
+    const std::vector<Json> explains = Records("explain");
+    ASSERT_EQ(explains.size(), 1u);
+    EXPECT_EQ(inv["details"]["explain." + culprit_.substr(0, 10)], explains[0]["id"])
+        << inv.dump(1);
+    EXPECT_TRUE(Contains(out, "explain scan: " + culprit_.substr(0, 10))) << out;  // shown again
+  }
   EXPECT_TRUE(Contains(inv["verdict_detail"].get<std::string>(), "holding `rollup`"))
       << inv.dump(1);
   // Every record of the run is linked: confirm, probe, the bisect's own, isolations.
@@ -342,6 +370,9 @@ TEST_F(InvestigateCliTest, BisectsOffThePathThenIsolatesTheRollupAndResumes) {
   ProcessResult report = Culprit({"records", "report", inv["id"].get<std::string>()});
   ASSERT_EQ(report.exit_code, 0) << DescribeRun(report);
   EXPECT_TRUE(Contains(report.stdout_text, "Records of this investigation")) << report.stdout_text;
+  if (valgrind) {
+    EXPECT_TRUE(Contains(report.stdout_text, "Where the instructions moved")) << report.stdout_text;
+  }
 
   ProcessResult done = Culprit({"investigate", "--resume"});
   EXPECT_EQ(done.exit_code, 2) << DescribeRun(done);
@@ -401,10 +432,38 @@ class InvestigateTwoChangesCliTest : public InvestigateCliTest {
   std::string scan_;
 };
 
+//
+// After the bisect both verified changes are explained against their parents, under a
+// valgrind that runs the first explain's two runs and fails every run after them: the
+// culprit's explain names the scan it doubled; the later change's failure is said in one
+// line and kept in the record, and the ladder's verdict and outcome are as without it.
 TEST_F(InvestigateTwoChangesCliTest, AnOnPathCulpritThenTheLaterChangeOffThePath) {
   WriteConfig(false);
+  std::map<std::string, std::string> env;
+  Result<fs::path> valgrind = FindValgrind(MetricRule::Kind::kInstructions);
+  if (valgrind) {
+    const fs::path bin = dir_.path() / "fake-bin";
+    fs::create_directories(bin);
+    WriteTextFile(bin / "valgrind",
+                  "#!/bin/sh\n"
+                  "case \" $* \" in *\" --tool=cachegrind \"*) ;; *) exec " +
+                      valgrind->string() +
+                      " \"$@\" ;; esac\n"
+                      "count=" +
+                      (dir_.path() / "cachegrind-runs").string() +
+                      "\n"
+                      "n=$(($(cat \"$count\" 2>/dev/null || echo 0) + 1)); echo $n > \"$count\"\n"
+                      "if [ $n -gt 2 ]; then echo 'valgrind: failing as the test asks' >&2; exit "
+                      "1; fi\n"
+                      "exec " +
+                      valgrind->string() + " \"$@\"\n");
+    fs::permissions(bin / "valgrind", fs::perms::owner_all, fs::perm_options::add);
+    env["PATH"] = bin.string() + ":" + (std::getenv("PATH") ? std::getenv("PATH") : "");
+  } else {
+    GTEST_LOG_(INFO) << "no valgrind here: the explains are said not run, not shown";
+  }
   ProcessResult r =
-      Culprit({"investigate", "--good", "v1", "--bad", "v2", "-q", "scan", "--seed", "11"});
+      Culprit({"investigate", "--good", "v1", "--bad", "v2", "-q", "scan", "--seed", "11"}, env);
   ASSERT_EQ(r.exit_code, 0) << DescribeRun(r);
   EXPECT_TRUE(Contains(r.stdout_text, "=> culprit " + scan_.substr(0, 10) + " \"Scan twice\""))
       << r.stdout_text;
@@ -425,6 +484,38 @@ TEST_F(InvestigateTwoChangesCliTest, AnOnPathCulpritThenTheLaterChangeOffThePath
   EXPECT_TRUE(Contains(investigations[0]["verdict_detail"].get<std::string>(),
                        "It verified a later change the way the range moved"))
       << investigations[0].dump(1);
+  EXPECT_EQ(investigations[0]["verdict"], "EFFECT");  // the confirmation's, untouched
+  const std::string& verdict_detail = investigations[0]["verdict_detail"];
+  const std::string scan = scan_.substr(0, 10), later = culprit_.substr(0, 10);
+  if (!valgrind) {
+    for (const std::string& c : {scan, later}) {
+      EXPECT_TRUE(Contains(r.stdout_text, "explain of " + c + ": not run: valgrind not found"))
+          << r.stdout_text;
+    }
+    EXPECT_TRUE(Records("explain").empty());
+    return;
+  }
+  // The culprit's explain: its top, with the function it doubled, in the file it touched.
+  EXPECT_TRUE(
+      Contains(r.stdout_text, "explain scan: " + scan + " \"Scan twice\" against its parent"))
+      << r.stdout_text;
+  EXPECT_TRUE(Contains(r.stdout_text, "=> explain of " + scan + ": instructions +"))
+      << r.stdout_text;
+  EXPECT_TRUE(Contains(r.stdout_text, "moved most: Scan in scan.c:")) << r.stdout_text;
+  EXPECT_TRUE(Contains(r.stdout_text, "touched by the change")) << r.stdout_text;
+  const std::vector<Json> explains = Records("explain");
+  ASSERT_EQ(explains.size(), 1u);
+  EXPECT_EQ(explains[0]["details"]["change"], scan_);
+  EXPECT_EQ(details["explain." + scan], explains[0]["id"]);
+  EXPECT_TRUE(Contains(investigations[0]["links"].dump(), explains[0]["id"]));
+  // The later change's explain failed under valgrind: said in one line, kept, nothing lost.
+  // (Its parent runs first: that run is the one that failed.)
+  EXPECT_TRUE(Contains(r.stdout_text, "explain of " + later + " failed: query 'scan' at "))
+      << r.stdout_text;
+  EXPECT_TRUE(Contains(r.stdout_text, "failing as the test asks")) << r.stdout_text;
+  EXPECT_TRUE(Contains(details["explain." + later].get<std::string>(), "failed: query 'scan'"))
+      << details.dump(1);
+  EXPECT_TRUE(Contains(verdict_detail, "Explain of " + later + " failed: ")) << verdict_detail;
 }
 
 // Ctrl-C during the confirmation: the sitting's record is written marked
