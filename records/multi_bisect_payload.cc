@@ -209,8 +209,9 @@ std::optional<MultiBisectFacts> ReadMultiBisectFacts(const Record& record) {
 }
 
 std::string MultiBisectFactsText(const MultiBisectFacts& f) {
-  std::string out = fmt::format("bisect of {} queries, {}..{}", f.queries.size(),
-                                ShortCommit(f.good), ShortCommit(f.bad));
+  std::string out = fmt::format("bisect of {} {}, {}..{}", f.queries.size(),
+                                f.queries.size() == 1 ? "query" : "queries", ShortCommit(f.good),
+                                ShortCommit(f.bad));
   if (!f.from_table.empty())
     out += fmt::format(" (the queries that moved in table {})", f.from_table);
   out += "\n";

@@ -37,6 +37,7 @@ constexpr int kLast = 12;
 struct QueryMove {
   std::string name;
   int slow_from = -1;
+  LoopEngineVariant variant = LoopEngineVariant::kNormal;  ///< At every commit.
 };
 
 class MultiQueryBisectCommand : public ::testing::Test {
@@ -49,7 +50,7 @@ class MultiQueryBisectCommand : public ::testing::Test {
       for (const QueryMove& q : queries) {
         const bool slow = q.slow_from >= 0 && i >= q.slow_from;
         files[q.name + ".c"] = LoopEngineSource(q.name + " revision " + std::to_string(i),
-                                                slow ? kSlowWork : kFastWork);
+                                                slow ? kSlowWork : kFastWork, q.variant);
         if (i == q.slow_from) message = "Slow down " + q.name;
       }
       commits_.push_back(git.Commit(files, {}, message));
@@ -238,6 +239,39 @@ TEST_F(MultiQueryBisectCommand, InterruptedWhileTheSecondQueryRunsResumesAndKeep
   ASSERT_EQ(facts->queries[1].changes.size(), 1u);
   EXPECT_EQ(facts->queries[1].changes[0].commit, commits_[9]);
   EXPECT_EQ(RecordsOf(RecordKind::kBisect).size(), 2u);
+}
+
+TEST_F(MultiQueryBisectCommand, AQueryWhoseBisectFailsIsReportedAndTheNextStillRuns) {
+  MakeHistory({{"crash", -1, LoopEngineVariant::kCrash}, {"a", 4}});
+  ProcessResult run = Culprit(RunArgs({"crash", "a"}));
+  // A failed query's bisect is an error of that query (exit 1), never a lost result of a.
+  ASSERT_EQ(run.exit_code, 1) << DescribeRun(run);
+  EXPECT_TRUE(Contains(run.stdout_text, "query crash: failed\n  FAILED: ")) << DescribeRun(run);
+  EXPECT_TRUE(Contains(run.stdout_text, "query a: found")) << DescribeRun(run);
+  EXPECT_TRUE(NamesVerifiedChange(run.stdout_text, commits_[4])) << DescribeRun(run);
+  std::vector<Record> whole = RecordsOf(RecordKind::kMultiBisect);
+  ASSERT_EQ(whole.size(), 1u);
+  std::optional<MultiBisectFacts> facts = ReadMultiBisectFacts(whole[0]);
+  ASSERT_TRUE(facts);
+  ASSERT_EQ(facts->queries.size(), 2u);
+  EXPECT_EQ(facts->queries[0].status, MultiBisectStatus::kFailed);
+  EXPECT_EQ(facts->queries[1].status, MultiBisectStatus::kFound);
+}
+
+TEST_F(MultiQueryBisectCommand, FromTableBisectsTheQueriesWhoseCellMoved) {
+  MakeHistory({{"a", 4}, {"flat", -1}});
+  ProcessResult table = Culprit({"table", "--rev", commits_.front(), "--rev", commits_.back(), "-q",
+                                 "a", "-q", "flat", "--seed", "3"});
+  std::vector<Record> tables = RecordsOf(RecordKind::kTable);
+  ASSERT_EQ(tables.size(), 1u) << DescribeRun(table);
+  ProcessResult run = Culprit({"bisect", "run", "--good", commits_.front(), "--bad",
+                               commits_.back(), "--from-table", tables[0].id});
+  ASSERT_EQ(run.exit_code, 0) << DescribeRun(run);
+  EXPECT_TRUE(Contains(run.stdout_text, "bisect of 1 query,")) << DescribeRun(run);
+  EXPECT_TRUE(Contains(run.stdout_text, "(the queries that moved in table " + tables[0].id))
+      << DescribeRun(run);
+  EXPECT_TRUE(NamesVerifiedChange(run.stdout_text, commits_[4])) << DescribeRun(run);
+  EXPECT_FALSE(Contains(run.stdout_text, "query flat")) << DescribeRun(run);
 }
 
 }  // namespace
