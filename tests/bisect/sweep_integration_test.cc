@@ -3,12 +3,15 @@
 // is 2.5x, far beyond the noise of a loaded host, so the assertions are about where the sweep
 // places it and what it prints, never about how long it took.
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
+#include "base/atomic_file.h"
 #include "engine/process.h"
 #include "records/record_store.h"
 #include "records/sweep_payload.h"
@@ -124,6 +127,77 @@ TEST_F(SweepCommand, ACommitThatDoesNotBuildIsNotMeasuredAndTheRestIsKept) {
   EXPECT_TRUE(
       Contains(out, "culprit bisect run --good " + Short(8) + " --bad " + Short(12) + " -q loop"))
       << DescribeRun(run);
+}
+
+// Two queries, each its own C program in the same history, slowing at different commits:
+// one sweep builds each measured commit once for both and places each query's change in its
+// own part.
+TEST_F(SweepCommand, SeveralQueriesShareTheBuildsAndEachGetsItsOwnChange) {
+  GitFixture git(dir_.path() / "repo");
+  const std::map<std::string, int> slow_from = {{"early", 3}, {"late", 10}};
+  for (int i = 0; i <= 12; ++i) {
+    std::map<std::string, std::string> files;
+    for (const auto& [name, from] : slow_from) {
+      files[name + ".c"] = LoopEngineSource(name + " revision " + std::to_string(i),
+                                            i >= from ? kSlowWork : kFastWork);
+    }
+    commits_.push_back(git.Commit(files, {}, "revision " + std::to_string(i)));
+  }
+  std::string toml = "[engine]\nrepo = " + Quoted((dir_.path() / "repo").string()) +
+                     "\nbuild = [[\"cc\", \"-O1\", \"-o\", \"early\", \"early.c\"], "
+                     "[\"cc\", \"-O1\", \"-o\", \"late\", \"late.c\"]]\n"
+                     "artifacts = [\"early\", \"late\"]\n\n";
+  for (const auto& [name, from] : slow_from) {
+    toml += fmt::format(
+        "[queries.\"{0}\"]\ncommand = [\"{{artifact:{0}}}\"]\nmetric = {{ regex = "
+        "'min_ms=([0-9.]+)' }}\ntimeout = \"10s\"\n\n",
+        name);
+  }
+  // A 20% band, as above: the parts on either side of a 2.5x change must come out ties.
+  toml +=
+      "[measure]\nband = 0.2\n\n[records]\ndir = " + Quoted((dir_.path() / "records").string()) +
+      "\n\n[cache]\ndir = " + Quoted((dir_.path() / "cache").string()) + "\n";
+  config_ = dir_.path() / "culprit.toml";
+  ASSERT_TRUE(WriteFileAtomically(config_, toml));
+
+  ProcessResult run = Culprit({"sweep", Range(), "--every", "4", "-q", "early", "-q", "late"});
+  ASSERT_EQ(run.exit_code, 3) << DescribeRun(run);
+  const std::string& out = run.stdout_text;
+  EXPECT_TRUE(
+      Contains(out, "culprit bisect run --good " + Short(0) + " --bad " + Short(4) + " -q early"))
+      << DescribeRun(run);
+  EXPECT_TRUE(
+      Contains(out, "culprit bisect run --good " + Short(8) + " --bad " + Short(12) + " -q late"))
+      << DescribeRun(run);
+
+  std::vector<Record> sweeps = Sweeps();
+  ASSERT_EQ(sweeps.size(), 1u);
+  std::optional<SweepFacts> facts = ReadSweepFacts(sweeps[0]);
+  ASSERT_TRUE(facts);
+  ASSERT_EQ(facts->queries.size(), 2u);
+  const std::map<std::string, std::pair<int, int>> expected = {{"early", {0, 4}},
+                                                               {"late", {8, 12}}};
+  for (const SweepQueryFacts& q : facts->queries) {
+    ASSERT_TRUE(expected.count(q.query)) << q.query;
+    ASSERT_EQ(q.points.size(), 4u) << q.query;
+    int changes = 0;
+    for (const SweepPartFacts& p : q.parts) {
+      if (p.kind != "change") continue;
+      ++changes;
+      EXPECT_EQ(q.points[p.from].index, expected.at(q.query).first) << q.query;
+      EXPECT_EQ(q.points[p.to].index, expected.at(q.query).second) << q.query;
+    }
+    EXPECT_EQ(changes, 1) << q.query;
+  }
+  // One build a measured commit, serving both queries: points 0, 4, 8, 12.
+  int builds = 0;
+  for (const auto& engine : fs::directory_iterator(dir_.path() / "cache")) {
+    if (!fs::is_directory(engine.path() / "builds")) continue;
+    for (const auto& entry : fs::directory_iterator(engine.path() / "builds")) {
+      builds += entry.is_directory() ? 1 : 0;
+    }
+  }
+  EXPECT_EQ(builds, 4);
 }
 
 TEST_F(SweepCommand, BadInputIsRefusedBeforeAnythingIsBuilt) {
