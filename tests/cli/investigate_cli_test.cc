@@ -380,17 +380,28 @@ TEST_F(InvestigateCliTest, BisectsOffThePathThenIsolatesTheRollupAndResumes) {
 
 // Without a [residency] plan for the query the ladder says so and stops
 // after the relevance step: nothing isolated, nothing invented.
+// (With --no-explain: the culprit is not explained, and the ladder says so.)
 TEST_F(InvestigateCliTest, WithoutAPlanItSaysSoAndStopsAfterRelevance) {
   WriteConfig(false);
-  ProcessResult r =
-      Culprit({"investigate", "--good", "v1", "--bad", "v2", "-q", "scan", "--seed", "11"});
+  ProcessResult r = Culprit(
+      {"investigate", "--good", "v1", "--bad", "v2", "-q", "scan", "--seed", "11", "--no-explain"});
   ASSERT_EQ(r.exit_code, 0) << DescribeRun(r);
+  EXPECT_TRUE(Contains(r.stdout_text, "explain of " + culprit_.substr(0, 10) +
+                                          ": not run: --no-explain; `culprit explain " +
+                                          culprit_.substr(0, 10)))
+      << r.stdout_text;
+  EXPECT_TRUE(Records("explain").empty());
   EXPECT_TRUE(Contains(r.stdout_text, "No [residency] plan measures scan")) << r.stdout_text;
   EXPECT_TRUE(Records("isolate").empty());
   std::vector<Json> investigations = Records("investigation");
   ASSERT_EQ(investigations.size(), 1u);
   EXPECT_EQ(investigations[0]["details"]["outcome"], "no plan");
   EXPECT_EQ(investigations[0]["details"]["relevance"], "off path");
+  EXPECT_EQ(
+      investigations[0]["details"]["explain." + culprit_.substr(0, 10)].get<std::string>().rfind(
+          "not run: --no-explain", 0),
+      0u)
+      << investigations[0].dump(1);
   // The move is measured once: the bisect adopts step 1's sitting as its confirmation.
   const std::vector<Json> compares = Records("compare");
   ASSERT_EQ(compares.size(), 1u);
