@@ -8,6 +8,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
+#include "base/json_text.h"
 #include "base/metric_direction.h"
 #include "base/strings.h"
 #include "base/timestamp.h"
@@ -762,7 +763,8 @@ Result<std::string> SearchedEnding(const SearchedFacts& in, Record& record, Bise
     text += ChangesText(in, record, report, payload);
     text += "  " + builds_line + "\n";
   }
-  record.details_json = payload.dump();
+  // As every record's JSON: a string that is not UTF-8 is replaced, never thrown on.
+  record.details_json = ToJsonText(payload);
   // `speedup` is "the bad end's metric is lower": a speed-up for a time, a regression for a
   // throughput. Said the metric's way up.
   const DirectionWords words = WordsFor(in.query->better, in.query->unit);
