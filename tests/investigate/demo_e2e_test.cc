@@ -97,6 +97,7 @@ TEST(Demo, IsolatesTheIndexOfTheIndexPersistingCommit) {
     EXPECT_NE(out.find(reading, table), std::string::npos) << row << "\n" << out;
   }
   EXPECT_NE(out.find("table sitting"), std::string::npos) << out;
+  EXPECT_NE(out.find("explain runs"), std::string::npos) << out;
   // The bisect adopts step 1's sitting instead of confirming the same move again.
   EXPECT_NE(result.stderr_text.find("the move was confirmed by record"), std::string::npos)
       << result.stderr_text;
