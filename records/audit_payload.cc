@@ -11,13 +11,6 @@ namespace {
 
 using json = nlohmann::json;
 
-/// A positive finite number at `key`, else nullopt: a ratio that is not one reads as absent.
-std::optional<double> PositiveAt(const json& o, const char* key) {
-  std::optional<double> n = NumberAt(o, key);
-  if (!n || !std::isfinite(*n) || *n <= 0) return std::nullopt;
-  return n;
-}
-
 /// The number at `key`, or at `key`.value.
 std::optional<double> ValueAt(const json& o, const char* key) {
   if (std::optional<double> n = NumberAt(o, key)) return std::isfinite(*n) ? n : std::nullopt;
@@ -86,8 +79,7 @@ std::optional<AuditPayload> ReadAuditPayload(const Record& record) {
     f.low = PositiveAt(item, "low");
     f.high = PositiveAt(item, "high");
     f.verdict = ParseVerdict(StringAt(item, "verdict"));
-    auto cross = item.find("cross_sitting");
-    f.cross_sitting = cross != item.end() && cross->is_boolean() && cross->get<bool>();
+    f.cross_sitting = BoolAt(item, "cross_sitting");
     f.record = StringAt(item, "record");
     f.note = StringAt(item, "note");
     p.factors.push_back(std::move(f));

@@ -18,39 +18,12 @@ json OptionalFinite(const std::optional<double>& value) {
   return value ? Finite(*value) : json(nullptr);
 }
 
-std::vector<std::string> StringsAt(const json& o, const char* key) {
-  std::vector<std::string> out;
-  for (const json& item : ArrayAt(o, key)) {
-    if (item.is_string()) out.push_back(item.get<std::string>());
-  }
-  return out;
-}
-
 std::vector<int> IntsAt(const json& o, const char* key) {
   std::vector<int> out;
   for (const json& item : ArrayAt(o, key)) {
     if (item.is_number()) out.push_back(static_cast<int>(item.get<double>()));
   }
   return out;
-}
-
-/// The object at `key`, or an empty object.
-json ObjectAt(const json& o, const char* key) {
-  auto it = o.find(key);
-  return it != o.end() && it->is_object() ? *it : json::object();
-}
-
-bool BoolAt(const json& o, const char* key) {
-  auto it = o.find(key);
-  return it != o.end() && it->is_boolean() && it->get<bool>();
-}
-
-/// A positive finite number at `key`, else nullopt: a ratio or a time that is not one reads
-/// as absent, never as a figure.
-std::optional<double> PositiveAt(const json& o, const char* key) {
-  std::optional<double> n = NumberAt(o, key);
-  if (!n || !std::isfinite(*n) || *n <= 0) return std::nullopt;
-  return n;
 }
 
 json ConditionToJson(const IsolationConditionPayload& c) {

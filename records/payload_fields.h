@@ -5,9 +5,11 @@
 // contract for every payload reader (records/*_payload.cc), so that a field means
 // the same in each.
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace culprit {
 
@@ -36,10 +38,39 @@ inline std::string StringAt(const nlohmann::json& o, const char* key) {
   return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
+/// A positive finite number at `key`, else nullopt: a ratio or a time that is not one reads as
+/// absent, never as a figure.
+inline std::optional<double> PositiveAt(const nlohmann::json& o, const char* key) {
+  std::optional<double> n = NumberAt(o, key);
+  if (!n || !std::isfinite(*n) || *n <= 0) return std::nullopt;
+  return n;
+}
+
+/// The boolean at `key`; false when there is none.
+inline bool BoolAt(const nlohmann::json& o, const char* key) {
+  auto it = o.find(key);
+  return it != o.end() && it->is_boolean() && it->get<bool>();
+}
+
 /// The array at `key`, or an empty array.
 inline nlohmann::json ArrayAt(const nlohmann::json& o, const char* key) {
   auto it = o.find(key);
   return it != o.end() && it->is_array() ? *it : nlohmann::json::array();
+}
+
+/// The object at `key`, or an empty object.
+inline nlohmann::json ObjectAt(const nlohmann::json& o, const char* key) {
+  auto it = o.find(key);
+  return it != o.end() && it->is_object() ? *it : nlohmann::json::object();
+}
+
+/// The strings of the array at `key` (items of another type left out).
+inline std::vector<std::string> StringsAt(const nlohmann::json& o, const char* key) {
+  std::vector<std::string> out;
+  for (const nlohmann::json& item : ArrayAt(o, key)) {
+    if (item.is_string()) out.push_back(item.get<std::string>());
+  }
+  return out;
 }
 
 }  // namespace culprit
