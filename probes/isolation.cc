@@ -302,7 +302,10 @@ IsolationResult RunIsolationSitting(HarnessSession& harness, const IsolationPlan
     Status quit = harness.Quit();
     if (!quit) r.notes.push_back("the engine did not quit cleanly: " + quit.error().message());
   }
-  NoteSittingEnd(host, r.start, r.end, r.calibration, r.notes);
+  // A sitting that broke or was stopped before a snapshot has nothing to compare the host
+  // across.
+  NoteSittingEnd(r.start.time.empty() || r.end.time.empty() ? nullptr : host, r.start, r.end,
+                 r.calibration, r.notes);
   r.reversibility = JudgeReversibility(r.conditions, r.suspect);
   r.conclusion = IsolationConclusion(r, plan.query);
   return r;

@@ -642,9 +642,7 @@ void NoteSittingEnd(const HostProbe* host, const HostState& start, const HostSta
     calibration = CheckCalibration(*start.calibration_ms, *end.calibration_ms);
     if (calibration->drifted || !calibration->valid) notes.push_back(calibration->message);
   }
-  // A snapshot not taken (no host, or a sitting stopped before it) has no time: nothing to
-  // compare.
-  if (host == nullptr || start.time.empty() || end.time.empty()) return;
+  if (host == nullptr) return;
   for (std::string& warning : HostChangeWarnings(host->Identity(), start, end)) {
     notes.push_back(std::move(warning));
   }

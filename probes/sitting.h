@@ -183,8 +183,8 @@ std::vector<double> KeptLogRatios(const std::vector<Sample>& samples);
 
 /// The notes every sitting (paired, single-arm, table, isolation) ends with, into `notes`: the
 /// calibration drift between its two snapshots, into `calibration` when both snapshots have
-/// one, then what changed on the host meanwhile (HostChangeWarnings; none when `host` is null
-/// or a snapshot was not taken).
+/// one, then what changed on the host meanwhile (HostChangeWarnings; none when `host` is
+/// null: a caller whose sitting may stop before a snapshot passes null then).
 void NoteSittingEnd(const HostProbe* host, const HostState& start, const HostState& end,
                     std::optional<CalibrationCheck>& calibration, std::vector<std::string>& notes);
 
