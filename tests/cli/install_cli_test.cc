@@ -85,7 +85,8 @@ TEST(InstallCli, InstalledDemoWithoutItsEngineSaysWhereItLooked) {
 
   ProcessResult wrong_step = RunIn({culprit.string(), "demo", "--stop-after", "lunch"}, dir.path());
   EXPECT_EQ(wrong_step.exit_code, 2) << DescribeRun(wrong_step);
-  EXPECT_TRUE(Contains(wrong_step.stderr_text, "--stop-after lunch: expected history, confirm"))
+  EXPECT_TRUE(
+      Contains(wrong_step.stderr_text, "--stop-after lunch: expected history, table, confirm"))
       << DescribeRun(wrong_step);
 }
 
