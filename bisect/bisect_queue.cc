@@ -29,7 +29,7 @@ std::string BisectQueueToJson(const BisectQueue& q) {
   }
   j["finished"] = q.finished;
   j["result_record"] = q.result_record;
-  return j.dump(2) + "\n";
+  return ToJsonText(j, 2) + "\n";
 }
 
 Result<BisectQueue> BisectQueueFromJson(std::string_view text, std::string_view source) {

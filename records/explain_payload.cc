@@ -246,7 +246,7 @@ std::string ExplainFactsToJson(const ExplainFacts& f) {
   for (const ExplainFunctionFacts& fn : f.functions) e["functions"].push_back(FunctionToJson(fn));
   json doc;
   doc["explain"] = std::move(e);
-  return doc.dump();
+  return ToJsonText(doc);
 }
 
 std::optional<ExplainFacts> ReadExplainFacts(const Record& record) {

@@ -141,7 +141,7 @@ std::optional<MultiBisectStatus> ParseMultiBisectStatus(std::string_view name) {
 }
 
 std::string MultiBisectQueryToJson(const MultiBisectQueryFacts& facts) {
-  return QueryToJson(facts).dump();
+  return ToJsonText(QueryToJson(facts));
 }
 
 std::optional<MultiBisectQueryFacts> MultiBisectQueryFromJson(std::string_view text) {
@@ -167,7 +167,7 @@ std::string MultiBisectFactsToJson(const MultiBisectFacts& f) {
   }
   json doc;
   doc["multi_bisect"] = std::move(m);
-  return doc.dump();
+  return ToJsonText(doc);
 }
 
 std::optional<MultiBisectFacts> MultiBisectFactsFromJson(std::string_view text) {

@@ -115,7 +115,7 @@ std::string SweepFactsToJson(const std::string& table_json, const SweepFacts& f)
     sweep["queries"].push_back(std::move(jq));
   }
   doc["sweep"] = std::move(sweep);
-  return doc.dump();
+  return ToJsonText(doc);
 }
 
 std::optional<SweepFacts> ReadSweepFacts(const Record& record) {

@@ -77,6 +77,31 @@ TEST(MultiQueryReport, QueryFactsListTheVerifiedChangesAndTheRangeMove) {
   EXPECT_TRUE(q.unplaced.empty());
 }
 
+// A failed query's reason may quote an engine's stderr in any encoding: the queue and the
+// record are written with it replaced, never thrown on (a lost queue would lose the other
+// queries' results).
+TEST(MultiQueryReport, AReasonThatIsNotUtf8IsWrittenNotThrownOn) {
+  MultiBisectQueryFacts facts;
+  facts.query = "scan";
+  facts.status = MultiBisectStatus::kFailed;
+  facts.outcome = "FAILED";
+  facts.reason = "engine said: caf\xe9";
+  std::optional<MultiBisectQueryFacts> read =
+      MultiBisectQueryFromJson(MultiBisectQueryToJson(facts));
+  ASSERT_TRUE(read);
+  EXPECT_EQ(read->reason, "engine said: caf\uFFFD");
+
+  BisectQueue queue;
+  queue.good = "v1";
+  queue.bad = "v2";
+  queue.queries = {"scan"};
+  queue.done = {facts};
+  Result<BisectQueue> back = BisectQueueFromJson(BisectQueueToJson(queue), "test");
+  ASSERT_TRUE(back) << back.error().message();
+  ASSERT_EQ(back->done.size(), 1u);
+  EXPECT_EQ(back->done[0].reason, "engine said: caf\uFFFD");
+}
+
 TEST(MultiQueryReport, AnUnplacedPartAndANullConfirmationAreSaidAsSuch) {
   BisectState state = State("b", {}, {});
   BisectSegment part;

@@ -63,6 +63,19 @@ TEST(SweepPayload, RoundTripsBesideTheTableFacts) {
   EXPECT_EQ(read->queries[0].parts[1].command, Example().queries[0].parts[1].command);
 }
 
+// A commit subject in Latin-1 (an old repository's) is written, replaced, never thrown on:
+// nlohmann's dump() throws on invalid UTF-8, and a sweep's record would be lost with it.
+TEST(SweepPayload, ASubjectThatIsNotUtf8IsWrittenNotThrownOn) {
+  SweepFacts facts = Example();
+  facts.queries[0].points[1].subject = "R\xe9sum\xe9 the scan";
+  Record record;
+  record.kind = RecordKind::kSweep;
+  record.details_json = SweepFactsToJson(R"({"cells":[],"rows":[]})", facts);
+  std::optional<SweepFacts> read = ReadSweepFacts(record);
+  ASSERT_TRUE(read);
+  EXPECT_EQ(read->queries[0].points[1].subject, "R\uFFFDsum\uFFFD the scan");
+}
+
 TEST(SweepPayload, NoSweepFactsInATableRecord) {
   Record record;
   record.details_json = R"({"cells":[]})";
