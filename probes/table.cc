@@ -219,7 +219,8 @@ class TableRun {
   }
 
   // A planned look of one row: each undecided cell's interval at this look's share of the
-  // cell's alpha, read with its tails (ClassifyWithTails: a slow tail is not a tie); EFFECT
+  // cell's alpha, read with its tails (ClassifyWithTails: a slow tail is not a tie, and a tie
+  // needs the pairs to have sighted one at the cell's whole alpha); EFFECT
   // decides it, and so does NULL while the failures give no hint that the arms differ (the
   // paired sitting's rule: p >= 0.5 before the last look, p >= alpha at it).
   void Look(int row) {
@@ -234,6 +235,9 @@ class TableRun {
       if (!shift) continue;
       cell.shift = *shift;
       cell.tails = GatherTailEvidence(d, shift->estimate, 1 - alpha, o_.band);
+      // Whether the pairs could have missed a slow tail is asked once for the whole cell, at
+      // its α: the sightings are nested, so the look's share would be spent for nothing.
+      cell.tails->sighting_alpha = r_.cell_alpha;
       cell.nominal_confidence = 1 - alpha;
       cell.pairs = static_cast<int>(d.size());
       const Verdict verdict = ClassifyWithTails(*shift, *cell.tails, o_.band);

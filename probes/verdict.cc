@@ -198,7 +198,9 @@ std::string TailDisagreement(const TailEvidence& tails, double band) {
                       "outside the ±{:g}% band",
                       DescribeTails(tails.tails), FormatMeanRatio(*tails.mean), band * 100));
     }
-    const int sight = PairsToSightTail(std::clamp(1 - tails.mean->confidence, 1e-300, 0.5));
+    const double sight_alpha =
+        tails.sighting_alpha > 0 ? tails.sighting_alpha : 1 - tails.mean->confidence;
+    const int sight = PairsToSightTail(std::clamp(sight_alpha, 1e-300, 0.5));
     if (static_cast<int>(tails.mean->n) < sight) {
       why.push_back(fmt::format(
           "{} pairs could miss a slow tail in {:g}% of the runs (seeing one takes {} at this "

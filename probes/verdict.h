@@ -52,6 +52,12 @@ struct TailEvidence {
   std::optional<ShiftEstimate> mean;
   /// The pairs beyond TailThreshold either side of the Hodges–Lehmann estimate.
   TailBalance tails;
+  /// The α at which a NULL must have had the pairs to sight a slow tail (PairsToSightTail);
+  /// 0: the look's, 1 - the mean's confidence. A table gives its cell's whole α: the chance
+  /// that n pairs hold no tail run only falls as n grows, so one bound at the first look that
+  /// may state a NULL covers every later look (docs/statistics.md, "Error rate across the
+  /// table").
+  double sighting_alpha = 0;
 };
 
 /// A pair is in a tail when it lies beyond this many robust standard deviations (1.4826 MAD)
