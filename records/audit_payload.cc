@@ -59,12 +59,9 @@ std::string AuditPayloadToJson(const AuditPayload& p) {
 }
 
 std::optional<AuditPayload> ReadAuditPayload(const Record& record) {
-  // A payload nested too deep to handle safely (a damaged record's) has nothing to read.
-  if (record.details_json.empty() || JsonNestsDeeperThan(record.details_json)) {
-    return std::nullopt;
-  }
-  json doc = json::parse(record.details_json, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded() || !doc.is_object()) return std::nullopt;
+  std::optional<json> parsed = PayloadObject(record.details_json);
+  if (!parsed) return std::nullopt;
+  const json& doc = *parsed;
   AuditPayload p;
   // Written before the payload had a version: the same keys, version 1.
   p.version = doc.contains("version") ? IntAt(doc, "version") : 1;

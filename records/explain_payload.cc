@@ -250,12 +250,9 @@ std::string ExplainFactsToJson(const ExplainFacts& f) {
 }
 
 std::optional<ExplainFacts> ReadExplainFacts(const Record& record) {
-  if (record.details_json.empty() || JsonNestsDeeperThan(record.details_json)) return std::nullopt;
-  json doc = json::parse(record.details_json, nullptr, /*allow_exceptions=*/false);
-  if (!doc.is_object() || !doc.contains("explain") || !doc["explain"].is_object()) {
-    return std::nullopt;
-  }
-  const json& e = doc["explain"];
+  std::optional<json> doc = PayloadObject(record.details_json);
+  if (!doc || !doc->contains("explain") || !(*doc)["explain"].is_object()) return std::nullopt;
+  const json& e = (*doc)["explain"];
   ExplainFacts f;
   f.version = IntAt(e, "version");
   if (f.version != kExplainPayloadVersion) return std::nullopt;
@@ -264,8 +261,7 @@ std::optional<ExplainFacts> ReadExplainFacts(const Record& record) {
   f.parent = StringAt(e, "parent");
   f.change = StringAt(e, "change");
   f.change_subject = StringAt(e, "change_subject");
-  auto sim = e.find("cache_sim");
-  f.cache_sim = sim != e.end() && sim->is_boolean() && sim->get<bool>();
+  f.cache_sim = BoolAt(e, "cache_sim");
   f.valgrind = StringAt(e, "valgrind");
   f.parent_instructions = CountAt(e, "parent_instructions").value_or(0);
   f.change_instructions = CountAt(e, "change_instructions").value_or(0);

@@ -146,12 +146,9 @@ std::string IsolationPayloadToJson(const IsolationPayload& p) {
 }
 
 std::optional<IsolationPayload> ReadIsolationPayload(const Record& record) {
-  // A payload nested too deep to handle safely (a damaged record's) has nothing to read.
-  if (record.details_json.empty() || JsonNestsDeeperThan(record.details_json)) {
-    return std::nullopt;
-  }
-  json doc = json::parse(record.details_json, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded() || !doc.is_object()) return std::nullopt;
+  std::optional<json> parsed = PayloadObject(record.details_json);
+  if (!parsed) return std::nullopt;
+  const json& doc = *parsed;
   auto conditions = doc.find("conditions");
   if (conditions == doc.end() || !conditions->is_array()) return std::nullopt;
   IsolationPayload p;

@@ -9,9 +9,22 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "base/json_text.h"
+
 namespace culprit {
+
+/// A record's payload (its details_json text) parsed, when it is a JSON object; nullopt when
+/// it is empty, not JSON, not an object, or nested too deep to parse safely (a damaged
+/// record's). The one way every payload reader opens a payload.
+inline std::optional<nlohmann::json> PayloadObject(std::string_view text) {
+  if (text.empty() || JsonNestsDeeperThan(text)) return std::nullopt;
+  nlohmann::json doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object()) return std::nullopt;
+  return doc;
+}
 
 /// A number, or JSON null for none.
 inline nlohmann::json OptionalNumber(const std::optional<double>& value) {

@@ -119,10 +119,9 @@ std::string SweepFactsToJson(const std::string& table_json, const SweepFacts& f)
 }
 
 std::optional<SweepFacts> ReadSweepFacts(const Record& record) {
-  if (record.details_json.empty() || JsonNestsDeeperThan(record.details_json)) return std::nullopt;
-  json doc = json::parse(record.details_json, nullptr, /*allow_exceptions=*/false);
-  if (!doc.is_object() || !doc.contains("sweep") || !doc["sweep"].is_object()) return std::nullopt;
-  const json& s = doc["sweep"];
+  std::optional<json> doc = PayloadObject(record.details_json);
+  if (!doc || !doc->contains("sweep") || !(*doc)["sweep"].is_object()) return std::nullopt;
+  const json& s = (*doc)["sweep"];
   SweepFacts f;
   f.good = StringAt(s, "good");
   f.bad = StringAt(s, "bad");
