@@ -6,9 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <functional>
-#include <nlohmann/json.hpp>
 
-#include "base/json_text.h"
 #include "base/metric_direction.h"
 #include "base/strings.h"
 #include "base/timestamp.h"
@@ -16,6 +14,7 @@
 #include "bisect/range_split.h"
 #include "probes/log_interval.h"
 #include "probes/summary.h"
+#include "records/bisect_payload.h"
 
 namespace culprit {
 namespace {
@@ -90,53 +89,55 @@ SearchOutcome EarliestChangeOutcome(const BisectSegment& earliest, bool speedup)
   return o;
 }
 
-nlohmann::json ChangeJson(const BisectSegment& c, const std::vector<std::string>& commits) {
-  return {{"commit", commits[c.change]},
-          // "range": the way the endpoints moved; "other": the other way (an improvement
-          // before a regression, or a regression partly undone).
-          {"direction", c.check == SegmentCheck::kOpposite ? "other" : "range"},
-          {"first_commit", commits[c.first]},
-          {"parent_commit", commits[c.first - 1]},
-          {"ratio", std::exp(c.log_ratio)},
-          {"low", std::exp(c.log_low)},
-          {"high", std::exp(c.log_high)},
-          {"confidence", c.verify_confidence},
-          {"pairs", c.verification_pairs},
-          {"probability", c.probability}};
+BisectChangePayload ChangePayload(const BisectSegment& c, const std::vector<std::string>& commits) {
+  BisectChangePayload p;
+  p.commit = commits[c.change];
+  p.direction =
+      c.check == SegmentCheck::kOpposite ? ChangeDirection::kOther : ChangeDirection::kRange;
+  p.first_commit = commits[c.first];
+  p.parent_commit = commits[c.first - 1];
+  p.ratio = std::exp(c.log_ratio);
+  p.low = std::exp(c.log_low);
+  p.high = std::exp(c.log_high);
+  p.confidence = c.verify_confidence;
+  p.pairs = c.verification_pairs;
+  p.probability = c.probability;
+  return p;
 }
 
-nlohmann::json SegmentJson(const BisectSegment& s, const std::vector<std::string>& commits) {
-  return {{"good_commit", commits[s.lo]},
-          {"bad_commit", commits[s.hi]},
-          {"lo", s.lo},
-          {"hi", s.hi},
-          {"check", SegmentCheckName(s.check)},
-          {"ratio", s.ratio},
-          {"low", s.low},
-          {"high", s.high},
-          {"confidence", s.confidence},
-          {"pairs", s.pairs},
-          {"check_record", s.check_record},
-          {"outcome", SegmentOutcomeName(s.outcome)},
-          {"reason", s.reason},
-          {"tie_sought", s.tie_sought},
-          {"tie_pairs_needed", s.tie_pairs_needed},
-          {"tie_budget", s.tie_budget},
-          // The hunt for a further move against its alternative A: "ruled_out" says every
-          // move of ×A or more was (never first-ness: that is the tie's).
-          {"further_move",
-           {{"alternative", s.alternative},
-            {"ruled_out", s.ruled_out},
-            {"pairs_to_rule_out", s.rule_out_pairs_needed},
-            {"small_move_suspected", s.small_move_suspected}}}};
+BisectSegmentPayload SegmentPayload(const BisectSegment& s,
+                                    const std::vector<std::string>& commits) {
+  BisectSegmentPayload p;
+  p.good_commit = commits[s.lo];
+  p.bad_commit = commits[s.hi];
+  p.lo = s.lo;
+  p.hi = s.hi;
+  p.check = SegmentCheckName(s.check);
+  p.outcome = SegmentOutcomeName(s.outcome);
+  p.ratio = s.ratio;
+  p.low = s.low;
+  p.high = s.high;
+  p.confidence = s.confidence;
+  p.pairs = s.pairs;
+  p.check_record = s.check_record;
+  p.reason = s.reason;
+  p.tie_sought = s.tie_sought;
+  p.tie_pairs_needed = s.tie_pairs_needed;
+  p.tie_budget = s.tie_budget;
+  p.further_move = {s.alternative, s.ruled_out, s.rule_out_pairs_needed, s.small_move_suspected};
+  return p;
 }
 
-nlohmann::json DecompositionJson(const Decomposition& d) {
-  return {{"total", {d.total.log_ratio, d.total.low, d.total.high}},
-          {"remainder", {d.remainder.log_ratio, d.remainder.low, d.remainder.high}},
-          {"remainder_class", d.remainder_class == RemainderClass::kTie      ? "tie"
-                              : d.remainder_class == RemainderClass::kBeyond ? "beyond"
-                                                                             : "undecided"}};
+BisectDecompositionPayload DecompositionPayload(const Decomposition& d) {
+  return {d.total.log_ratio,
+          d.total.low,
+          d.total.high,
+          d.remainder.log_ratio,
+          d.remainder.low,
+          d.remainder.high,
+          d.remainder_class == RemainderClass::kTie      ? "tie"
+          : d.remainder_class == RemainderClass::kBeyond ? "beyond"
+                                                         : "undecided"};
 }
 
 // The line that withholds "first bad commit" from the earliest change: what is known of the
@@ -318,7 +319,7 @@ std::string ChangeText(const BisectSegment& change, const std::string& head,
 struct ChangeList {
   std::string text;
   std::vector<std::string> names, ids;
-  nlohmann::json json = nlohmann::json::array();
+  std::vector<BisectChangePayload> payloads;
 };
 
 ChangeList ListChanges(const SearchedFacts& in, const std::vector<int>& changes, int earliest_k,
@@ -337,7 +338,7 @@ ChangeList ListChanges(const SearchedFacts& in, const std::vector<int>& changes,
     list.text += ChangeText(c, head, in, record, k == earliest_k);
     list.names.push_back("commit " + ShortCommit(commits[c.change]));
     list.ids.push_back(commits[c.change]);
-    list.json.push_back(ChangeJson(c, commits));
+    list.payloads.push_back(ChangePayload(c, commits));
   }
   return list;
 }
@@ -377,14 +378,14 @@ std::string EarliestLines(const SearchedFacts& in, const std::vector<int>& chang
 }
 
 // The parts checked (or not) beyond the whole range, and the moves no change was placed for
-// (noted in `record` too); `json` gets every segment.
+// (noted in `record` too); `payloads` gets every segment.
 std::string SegmentLines(const std::vector<BisectSegment>& segments,
                          const std::vector<std::string>& commits, std::string_view query,
-                         Record& record, nlohmann::json& json) {
+                         Record& record, std::vector<BisectSegmentPayload>& payloads) {
   std::string text;
   for (size_t k = 0; k < segments.size(); ++k) {
     const BisectSegment& s = segments[k];
-    json.push_back(SegmentJson(s, commits));
+    payloads.push_back(SegmentPayload(s, commits));
     if (k == 0) continue;
     if (!CheckMeasured(s)) {
       text += fmt::format("  not checked {} ({} commits): {}\n", Span(commits, s.lo, s.hi),
@@ -420,7 +421,7 @@ std::string SegmentLines(const std::vector<BisectSegment>& segments,
 
 // The report of a bisect that verified at least one change.
 std::string ChangesText(const SearchedFacts& in, Record& record, BisectReport& report,
-                        nlohmann::json& payload) {
+                        BisectPayload& payload) {
   const std::vector<BisectSegment>& segments = in.state->segments;
   const std::vector<std::string>& commits = in.state->commits;
   const std::vector<int> changes = VerifiedChanges(segments);
@@ -444,9 +445,8 @@ std::string ChangesText(const SearchedFacts& in, Record& record, BisectReport& r
   Decomposition d = DecomposeMove(segments, list.names, in.band);
   const std::string decomposition = FormatDecomposition(d);
   text += decomposition + "\n";
-  nlohmann::json segments_json = nlohmann::json::array();
   text += SegmentLines(segments, commits, in.query != nullptr ? in.query->name : in.state->query,
-                       record, segments_json);
+                       record, payload.segments);
 
   record.details["changes"] = Join(list.ids, ",");
   record.details["culprit_is_first"] = merge ? "merge" : first_is_first ? "yes" : "no";
@@ -454,9 +454,8 @@ std::string ChangesText(const SearchedFacts& in, Record& record, BisectReport& r
   record.verdict_detail = single && first_is_first ? earliest.reason
                                                    : fmt::format("{} verified change(s); {}",
                                                                  changes.size(), decomposition);
-  payload["changes"] = list.json;
-  payload["segments"] = segments_json;
-  payload["decomposition"] = DecompositionJson(d);
+  payload.changes = list.payloads;
+  payload.decomposition = DecompositionPayload(d);
   record.verdict = Verdict::kEffect;
   return text;
 }
@@ -728,9 +727,10 @@ Result<std::string> SearchedEnding(const SearchedFacts& in, Record& record, Bise
   }
   // What the report plots by commit index (docs/reports.md): the range, the
   // final posterior over "first bad commit is j" and the unbuildable indexes.
-  nlohmann::json payload = {{"commits", state.commits},
-                            {"posterior", main->Posterior()},
-                            {"unbuildable", main->unbuildable()}};
+  BisectPayload payload;
+  payload.commits = state.commits;
+  payload.posterior = main->Posterior();
+  payload.unbuildable = main->unbuildable();
   std::string builds_line = fmt::format("builds {} (⌈log2 {}⌉ = {}), pairs {}", spent.builds, n,
                                         CeilLog2(n), spent.pairs);
   if (in.max_total_pairs > 0) {
@@ -763,8 +763,7 @@ Result<std::string> SearchedEnding(const SearchedFacts& in, Record& record, Bise
     text += ChangesText(in, record, report, payload);
     text += "  " + builds_line + "\n";
   }
-  // As every record's JSON: a string that is not UTF-8 is replaced, never thrown on.
-  record.details_json = ToJsonText(payload);
+  record.details_json = BisectPayloadToJson(payload);
   // `speedup` is "the bad end's metric is lower": a speed-up for a time, a regression for a
   // throughput. Said the metric's way up.
   const DirectionWords words = WordsFor(in.query->better, in.query->unit);

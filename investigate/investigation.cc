@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <nlohmann/json.hpp>
 
 #include "base/atomic_file.h"
 #include "base/interrupt.h"
@@ -18,6 +17,7 @@
 #include "probes/comparison.h"
 #include "probes/isolate_command.h"
 #include "probes/summary.h"
+#include "records/bisect_payload.h"
 #include "records/record_store.h"
 
 namespace culprit {
@@ -275,15 +275,12 @@ Status Session::AdoptBisect(const std::string& result_record, std::vector<std::s
   }
   // The other changes the bisect verified the way the range moved (details_json.changes).
   state_.later_changes.clear();
-  const nlohmann::json payload = nlohmann::json::parse(bisect->details_json, nullptr, false);
-  if (state_.bisect_found && payload.is_object() && payload.contains("changes") &&
-      payload["changes"].is_array()) {
-    for (const nlohmann::json& c : payload["changes"]) {
-      if (!c.is_object() || c.value("direction", "") != "range") continue;
-      const std::string commit = c.value("commit", "");
-      if (commit.empty() || commit == state_.culprit) continue;
-      state_.later_changes.push_back({commit, c.value("parent_commit", "")});
-      if (state_.later_changes.back().parent.empty()) state_.later_changes.pop_back();
+  const std::optional<BisectPayload> payload = ReadBisectPayload(*bisect);
+  if (state_.bisect_found && payload) {
+    for (const BisectChangePayload& c : payload->changes) {
+      if (c.direction != ChangeDirection::kRange) continue;
+      if (c.commit.empty() || c.commit == state_.culprit || c.parent_commit.empty()) continue;
+      state_.later_changes.push_back({c.commit, c.parent_commit});
     }
   }
   state_.bisect_done = true;

@@ -6,70 +6,26 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "base/json_text.h"
 #include "base/numbers.h"
+#include "records/bisect_payload.h"
+#include "records/payload_fields.h"
 
 namespace culprit {
 namespace {
 
 using nlohmann::json;
 
+// The record's payload object, or an empty object when it has none (records/payload_fields.h).
 json Payload(const Record& record) {
-  // A payload nested too deep to handle safely (a damaged record's) has no facts to report.
-  if (record.details_json.empty() || JsonNestsDeeperThan(record.details_json)) {
-    return json::object();
-  }
-  json doc = json::parse(record.details_json, nullptr, /*allow_exceptions=*/false);
-  return doc.is_discarded() ? json::object() : doc;
+  return PayloadObject(record.details_json).value_or(json::object());
 }
 
-std::optional<double> Number(const json& object, std::string_view key) {
-  if (!object.is_object()) return std::nullopt;
-  auto it = object.find(key);
-  if (it == object.end() || !it->is_number()) return std::nullopt;
-  double v = it->get<double>();
-  return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
-}
-
-std::string String(const json& object, std::string_view key) {
-  if (!object.is_object()) return "";
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
-bool Bool(const json& object, std::string_view key) {
-  if (!object.is_object()) return false;
-  auto it = object.find(key);
-  return it != object.end() && it->is_boolean() && it->get<bool>();
-}
-
-std::vector<std::string> Strings(const json& object, std::string_view key) {
-  std::vector<std::string> out;
-  if (!object.is_object()) return out;
-  auto it = object.find(key);
-  if (it == object.end() || !it->is_array()) return out;
-  for (const json& item : *it) {
-    if (item.is_string()) out.push_back(item.get<std::string>());
-  }
-  return out;
-}
-
-// {"ratio","low","high"} with all three positive, else none.
-std::optional<RatioInterval> Interval(const json& object) {
-  auto ratio = Number(object, "ratio"), low = Number(object, "low"), high = Number(object, "high");
-  if (!ratio || !low || !high || *ratio <= 0 || *low <= 0 || *high <= 0) return std::nullopt;
-  return RatioInterval{*ratio, *low, *high};
-}
-
+// A count written as decimal digits in a detail (an index, "range_commits"); none for
+// anything else, or a value too large to be an index of a range.
 std::optional<int> Integer(std::string_view text) {
-  if (text.empty()) return std::nullopt;
-  int value = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') return std::nullopt;
-    value = value * 10 + (c - '0');
-    if (value > 100000000) return std::nullopt;
-  }
-  return value;
+  std::optional<uint64_t> n = ParseCount(text);
+  if (!n || *n > 100000000) return std::nullopt;
+  return static_cast<int>(*n);
 }
 
 std::optional<int> IndexOf(const std::vector<std::string>& commits, std::string_view commit) {
@@ -144,22 +100,14 @@ AuditFacts ReadAuditFacts(const Record& record) {
 
 BisectFacts ReadBisectFacts(const Record& record) {
   BisectFacts facts;
-  json doc = Payload(record);
-  facts.commits = Strings(doc, "commits");
-  if (doc.contains("posterior") && doc["posterior"].is_array()) {
-    for (const json& p : doc["posterior"])
-      facts.posterior.push_back(p.is_number() ? p.get<double>() : 0);
-  }
+  const BisectPayload payload = ReadBisectPayload(record).value_or(BisectPayload{});
+  facts.commits = payload.commits;
+  facts.posterior = payload.posterior;
   if (auto n = Integer(record.Detail("range_commits"))) facts.range_commits = *n;
   if (facts.range_commits == 0 && !facts.commits.empty()) {
     facts.range_commits = static_cast<int>(facts.commits.size()) - 1;
   }
-  std::set<int> unbuildable;
-  if (doc.contains("unbuildable") && doc["unbuildable"].is_array()) {
-    for (const json& j : doc["unbuildable"]) {
-      if (j.is_number_integer()) unbuildable.insert(j.get<int>());
-    }
-  }
+  std::set<int> unbuildable(payload.unbuildable.begin(), payload.unbuildable.end());
   const std::string prefix = "unbuildable or unmeasurable: ";
   for (const std::string& note : record.notes) {
     if (note.rfind(prefix, 0) != 0) continue;
@@ -170,9 +118,7 @@ BisectFacts ReadBisectFacts(const Record& record) {
   facts.unbuildable.assign(unbuildable.begin(), unbuildable.end());
   facts.culprit_index = IndexOf(facts.commits, record.Detail("culprit_commit"));
   facts.first_index = IndexOf(facts.commits, record.Detail("first_commit"));
-  if (!facts.culprit_index) {
-    if (auto i = Number(doc, "culprit_index")) facts.culprit_index = static_cast<int>(*i);
-  }
+  if (!facts.culprit_index) facts.culprit_index = payload.culprit_index;
   return facts;
 }
 
