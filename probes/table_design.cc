@@ -6,6 +6,7 @@
 #include "probes/round_design.h"
 #include "probes/sequential.h"
 #include "probes/statistics.h"
+#include "probes/verdict.h"
 
 namespace culprit {
 
@@ -28,8 +29,16 @@ std::vector<int> RoundRowOrder(std::vector<int> rows, uint64_t seed, int round) 
 double TableCellAlpha(double alpha, int cells) { return alpha / (cells < 1 ? 1 : cells); }
 
 std::vector<int> TableLooks(int min_blocks, int max_blocks, int arms, double cell_alpha) {
-  std::vector<int> looks = BlockAlignedLooks(LookSchedule(min_blocks, max_blocks), arms);
-  return StoppableLooks(std::move(looks), cell_alpha, Spending::kPocock, arms < 1 ? 1 : arms);
+  const int group = arms < 1 ? 1 : arms;
+  std::vector<int> looks = BlockAlignedLooks(LookSchedule(min_blocks, max_blocks), group);
+  const int sight = (PairsToSightTail(cell_alpha) + group - 1) / group * group;
+  for (size_t i = 1; i + 1 < looks.size(); ++i) {
+    if (looks[i - 1] < sight && sight < looks[i]) {
+      looks[i] = sight;
+      break;
+    }
+  }
+  return StoppableLooks(std::move(looks), cell_alpha, Spending::kPocock, group);
 }
 
 std::optional<GeometricMean> GeometricMeanOfCells(std::span<const CellInterval> cells,

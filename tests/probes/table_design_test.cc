@@ -92,6 +92,20 @@ TEST(TableDesignTest, LooksAreWholeGroupsAndTheFirstCanStop) {
   }
 }
 
+TEST(TableDesignTest, TheLookThatCanFirstStateATieFallsWhereTheTailIsSighted) {
+  // 26 cells: a tie needs 39 pairs (PairsToSightTail(0.05 / 26)); the look at 42 moves to 39.
+  // (The first look is StoppableLooks', moved up until it can stop.)
+  EXPECT_EQ(TableLooks(10, 160, 3, TableCellAlpha(0.05, 26)),
+            (std::vector<int>{15, 21, 39, 81, 162}));
+  // 13 cells: 35 pairs, 36 in whole groups of 2.
+  EXPECT_EQ(TableLooks(10, 160, 2, TableCellAlpha(0.05, 13)),
+            (std::vector<int>{14, 20, 36, 80, 160}));
+  // Never the last look: the budget is the user's.
+  EXPECT_EQ(TableLooks(10, 40, 2, TableCellAlpha(0.05, 13)), (std::vector<int>{12, 20, 40}));
+  // A look already at the sighting, or none between: as LookSchedule gives them.
+  EXPECT_EQ(TableLooks(10, 160, 2, 0.05), (std::vector<int>{10, 20, 40, 80, 160}));
+}
+
 TEST(TableDesignTest, GeometricMeanOfCellsAveragesLogsAndPoolsTheirErrors) {
   const double z95 = NormalQuantile(0.975);
   // Two cells, ratios 2 and 0.5: the geometric mean is 1. Each se 0.1.

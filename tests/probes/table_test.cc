@@ -248,7 +248,7 @@ TEST(TableSittingTest, TheSplitKeepsTheFamilyWiseRateWhereEachCellAloneWouldNot)
 TEST(TableSittingTest, TiesAreStatedAtTheFirstLookThatCanSightATailAtTheCellsAlpha) {
   // 13 queries × 3 arms, every arm the baseline's program: each row stops at the first look
   // whose blocks could have sighted a slow tail at the cell's whole alpha (0.05 / 26: 39
-  // pairs), not at the look's share of it (50 pairs at the third look's share, so the fourth).
+  // pairs, the look TableLooks puts there), where the look's share of it would ask 50.
   ScriptedTable source(3, 0.01, 9);
   TableSittingOptions options = Options(13, 3);
   options.max_blocks = 160;
