@@ -400,6 +400,8 @@ Record MakeTableRecord(const TableSittingResult& sitting, const TableFacts& fact
   record.details["multiplicity"] = "bonferroni";
   if (!cells.empty()) RecordPlacement(cells.front().process.process.placement, &record);
   record.details["alpha_spending"] = "pocock-increments";
+  // A tie's tail sighting is asked at the cell's whole alpha, once (docs/statistics.md).
+  record.details["tail_sighting"] = "cell-alpha";
   if (sitting.calibration) {
     record.details["calibration_change"] = fmt::format("{:+.4f}", sitting.calibration->change);
   }
@@ -549,6 +551,95 @@ std::vector<TableClaimFacts> ClaimFacts(const PublishedGrid& grid,
   return out;
 }
 
+/// The table's columns from the request: its revisions, arms, engines or ad-hoc commands,
+/// named by --name; a usage error for flags that do not go together or fewer than two.
+Result<std::vector<Column>> TableColumns(const ProbeSections& config, const TableRequest& request) {
+  if (request.registry && (!request.commands.empty() || !request.engines.empty())) {
+    return Error::Usage(
+               "--order registry runs the engine's [registry] command; ad-hoc commands and "
+               "other engines have none")
+        .WithHint("measure them in a table of their own, each query alone");
+  }
+  if (!request.commands.empty() && !request.engines.empty()) {
+    return Error::Usage(
+               "--engine takes its commands from culprit.toml's [engines]; ad-hoc "
+               "commands are columns of their own")
+        .WithHint(
+            "give each program as a command: culprit table -- './ours {query}' -- "
+            "'./theirs {query}'");
+  }
+  Result<std::vector<Column>> columns =
+      request.commands.empty() ? ConfiguredColumns(config, request) : AdHocColumns(request);
+  if (!columns) return columns.error();
+  CULPRIT_TRY(CheckColumnCount(request, columns->size()));
+  if (!request.names.empty()) {
+    if (request.names.size() != columns->size()) {
+      return Error::Usage(
+          fmt::format("--name was given {} time(s) for {} columns: name every "
+                      "column or none",
+                      request.names.size(), columns->size()));
+    }
+    for (size_t i = 0; i < columns->size(); ++i) (*columns)[i].name = request.names[i];
+  }
+  if (columns->size() < 2) {
+    return Error::Usage(fmt::format("a table needs at least two columns, got {}", columns->size()))
+        .WithHint(
+            "give two --rev, two --arm (e.g. --arm default --arm PARALLEL=1), or two "
+            "commands after `--`");
+  }
+  return columns;
+}
+
+/// The sitting's options: [measure] with the flags, read through the first row's query. A
+/// misspelt --metric is refused here, before anything is built.
+Result<TableSittingOptions> TableOptions(const ProbeSections& config, const TableRequest& request,
+                                         const std::vector<std::string>& rows, size_t columns) {
+  QueryConfig first;
+  if (request.commands.empty()) first = config.queries.at(rows.front());
+  if (Result<QueryConfig> measured = WithMetricFlag(first, request.flags); !measured) {
+    return measured.error();
+  }
+  Result<SittingOptions> sitting = MakeSittingOptions(config.measure, first, request.flags);
+  if (!sitting) return sitting.error();
+  TableSittingOptions options;
+  options.rows = static_cast<int>(rows.size());
+  options.arms = static_cast<int>(columns);
+  options.warmup = sitting->warmup;
+  options.min_blocks = sitting->min_pairs;
+  options.max_blocks = sitting->max_pairs;
+  options.band = sitting->band;
+  options.confidence = sitting->confidence;
+  options.seed = sitting->seed;
+  return options;
+}
+
+/// What the request adds to the table's record: a check's hypothesis, and a note for ad-hoc
+/// commands, the registry's order and each other engine.
+void NoteRequest(const ProbeSections& config, const TableRequest& request,
+                 const std::vector<std::string>& rows, Record& record) {
+  if (request.check) {
+    record.hypothesis =
+        fmt::format("the published table {} still says what it said", request.check->name);
+    record.details["check"] = request.check->name;
+  }
+  if (!request.commands.empty()) {
+    record.notes.push_back(fmt::format(
+        "ad-hoc commands, run as given from the current directory (no engine build); its "
+        "records go to {}",
+        config.records.dir.string()));
+  }
+  if (request.registry) {
+    record.details["order"] = "registry";
+    record.notes.push_back(RegistryOrderNote(request.registry->order, rows));
+  }
+  for (const std::string& engine : request.engines) {
+    record.notes.push_back(fmt::format(
+        "column {}: another engine, run by its [engines.{}] commands (culprit built nothing "
+        "of it)",
+        engine, engine));
+  }
+}
+
 }  // namespace
 
 Result<TableArmSet> ParseTableArm(const std::string& spec,
@@ -587,68 +678,19 @@ Result<TableOutcome> RunTable(const MeasureContext& context, const TableRequest&
   const TableRequest& request = *checked;
   Result<std::vector<std::string>> rows = Rows(config, request);
   if (!rows) return rows.error();
-  if (request.registry && (!request.commands.empty() || !request.engines.empty())) {
-    return Error::Usage(
-               "--order registry runs the engine's [registry] command; ad-hoc commands and "
-               "other engines have none")
-        .WithHint("measure them in a table of their own, each query alone");
-  }
-  if (!request.commands.empty() && !request.engines.empty()) {
-    return Error::Usage(
-               "--engine takes its commands from culprit.toml's [engines]; ad-hoc "
-               "commands are columns of their own")
-        .WithHint(
-            "give each program as a command: culprit table -- './ours {query}' -- "
-            "'./theirs {query}'");
-  }
-  Result<std::vector<Column>> columns =
-      request.commands.empty() ? ConfiguredColumns(config, request) : AdHocColumns(request);
+  Result<std::vector<Column>> columns = TableColumns(config, request);
   if (!columns) return columns.error();
-  CULPRIT_TRY(CheckColumnCount(request, columns->size()));
-  if (!request.names.empty()) {
-    if (request.names.size() != columns->size()) {
-      return Error::Usage(
-          fmt::format("--name was given {} time(s) for {} columns: name every "
-                      "column or none",
-                      request.names.size(), columns->size()));
-    }
-    for (size_t i = 0; i < columns->size(); ++i) (*columns)[i].name = request.names[i];
-  }
-  if (columns->size() < 2) {
-    return Error::Usage(fmt::format("a table needs at least two columns, got {}", columns->size()))
-        .WithHint(
-            "give two --rev, two --arm (e.g. --arm default --arm PARALLEL=1), or two "
-            "commands after `--`");
-  }
-  // The sitting's options: [measure] with the flags, read through the first row's query.
-  QueryConfig first;
-  if (request.commands.empty()) first = config.queries.at(rows->front());
-  // A misspelt --metric is refused before anything is built.
-  if (Result<QueryConfig> measured = WithMetricFlag(first, request.flags); !measured) {
-    return measured.error();
-  }
-  Result<SittingOptions> sitting_options = MakeSittingOptions(config.measure, first, request.flags);
-  if (!sitting_options) return sitting_options.error();
+  Result<TableSittingOptions> options = TableOptions(config, request, *rows, columns->size());
+  if (!options) return options.error();
   CULPRIT_TRY(RecordStore(config.records.dir).CheckWritable());
 
   Result<CellPlans> plans = PlanCells(context, request, *rows, *columns);
   if (!plans) return plans.error();
   const std::vector<CellPlan>& cells = plans->cells;
-  const std::vector<std::string>& units = plans->units;
-
-  TableSittingOptions options;
-  options.rows = static_cast<int>(rows->size());
-  options.arms = static_cast<int>(columns->size());
-  options.warmup = sitting_options->warmup;
-  options.min_blocks = sitting_options->min_pairs;
-  options.max_blocks = sitting_options->max_pairs;
-  options.band = sitting_options->band;
-  options.confidence = sitting_options->confidence;
-  options.seed = sitting_options->seed;
   CellSource source(cells);
   TableOutcome outcome;
-  outcome.sitting = RunTableSitting(source, context.host, options, context.progress);
-  outcome.facts = MakeFacts(outcome.sitting, *rows, units, *columns, options);
+  outcome.sitting = RunTableSitting(source, context.host, *options, context.progress);
+  outcome.facts = MakeFacts(outcome.sitting, *rows, plans->units, *columns, *options);
   if (request.check) {
     outcome.facts.check_source = request.check->name;
     outcome.facts.claims = ClaimFacts(*request.check, *rows,
@@ -658,27 +700,7 @@ Result<TableOutcome> RunTable(const MeasureContext& context, const TableRequest&
   if (context.host != nullptr) identity = context.host->Identity();
   outcome.record =
       MakeTableRecord(outcome.sitting, outcome.facts, *columns, cells, identity, config.digest);
-  if (request.check) {
-    outcome.record.hypothesis =
-        fmt::format("the published table {} still says what it said", request.check->name);
-    outcome.record.details["check"] = request.check->name;
-  }
-  if (!request.commands.empty()) {
-    outcome.record.notes.push_back(fmt::format(
-        "ad-hoc commands, run as given from the current directory (no engine build); its "
-        "records go to {}",
-        config.records.dir.string()));
-  }
-  if (request.registry) {
-    outcome.record.details["order"] = "registry";
-    outcome.record.notes.push_back(RegistryOrderNote(request.registry->order, *rows));
-  }
-  for (const std::string& engine : request.engines) {
-    outcome.record.notes.push_back(fmt::format(
-        "column {}: another engine, run by its [engines.{}] commands (culprit built nothing "
-        "of it)",
-        engine, engine));
-  }
+  NoteRequest(config, request, *rows, outcome.record);
   if (!request.archive) return outcome;
   RecordStore store(config.records.dir);
   RecordStore::Archived archived = store.WriteOrFallback(outcome.record);
