@@ -145,10 +145,9 @@ std::string MultiBisectQueryToJson(const MultiBisectQueryFacts& facts) {
 }
 
 std::optional<MultiBisectQueryFacts> MultiBisectQueryFromJson(std::string_view text) {
-  if (JsonNestsDeeperThan(text)) return std::nullopt;
-  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object()) return std::nullopt;
-  return QueryFromJson(j);
+  std::optional<json> j = PayloadObject(text);
+  if (!j) return std::nullopt;
+  return QueryFromJson(*j);
 }
 
 std::string MultiBisectFactsToJson(const MultiBisectFacts& f) {
@@ -171,12 +170,11 @@ std::string MultiBisectFactsToJson(const MultiBisectFacts& f) {
 }
 
 std::optional<MultiBisectFacts> MultiBisectFactsFromJson(std::string_view text) {
-  if (text.empty() || JsonNestsDeeperThan(text)) return std::nullopt;
-  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!doc.is_object() || !doc.contains("multi_bisect") || !doc["multi_bisect"].is_object()) {
+  std::optional<json> doc = PayloadObject(text);
+  if (!doc || !doc->contains("multi_bisect") || !(*doc)["multi_bisect"].is_object()) {
     return std::nullopt;
   }
-  const json& m = doc["multi_bisect"];
+  const json& m = (*doc)["multi_bisect"];
   MultiBisectFacts f;
   f.version = IntAt(m, "version");
   if (f.version != kMultiBisectPayloadVersion) return std::nullopt;

@@ -335,9 +335,9 @@ std::string TableFactsToJson(const TableFacts& f) {
 }
 
 std::optional<TableFacts> ReadTableFacts(const Record& record) {
-  if (record.details_json.empty() || JsonNestsDeeperThan(record.details_json)) return std::nullopt;
-  json doc = json::parse(record.details_json, nullptr, /*allow_exceptions=*/false);
-  if (!doc.is_object() || !doc.contains("cells")) return std::nullopt;
+  std::optional<json> parsed = PayloadObject(record.details_json);
+  if (!parsed || !parsed->contains("cells")) return std::nullopt;
+  const json& doc = *parsed;
   TableFacts f;
   auto array = [&](const char* key) {
     auto it = doc.find(key);
