@@ -24,4 +24,11 @@ std::optional<double> ParseFiniteNumber(std::string_view text);
 /// value fits in 64 bits. nullopt for anything else (empty, junk, overflow).
 std::optional<uint64_t> ParseCount(std::string_view text);
 
+/// The least k with 2^k >= n (0 for n <= 1): the builds a plain bisect of n commits needs.
+inline int CeilLog2(int n) {
+  int bits = 0;
+  while (bits < 31 && (1 << bits) < n) ++bits;
+  return bits;
+}
+
 }  // namespace culprit

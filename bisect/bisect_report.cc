@@ -8,22 +8,18 @@
 #include <functional>
 
 #include "base/metric_direction.h"
+#include "base/numbers.h"
 #include "base/strings.h"
 #include "base/timestamp.h"
 #include "bisect/bisect_budget.h"
 #include "bisect/range_split.h"
+#include "bisect/step_lines.h"
 #include "probes/log_interval.h"
 #include "probes/summary.h"
 #include "records/bisect_payload.h"
 
 namespace culprit {
 namespace {
-
-int CeilLog2(int n) {
-  int bits = 0;
-  while ((1 << bits) < n) ++bits;
-  return bits;
-}
 
 // What every search and check of the range spent, and the commits they could not build.
 struct RangeSpending {
@@ -462,17 +458,6 @@ std::string ChangesText(const SearchedFacts& in, Record& record, BisectReport& r
 
 }  // namespace
 
-std::string StepRatioText(const BisectStepLog& s) {
-  if (s.has_interval) return fmt::format("{:.3f} [{:.3f}, {:.3f}]", s.ratio, s.low, s.high);
-  return fmt::format("{:.3f} (median, {} pairs: no interval)", s.ratio, s.pairs);
-}
-
-std::string ChangedFilesText(const std::vector<std::string>& files) {
-  if (files.size() <= kChangedFilesListed) return Join(files, ", ");
-  std::vector<std::string> head(files.begin(), files.begin() + kChangedFilesListed);
-  return fmt::format("{} … and {} more", Join(head, ", "), files.size() - kChangedFilesListed);
-}
-
 std::string ConfirmationMismatch(const Record& record, const std::string& good,
                                  const std::string& bad, const std::string& query, double band) {
   if (record.kind != RecordKind::kCompare && record.kind != RecordKind::kBisectStep) {
@@ -499,139 +484,6 @@ std::string ConfirmationMismatch(const Record& record, const std::string& good,
   }
   if (!record.estimate) return "it has no estimate";
   return "";
-}
-
-std::string SearchStepLine(const BisectStepLog& s, int n, const BisectSearch& search) {
-  // Commits left: the fewest that hold the target probability together.
-  std::vector<double> posterior = search.Posterior();
-  std::sort(posterior.begin(), posterior.end(), std::greater<>());
-  int left = 0;
-  for (double mass = 0;
-       left < static_cast<int>(posterior.size()) && mass < search.options().target_probability;
-       ++left) {
-    mass += posterior[left];
-  }
-  return fmt::format(
-      "step {:>2} {:<7} {} (#{} of {})  {:>3} pairs  ratio {}  "
-      "P(first bad ≤ it) {:.3f}  {} left (roughly {} build{} more), best {} p={:.3f}  builds {} "
-      "(⌈log2 N⌉={}) pairs {}{}",
-      s.step, BisectStepKindName(s.kind), ShortCommit(s.commit), s.index, n, s.pairs,
-      StepRatioText(s),
-      // Like git's "roughly k steps": halving what is left, one build at a time.
-      s.mass_at_or_before, left, CeilLog2(left), CeilLog2(left) == 1 ? "" : "s",
-      ShortCommit(s.best_commit), s.best_probability, search.builds_used(), CeilLog2(n),
-      search.pairs_used(), s.note.empty() ? "" : "  " + s.note);
-}
-
-std::string CheckStepLine(const BisectStepLog& log, const BisectSegment& segment,
-                          const std::vector<std::string>& commits,
-                          const std::optional<Verdict>& verdict) {
-  // A step line, like the search's: what changes from run to run comes after the commit.
-  const std::string further = FurtherMoveText(segment);
-  return fmt::format(
-      "step {:>2} check   {} (#{} of {})  {:>3} pairs  ratio {:.3f} [{:.3f}, {:.3f}] against "
-      "{} (#{}): {} ({}){}",
-      log.step, ShortCommit(log.commit), segment.hi, commits.size() - 1, log.pairs, log.ratio,
-      log.low, log.high, ShortCommit(commits[segment.lo]), segment.lo,
-      verdict ? VerdictName(*verdict) : "-", SegmentCheckName(segment.check),
-      further.empty() ? "" : "; " + further);
-}
-
-std::string FurtherMoveText(const BisectSegment& s) {
-  if (!(s.alternative > 1) || s.check != SegmentCheck::kUndecided || s.check_record.empty()) {
-    return "";
-  }
-  if (s.ruled_out && s.small_move_suspected) {
-    return fmt::format(
-        "further moves of x{0:.3f} or more ruled out, but its estimate x{1:.3f} is beyond the "
-        "band: a change below x{0:.3f} may be there",
-        s.alternative, s.ratio);
-  }
-  if (s.ruled_out) return fmt::format("further moves of x{:.3f} or more ruled out", s.alternative);
-  if (s.rule_out_pairs_needed > 0) {
-    return fmt::format(
-        "a further move of x{:.3f} or more not ruled out (ruling it out would take ≈ {} pairs)",
-        s.alternative, RoundedPairs(s.rule_out_pairs_needed));
-  }
-  return fmt::format(
-      "a further move of x{:.3f} or more not ruled out (its estimate is that far from a tie)",
-      s.alternative);
-}
-
-int RoundedPairs(int pairs) {
-  if (pairs < 100) return pairs;
-  const int unit = pairs < 1000 ? 10 : 100;
-  return static_cast<int>(std::lround(static_cast<double>(pairs) / unit)) * unit;
-}
-
-std::string CheckPlanText(const TiePlan& plan, int tie_budget) {
-  const std::string against =
-      plan.alternative > 1
-          ? fmt::format(" of x{:.3f} or more, until found or ruled out", plan.alternative)
-          : "";
-  if (!plan.seek) {
-    return fmt::format(
-        "; a further move only{}: a tie would take ≈ {} pairs at this noise ({:.3f} per pair), "
-        "more than its {}",
-        plan.alternative > 1
-            ? fmt::format(" (x{:.3f} or more, until found or ruled out)", plan.alternative)
-            : "",
-        RoundedPairs(plan.pairs_needed), plan.noise, tie_budget);
-  }
-  const std::string then = against.empty() ? "" : "; then a further move" + against;
-  if (plan.budget <= tie_budget) return then;
-  return fmt::format("; a tie sought within {} pairs (--prove-first: ≈ {} needed{}){}", plan.budget,
-                     RoundedPairs(plan.pairs_to_prove),
-                     plan.short_of_proof ? ", more than the check may spend" : "", then);
-}
-
-std::string UndecidedTieText(const BisectSegment& segment, int tie_budget) {
-  if (!segment.tie_sought) {
-    return fmt::format(
-        "a tie was not sought: showing one would take ≈ {} pairs at this noise, more than the "
-        "check's {} ([bisect] check_max_pairs)",
-        RoundedPairs(segment.tie_pairs_needed), tie_budget);
-  }
-  if (segment.tie_short) {
-    return fmt::format(
-        "a tie would take ≈ {} pairs at this noise, more than the {} it was sought within (the "
-        "check's cap, [bisect] confirm_max_pairs)",
-        RoundedPairs(segment.tie_pairs_needed), segment.tie_budget);
-  }
-  return "";
-}
-
-std::string SkippedStepLine(const BisectStepLog& step, const std::string& reason) {
-  return fmt::format("step {:>2} {} is unbuildable or unmeasurable: skipped ({})", step.step,
-                     ShortCommit(step.commit), FirstLine(reason));
-}
-
-void DescribeStepRecord(const BisectStepLog& log, const std::string& baseline,
-                        std::optional<double> median_ratio, size_t pairs, Record& record) {
-  record.notes.push_back(
-      "one step of a bisect: evidence for the search, not a controlled test; the search, not "
-      "this record's own interval, decides; the interval is a plain 95% one over this step's "
-      "pairs");
-  record.details["evidence"] = "bisect search";
-  record.details["alpha_spending"] = "none: a plain interval, not a sequential test";
-  record.details["posterior_at_or_before"] = fmt::format("{:.6f}", log.mass_at_or_before);
-  record.details["best_commit"] = log.best_commit;
-  record.details["best_probability"] = fmt::format("{:.6f}", log.best_probability);
-  record.details["pairs"] = std::to_string(pairs);
-  if (record.verdict) return;
-  std::string ratio;
-  if (record.estimate) {
-    ratio = fmt::format(" ratio {} over {} pairs", FormatRatio(*record.estimate),
-                        record.estimate->pairs);
-  } else if (median_ratio) {
-    ratio = fmt::format(" ratio {:.3f} (median of {} pairs: too few for a 95% interval)",
-                        *median_ratio, pairs);
-  }
-  record.verdict_detail = fmt::format(
-      "evidence for the search: {} vs {}{}; after it P(first bad ≤ {}) = {:.3f}, best guess "
-      "{} (p = {:.3f})",
-      ShortCommit(log.commit), ShortCommit(baseline), ratio, ShortCommit(log.commit),
-      log.mass_at_or_before, ShortCommit(log.best_commit), log.best_probability);
 }
 
 Record BisectResultRecord(const BisectState& state, const QueryConfig& query, double band,

@@ -16,6 +16,8 @@
 #include "bisect/bisect_state.h"
 #include "bisect/claims.h"
 #include "bisect/search.h"
+// The lines each step says as it goes are the report's too: their users see both.
+#include "bisect/step_lines.h"
 #include "bisect/tie_plan.h"
 #include "engine/engine_config.h"
 #include "engine/history.h"
@@ -67,13 +69,6 @@ struct SearchedFacts {
   std::map<std::string, CommitFacts> commits;
 };
 
-/// A step's ratio with its 95% interval, or, for a step too short for one, with its pairs.
-std::string StepRatioText(const BisectStepLog& step);
-
-/// `files` joined by ", ", the first kChangedFilesListed listed and the rest counted.
-inline constexpr size_t kChangedFilesListed = 20;
-std::string ChangedFilesText(const std::vector<std::string>& files);
-
 /// Why `record` cannot stand for the bisect's confirmation of `good`..`bad` on `query` with
 /// `band`, or "" when it can: a whole paired sitting of exactly these two commits, this
 /// query and band, without overrides, that found the move (EFFECT).
@@ -86,46 +81,6 @@ std::string ConfirmationMismatch(const Record& record, const std::string& good,
 /// last), as one line; "" when the set is empty or spans the whole range.
 std::string SettleCommand(const std::vector<int>& credible_set,
                           const std::vector<std::string>& commits, std::string_view query);
-
-/// The progress line of a search step just archived: `step` in a range of `n` commits, with
-/// what `search` (after the step) leaves and has spent.
-std::string SearchStepLine(const BisectStepLog& step, int n, const BisectSearch& search);
-
-/// The progress line of a check of `segment` (its step `step`, the sitting's `verdict`).
-std::string CheckStepLine(const BisectStepLog& step, const BisectSegment& segment,
-                          const std::vector<std::string>& commits,
-                          const std::optional<Verdict>& verdict);
-
-/// What the check of `s` says of a further move against its alternative A: "further moves of
-/// x1.130 or more ruled out", or that one was not and ≈ what ruling it out would take; "" for
-/// a check with no alternative, not measured, or not undecided (a tie or a move says more).
-std::string FurtherMoveText(const BisectSegment& s);
-
-/// `pairs` as "≈ N" says it: exact below 100, to the nearest 10 below 1000, to the nearest
-/// 100 from there.
-int RoundedPairs(int pairs);
-
-/// What the line announcing a check adds about its tie (`plan`; `tie_budget`, the check's own):
-/// "" when the tie is sought within the check's budget, as always; else that only a further
-/// move is hunted and what a tie would take, or the larger budget `--prove-first` gives it;
-/// and, with plan.alternative A, that a further move of ×A or more is hunted until found or
-/// ruled out.
-std::string CheckPlanText(const TiePlan& plan, int tie_budget);
-
-/// The reason an undecided check of `segment` (its tie_* fields set from the plan) gives for
-/// its tie, or "": not sought and what it would take (`tie_budget` the check's own), or
-/// sought by `--prove-first` within a cap short of what it was predicted to need.
-std::string UndecidedTieText(const BisectSegment& segment, int tie_budget);
-
-/// The progress line of a commit the search skips: it could not be built or measured, for
-/// `reason` (its first line is said).
-std::string SkippedStepLine(const BisectStepLog& step, const std::string& reason);
-
-/// A search step's record described as evidence, not a verdict: its notes and details, and,
-/// when it has no verdict, what it showed (`median_ratio` is its pairs' median ratio when it
-/// has pairs; `baseline` the full id it was measured against).
-void DescribeStepRecord(const BisectStepLog& step, const std::string& baseline,
-                        std::optional<double> median_ratio, size_t pairs, Record& record);
 
 /// The final record's fields every ending shares: the range, the query, the band, the steps'
 /// records. The host's identity and snapshots are the caller's.
