@@ -4,7 +4,7 @@
 # (2021-07-21): 48 commits. The workload is table.sort of 200,000 integers (sort.lua below,
 # written by this script). 511d53a826 "lua_settop/lua_pop closes to-be-closed variables" (the
 # 5.4.3 cycle) makes it execute 3.8% more instructions: 648,751,714 at its parent f5df7f91f7,
-# 673,386,917 at it (cachegrind, every commit of 113..128 of the range measured; docs/bisect.md,
+# 673,386,917 at it (cachegrind, each commit from 5205f073c5 to eadd8c7178 measured; docs/bisect.md,
 # "A real regression on instructions"). Two bisects of the same range with the same build:
 # `metric = "instructions"` (under cachegrind) and wall time, each with its own build cache
 # and records so that its builds are its own; both with --band 0.02 (the move is 3.8%) and
