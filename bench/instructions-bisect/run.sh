@@ -14,8 +14,9 @@
 #
 # Usage: bench/instructions-bisect/run.sh LUA_CLONE [--culprit PATH] [--seed S] [--only instructions|wall] [--keep]
 #   LUA_CLONE: a clone of github.com/lua/lua holding 8a32e0aa4a (CI cannot fetch; pass a clone).
-# Builds Lua (one cc of onelua.c, about 4 s) and measures real processes: hold the shared lock;
-# the instructions bisect takes a few minutes, the wall-time one tens of minutes on 2 cores.
+# Builds Lua (one cc of onelua.c, about 4 s) and measures real processes: hold the shared lock.
+# Each bisect took under 3 minutes on the 2-core development VM (2026-12-05); the wall-time
+# one runs longer where its sittings need more pairs.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 culprit="${CULPRIT:-$root/build/cli/culprit}"
@@ -29,7 +30,7 @@ while [[ $# -gt 0 ]]; do
     --seed) seed="$2"; shift 2 ;;
     --only) only="$2"; shift 2 ;;
     --keep) keep=1; shift ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     -*) echo "run.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     *) clone="$(realpath "$1")"; shift ;;
   esac
