@@ -6,6 +6,55 @@
 #include "records/record_store.h"
 
 namespace culprit {
+namespace {
+
+/// What `git bisect run` is told of a finished sitting, as `result`'s exit code and reason
+/// (good, bad or skip); an error when it must stop instead (Ctrl-C, a reference that fails).
+Status JudgeSitting(const ComparisonOutcome& outcome, const ComparisonPlan& plan,
+                    JudgeResult& result) {
+  const Record& record = outcome.record;
+  if (outcome.sitting.interrupted) {
+    return Error::Interrupted(fmt::format("interrupted (record {})", outcome.record_path.string()));
+  }
+  if (outcome.sitting.failure) {
+    if (FailedSamples(outcome.sitting.samples, 0) > 0) {
+      // Every commit would be skipped against a reference that cannot run.
+      return Error::Usage("the reference's runs fail: " + outcome.sitting.failure->message())
+          .WithHint("judge needs a reference that runs; check --reference and the query");
+    }
+    result.reason = "skip: the runs kept failing (a hang or a crash is never 'bad'): " +
+                    outcome.sitting.failure->message();
+    return {};
+  }
+  const FailureComparison& failures = outcome.sitting.failures;
+  const bool candidate_fails_more =
+      failures.differ && failures.WorseArm() == 1 &&
+      failures.Unmeasured(1) * failures.runs[0] > failures.Unmeasured(0) * failures.runs[1];
+  if (candidate_fails_more) {
+    // Never "good": the runs that succeeded may tie, but this commit breaks
+    // where the reference does not. Like any crash it is not "bad" either.
+    result.reason =
+        "skip: the candidate fails more often than the reference: " + failures.Describe();
+  } else if (record.verdict == Verdict::kEffect && record.estimate &&
+             IsWorse(record.estimate->ratio, plan.better)) {
+    // "Bad" is worse the metric's way up: for a throughput, a drop.
+    result.exit_code = kJudgeBad;
+    result.reason = fmt::format("bad: {:.3f}x the reference, {} beyond the band",
+                                record.estimate->ratio, WordsFor(plan.better, plan.unit).worse);
+  } else if (record.verdict == Verdict::kEffect || record.verdict == Verdict::kNull) {
+    result.exit_code = kJudgeGood;
+    result.reason = record.verdict == Verdict::kNull
+                        ? "good: same as the reference within the band"
+                        : fmt::format("good: {} than the reference ({:.3f}x)",
+                                      WordsFor(plan.better, plan.unit).better,
+                                      record.estimate ? record.estimate->ratio : 0.0);
+  } else {
+    result.reason = "skip: INCONCLUSIVE: " + record.verdict_detail;
+  }
+  return {};
+}
+
+}  // namespace
 
 Result<JudgeResult> RunJudge(const MeasureContext& context, Measurer& measurer,
                              const JudgeRequest& request) {
@@ -52,46 +101,7 @@ Result<JudgeResult> RunJudge(const MeasureContext& context, Measurer& measurer,
       RunComparison(plan, *runs->source, context.host, store, context.progress);
   if (!outcome) return outcome.error();
   result.outcome = *outcome;
-  const Record& record = outcome->record;
-  if (outcome->sitting.interrupted) {
-    return Error::Interrupted(
-        fmt::format("interrupted (record {})", outcome->record_path.string()));
-  }
-  if (outcome->sitting.failure) {
-    if (FailedSamples(outcome->sitting.samples, 0) > 0) {
-      // Every commit would be skipped against a reference that cannot run.
-      return Error::Usage("the reference's runs fail: " + outcome->sitting.failure->message())
-          .WithHint("judge needs a reference that runs; check --reference and the query");
-    }
-    result.reason = "skip: the runs kept failing (a hang or a crash is never 'bad'): " +
-                    outcome->sitting.failure->message();
-    return result;
-  }
-  const FailureComparison& failures = outcome->sitting.failures;
-  const bool candidate_fails_more =
-      failures.differ && failures.WorseArm() == 1 &&
-      failures.Unmeasured(1) * failures.runs[0] > failures.Unmeasured(0) * failures.runs[1];
-  if (candidate_fails_more) {
-    // Never "good": the runs that succeeded may tie, but this commit breaks
-    // where the reference does not. Like any crash it is not "bad" either.
-    result.reason =
-        "skip: the candidate fails more often than the reference: " + failures.Describe();
-  } else if (record.verdict == Verdict::kEffect && record.estimate &&
-             IsWorse(record.estimate->ratio, plan.better)) {
-    // "Bad" is worse the metric's way up: for a throughput, a drop.
-    result.exit_code = kJudgeBad;
-    result.reason = fmt::format("bad: {:.3f}x the reference, {} beyond the band",
-                                record.estimate->ratio, WordsFor(plan.better, plan.unit).worse);
-  } else if (record.verdict == Verdict::kEffect || record.verdict == Verdict::kNull) {
-    result.exit_code = kJudgeGood;
-    result.reason = record.verdict == Verdict::kNull
-                        ? "good: same as the reference within the band"
-                        : fmt::format("good: {} than the reference ({:.3f}x)",
-                                      WordsFor(plan.better, plan.unit).better,
-                                      record.estimate ? record.estimate->ratio : 0.0);
-  } else {
-    result.reason = "skip: INCONCLUSIVE: " + record.verdict_detail;
-  }
+  CULPRIT_TRY(JudgeSitting(*outcome, plan, result));
   return result;
 }
 
