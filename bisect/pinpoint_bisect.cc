@@ -198,6 +198,92 @@ double PinpointThresholds::High(double magnitude_iqr, int sample_size) {
   return thresholds[n - 1];
 }
 
+namespace {
+
+/// Runs every pending attempt (one entry per attempt) in a random order, as a round of
+/// Pinpoint's jobs does, adding each value or failure to its commit's runs.
+void RunPendingAttempts(SimWorld& world, SimRandom& order, std::vector<int>& pending,
+                        std::vector<ChangeRuns>& runs) {
+  // Fisher–Yates: the round's attempts in a random order, one after another.
+  for (size_t i = pending.size(); i > 1; --i) {
+    std::swap(pending[i - 1], pending[order.UniformInt(0, static_cast<int>(i) - 1)]);
+  }
+  for (int commit : pending) {
+    ChangeRuns& r = runs[commit];
+    ++r.attempts;
+    bool timed_out = false;
+    if (!world.Unbuildable(commit)) {
+      const double log_time = world.Sample(commit, &timed_out);
+      if (!timed_out) r.values.push_back(std::exp(log_time));
+    }
+    r.failed.push_back(world.Unbuildable(commit) || timed_out ? 1.0 : 0.0);
+  }
+  pending.clear();
+}
+
+/// job_state._Compare for one quest: the attempts' failures first, then the values.
+PinpointVerdict CompareRuns(const ChangeRuns& ra, const ChangeRuns& rb, double low,
+                            double high_floor, const PinpointOptions& options,
+                            PinpointThresholds& thresholds) {
+  bool unknown = false;
+  {
+    // Failures compare as 'functional' at magnitude 1.0, whose high thresholds are under
+    // 0.01 from 5 attempts on: only the floor leaves room for UNKNOWN.
+    const double p = std::min(KolmogorovSmirnovPValue(ra.failed, rb.failed),
+                              MannWhitneyPValue(ra.failed, rb.failed));
+    const PinpointVerdict v = PinpointDecide(p, low, high_floor);
+    if (v == PinpointVerdict::kDifferent) return v;
+    unknown = v == PinpointVerdict::kUnknown;
+  }
+  if (!ra.values.empty() && !rb.values.empty()) {
+    const PinpointVerdict v =
+        PinpointCompareValues(ra.values, rb.values, options.magnitude, low, high_floor,
+                              options.lower_is_better, thresholds);
+    if (v == PinpointVerdict::kDifferent) return v;
+    unknown = unknown || v == PinpointVerdict::kUnknown;
+  }
+  return unknown ? PinpointVerdict::kUnknown : PinpointVerdict::kSame;
+}
+
+/// Scores the ranges Pinpoint named (each the commits after a pair's first up to its second)
+/// against the world's changes that move the way the whole range moves.
+void ScoreNamedRanges(const SimWorld& world, const std::vector<std::pair<int, int>>& named,
+                      TrialResult& r) {
+  double total = 0;
+  for (double e : world.change_log_effects()) total += e;
+  std::vector<int> truth;
+  for (size_t k = 0; k < world.change_commits().size(); ++k) {
+    if (world.change_log_effects()[k] * total > 0) truth.push_back(world.change_commits()[k]);
+  }
+  auto holds = [&](const std::pair<int, int>& range, int t) {
+    return range.first <= t && t <= range.second;
+  };
+  const bool wrong = std::any_of(named.begin(), named.end(), [&](const std::pair<int, int>& x) {
+    return std::none_of(truth.begin(), truth.end(), [&](int t) { return holds(x, t); });
+  });
+  const bool all_named = std::all_of(truth.begin(), truth.end(), [&](int t) {
+    return std::any_of(named.begin(), named.end(),
+                       [&](const std::pair<int, int>& x) { return holds(x, t); });
+  });
+  const bool all_single = std::all_of(
+      named.begin(), named.end(), [](const std::pair<int, int>& x) { return x.first == x.second; });
+  if (wrong) {
+    r.score = TrialResult::Score::kWrong;
+  } else if (named.empty()) {
+    r.score = TrialResult::Score::kInconclusive;
+  } else if (!all_named) {
+    r.score = TrialResult::Score::kInconclusive;
+    r.partial = true;
+    r.missed_first = std::none_of(named.begin(), named.end(), [&](const std::pair<int, int>& x) {
+      return holds(x, truth.front());
+    });
+  } else {
+    r.score = all_single ? TrialResult::Score::kExact : TrialResult::Score::kRange;
+  }
+}
+
+}  // namespace
+
 TrialResult RunPinpointTrial(SimWorld& world, PinpointThresholds& thresholds,
                              const PinpointOptions& options, uint64_t seed) {
   const int n_commits = world.n_commits();
@@ -206,45 +292,9 @@ TrialResult RunPinpointTrial(SimWorld& world, PinpointThresholds& thresholds,
   std::vector<ChangeRuns> runs(n_commits + 1);
   std::vector<int> pending;  // one entry per attempt scheduled and not yet run
   auto schedule = [&](int commit, int count) { pending.insert(pending.end(), count, commit); };
-  auto run_pending = [&] {
-    // Fisher–Yates: the round's attempts in a random order, one after another.
-    for (size_t i = pending.size(); i > 1; --i) {
-      std::swap(pending[i - 1], pending[order.UniformInt(0, static_cast<int>(i) - 1)]);
-    }
-    for (int commit : pending) {
-      ChangeRuns& r = runs[commit];
-      ++r.attempts;
-      bool timed_out = false;
-      if (!world.Unbuildable(commit)) {
-        const double log_time = world.Sample(commit, &timed_out);
-        if (!timed_out) r.values.push_back(std::exp(log_time));
-      }
-      r.failed.push_back(world.Unbuildable(commit) || timed_out ? 1.0 : 0.0);
-    }
-    pending.clear();
-  };
-  // job_state._Compare for one quest: the attempts' failures first, then the values.
+  auto run_pending = [&] { RunPendingAttempts(world, order, pending, runs); };
   auto compare = [&](int a, int b, double low, double high_floor) {
-    const ChangeRuns& ra = runs[a];
-    const ChangeRuns& rb = runs[b];
-    bool unknown = false;
-    {
-      // Failures compare as 'functional' at magnitude 1.0, whose high thresholds are under
-      // 0.01 from 5 attempts on: only the floor leaves room for UNKNOWN.
-      const double p = std::min(KolmogorovSmirnovPValue(ra.failed, rb.failed),
-                                MannWhitneyPValue(ra.failed, rb.failed));
-      const PinpointVerdict v = PinpointDecide(p, low, high_floor);
-      if (v == PinpointVerdict::kDifferent) return v;
-      unknown = v == PinpointVerdict::kUnknown;
-    }
-    if (!ra.values.empty() && !rb.values.empty()) {
-      const PinpointVerdict v =
-          PinpointCompareValues(ra.values, rb.values, options.magnitude, low, high_floor,
-                                options.lower_is_better, thresholds);
-      if (v == PinpointVerdict::kDifferent) return v;
-      unknown = unknown || v == PinpointVerdict::kUnknown;
-    }
-    return unknown ? PinpointVerdict::kUnknown : PinpointVerdict::kSame;
+    return CompareRuns(runs[a], runs[b], low, high_floor, options, thresholds);
   };
 
   TrialResult r;
@@ -293,39 +343,7 @@ TrialResult RunPinpointTrial(SimWorld& world, PinpointThresholds& thresholds,
       named.emplace_back(a + 1, b);
     }
   }
-  // The truth: the changes that move the way the whole range moves.
-  double total = 0;
-  for (double e : world.change_log_effects()) total += e;
-  std::vector<int> truth;
-  for (size_t k = 0; k < world.change_commits().size(); ++k) {
-    if (world.change_log_effects()[k] * total > 0) truth.push_back(world.change_commits()[k]);
-  }
-  auto holds = [&](const std::pair<int, int>& range) {
-    return std::any_of(truth.begin(), truth.end(),
-                       [&](int t) { return range.first <= t && t <= range.second; });
-  };
-  const bool wrong = std::any_of(named.begin(), named.end(),
-                                 [&](const std::pair<int, int>& range) { return !holds(range); });
-  const bool all_named = std::all_of(truth.begin(), truth.end(), [&](int t) {
-    return std::any_of(named.begin(), named.end(), [&](const std::pair<int, int>& range) {
-      return range.first <= t && t <= range.second;
-    });
-  });
-  const bool all_single = std::all_of(
-      named.begin(), named.end(), [](const std::pair<int, int>& x) { return x.first == x.second; });
-  if (wrong) {
-    r.score = TrialResult::Score::kWrong;
-  } else if (named.empty()) {
-    r.score = TrialResult::Score::kInconclusive;
-  } else if (!all_named) {
-    r.score = TrialResult::Score::kInconclusive;
-    r.partial = true;
-    r.missed_first = !std::any_of(named.begin(), named.end(), [&](const std::pair<int, int>& x) {
-      return x.first <= truth.front() && truth.front() <= x.second;
-    });
-  } else {
-    r.score = all_single ? TrialResult::Score::kExact : TrialResult::Score::kRange;
-  }
+  ScoreNamedRanges(world, named, r);
   return r;
 }
 
