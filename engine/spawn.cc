@@ -135,6 +135,9 @@ Result<std::string> ProgramToStart(const ProcessSpec& spec) {
   return ResolveProgram(spec);
 }
 
+// Long on purpose: what the child does between vfork and exec must be read in one place,
+// beside what the parent prepared for it (no allocation after vfork); split, the rule that
+// keeps the child safe would sit in two functions.
 Result<pid_t> Spawn(const ProcessSpec& spec, const std::string& program, int stdin_fd,
                     int stdout_fd, int stderr_fd, std::chrono::steady_clock::time_point* started) {
   // Everything the child needs is built here, in the parent: after vfork the
