@@ -30,11 +30,15 @@ const char* Colour(int arm) {
   return kPalette[((arm % kColours) + kColours) % kColours];
 }
 
-// Every sample at its execution position; y is the value. Warm-ups are hollow,
-// dropped samples grey, failed samples a red cross under the axis; a dashed
-// line marks each arm's median.
-std::string SamplePlot(const Record& r) {
-  if (r.samples.empty()) return "<p class=\"muted\">No samples.</p>\n";
+// The value range and execution span a sample plot draws, padded 8% each side.
+struct SampleScale {
+  double low = 0, high = 1, pad = 0;
+  int max_sequence = 0;
+};
+
+/// The scale of r's samples: from the measured ones (warm-ups only when nothing
+/// else was measured), widened when flat, then padded.
+SampleScale SampleScaleOf(const Record& r) {
   double low = std::numeric_limits<double>::infinity(), high = -low;
   int max_sequence = 0;
   // The scale comes from the measured samples: a cold warm-up can be several
@@ -57,14 +61,24 @@ std::string SamplePlot(const Record& r) {
     high += pad;
   }
   double pad = (high - low) * 0.08;
-  low -= pad;
-  high += pad;
-  const double plot_w = kPlotWidth - kLeft - kRight, plot_h = kPlotHeight - kTop - kBottom;
-  auto x = [&](int sequence) {
-    return kLeft + (max_sequence == 0 ? plot_w / 2 : plot_w * sequence / max_sequence);
-  };
-  auto y = [&](double value) { return kTop + plot_h * (high - value) / (high - low); };
+  return {low - pad, high + pad, pad, max_sequence};
+}
 
+// Where a sample plot puts a sequence number (x) and a value (y).
+struct SampleFrame {
+  SampleScale scale;
+  double plot_w = kPlotWidth - kLeft - kRight, plot_h = kPlotHeight - kTop - kBottom;
+  double X(int sequence) const {
+    return kLeft + (scale.max_sequence == 0 ? plot_w / 2 : plot_w * sequence / scale.max_sequence);
+  }
+  double Y(double value) const {
+    return kTop + plot_h * (scale.high - value) / (scale.high - scale.low);
+  }
+};
+
+/// The svg element's opening tag, the plot area, three value ticks and the x label.
+std::string SampleAxes(const Record& r, const SampleFrame& f) {
+  const SampleScale& k = f.scale;
   std::string svg = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"plot samples\" width=\"{0}\" "
       "height=\"{1}\" "
@@ -73,47 +87,59 @@ std::string SamplePlot(const Record& r) {
   svg += fmt::format(
       "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#fafafa\" "
       "stroke=\"#ccc\"/>\n",
-      kLeft, kTop, plot_w, plot_h);
-  for (double value : {high - pad, (high + low) / 2, low + pad}) {
+      kLeft, kTop, f.plot_w, f.plot_h);
+  for (double value : {k.high - k.pad, (k.high + k.low) / 2, k.low + k.pad}) {
     svg +=
         fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\" font-size=\"11\">{}</text>\n",
-                    kLeft - 4, y(value) + 4, Escape(FormatValue(value) + " " + r.unit));
+                    kLeft - 4, f.Y(value) + 4, Escape(FormatValue(value) + " " + r.unit));
   }
   svg += fmt::format(
       "<text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\">sample, in "
       "execution order (0–{})</text>\n",
-      kLeft + plot_w / 2, kPlotHeight - 6, max_sequence);
+      kLeft + f.plot_w / 2, kPlotHeight - 6, k.max_sequence);
+  return svg;
+}
+
+/// A dashed line at each arm's median, in the arm's colour.
+std::string ArmMedianLines(const Record& r, const SampleFrame& f) {
+  std::string svg;
   for (size_t arm = 0; arm < r.arms.size(); ++arm) {
     ArmFacts facts = SummarizeArm(r, static_cast<int>(arm));
     if (!facts.median) continue;
     svg += fmt::format(
         "<line x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" "
         "stroke-dasharray=\"4 3\" opacity=\"0.7\"/>\n",
-        kLeft, kLeft + plot_w, y(*facts.median), y(*facts.median), Colour(static_cast<int>(arm)));
+        kLeft, kLeft + f.plot_w, f.Y(*facts.median), f.Y(*facts.median),
+        Colour(static_cast<int>(arm)));
   }
-  for (const Sample& s : r.samples) {
-    double cx = x(s.sequence);
-    std::string title =
-        Escape(fmt::format("#{} {}: {}", s.sequence, ArmName(r, s.arm),
-                           s.ok ? FormatValue(s.value) + " " + r.unit : "failed: " + s.failure));
-    if (!s.ok || !std::isfinite(s.value)) {
-      double cy = kTop + plot_h + 8;
-      svg += fmt::format(
-          "<path class=\"failed\" d=\"M{0:.1f} {1:.1f}l6 6m0 -6l-6 6\" "
-          "stroke=\"#d00\" stroke-width=\"1.5\"><title>{2}</title></path>\n",
-          cx - 3, cy - 3, title);
-      continue;
-    }
-    std::string colour = s.dropped ? "#999" : Colour(s.arm);
-    double value = std::clamp(s.value, low, high);
-    if (value != s.value) title += " (off scale)";
-    svg += fmt::format(
-        "<circle class=\"sample\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" "
-        "fill=\"{}\" stroke=\"{}\"><title>{}</title></circle>\n",
-        cx, y(value), s.warmup ? "none" : colour, colour, title);
-  }
-  svg += "</svg>\n";
+  return svg;
+}
 
+/// One sample's mark with its tooltip: a red cross under the axis when it
+/// failed, else a dot (hollow for a warm-up, grey when dropped) pinned to the scale.
+std::string SampleMark(const Record& r, const Sample& s, const SampleFrame& f) {
+  double cx = f.X(s.sequence);
+  std::string title =
+      Escape(fmt::format("#{} {}: {}", s.sequence, ArmName(r, s.arm),
+                         s.ok ? FormatValue(s.value) + " " + r.unit : "failed: " + s.failure));
+  if (!s.ok || !std::isfinite(s.value)) {
+    double cy = kTop + f.plot_h + 8;
+    return fmt::format(
+        "<path class=\"failed\" d=\"M{0:.1f} {1:.1f}l6 6m0 -6l-6 6\" "
+        "stroke=\"#d00\" stroke-width=\"1.5\"><title>{2}</title></path>\n",
+        cx - 3, cy - 3, title);
+  }
+  std::string colour = s.dropped ? "#999" : Colour(s.arm);
+  double value = std::clamp(s.value, f.scale.low, f.scale.high);
+  if (value != s.value) title += " (off scale)";
+  return fmt::format(
+      "<circle class=\"sample\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" "
+      "fill=\"{}\" stroke=\"{}\"><title>{}</title></circle>\n",
+      cx, f.Y(value), s.warmup ? "none" : colour, colour, title);
+}
+
+/// The arms' colours and what each mark means.
+std::string SampleLegend(const Record& r) {
   std::string legend = "<p class=\"legend\">";
   for (size_t arm = 0; arm < r.arms.size(); ++arm) {
     legend += fmt::format("<span style=\"color:{}\">&#9679;</span> {} &nbsp; ",
@@ -122,7 +148,19 @@ std::string SamplePlot(const Record& r) {
   legend +=
       "hollow: warm-up (pinned to the edge when off scale) · grey: dropped · red ×: failed · "
       "dashed: arm median</p>\n";
-  return svg + legend;
+  return legend;
+}
+
+// Every sample at its execution position; y is the value. Warm-ups are hollow,
+// dropped samples grey, failed samples a red cross under the axis; a dashed
+// line marks each arm's median.
+std::string SamplePlot(const Record& r) {
+  if (r.samples.empty()) return "<p class=\"muted\">No samples.</p>\n";
+  SampleFrame frame{SampleScaleOf(r)};
+  std::string svg = SampleAxes(r, frame) + ArmMedianLines(r, frame);
+  for (const Sample& s : r.samples) svg += SampleMark(r, s, frame);
+  svg += "</svg>\n";
+  return svg + SampleLegend(r);
 }
 
 std::string FactRow(std::string_view name, std::string_view value) {
@@ -165,14 +203,9 @@ std::string VerdictStrip(const Record& r) {
   return spec.title.empty() ? "" : svg::IntervalStrip(spec);
 }
 
-std::string BisectPicture(const Record& r, const RecordIndex& index) {
-  BisectFacts facts = ReadBisectFacts(r);
-  std::vector<const Record*> steps = index.StepsOf(r);
-  int n = facts.range_commits;
-  for (const Record* step : steps) {
-    if (auto i = StepIndex(*step, n)) n = std::max(n, *i);
-  }
-  std::string out = "<h4>Steps by commit index</h4>\n";
+/// The commit-index scatter's frame for a bisect over commits 0..n: title,
+/// labels, band; no points yet.
+svg::ScatterSpec StepScatterFrame(const Record& r, int n) {
   svg::ScatterSpec scatter;
   scatter.title =
       fmt::format("each step's ratio (candidate / its baseline) by commit index, {}", r.query);
@@ -180,31 +213,40 @@ std::string BisectPicture(const Record& r, const RecordIndex& index) {
   scatter.x_min = 0;
   scatter.x_max = std::max(1, n);
   scatter.band = r.band;
-  std::string table;
-  for (const Record* step : steps) {
-    std::optional<int> i = StepIndex(*step, n);
-    std::string commit = ShortCommit(step->Detail("candidate_commit"));
-    if (commit.empty() && step->arms.size() == 2) commit = ShortCommit(step->arms[1].commit);
-    std::string kind = step->Detail("step_kind");
-    std::string ratio = "-", interval = "-", reading = "-";
-    if (step->estimate) {
-      const Estimate& e = *step->estimate;
-      ratio = fmt::format("{:.3f} ({})", e.ratio, FormatChange(e.ratio));
-      interval = fmt::format("[{:.3f}, {:.3f}]", e.low, e.high);
-      reading = BandSentence(e.ratio, e.low, e.high, step->band, DirectionOf(*step), step->unit);
-      if (i) {
-        scatter.points.push_back(
-            {static_cast<double>(*i),
-             {e.ratio, e.low, e.high},
-             fmt::format("{} step at {} ({}): {} {}", kind, *i, commit, ratio, interval)});
-      }
+  return scatter;
+}
+
+/// One step's row in the steps table; adds its point to scatter when it has
+/// an estimate and a commit index.
+std::string StepRow(const Record& step, int n, const RecordIndex& index,
+                    svg::ScatterSpec& scatter) {
+  std::optional<int> i = StepIndex(step, n);
+  std::string commit = ShortCommit(step.Detail("candidate_commit"));
+  if (commit.empty() && step.arms.size() == 2) commit = ShortCommit(step.arms[1].commit);
+  std::string kind = step.Detail("step_kind");
+  std::string ratio = "-", interval = "-", reading = "-";
+  if (step.estimate) {
+    const Estimate& e = *step.estimate;
+    ratio = fmt::format("{:.3f} ({})", e.ratio, FormatChange(e.ratio));
+    interval = fmt::format("[{:.3f}, {:.3f}]", e.low, e.high);
+    reading = BandSentence(e.ratio, e.low, e.high, step.band, DirectionOf(step), step.unit);
+    if (i) {
+      scatter.points.push_back(
+          {static_cast<double>(*i),
+           {e.ratio, e.low, e.high},
+           fmt::format("{} step at {} ({}): {} {}", kind, *i, commit, ratio, interval)});
     }
-    table += fmt::format(
-        "<tr><td>{}</td><td>{}</td><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td>"
-        "<td>{}</td></tr>\n",
-        i ? std::to_string(*i) : "?", Escape(kind), Escape(commit), ratio, interval,
-        Escape(reading), RecordLink(step->id, index));
   }
+  return fmt::format(
+      "<tr><td>{}</td><td>{}</td><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td>"
+      "<td>{}</td></tr>\n",
+      i ? std::to_string(*i) : "?", Escape(kind), Escape(commit), ratio, interval, Escape(reading),
+      RecordLink(step.id, index));
+}
+
+/// Marks the culprit (a line) and the unbuildable commits (crosses) on scatter.
+void MarkCulpritAndUnbuildable(const Record& r, const BisectFacts& facts,
+                               svg::ScatterSpec& scatter) {
   if (facts.culprit_index) {
     scatter.lines.push_back({static_cast<double>(*facts.culprit_index),
                              "culprit " + ShortCommit(r.Detail("culprit_commit"))});
@@ -215,6 +257,46 @@ std::string BisectPicture(const Record& r, const RecordIndex& index) {
                                      ? "unbuildable " + ShortCommit(facts.commits[u])
                                      : "unbuildable"});
   }
+}
+
+/// The posterior over the first bad commit as columns over 1..n, or a note
+/// that the record has none.
+std::string PosteriorColumns(const BisectFacts& facts, int n) {
+  if (facts.posterior.size() <= 1) return Missing("posterior over the commits");
+  svg::ColumnSpec columns;
+  columns.title = "posterior probability that the first bad commit is j";
+  columns.x_label = "commit index j";
+  columns.x_min = 0;
+  columns.x_max = std::max(1, n);
+  for (size_t j = 1; j < facts.posterior.size(); ++j) {
+    columns.columns.push_back({static_cast<double>(j), facts.posterior[j]});
+  }
+  if (facts.culprit_index) columns.lines.push_back({static_cast<double>(*facts.culprit_index), ""});
+  return svg::ColumnStrip(columns);
+}
+
+/// The unbuildable commits listed by name when the record lacks their indices.
+std::string UnindexedUnbuildable(const BisectFacts& facts) {
+  if (facts.unbuildable_commits.empty() || !facts.unbuildable.empty()) return "";
+  std::string out =
+      "<p class=\"missing\">Unbuildable commits (their index is not in this record): ";
+  for (const std::string& c : facts.unbuildable_commits)
+    out += "<code>" + Escape(ShortCommit(c)) + "</code> ";
+  return out + "</p>\n";
+}
+
+std::string BisectPicture(const Record& r, const RecordIndex& index) {
+  BisectFacts facts = ReadBisectFacts(r);
+  std::vector<const Record*> steps = index.StepsOf(r);
+  int n = facts.range_commits;
+  for (const Record* step : steps) {
+    if (auto i = StepIndex(*step, n)) n = std::max(n, *i);
+  }
+  std::string out = "<h4>Steps by commit index</h4>\n";
+  svg::ScatterSpec scatter = StepScatterFrame(r, n);
+  std::string table;
+  for (const Record* step : steps) table += StepRow(*step, n, index, scatter);
+  MarkCulpritAndUnbuildable(r, facts, scatter);
   if (n > 0) out += svg::ErrorBarScatter(scatter);
   out +=
       "<p class=\"legend\">dots: each step's ratio with its interval (grey: a tie inside the "
@@ -226,27 +308,8 @@ std::string BisectPicture(const Record& r, const RecordIndex& index) {
         "(<code>culprit records report {}</code> includes them).</p>\n",
         r.links.size(), Escape(r.id));
   }
-  if (facts.posterior.size() > 1) {
-    svg::ColumnSpec columns;
-    columns.title = "posterior probability that the first bad commit is j";
-    columns.x_label = "commit index j";
-    columns.x_min = 0;
-    columns.x_max = std::max(1, n);
-    for (size_t j = 1; j < facts.posterior.size(); ++j) {
-      columns.columns.push_back({static_cast<double>(j), facts.posterior[j]});
-    }
-    if (facts.culprit_index)
-      columns.lines.push_back({static_cast<double>(*facts.culprit_index), ""});
-    out += svg::ColumnStrip(columns);
-  } else {
-    out += Missing("posterior over the commits");
-  }
-  if (!facts.unbuildable_commits.empty() && facts.unbuildable.empty()) {
-    out += "<p class=\"missing\">Unbuildable commits (their index is not in this record): ";
-    for (const std::string& c : facts.unbuildable_commits)
-      out += "<code>" + Escape(ShortCommit(c)) + "</code> ";
-    out += "</p>\n";
-  }
+  out += PosteriorColumns(facts, n);
+  out += UnindexedUnbuildable(facts);
   if (!table.empty()) {
     out +=
         "<table class=\"steps\">\n<tr><th>index</th><th>step</th><th>commit</th><th>ratio</th>"
@@ -524,35 +587,36 @@ std::string ExplainPicture(const Record& r) {
          "</pre>\n";
 }
 
-std::string RecordSection(const Record& r, const RecordIndex& index, int level = 2) {
-  std::string out =
-      fmt::format("<section id=\"{0}\">\n<h{4}>{1} {2} — {3}</h{4}>\n", Escape(r.id),
-                  Escape(RecordKindName(r.kind)), Escape(r.query), Escape(VerdictText(r)), level);
-  out += Reading(r);
-  if (!r.verdict_detail.empty())
-    out += "<p class=\"detail\">" + Escape(r.verdict_detail) + "</p>\n";
-  if (r.kind == RecordKind::kBisect) {
-    out += BisectPicture(r, index);
-    if (r.estimate)
-      out += "<h4>Across the culprit</h4>\n<div class=\"plots\">" + VerdictStrip(r) + "</div>\n";
-  } else if (r.kind == RecordKind::kIsolate) {
-    out += IsolatePicture(r);
-    out += "<h4>Samples in execution order</h4>\n" + SamplePlot(r);
-  } else if (r.kind == RecordKind::kAudit) {
-    out += AuditPicture(r, index);
-  } else if (r.kind == RecordKind::kInvestigation) {
-    out += InvestigationPicture(r, index);
-  } else if (r.kind == RecordKind::kTable) {
-    out += TablePicture(r);
-  } else if (r.kind == RecordKind::kSweep) {
-    out += SweepPicture(r);
-  } else if (r.kind == RecordKind::kExplain) {
-    out += ExplainPicture(r);
-  } else {
-    out += "<div class=\"plots\">\n" + VerdictStrip(r) + "<div>" + SamplePlot(r) + "</div></div>\n";
+/// The picture that fits r's kind (a bisect's steps, an isolation's samples, ...).
+std::string KindPicture(const Record& r, const RecordIndex& index) {
+  switch (r.kind) {
+    case RecordKind::kBisect: {
+      std::string out = BisectPicture(r, index);
+      if (r.estimate)
+        out += "<h4>Across the culprit</h4>\n<div class=\"plots\">" + VerdictStrip(r) + "</div>\n";
+      return out;
+    }
+    case RecordKind::kIsolate:
+      return IsolatePicture(r) + "<h4>Samples in execution order</h4>\n" + SamplePlot(r);
+    case RecordKind::kAudit:
+      return AuditPicture(r, index);
+    case RecordKind::kInvestigation:
+      return InvestigationPicture(r, index);
+    case RecordKind::kTable:
+      return TablePicture(r);
+    case RecordKind::kSweep:
+      return SweepPicture(r);
+    case RecordKind::kExplain:
+      return ExplainPicture(r);
+    default:
+      return "<div class=\"plots\">\n" + VerdictStrip(r) + "<div>" + SamplePlot(r) +
+             "</div></div>\n";
   }
-  out += "<h4>Host across the sitting</h4>\n" + HostPicture(r);
-  out += "<h4>Facts</h4>\n<table class=\"facts\">\n";
+}
+
+/// The facts table: identity, verdict, estimate, host and sitting conditions, details.
+std::string FactsTable(const Record& r) {
+  std::string out = "<h4>Facts</h4>\n<table class=\"facts\">\n";
   out += FactRow("id", r.id);
   out += FactRow("time", r.time);
   if (!r.hypothesis.empty()) out += FactRow("hypothesis", r.hypothesis);
@@ -573,24 +637,31 @@ std::string RecordSection(const Record& r, const RecordIndex& index, int level =
   out += FactRow("culprit", fmt::format("{} (config {})", OrUnavailable(r.culprit_version),
                                         OrUnavailable(r.config_digest)));
   for (const auto& [key, value] : r.details) out += FactRow(key, value);
-  out += "</table>\n";
-  if (!r.arms.empty()) {
-    out +=
-        "<table class=\"arms\">\n<tr><th>#</th><th>arm</th><th>setup</th>"
-        "<th>median</th><th>ok</th><th>failed</th><th>dropped</th></tr>\n";
-    for (size_t i = 0; i < r.arms.size(); ++i) {
-      ArmFacts f = SummarizeArm(r, static_cast<int>(i));
-      out += fmt::format(
-          "<tr><td style=\"color:{}\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
-          "<td>{}</td><td>{}</td></tr>\n",
-          Colour(static_cast<int>(i)), i, Escape(ArmName(r, static_cast<int>(i))),
-          Escape(ArmSetup(r.arms[i])),
-          Escape(f.median ? FormatValue(*f.median) + " " + r.unit : "n/a"), f.ok, f.failed,
-          f.dropped);
-    }
-    out += "</table>\n";
+  return out + "</table>\n";
+}
+
+/// One row per arm: its colour, name, setup, median and sample counts; empty without arms.
+std::string ArmsTable(const Record& r) {
+  if (r.arms.empty()) return "";
+  std::string out =
+      "<table class=\"arms\">\n<tr><th>#</th><th>arm</th><th>setup</th>"
+      "<th>median</th><th>ok</th><th>failed</th><th>dropped</th></tr>\n";
+  for (size_t i = 0; i < r.arms.size(); ++i) {
+    ArmFacts f = SummarizeArm(r, static_cast<int>(i));
+    out += fmt::format(
+        "<tr><td style=\"color:{}\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+        "<td>{}</td><td>{}</td></tr>\n",
+        Colour(static_cast<int>(i)), i, Escape(ArmName(r, static_cast<int>(i))),
+        Escape(ArmSetup(r.arms[i])),
+        Escape(f.median ? FormatValue(*f.median) + " " + r.unit : "n/a"), f.ok, f.failed,
+        f.dropped);
   }
-  std::string failures;
+  return out + "</table>\n";
+}
+
+/// The failed samples, the notes and the linked records, each as a list when there are any.
+std::string FailuresNotesLinks(const Record& r, const RecordIndex& index) {
+  std::string out, failures;
   for (const Sample& s : r.samples) {
     if (s.ok) continue;
     failures += fmt::format("<li>#{} {}: {}</li>\n", s.sequence, Escape(ArmName(r, s.arm)),
@@ -607,6 +678,21 @@ std::string RecordSection(const Record& r, const RecordIndex& index, int level =
     for (const std::string& link : r.links) out += "<li>" + RecordLink(link, index) + "</li>\n";
     out += "</ul>\n";
   }
+  return out;
+}
+
+std::string RecordSection(const Record& r, const RecordIndex& index, int level = 2) {
+  std::string out =
+      fmt::format("<section id=\"{0}\">\n<h{4}>{1} {2} — {3}</h{4}>\n", Escape(r.id),
+                  Escape(RecordKindName(r.kind)), Escape(r.query), Escape(VerdictText(r)), level);
+  out += Reading(r);
+  if (!r.verdict_detail.empty())
+    out += "<p class=\"detail\">" + Escape(r.verdict_detail) + "</p>\n";
+  out += KindPicture(r, index);
+  out += "<h4>Host across the sitting</h4>\n" + HostPicture(r);
+  out += FactsTable(r);
+  out += ArmsTable(r);
+  out += FailuresNotesLinks(r, index);
   return out + "</section>\n";
 }
 
