@@ -104,6 +104,15 @@ Result<SearchOptions> OptionsFromJson(const nlohmann::json& jo) {
   if (!ReadInt(jo, "max_pairs_per_step", o.max_pairs_per_step) || o.max_pairs_per_step < 1)
     return Invalid("max_pairs_per_step");
   if (!ReadDouble(jo, "step_odds", o.step_odds) || o.step_odds <= 1) return Invalid("step_odds");
+  // States written before the fields existed never turned wary.
+  o.wary_step_odds = 0;
+  o.wary_target_probability = 0;
+  if (!ReadDouble(jo, "wary_step_odds", o.wary_step_odds) ||
+      (o.wary_step_odds != 0 && o.wary_step_odds <= 1))
+    return Invalid("wary_step_odds");
+  if (!ReadDouble(jo, "wary_target_probability", o.wary_target_probability) ||
+      o.wary_target_probability < 0 || o.wary_target_probability >= 1)
+    return Invalid("wary_target_probability");
   if (!ReadInt(jo, "verify_pairs_min", o.verify_pairs_min) || o.verify_pairs_min < 1)
     return Invalid("verify_pairs_min");
   if (!ReadInt(jo, "verify_pairs_max", o.verify_pairs_max) ||
@@ -261,7 +270,61 @@ int BisectSearch::max_pairs() const {
          2 * options_.max_pairs_per_step * std::max(1, max_builds());
 }
 
-ModelFit BisectSearch::Fit() const { return FitSearchModel(n_, observations_); }
+ModelFit BisectSearch::Fit() const { return FitSearchModel(n_, observations_, Refuted()); }
+
+std::vector<int> BisectSearch::Refuted() const {
+  // The verified blocks, in the order of their first pairs: each keeps its own memo, so a
+  // block's verdict is read once per batch of its own, not on every decision.
+  std::vector<std::pair<int, int>> blocks;
+  for (const Observation& o : observations_) {
+    if (!o.verification) continue;
+    const std::pair<int, int> block{o.commit, o.baseline};
+    if (std::find(blocks.begin(), blocks.end(), block) == blocks.end()) blocks.push_back(block);
+  }
+  if (refutation_memos_.size() < blocks.size()) refutation_memos_.resize(blocks.size());
+  std::vector<int> refuted;
+  for (size_t k = 0; k < blocks.size(); ++k) {
+    const auto [culprit, parent] = blocks[k];
+    const VerdictMemo& v = LookVerdict(refutation_memos_[k], culprit, parent, true);
+    if (v.verdict != Verification::kTie && v.verdict != Verification::kFaster) continue;
+    for (int j = parent + 1; j <= culprit; ++j) refuted.push_back(j);
+  }
+  std::sort(refuted.begin(), refuted.end());
+  refuted.erase(std::unique(refuted.begin(), refuted.end()), refuted.end());
+  return refuted;
+}
+
+bool BisectSearch::Wary() const {
+  if (!(options_.wary_step_odds > 0 || options_.wary_target_probability > 0)) return false;
+  // A measurement after a verification's pairs: the verification took its candidate below
+  // the target (the search measures only then), so the search is back at work. Or a step
+  // taken again at a commit after steps at others: later evidence overturned the step
+  // decided there.
+  bool verified = false;
+  std::vector<int> stepped;  // commits of the finished steps
+  int current = -1;
+  for (const Observation& o : observations_) {
+    if (o.verification) {
+      verified = true;
+      continue;
+    }
+    if (verified) return true;
+    if (o.commit == n_ || o.commit == current) continue;
+    if (std::find(stepped.begin(), stepped.end(), o.commit) != stepped.end()) return true;
+    if (current >= 0) stepped.push_back(current);
+    current = o.commit;
+  }
+  return !Refuted().empty();
+}
+
+double BisectSearch::StepOdds() const {
+  return Wary() ? std::max(options_.step_odds, options_.wary_step_odds) : options_.step_odds;
+}
+
+double BisectSearch::TargetProbability() const {
+  return Wary() ? std::max(options_.target_probability, options_.wary_target_probability)
+                : options_.target_probability;
+}
 
 VerificationPlan PlanVerification(double effect, double noise, const SearchOptions& o) {
   const double tau = std::log1p(o.band);
@@ -392,15 +455,19 @@ BisectSearch::Decision BisectSearch::Decide() const {
     if (std::optional<Decision> confirming = ConfirmEndpoints(out, budget)) return *confirming;
   }
   const ModelFit fit = Fit();
-  const std::vector<double> cdf = Locate(fit, out);
-  const std::string credible =
-      fmt::format("{} commit(s) hold {:.0f}% of the model's posterior", out.credible_set.size(),
-                  100 * options_.target_probability);
-  if (out.probability >= options_.target_probability) return Verify(out, budget, credible);
-  return Split(
-      out, cdf,
-      SearchBatchPairs(fit.effect, fit.noise, options_.pairs_per_batch, options_.step_odds), budget,
-      credible);
+  const double target = TargetProbability();
+  const std::vector<double> cdf = Locate(fit, target, out);
+  if (!(out.probability > 0)) {
+    return Finish(out, SearchOutcome::Kind::kInconclusive,
+                  "every commit the search could name was refuted by its verification against "
+                  "its parent");
+  }
+  const std::string credible = fmt::format("{} commit(s) hold {:.0f}% of the model's posterior",
+                                           out.credible_set.size(), 100 * target);
+  if (out.probability >= target) return Verify(out, budget, credible);
+  const double odds = StepOdds();
+  return Split(out, cdf, SearchBatchPairs(fit.effect, fit.noise, options_.pairs_per_batch, odds),
+               odds, budget, credible);
 }
 
 // 1. The endpoints must differ by an EFFECT before anything is bisected.
@@ -439,7 +506,8 @@ std::optional<BisectSearch::Decision> BisectSearch::ConfirmEndpoints(SearchOutco
 // hypotheses j and j + 1 differ only in whether commit j is bad, so an unbuildable j
 // merges them. Every block ends at a buildable commit (or N). Fills the most probable
 // block and the credible set into `out`; returns the posterior's cumulative sums.
-std::vector<double> BisectSearch::Locate(const ModelFit& fit, SearchOutcome& out) const {
+std::vector<double> BisectSearch::Locate(const ModelFit& fit, double target,
+                                         SearchOutcome& out) const {
   const std::vector<double>& post = fit.posterior;
   std::vector<double> cdf(n_ + 1, 0.0);
   for (int j = 1; j <= n_; ++j) cdf[j] = cdf[j - 1] + post[j];
@@ -466,7 +534,7 @@ std::vector<double> BisectSearch::Locate(const ModelFit& fit, SearchOutcome& out
   for (int j : order) {
     out.credible_set.push_back(j);
     acc += post[j];
-    if (acc >= options_.target_probability) break;
+    if (acc >= target) break;
   }
   std::sort(out.credible_set.begin(), out.credible_set.end());
   return cdf;
@@ -503,7 +571,9 @@ BisectSearch::Decision BisectSearch::Verify(SearchOutcome out, int budget,
                               culprit, 100 * best_mass,
                               RatioText(v.estimate, v.low, v.high, v.used)));
     }
-    if (v.verdict != Verification::kUndecided || have >= options_.verify_pairs_max) {
+    // A tie or a speed-up refutes the block (Refuted), which then holds no posterior and is
+    // not verified again; only a verification that ran out of looks undecided ends here.
+    if (v.verdict == Verification::kUndecided && have >= options_.verify_pairs_max) {
       return Finish(out, SearchOutcome::Kind::kInconclusive,
                     fmt::format("the search points at {} ({:.1f}%) but {} vs its parent {} "
                                 "is not an EFFECT ({}); {}",
@@ -525,13 +595,13 @@ BisectSearch::Decision BisectSearch::Verify(SearchOutcome out, int budget,
 // 4. Search: keep measuring the current candidate until its side is decisive, else pick
 // the buildable commit that splits the posterior most evenly (nearest the median).
 BisectSearch::Decision BisectSearch::Split(SearchOutcome out, const std::vector<double>& cdf,
-                                           int batch, int budget,
+                                           int batch, double odds, int budget,
                                            const std::string& credible) const {
   if (budget <= 0) {
     return Finish(out, SearchOutcome::Kind::kInconclusive,
                   fmt::format("the pair budget ({}) ran out; {}", max_pairs(), credible));
   }
-  const double step_threshold = std::log(options_.step_odds);
+  const double step_threshold = std::log(odds);
   auto decisive = [&](int c) {
     const double p = std::clamp(cdf[c], 1e-300, 1.0);
     const double q = std::clamp(1 - cdf[c], 1e-300, 1.0);
@@ -579,6 +649,9 @@ BisectSearch::Decision BisectSearch::Split(SearchOutcome out, const std::vector<
   // balance loses at most a few percent of a bit of information.
   if (best_cheap >= 0 && cheap_balance >= 0.8 * best_balance) best = best_cheap;
   if (best < 0 || best_balance < 1e-9) {
+    // Nothing left to split (the wary target not reached): the block that holds the first
+    // target is verified rather than given up on.
+    if (out.probability >= options_.target_probability) return Verify(out, budget, credible);
     return Finish(
         out, SearchOutcome::Kind::kInconclusive,
         fmt::format("no commit left to build{} can separate the remaining "
@@ -611,6 +684,8 @@ std::string BisectSearch::ToJson() const {
                   {"pairs_per_batch", o.pairs_per_batch},
                   {"max_pairs_per_step", o.max_pairs_per_step},
                   {"step_odds", o.step_odds},
+                  {"wary_step_odds", o.wary_step_odds},
+                  {"wary_target_probability", o.wary_target_probability},
                   {"verify_pairs_min", o.verify_pairs_min},
                   {"verify_pairs_max", o.verify_pairs_max},
                   {"band", o.band},

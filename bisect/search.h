@@ -49,6 +49,14 @@ struct SearchOptions {
   /// step decided the wrong way is undone by later steps, whose pairs pull the posterior
   /// back, and a wrong candidate by its verification.
   double step_odds = 19;
+  /// Once a verification has taken its candidate below target_probability or refuted it (a
+  /// tie with, or a speed-up against, its parent), the model of one change has been wrong at
+  /// least once: most often a range with more than one change, where steps taken at 19:1 on a
+  /// few pairs spend the builds on commits that never settle. From then on the search steps
+  /// at these odds and stops at this target instead (the larger of each pair). 0: no change;
+  /// a state saved without these fields resumes that way.
+  double wary_step_odds = 99;
+  double wary_target_probability = 0.99;
   /// Sequential looks of the endpoint confirmation and of the verification happen at
   /// verify_pairs_min, doubling up to verify_pairs_max (10, 20, 40, 80, 160, 320; see
   /// LookSchedule), with `spending` across the looks (SpendAlpha).
@@ -94,7 +102,8 @@ struct SearchOutcome {
     kInProgress,       ///< Next() is not kDone yet.
     kCulprit,          ///< `first` == `last` is the first bad commit, verified against its parent.
     kRange,            ///< The first bad commit is in first..last; first..last-1 are unbuildable.
-    kInconclusive,     ///< Budgets ran out or verification failed; see credible_set and reason.
+    kInconclusive,     ///< Budgets ran out, a verification could not decide within its
+                       ///< pairs, or every candidate was refuted; see credible_set and reason.
     kNotReproducible,  ///< The endpoints are not an EFFECT here; there is nothing to bisect.
   };
   Kind kind = Kind::kInProgress;
@@ -198,6 +207,14 @@ class BisectSearch {
   /// observations made before its first pair (all of them before it starts), so neither its
   /// own pairs nor the search's after it move its looks.
   VerificationPlan PlanFor(int culprit, int parent) const;
+  /// Hypotheses that a verification refuted, ascending: every commit of a block whose
+  /// verification (its last commit against the commit before the block) reached a look that
+  /// says a tie or a speed-up. Such a commit is never named: it has prior zero in the posterior
+  /// the search decides on, and the search goes on without it while its budgets last.
+  std::vector<int> Refuted() const;
+  /// Whether the search has turned wary (SearchOptions::wary_step_odds): a hypothesis was
+  /// refuted, or the search measured again after a verification's pairs.
+  bool Wary() const;
   /// The options with automatic budgets resolved.
   int max_builds() const;
   int max_pairs() const;
@@ -241,14 +258,17 @@ class BisectSearch {
   /// The decision that ends the search with `kind` and `reason`; `out` keeps what it found.
   static Decision Finish(SearchOutcome out, SearchOutcome::Kind kind, std::string reason);
   std::optional<Decision> ConfirmEndpoints(SearchOutcome& out, int budget) const;
-  std::vector<double> Locate(const ModelFit& fit, SearchOutcome& out) const;
+  std::vector<double> Locate(const ModelFit& fit, double target, SearchOutcome& out) const;
   Decision Verify(SearchOutcome out, int budget, const std::string& credible) const;
-  Decision Split(SearchOutcome out, const std::vector<double>& cdf, int batch, int budget,
-                 const std::string& credible) const;
+  Decision Split(SearchOutcome out, const std::vector<double>& cdf, int batch, double odds,
+                 int budget, const std::string& credible) const;
   const VerdictMemo& LookVerdict(VerdictMemo& memo, int culprit, int parent,
                                  bool verification) const;
   bool IsUnbuildable(int commit) const;
   bool IsBuilt(int commit) const;
+  /// The stopping rule in force (the wary one once Wary()).
+  double StepOdds() const;
+  double TargetProbability() const;
 
   int n_;
   SearchOptions options_;
@@ -256,6 +276,8 @@ class BisectSearch {
   std::vector<int> cached_;       // sorted
   std::vector<Observation> observations_;
   mutable VerdictMemo endpoint_memo_, verify_memo_;
+  /// One memo per verified block, in the order of their first pairs (Refuted).
+  mutable std::vector<VerdictMemo> refutation_memos_;
 };
 
 }  // namespace culprit

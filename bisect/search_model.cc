@@ -56,7 +56,7 @@ double LogLikelihoodRatio(const Observation& o, double effect, double noise) {
 }
 
 std::vector<double> PosteriorUnder(int n, std::span<const Observation> observations, double effect,
-                                   double noise) {
+                                   double noise, std::span<const int> excluded) {
   // Hypothesis j gains an observation's log-likelihood ratio exactly when
   // baseline < j <= commit: a range update, done with a difference array.
   std::vector<double> delta(n + 2, 0.0);
@@ -66,17 +66,20 @@ std::vector<double> PosteriorUnder(int n, std::span<const Observation> observati
     delta[o.commit + 1] -= llr;
   }
   std::vector<double> log_post(n + 1, 0.0);
+  std::vector<bool> out(n + 1, false);
+  for (int j : excluded) out[j] = true;
   double running = 0;
   double top = -INFINITY;
   for (int j = 1; j <= n; ++j) {
     running += delta[j];
     log_post[j] = running;
-    top = std::max(top, running);
+    if (!out[j]) top = std::max(top, running);
   }
   std::vector<double> post(n + 1, 0.0);
+  if (top == -INFINITY) return post;  // every hypothesis excluded
   double total = 0;
   for (int j = 1; j <= n; ++j) {
-    post[j] = std::exp(log_post[j] - top);
+    post[j] = out[j] ? 0.0 : std::exp(log_post[j] - top);
     total += post[j];
   }
   for (int j = 1; j <= n; ++j) post[j] /= total;
@@ -85,11 +88,22 @@ std::vector<double> PosteriorUnder(int n, std::span<const Observation> observati
 
 }  // namespace
 
-ModelFit FitSearchModel(int n, std::span<const Observation> observations) {
+ModelFit FitSearchModel(int n, std::span<const Observation> observations,
+                        std::span<const int> excluded) {
   assert(n >= 1);
   ModelFit fit;
   fit.posterior.assign(n + 1, 1.0 / n);
   fit.posterior[0] = 0;
+  if (!excluded.empty()) {
+    const int left = n - static_cast<int>(excluded.size());
+    for (int j : excluded) {
+      assert(1 <= j && j <= n);
+      fit.posterior[j] = 0;
+    }
+    for (int j = 1; j <= n; ++j) {
+      if (fit.posterior[j] > 0) fit.posterior[j] = left > 0 ? 1.0 / left : 0.0;
+    }
+  }
   size_t count = 0;
   for (const Observation& o : observations) {
     assert(0 <= o.baseline && o.baseline < o.commit && o.commit <= n);
@@ -118,7 +132,7 @@ ModelFit FitSearchModel(int n, std::span<const Observation> observations) {
     }
     effect = num / den;
   }
-  fit.posterior = PosteriorUnder(n, observations, effect, noise);
+  fit.posterior = PosteriorUnder(n, observations, effect, noise, excluded);
   std::vector<double> cdf(n + 1, 0.0);
   for (int iteration = 0; iteration < kMaxIterations; ++iteration) {
     double acc = 0;
@@ -155,7 +169,7 @@ ModelFit FitSearchModel(int n, std::span<const Observation> observations) {
     const double change = std::abs(new_effect - effect) + std::abs(new_noise - noise);
     effect = new_effect;
     noise = new_noise;
-    fit.posterior = PosteriorUnder(n, observations, effect, noise);
+    fit.posterior = PosteriorUnder(n, observations, effect, noise, excluded);
     if (change < kTolerance) break;
   }
   fit.effect = effect;

@@ -49,6 +49,12 @@ inline constexpr double kStudentDof = 4.0;
 /// fit. With a uniform prior over hypotheses 1..N. With no observations the posterior is
 /// uniform, effect and noise 0. Requires n_commits >= 1 and 0 <= baseline < commit <= N
 /// for every observation. Deterministic: same observations, same bits.
-ModelFit FitSearchModel(int n_commits, std::span<const Observation> observations);
+///
+/// `excluded` (ascending, each in 1..N) are hypotheses with prior zero: commits a verification
+/// refuted (bisect/search.h). They get posterior 0 and weigh nothing in the fit; with none the
+/// fit is bit for bit the one without the argument. When every hypothesis is excluded the
+/// posterior is all zeros.
+ModelFit FitSearchModel(int n_commits, std::span<const Observation> observations,
+                        std::span<const int> excluded = {});
 
 }  // namespace culprit

@@ -9,7 +9,7 @@
 //              [--confirm-max-pairs N] [--check-max-pairs N] [--search-max-pairs N]
 //              [--max-builds N] [--prove-first] [--scenario NAME]...
 //              [--pinpoint-report-low P] [--target-probability P] [--step-odds X]
-//              [--fixed-verification]
+//              [--fixed-verification] [--reports] [--trace TRIAL]
 //
 // The default grid is one change (N = 100 and 1000; 5/10/18% effects; 5/10/24% noise; with
 // and without 10% unbuildable commits); --quick keeps N = 100 without unbuildable commits;
@@ -24,6 +24,10 @@
 // --target-probability, --step-odds and --fixed-verification set [bisect] target_probability,
 // step_odds and plan_verification = false (the search's stopping rule and the verification's
 // looks, issue 27 items 3 and 4).
+// --reports prints, after each cell, every trial that did not name every change exactly:
+// its score and the lines of its report that say why (to find where bisects end unnamed).
+// --trace TRIAL prints, for each cell, that one trial's bisect as `bisect run` shows it (every
+// line it reports, then its result) instead of the table's row.
 // --pinpoint-report-low P names Pinpoint's culprits at p <= P instead of its 0.01 (its
 // exploration decides at 0.05).
 
@@ -32,6 +36,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -52,7 +57,7 @@ int Usage(const std::string& message) {
                "[--search-only] [--verbose] [--confirm-max-pairs N] [--check-max-pairs N] "
                "[--search-max-pairs N] [--max-builds N] [--prove-first] [--scenario NAME] "
                "[--pinpoint-report-low P] [--target-probability P] [--step-odds X] "
-               "[--fixed-verification]\n",
+               "[--fixed-verification] [--reports] [--trace TRIAL]\n",
                message.c_str());
   return 2;
 }
@@ -130,13 +135,98 @@ std::vector<Cell> Scenarios() {
   return cells;
 }
 
+const char* ScoreName(const culprit::RunnerTrialResult& r) {
+  using Score = culprit::TrialResult::Score;
+  if (!r.error.empty()) return "error";
+  switch (r.score) {
+    case Score::kExact:
+      return "exact";
+    case Score::kRange:
+      return "range";
+    case Score::kWrong:
+      return "WRONG";
+    case Score::kInconclusive:
+      return r.partial ? "part" : "inconclusive";
+  }
+  return "?";
+}
+
+// The lines of a report that say why a change went unnamed: INCONCLUSIVE, UNPLACED and the
+// search's reasons (each trimmed), and the CHANGE lines.
+bool Telling(std::string_view line) {
+  for (std::string_view key : {"INCONCLUSIVE", "UNPLACED", "CHANGE", "CULPRIT", "credible set",
+                               "search", "not an EFFECT", "ERROR"}) {
+    if (line.find(key) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+// --reports: the cell's trials again (the same seeds as RunRunnerCell), each that did not name
+// every change exactly printed with its score and the telling lines of its report.
+bool PrintUnnamedTrials(culprit::WorldOptions world, int trials, unsigned long long seed,
+                        const std::filesystem::path& dir, const culprit::BisectConfig& bisect) {
+  for (int t = 0; t < trials; ++t) {
+    const uint64_t trial_seed = culprit::TrialSeed(seed, t);
+    culprit::SimWorld w(world, trial_seed);
+    culprit::Result<culprit::RunnerTrialResult> r =
+        culprit::RunRunnerTrial(w, dir, trial_seed | 1, bisect);
+    if (!r) {
+      std::fprintf(stderr, "bisect-sim: error: %s\n", r.error().message().c_str());
+      return false;
+    }
+    if (r->error.empty() && r->score == culprit::TrialResult::Score::kExact) continue;
+    fmt::print("  trial {}: {} ({} pairs, {} builds){}\n", t, ScoreName(*r), r->pairs, r->builds,
+               r->wrong.empty() ? "" : ": " + r->wrong);
+    if (!r->error.empty()) fmt::print("    {}\n", r->error);
+    std::string_view rest = r->report;
+    while (!rest.empty()) {
+      const size_t end = rest.find('\n');
+      const std::string_view line = rest.substr(0, end);
+      if (Telling(line)) fmt::print("    {}\n", line.substr(0, 300));
+      if (end == std::string_view::npos) break;
+      rest.remove_prefix(end + 1);
+    }
+  }
+  return true;
+}
+
+class PrintingReporter : public culprit::BisectReporter {
+ public:
+  void Line(const std::string& text) override { fmt::print("  | {}\n", text); }
+};
+
+// --trace: trial `t` of the cell (the seeds RunRunnerCell gives it), every line the runner
+// reports and then its result.
+bool TraceTrial(const culprit::WorldOptions& world, int t, unsigned long long seed,
+                const std::filesystem::path& dir, const culprit::BisectConfig& bisect) {
+  const uint64_t trial_seed = culprit::TrialSeed(seed, t);
+  culprit::SimWorld w(world, trial_seed);
+  fmt::print("  changes at:");
+  for (size_t k = 0; k < w.change_commits().size(); ++k) {
+    fmt::print(" c{} ({:+.1f}%)", w.change_commits()[k],
+               100 * std::expm1(w.change_log_effects()[k]));
+  }
+  fmt::print("\n");
+  culprit::SimulatedEngine engine(w);
+  PrintingReporter reporter;
+  culprit::Result<culprit::BisectReport> report =
+      culprit::RunSimulatedBisect(engine, dir, trial_seed | 1, reporter, bisect);
+  if (!report) {
+    fmt::print("  error: {}\n", report.error().message());
+    return true;
+  }
+  fmt::print("{}\n", report->text);
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int trials = 200;
   unsigned long long seed = 1;
-  bool quick = false, scenarios = false, search_only = false, verbose = false;
+  bool quick = false, scenarios = false, search_only = false, verbose = false, reports = false;
   std::vector<Cell> cells;
+  int trace = -1;                            // --trace: the one trial to show
   double pinpoint_report_low = 0.01;         // Pinpoint's Differences(), as in catapult
   std::vector<std::string> scenario_filter;  // --scenario: names that contain one of these
   culprit::WorldOptions base;
@@ -202,6 +292,12 @@ int main(int argc, char** argv) {
       bisect.prove_first = true;
     } else if (arg == "--verbose") {
       verbose = true;
+    } else if (arg == "--reports") {
+      reports = true;
+    } else if (arg == "--trace" && i + 1 < argc) {
+      char* end = nullptr;
+      trace = static_cast<int>(std::strtol(argv[++i], &end, 10));
+      if (*end != '\0' || trace < 0) return Usage("--trace takes a trial's number, 0 or more");
     } else if (arg == "--search-only") {
       search_only = true;
     } else if (arg == "--no-outliers") {
@@ -281,6 +377,11 @@ int main(int argc, char** argv) {
     const std::string head =
         fmt::format("{:<19} {:>5} {} {:>3.0f}% {:>3.0f}% ", cell.name, world.n_commits, effect,
                     100 * world.sigma, 100 * world.unbuildable_fraction);
+    if (trace >= 0) {
+      fmt::print("{}trial {}\n", head, trace);
+      if (!TraceTrial(world, trace, seed, dir, bisect)) return 1;
+      continue;
+    }
     const culprit::CellResult naive =
         culprit::RunCell(world, search, trials, seed, pinpoint_report_low);
     if (search_only) {
@@ -311,6 +412,7 @@ int main(int argc, char** argv) {
       for (const std::string& example : runner->wrong_examples) {
         fmt::print("{:{}}   wrong: {}\n", "", head.size(), example);
       }
+      if (reports && !PrintUnnamedTrials(world, trials, seed, dir, bisect)) return 1;
     }
     fmt::print("{:{}} {}\n", "", head.size(), NaiveRow("pinpoint", naive.pinpoint, true));
     if (naive.pinpoint.partial > 0) {

@@ -244,6 +244,66 @@ TEST(BisectSearchTest, AVerificationThatRefutesItsCandidateNeverNamesIt) {
   EXPECT_FALSE(out.verified);
 }
 
+// Issue 27: a verification that refutes its candidate (a tie with its parent) no longer ends
+// the search. The refuted commit gets prior zero, the search goes on, and names the commit
+// that does move; the refuted one is never named.
+TEST(BisectSearchTest, ARefutedCandidateIsExcludedAndTheSearchGoesOnToTheRealChange) {
+  const int n = 3;
+  ScriptedWorld world(/*first_bad=*/2, 0.2);
+  SearchOptions options;
+  options.confirm_endpoints = false;
+  BisectSearch search(n, options);
+  search.AddObservation(n, world.Pairs(n, 0, 12));
+  // The search's own pairs of commit 1 say it is bad (a model that is wrong about this range),
+  // so strongly that its verification's tie cannot take it below the target before a look.
+  search.AddObservation(1, std::vector<double>(150, 0.2));
+  const Action first = search.Next();
+  ASSERT_EQ(first.kind, Action::Kind::kVerify);
+  ASSERT_EQ(first.commit, 1);
+  std::vector<Action> log;
+  RunToEnd(search, world, &log);
+  const SearchOutcome out = search.Result();
+  EXPECT_EQ(out.kind, SearchOutcome::Kind::kCulprit) << out.reason;
+  EXPECT_EQ(out.first, 2);
+  EXPECT_TRUE(out.verified);
+  EXPECT_EQ(search.Refuted(), std::vector<int>{1});
+  EXPECT_TRUE(search.Wary());
+  EXPECT_EQ(search.Posterior()[1], 0.0);
+  // Commit 1 was verified until its look said a tie, and never again after.
+  bool refuted_seen = false;
+  for (const Action& a : log) {
+    if (a.kind == Action::Kind::kVerify && a.commit == 2) refuted_seen = true;
+    if (refuted_seen) EXPECT_FALSE(a.kind == Action::Kind::kVerify && a.commit == 1);
+  }
+  EXPECT_TRUE(refuted_seen);
+}
+
+// A step taken again at a commit, after steps at others, means later evidence overturned it:
+// the search turns wary (99:1 steps, 0.99 to stop) for the rest. A state saved before the
+// wary rule existed never turns wary.
+TEST(BisectSearchTest, AnOverturnedStepTurnsTheSearchWaryButNotAnOldState) {
+  BisectSearch search(10);
+  search.AddObservation(10, std::vector<double>(12, 0.2));
+  search.AddObservation(5, std::vector<double>(4, 0.0));
+  search.AddObservation(7, std::vector<double>(4, 0.2));
+  EXPECT_FALSE(search.Wary());
+  search.AddObservation(7, std::vector<double>(2, 0.2));  // the same step, more pairs
+  EXPECT_FALSE(search.Wary());
+  search.AddObservation(5, std::vector<double>(4, 0.2));  // back at 5: overturned
+  EXPECT_TRUE(search.Wary());
+  nlohmann::json saved = nlohmann::json::parse(search.ToJson());
+  ASSERT_EQ(saved["options"]["wary_step_odds"], 99);
+  saved["options"].erase("wary_step_odds");
+  saved["options"].erase("wary_target_probability");
+  Result<BisectSearch> old = BisectSearch::FromJson(saved.dump(1));
+  ASSERT_TRUE(old.ok()) << old.error().message();
+  EXPECT_FALSE(old->Wary());
+  Result<BisectSearch> resumed = BisectSearch::FromJson(search.ToJson());
+  ASSERT_TRUE(resumed.ok()) << resumed.error().message();
+  EXPECT_TRUE(resumed->Wary());
+  EXPECT_EQ(resumed->Next(), search.Next());
+}
+
 TEST(BisectSearchTest, AStateSavedWithoutAPlanFlagVerifiesOnTheFixedLooks) {
   BisectSearch search(10);
   nlohmann::json saved = nlohmann::json::parse(search.ToJson());
