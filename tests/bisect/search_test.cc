@@ -278,18 +278,19 @@ TEST(BisectSearchTest, ARefutedCandidateIsExcludedAndTheSearchGoesOnToTheRealCha
   EXPECT_TRUE(refuted_seen);
 }
 
-// A step taken again at a commit, after steps at others, means later evidence overturned it:
-// the search turns wary (99:1 steps, 0.99 to stop) for the rest. A state saved before the
-// wary rule existed never turns wary.
-TEST(BisectSearchTest, AnOverturnedStepTurnsTheSearchWaryButNotAnOldState) {
+// A verification whose pairs took its candidate below the target means the model was wrong
+// once: the search measures again, wary (99:1 steps, 0.99 to stop) for the rest. A step taken
+// again at a commit does not turn it wary, nor does a state saved before the rule existed.
+TEST(BisectSearchTest, AVerificationThatLosesItsCandidateTurnsTheSearchWaryButNotAnOldState) {
   BisectSearch search(10);
   search.AddObservation(10, std::vector<double>(12, 0.2));
   search.AddObservation(5, std::vector<double>(4, 0.0));
   search.AddObservation(7, std::vector<double>(4, 0.2));
+  search.AddObservation(5, std::vector<double>(4, 0.2));  // back at 5
   EXPECT_FALSE(search.Wary());
-  search.AddObservation(7, std::vector<double>(2, 0.2));  // the same step, more pairs
-  EXPECT_FALSE(search.Wary());
-  search.AddObservation(5, std::vector<double>(4, 0.2));  // back at 5: overturned
+  search.AddVerification(5, 4, std::vector<double>(4, 0.0));
+  EXPECT_FALSE(search.Wary());  // verifying, not yet measuring again
+  search.AddObservation(6, std::vector<double>(4, 0.2));
   EXPECT_TRUE(search.Wary());
   nlohmann::json saved = nlohmann::json::parse(search.ToJson());
   ASSERT_EQ(saved["options"]["wary_step_odds"], 99);
