@@ -10,6 +10,7 @@
 #include "base/atomic_file.h"
 #include "base/exit_codes.h"
 #include "base/strings.h"
+#include "cli/command_options.h"
 #include "cli/commands.h"
 #include "cli/engine_opening.h"
 #include "cli/terminal_progress.h"
@@ -20,13 +21,6 @@
 
 namespace culprit {
 namespace {
-
-struct AuditCommandOptions {
-  AuditRequest request;
-  std::optional<std::string> table;
-  bool rebuild = false;
-  bool json = false;
-};
 
 Result<int> CommandAudit(const GlobalOptions& global, AuditCommandOptions& options,
                          std::vector<std::string> invocation) {
@@ -53,12 +47,6 @@ Result<int> CommandAudit(const GlobalOptions& global, AuditCommandOptions& optio
   }
   return effect ? kExitEffectFound : 0;
 }
-
-struct PublishCommandOptions {
-  PublishRequest request;
-  std::string output;
-  bool rebuild = false;
-};
 
 Result<int> CommandPublish(const GlobalOptions& global, PublishCommandOptions& options,
                            const std::vector<std::string>& invocation) {
@@ -89,15 +77,9 @@ Result<int> CommandPublish(const GlobalOptions& global, PublishCommandOptions& o
 
 }  // namespace
 
-std::shared_ptr<void> AddAuditCommands(CLI::App& app, GlobalOptions& global,
-                                       std::function<Result<int>()>& action, int argc,
-                                       char** argv) {
-  struct Options {
-    AuditCommandOptions audit;
-    PublishCommandOptions publish;
-  };
-  auto options = std::make_shared<Options>();
-  AuditCommandOptions& o = options->audit;
+void AddAuditCommands(CLI::App& app, GlobalOptions& global, std::function<Result<int>()>& action,
+                      AuditCommandsOptions& options, int argc, char** argv) {
+  AuditCommandOptions& o = options.audit;
   CLI::App* audit = app.add_subcommand(
       "audit", "why a published number is not today's: host drift × code × order, measured");
   audit->add_option("--query,-q", o.request.query,
@@ -128,7 +110,7 @@ std::shared_ptr<void> AddAuditCommands(CLI::App& app, GlobalOptions& global,
     action = [&global, &o, invocation] { return CommandAudit(global, o, invocation); };
   });
 
-  PublishCommandOptions& p = options->publish;
+  PublishCommandOptions& p = options.publish;
   CLI::App* publish = app.add_subcommand(
       "publish", "measure queries at one commit and write a published table for `audit --table`");
   publish->add_option("--rev", p.request.revision, "the commit or tag to publish")->required();
@@ -142,7 +124,6 @@ std::shared_ptr<void> AddAuditCommands(CLI::App& app, GlobalOptions& global,
   publish->callback([&action, &global, &p, invocation] {
     action = [&global, &p, invocation] { return CommandPublish(global, p, invocation); };
   });
-  return options;
 }
 
 }  // namespace culprit

@@ -11,6 +11,7 @@
 #include "bisect/bisect_runner.h"
 #include "bisect/judge.h"
 #include "bisect/multi_query_bisect.h"
+#include "cli/command_options.h"
 #include "cli/commands.h"
 #include "cli/engine_opening.h"
 #include "cli/stderr_build_progress.h"
@@ -39,14 +40,6 @@ class StderrBisectReporter : public BisectReporter {
 
  private:
   TerminalProgress progress_{"bisect"};
-};
-
-struct BisectCommandOptions {
-  BisectRequest request;
-  bool all_parents = false;
-  /// -q, once or more; several (or --from-table) bisect every one (bisect/multi_query_bisect.h).
-  std::vector<std::string> queries;
-  std::string from_table;
 };
 
 Result<int> PrintBisectReport(const Result<BisectReport>& report) {
@@ -181,21 +174,10 @@ Result<int> CommandJudge(const GlobalOptions& global, const JudgeRequest& reques
   return result->exit_code;
 }
 
-// The options these commands parse into; owned by the caller for as long as
-// the CLI::App that writes them.
-struct InvestigationOptions {
-  BisectCommandOptions bisect;
-  JudgeRequest judge;
-  DemoOptions demo;
-  std::string demo_stop_after;  ///< --stop-after, parsed when the command runs.
-};
-
 }  // namespace
 
-std::shared_ptr<void> AddInvestigationCommands(CLI::App& app, GlobalOptions& global,
-                                               std::function<Result<int>()>& action) {
-  auto options = std::make_shared<InvestigationOptions>();
-  BisectCommandOptions& bisect = options->bisect;
+void AddBisectCommands(CLI::App& app, GlobalOptions& global, std::function<Result<int>()>& action,
+                       BisectCommandOptions& bisect) {
   CLI::App* bisect_cmd =
       app.add_subcommand("bisect", "noise-aware bisect of a regression across builds");
   bisect_cmd->require_subcommand(1);
@@ -241,8 +223,10 @@ std::shared_ptr<void> AddInvestigationCommands(CLI::App& app, GlobalOptions& glo
   bisect_cmd->add_subcommand("reset", "discard the bisect state (records stay)")->callback([&] {
     action = [&] { return CommandBisectReset(global); };
   });
+}
 
-  JudgeRequest& judge = options->judge;
+void AddJudgeCommand(CLI::App& app, GlobalOptions& global, std::function<Result<int>()>& action,
+                     JudgeRequest& judge) {
   CLI::App* judge_cmd = app.add_subcommand(
       "judge", "measure the checked-out commit against a reference, for `git bisect run`");
   judge_cmd->add_option("--query,-q", judge.query, "query name");
@@ -255,8 +239,11 @@ std::shared_ptr<void> AddInvestigationCommands(CLI::App& app, GlobalOptions& glo
       "failed, run hung or crashed, INCONCLUSIVE), 128 abort (configuration or reference "
       "broken), 130 interrupted.");
   judge_cmd->callback([&] { action = [&] { return CommandJudge(global, judge); }; });
+}
 
-  DemoOptions& demo = options->demo;
+void AddDemoCommand(CLI::App& app, std::function<Result<int>()>& action,
+                    DemoCommandOptions& options) {
+  DemoOptions& demo = options.demo;
   CLI::App* demo_cmd =
       app.add_subcommand("demo", "run the whole investigation on the bundled demo engine");
   demo_cmd->add_option("--dir", demo.work_dir, "work directory (default ./culprit-demo)");
@@ -265,7 +252,7 @@ std::shared_ptr<void> AddInvestigationCommands(CLI::App& app, GlobalOptions& glo
       "--examples", demo.examples_dir,
       "culprit's examples/ directory (default: <prefix>/share/culprit/examples "
       "beside an installed culprit, else the source tree of a build run in place)");
-  std::string& demo_stop = options->demo_stop_after;
+  std::string& demo_stop = options.stop_after;
   demo_cmd->add_option("--stop-after", demo_stop,
                        "stop once this is done: history (nothing built), table, confirm, probes, "
                        "bisect, relevance; `culprit demo` again continues");
@@ -279,7 +266,6 @@ std::shared_ptr<void> AddInvestigationCommands(CLI::App& app, GlobalOptions& glo
       return 0;
     };
   });
-  return options;
 }
 
 }  // namespace culprit

@@ -16,6 +16,7 @@
 #include "base/result.h"
 #include "base/strings.h"
 #include "bisect/judge.h"
+#include "cli/command_options.h"
 #include "cli/commands.h"
 
 namespace culprit {
@@ -119,10 +120,11 @@ struct CoreOptions {
   RecordsCommandOptions records;
 };
 
-using Action = std::function<Result<int>()>;
+using CommandAction = std::function<Result<int>()>;
 
 /// init, host, run, probe, compare and build.
-void AddMeasureCommands(CLI::App& app, GlobalOptions& global, Action& action, CoreOptions& o) {
+void AddMeasureCommands(CLI::App& app, GlobalOptions& global, CommandAction& action,
+                        CoreOptions& o) {
   // culprit init
   CLI::App* init_cmd = app.add_subcommand("init", "write a starter culprit.toml here");
   init_cmd->add_option("--output", o.init.output, "where to write it (default ./culprit.toml)");
@@ -188,7 +190,8 @@ void AddMeasureCommands(CLI::App& app, GlobalOptions& global, Action& action, Co
 }
 
 /// records list, show, report, export and merge.
-void AddRecordsCommands(CLI::App& app, GlobalOptions& global, Action& action, CoreOptions& o) {
+void AddRecordsCommands(CLI::App& app, GlobalOptions& global, CommandAction& action,
+                        CoreOptions& o) {
   // culprit records ...
   CLI::App* records_cmd = app.add_subcommand("records", "the archive of results");
   records_cmd->require_subcommand(1);
@@ -285,7 +288,7 @@ Status TakeAdHocCommand(const CommandWords& words, int* argc, char** argv, Globa
 /// Every error is printed here, once. Under `git bisect run` (judge), exit
 /// codes mean good/bad/skip, so a failure that is not about the commit must
 /// abort the bisect (128), never read as "bad".
-int ParseAndRun(CLI::App& app, int argc, char** argv, bool judge, const Action& action) {
+int ParseAndRun(CLI::App& app, int argc, char** argv, bool judge, const CommandAction& action) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -332,17 +335,21 @@ int RunCommandLine(int argc, char** argv) {
   GlobalOptions global;
   app.add_option("--config", global.config, "culprit.toml to use (default: ./culprit.toml)");
 
-  Action action;
+  CommandAction action;
   CoreOptions core;
   AddMeasureCommands(app, global, action, core);
   AddRecordsCommands(app, global, action, core);
-  std::shared_ptr<void> investigation = AddInvestigationCommands(app, global, action);
-  std::shared_ptr<void> isolation = AddIsolateCommands(app, global, action);
-  std::shared_ptr<void> investigate = AddInvestigateCommand(app, global, action, argc, argv);
-  std::shared_ptr<void> audit = AddAuditCommands(app, global, action, argc, argv);
-  std::shared_ptr<void> table = AddTableCommands(app, global, action);
-  std::shared_ptr<void> sweep = AddSweepCommands(app, global, action);
-  std::shared_ptr<void> explain = AddExplainCommands(app, global, action);
+  // Each family's options live here, as long as `app` writes into them.
+  CommandFamilies families;
+  AddBisectCommands(app, global, action, families.bisect);
+  AddJudgeCommand(app, global, action, families.judge);
+  AddDemoCommand(app, action, families.demo);
+  AddIsolateCommands(app, global, action, families.isolate);
+  AddInvestigateCommand(app, global, action, families.investigate, argc, argv);
+  AddAuditCommands(app, global, action, families.audit, argc, argv);
+  AddTableCommands(app, global, action, families.table);
+  AddSweepCommands(app, global, action, families.sweep);
+  AddExplainCommands(app, global, action, families.explain);
 
   Result<CommandWords> words = ReadCommandWords(app, argc, argv);
   if (!words) {

@@ -95,35 +95,50 @@ Result<Config> LoadGlobalConfig(const GlobalOptions& global);
 Result<Config> LoadMeasureConfig(const GlobalOptions& global,
                                  const std::vector<std::string>& command, std::string* query);
 
-/// Registers bisect, judge and demo (bisect_commands.cc). The returned object
-/// owns their options: keep it alive while `app` parses.
-std::shared_ptr<void> AddInvestigationCommands(CLI::App& app, GlobalOptions& global,
-                                               std::function<Result<int>()>& action);
+// The families' option structs (cli/command_options.h): declared here, so that a file that
+// only runs a command does not compile them all.
+struct AuditCommandsOptions;
+struct BisectCommandOptions;
+struct DemoCommandOptions;
+struct ExplainCommandOptions;
+struct InvestigateCommandOptions;
+struct IsolateCommandOptions;
+struct JudgeRequest;
+struct SweepCommandOptions;
+struct TableCommandOptions;
 
-/// Registers investigate (investigate_commands.cc); as above. `argv` is kept
-/// for the investigation record.
-std::shared_ptr<void> AddInvestigateCommand(CLI::App& app, GlobalOptions& global,
-                                            std::function<Result<int>()>& action, int argc,
-                                            char** argv);
+// Each Add...Command(s) registers its commands on `app` and parses into `options`, one
+// struct per family (cli/command_options.h), which must outlive `app`'s parsing; the command
+// chosen sets `action`.
 
-/// Registers isolate and harness check (isolate_commands.cc); as above.
-std::shared_ptr<void> AddIsolateCommands(CLI::App& app, GlobalOptions& global,
-                                         std::function<Result<int>()>& action);
-
-/// Registers table (table_commands.cc); as above.
-std::shared_ptr<void> AddTableCommands(CLI::App& app, GlobalOptions& global,
-                                       std::function<Result<int>()>& action);
-
-/// Registers sweep (sweep_commands.cc); as above.
-std::shared_ptr<void> AddSweepCommands(CLI::App& app, GlobalOptions& global,
-                                       std::function<Result<int>()>& action);
-
-/// Registers explain (explain_commands.cc); as above.
-std::shared_ptr<void> AddExplainCommands(CLI::App& app, GlobalOptions& global,
-                                         std::function<Result<int>()>& action);
-
-/// Registers audit (audit_commands.cc); as above. argv is recorded in the audit record.
-std::shared_ptr<void> AddAuditCommands(CLI::App& app, GlobalOptions& global,
-                                       std::function<Result<int>()>& action, int argc, char** argv);
+/// Registers bisect run, resume, status, log and reset (bisect_commands.cc).
+void AddBisectCommands(CLI::App& app, GlobalOptions& global, std::function<Result<int>()>& action,
+                       BisectCommandOptions& options);
+/// Registers judge, for `git bisect run` (bisect_commands.cc).
+void AddJudgeCommand(CLI::App& app, GlobalOptions& global, std::function<Result<int>()>& action,
+                     JudgeRequest& options);
+/// Registers demo (bisect_commands.cc).
+void AddDemoCommand(CLI::App& app, std::function<Result<int>()>& action,
+                    DemoCommandOptions& options);
+/// Registers investigate (investigate_commands.cc). `argv` is kept for the investigation
+/// record.
+void AddInvestigateCommand(CLI::App& app, GlobalOptions& global,
+                           std::function<Result<int>()>& action, InvestigateCommandOptions& options,
+                           int argc, char** argv);
+/// Registers isolate and harness check (isolate_commands.cc).
+void AddIsolateCommands(CLI::App& app, GlobalOptions& global, std::function<Result<int>()>& action,
+                        IsolateCommandOptions& options);
+/// Registers table (table_commands.cc).
+void AddTableCommands(CLI::App& app, GlobalOptions& global, std::function<Result<int>()>& action,
+                      TableCommandOptions& options);
+/// Registers sweep (sweep_commands.cc).
+void AddSweepCommands(CLI::App& app, GlobalOptions& global, std::function<Result<int>()>& action,
+                      SweepCommandOptions& options);
+/// Registers explain (explain_commands.cc).
+void AddExplainCommands(CLI::App& app, GlobalOptions& global, std::function<Result<int>()>& action,
+                        ExplainCommandOptions& options);
+/// Registers audit and publish (audit_commands.cc); argv is recorded in their records.
+void AddAuditCommands(CLI::App& app, GlobalOptions& global, std::function<Result<int>()>& action,
+                      AuditCommandsOptions& options, int argc, char** argv);
 
 }  // namespace culprit

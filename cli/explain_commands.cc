@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 
+#include "cli/command_options.h"
 #include "cli/commands.h"
 #include "cli/engine_opening.h"
 #include "investigate/explain.h"
@@ -15,13 +16,6 @@
 
 namespace culprit {
 namespace {
-
-struct ExplainCommandOptions {
-  ExplainRequest request;
-  size_t top = 10;
-  std::string format = "text";
-  bool rebuild = false;
-};
 
 Result<int> CommandExplain(const GlobalOptions& global, const ExplainCommandOptions& options) {
   Result<Config> config = LoadGlobalConfig(global);
@@ -50,10 +44,8 @@ Result<int> CommandExplain(const GlobalOptions& global, const ExplainCommandOpti
 
 }  // namespace
 
-std::shared_ptr<void> AddExplainCommands(CLI::App& app, GlobalOptions& global,
-                                         std::function<Result<int>()>& action) {
-  auto options = std::make_shared<ExplainCommandOptions>();
-  ExplainCommandOptions& o = *options;
+void AddExplainCommands(CLI::App& app, GlobalOptions& global, std::function<Result<int>()>& action,
+                        ExplainCommandOptions& o) {
   CLI::App* explain = app.add_subcommand(
       "explain", "where a change moved a query's instructions, function by function (valgrind)");
   explain->add_option("change", o.request.change, "the commit C to explain")->required();
@@ -72,7 +64,6 @@ std::shared_ptr<void> AddExplainCommands(CLI::App& app, GlobalOptions& global,
       "path but untouched, or neither. The record keeps every function. Exit status: 0 "
       "explained, 1 error, 2 usage.");
   explain->callback([&] { action = [&] { return CommandExplain(global, o); }; });
-  return options;
 }
 
 }  // namespace culprit

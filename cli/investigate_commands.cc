@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 
+#include "cli/command_options.h"
 #include "cli/commands.h"
 #include "cli/engine_opening.h"
 #include "cli/stream_reporter.h"
@@ -14,15 +15,6 @@
 
 namespace culprit {
 namespace {
-
-struct InvestigateCommandOptions {
-  InvestigateRequest request;
-  std::string stop_after;
-  bool resume = false;
-  bool restart = false;
-  bool no_explain = false;
-  std::vector<std::string> invocation;
-};
 
 Result<int> CommandInvestigate(const GlobalOptions& global, InvestigateCommandOptions& options) {
   std::optional<InvestigationStep> stop_after;
@@ -59,11 +51,9 @@ Result<int> CommandInvestigate(const GlobalOptions& global, InvestigateCommandOp
 
 }  // namespace
 
-std::shared_ptr<void> AddInvestigateCommand(CLI::App& app, GlobalOptions& global,
-                                            std::function<Result<int>()>& action, int argc,
-                                            char** argv) {
-  auto options = std::make_shared<InvestigateCommandOptions>();
-  InvestigateCommandOptions& o = *options;
+void AddInvestigateCommand(CLI::App& app, GlobalOptions& global,
+                           std::function<Result<int>()>& action, InvestigateCommandOptions& o,
+                           int argc, char** argv) {
   o.invocation.assign(argv, argv + argc);
   CLI::App* cmd = app.add_subcommand(
       "investigate",
@@ -97,7 +87,6 @@ std::shared_ptr<void> AddInvestigateCommand(CLI::App& app, GlobalOptions& global
       "(--resume continues).");
   cmd->callback(
       [&action, &global, &o] { action = [&global, &o] { return CommandInvestigate(global, o); }; });
-  return options;
 }
 
 }  // namespace culprit

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 
+#include "cli/command_options.h"
 #include "cli/commands.h"
 #include "cli/engine_opening.h"
 #include "cli/terminal_progress.h"
@@ -18,16 +19,6 @@
 
 namespace culprit {
 namespace {
-
-struct IsolateCommandOptions {
-  IsolateRequest request;
-  std::optional<std::string> revision;
-  bool rebuild = false;
-  bool json = false;
-  HarnessCheckRequest check;
-  std::optional<std::string> check_revision;
-  std::optional<double> check_timeout_s;
-};
 
 Result<int> CommandIsolate(const GlobalOptions& global, IsolateCommandOptions& options) {
   Result<Config> config = LoadGlobalConfig(global);
@@ -71,10 +62,8 @@ Result<int> CommandHarnessCheck(const GlobalOptions& global, IsolateCommandOptio
 
 }  // namespace
 
-std::shared_ptr<void> AddIsolateCommands(CLI::App& app, GlobalOptions& global,
-                                         std::function<Result<int>()>& action) {
-  auto options = std::make_shared<IsolateCommandOptions>();
-  IsolateCommandOptions& o = *options;
+void AddIsolateCommands(CLI::App& app, GlobalOptions& global, std::function<Result<int>()>& action,
+                        IsolateCommandOptions& o) {
   CLI::App* isolate = app.add_subcommand(
       "isolate", "residency isolation: every condition of a plan in one engine process");
   isolate->add_option("--rev", o.revision, "measure the cached build of this revision");
@@ -108,7 +97,6 @@ std::shared_ptr<void> AddIsolateCommands(CLI::App& app, GlobalOptions& global,
   check->callback([&action, &global, &o] {
     action = [&global, &o] { return CommandHarnessCheck(global, o); };
   });
-  return options;
 }
 
 }  // namespace culprit

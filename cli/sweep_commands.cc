@@ -11,6 +11,7 @@
 #include "base/exit_codes.h"
 #include "bisect/bisect_runner.h"
 #include "bisect/sweep_runner.h"
+#include "cli/command_options.h"
 #include "cli/commands.h"
 #include "cli/engine_opening.h"
 #include "cli/terminal_progress.h"
@@ -20,15 +21,6 @@
 
 namespace culprit {
 namespace {
-
-struct SweepCommandOptions {
-  std::string range;
-  SweepRequest request;
-  std::optional<int> every, points;
-  std::string format = "text";
-  bool rebuild = false;
-  bool bisect = false;
-};
 
 /// The bisects' step lines on stderr, as `culprit bisect run` prints them.
 class SweepBisectReporter : public BisectReporter {
@@ -124,10 +116,8 @@ Result<int> CommandSweep(const GlobalOptions& global, SweepCommandOptions& optio
 
 }  // namespace
 
-std::shared_ptr<void> AddSweepCommands(CLI::App& app, GlobalOptions& global,
-                                       std::function<Result<int>()>& action) {
-  auto options = std::make_shared<SweepCommandOptions>();
-  SweepCommandOptions& o = *options;
+void AddSweepCommands(CLI::App& app, GlobalOptions& global, std::function<Result<int>()>& action,
+                      SweepCommandOptions& o) {
   CLI::App* sweep = app.add_subcommand(
       "sweep", "commits across GOOD..BAD against its start in one sitting: where each query moved");
   sweep->add_option("range", o.range, "GOOD..BAD: the range, first parent as bisect lists it")
@@ -153,7 +143,6 @@ std::shared_ptr<void> AddSweepCommands(CLI::App& app, GlobalOptions& global,
       "Default: 10 evenly spaced points. Exit status: 0 no change located, 3 a change located, "
       "1 error, 2 usage.");
   sweep->callback([&] { action = [&] { return CommandSweep(global, o); }; });
-  return options;
 }
 
 }  // namespace culprit

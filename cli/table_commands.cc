@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "base/exit_codes.h"
+#include "cli/command_options.h"
 #include "cli/commands.h"
 #include "cli/engine_opening.h"
 #include "cli/terminal_progress.h"
@@ -19,14 +20,6 @@
 
 namespace culprit {
 namespace {
-
-struct TableCommandOptions {
-  TableRequest request;
-  std::string format = "text";
-  bool rebuild = false;
-  std::vector<std::string> check;  ///< --check: the published table's file(s).
-  std::string order = "alone";     ///< --order: each query alone, or the registry's.
-};
 
 /// The words after `--`, one command per `--`-separated group.
 Result<std::vector<std::vector<std::string>>> AdHocCommands(const std::vector<std::string>& words) {
@@ -130,10 +123,8 @@ Result<int> CommandTable(const GlobalOptions& global, TableCommandOptions& optio
 
 }  // namespace
 
-std::shared_ptr<void> AddTableCommands(CLI::App& app, GlobalOptions& global,
-                                       std::function<Result<int>()>& action) {
-  auto options = std::make_shared<TableCommandOptions>();
-  TableCommandOptions& o = *options;
+void AddTableCommands(CLI::App& app, GlobalOptions& global, std::function<Result<int>()>& action,
+                      TableCommandOptions& o) {
   CLI::App* table = app.add_subcommand(
       "table", "a table in one sitting: queries (rows) × arms (columns), ratios to the first arm");
   table->add_option("--query,-q", o.request.queries,
@@ -177,7 +168,6 @@ std::shared_ptr<void> AddTableCommands(CLI::App& app, GlobalOptions& global,
       "With --check: 3 a published claim does not hold (tie or reversed), else as above but an "
       "EFFECT is 0.");
   table->callback([&] { action = [&] { return CommandTable(global, o); }; });
-  return options;
 }
 
 }  // namespace culprit
