@@ -429,20 +429,22 @@ std::string ColumnStrip(const ColumnSpec& spec) {
   return out + "</svg>\n";
 }
 
-std::string Waterfall(const WaterfallSpec& spec) {
-  const int width = spec.width, height = spec.height;
-  const double left = 70, right = width - 20, top = 30, bottom = height - 64;
-  const size_t n = std::max<size_t>(1, spec.steps.size());
-  // The running value before and after each step, and the whisker ends.
-  struct Drawn {
-    double before = 0, after = 0, low = 0, high = 0;
-    bool known = false;
-  };
-  std::vector<Drawn> drawn(spec.steps.size());
-  double running = std::numeric_limits<double>::quiet_NaN(), top_value = 0;
+namespace {
+
+// A waterfall step's running value before and after it, and its whisker ends.
+struct WaterfallDrawn {
+  double before = 0, after = 0, low = 0, high = 0;
+  bool known = false;
+};
+
+/// Each step's running values: a total sets the running value, a factor
+/// scales it; a factor with no running value before it is not known.
+std::vector<WaterfallDrawn> WaterfallRunning(const WaterfallSpec& spec) {
+  std::vector<WaterfallDrawn> drawn(spec.steps.size());
+  double running = std::numeric_limits<double>::quiet_NaN();
   for (size_t i = 0; i < spec.steps.size(); ++i) {
     const WaterfallStep& s = spec.steps[i];
-    Drawn& d = drawn[i];
+    WaterfallDrawn& d = drawn[i];
     if (s.total) {
       d = {0, s.value, s.value, s.value, std::isfinite(s.value)};
       running = s.value;
@@ -451,69 +453,115 @@ std::string Waterfall(const WaterfallSpec& spec) {
            true};
       running = d.after;
     }
+  }
+  return drawn;
+}
+
+// Where a waterfall draws: the plot area, one slot per step, the bar width, the value scale.
+struct WaterfallFrame {
+  double left, right, top, bottom, slot, bar_w;
+  Scale y;
+};
+
+/// The value axis from 0 to 1.12 × top_value, with grid lines and unit labels.
+std::string WaterfallValueAxis(const WaterfallSpec& spec, const WaterfallFrame& f,
+                               double top_value) {
+  const Scale& y = f.y;
+  std::string out = fmt::format("<g class=\"value-axis\" {}>\n", y.Attributes());
+  out += Line(f.left, f.bottom, f.right, f.bottom, kAxis);
+  for (double t : LinearTicks(0, top_value * 1.12, 6)) {
+    out += Line(f.left - 4, y(t), f.right, y(t), "#eee");
+    out += Text(f.left - 6, y(t) + 4,
+                fmt::format("{:g}", t) + (spec.unit.empty() ? "" : " " + spec.unit), "end", 10);
+  }
+  return out + "</g>\n";
+}
+
+/// A step's name, caption and cross-sitting mark under the axis at cx.
+std::string WaterfallStepLabels(const WaterfallStep& s, const WaterfallFrame& f, double cx) {
+  std::string out = Text(cx, f.bottom + 16, s.total ? s.name : "× " + s.name, "middle", 11,
+                         "font-weight=\"bold\"");
+  if (!s.caption.empty()) out += Text(cx, f.bottom + 30, s.caption, "middle", 10, "fill=\"#444\"");
+  if (s.cross_sitting) {
+    out += Text(cx, f.bottom + 43, "cross-sitting", "middle", 10,
+                "fill=\"#8e44ad\" font-style=\"italic\"");
+  }
+  return out;
+}
+
+/// A total's bar from 0 to its value, labelled with the value.
+std::string WaterfallTotalBar(const WaterfallSpec& spec, const WaterfallStep& s,
+                              const WaterfallDrawn& d, const WaterfallFrame& f, double cx) {
+  const Scale& y = f.y;
+  std::string out = fmt::format(
+      "<rect class=\"total\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" "
+      "fill=\"#34495e\" data-value=\"{:.9g}\"><title>{}: {} {}</title></rect>\n",
+      cx - f.bar_w / 2, y(d.after), f.bar_w, f.bottom - y(d.after), d.after, Escape(s.name),
+      Number(d.after), Escape(spec.unit));
+  out += Text(cx, y(d.after) - 6, Number(d.after) + " " + spec.unit, "middle", 11,
+              "class=\"value-label\"");
+  return out;
+}
+
+/// A factor's floating bar from the running value before to after, toned by
+/// the band (dashed when cross-sitting), with its interval's whisker and ratio label.
+std::string WaterfallFactorBar(const WaterfallSpec& spec, const WaterfallStep& s,
+                               const WaterfallDrawn& d, const WaterfallFrame& f, double cx) {
+  const Scale& y = f.y;
+  Tone tone = ToneOf(*s.factor, spec.band);
+  const char* colour = ToneColour(tone);
+  double y0 = y(std::max(d.before, d.after)), y1 = y(std::min(d.before, d.after));
+  std::string out = fmt::format(
+      "<rect class=\"factor\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" "
+      "fill=\"{}\" fill-opacity=\"0.6\" stroke=\"{}\"{} data-ratio=\"{:.9g}\" "
+      "data-before=\"{:.9g}\"><title>{}: {}</title></rect>\n",
+      cx - f.bar_w / 2, y0, f.bar_w, std::max(1.0, y1 - y0), colour, colour,
+      s.cross_sitting ? " stroke-dasharray=\"4 3\" stroke-width=\"2\"" : "", s.factor->ratio,
+      d.before, Escape(s.name), Escape(IntervalText(*s.factor)));
+  out += Line(cx, y(d.low), cx, y(d.high), "#222",
+              fmt::format("class=\"interval\" stroke-width=\"2\" data-low=\"{:.9g}\" "
+                          "data-high=\"{:.9g}\"",
+                          d.low, d.high));
+  for (double end : {d.low, d.high})
+    out += Line(cx - 6, y(end), cx + 6, y(end), "#222", "stroke-width=\"2\"");
+  out += Text(cx, y(std::max(d.high, d.before)) - 6,
+              fmt::format("×{:.3f} ({})", s.factor->ratio, PercentChange(s.factor->ratio)),
+              "middle", 11, fmt::format("class=\"value-label\" fill=\"{}\"", colour));
+  return out;
+}
+
+}  // namespace
+
+std::string Waterfall(const WaterfallSpec& spec) {
+  const int width = spec.width, height = spec.height;
+  const double left = 70, right = width - 20, top = 30, bottom = height - 64;
+  const size_t n = std::max<size_t>(1, spec.steps.size());
+  std::vector<WaterfallDrawn> drawn = WaterfallRunning(spec);
+  double top_value = 0;
+  for (const WaterfallDrawn& d : drawn) {
     if (d.known) top_value = std::max({top_value, d.after, d.high, d.before});
   }
   if (!(top_value > 0)) top_value = 1;
-  Scale y = Scale::Linear(0, top_value * 1.12, bottom, top);
   const double slot = (right - left) / static_cast<double>(n), bar_w = std::min(90.0, slot * 0.55);
+  WaterfallFrame f{
+      left, right, top, bottom, slot, bar_w, Scale::Linear(0, top_value * 1.12, bottom, top)};
   std::string out = Open(width, height, "waterfall", spec.title);
   out += Text(8, 18, spec.title, "start", 13, "font-weight=\"bold\"");
-  out += fmt::format("<g class=\"value-axis\" {}>\n", y.Attributes());
-  out += Line(left, bottom, right, bottom, kAxis);
-  for (double t : LinearTicks(0, top_value * 1.12, 6)) {
-    out += Line(left - 4, y(t), right, y(t), "#eee");
-    out += Text(left - 6, y(t) + 4,
-                fmt::format("{:g}", t) + (spec.unit.empty() ? "" : " " + spec.unit), "end", 10);
-  }
-  out += "</g>\n";
+  out += WaterfallValueAxis(spec, f, top_value);
   for (size_t i = 0; i < spec.steps.size(); ++i) {
     const WaterfallStep& s = spec.steps[i];
-    const Drawn& d = drawn[i];
+    const WaterfallDrawn& d = drawn[i];
     double cx = left + slot * (static_cast<double>(i) + 0.5);
-    out += Text(cx, bottom + 16, s.total ? s.name : "× " + s.name, "middle", 11,
-                "font-weight=\"bold\"");
-    if (!s.caption.empty()) out += Text(cx, bottom + 30, s.caption, "middle", 10, "fill=\"#444\"");
-    if (s.cross_sitting) {
-      out += Text(cx, bottom + 43, "cross-sitting", "middle", 10,
-                  "fill=\"#8e44ad\" font-style=\"italic\"");
-    }
+    out += WaterfallStepLabels(s, f, cx);
     if (!d.known) {
       out += Text(cx, bottom - 8, "not in this record", "middle", 10,
                   "class=\"missing\" fill=\"#999\" font-style=\"italic\"");
       continue;
     }
-    if (s.total) {
-      out += fmt::format(
-          "<rect class=\"total\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" "
-          "fill=\"#34495e\" data-value=\"{:.9g}\"><title>{}: {} {}</title></rect>\n",
-          cx - bar_w / 2, y(d.after), bar_w, bottom - y(d.after), d.after, Escape(s.name),
-          Number(d.after), Escape(spec.unit));
-      out += Text(cx, y(d.after) - 6, Number(d.after) + " " + spec.unit, "middle", 11,
-                  "class=\"value-label\"");
-    } else {
-      Tone tone = ToneOf(*s.factor, spec.band);
-      const char* colour = ToneColour(tone);
-      double y0 = y(std::max(d.before, d.after)), y1 = y(std::min(d.before, d.after));
-      out += fmt::format(
-          "<rect class=\"factor\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" "
-          "fill=\"{}\" fill-opacity=\"0.6\" stroke=\"{}\"{} data-ratio=\"{:.9g}\" "
-          "data-before=\"{:.9g}\"><title>{}: {}</title></rect>\n",
-          cx - bar_w / 2, y0, bar_w, std::max(1.0, y1 - y0), colour, colour,
-          s.cross_sitting ? " stroke-dasharray=\"4 3\" stroke-width=\"2\"" : "", s.factor->ratio,
-          d.before, Escape(s.name), Escape(IntervalText(*s.factor)));
-      out += Line(cx, y(d.low), cx, y(d.high), "#222",
-                  fmt::format("class=\"interval\" stroke-width=\"2\" data-low=\"{:.9g}\" "
-                              "data-high=\"{:.9g}\"",
-                              d.low, d.high));
-      for (double end : {d.low, d.high})
-        out += Line(cx - 6, y(end), cx + 6, y(end), "#222", "stroke-width=\"2\"");
-      out += Text(cx, y(std::max(d.high, d.before)) - 6,
-                  fmt::format("×{:.3f} ({})", s.factor->ratio, PercentChange(s.factor->ratio)),
-                  "middle", 11, fmt::format("class=\"value-label\" fill=\"{}\"", colour));
-    }
+    out += s.total ? WaterfallTotalBar(spec, s, d, f, cx) : WaterfallFactorBar(spec, s, d, f, cx);
     // A connector to the next step at the running value.
     if (i + 1 < spec.steps.size()) {
-      out += Line(cx + bar_w / 2, y(d.after), cx + slot - bar_w / 2, y(d.after), "#999",
+      out += Line(cx + bar_w / 2, f.y(d.after), cx + slot - bar_w / 2, f.y(d.after), "#999",
                   "stroke-dasharray=\"2 2\"");
     }
   }
