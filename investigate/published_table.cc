@@ -57,9 +57,78 @@ Status CheckRows(const std::vector<PublishedNumber>& rows, std::string_view name
 
 // ---- CSV ----
 
-Result<std::vector<PublishedNumber>> ParseCsv(std::string_view text, std::string_view name) {
+/// OK when the header line's fields are known columns, none twice, with query, value and
+/// revision among them.
+Status CheckCsvHeader(const std::vector<std::string>& fields, const std::string& where) {
   static const std::vector<std::string> kColumns = {"query", "value",  "revision",
                                                     "unit",  "commit", "calibration_ms"};
+  for (const std::string& column : fields) {
+    if (std::find(kColumns.begin(), kColumns.end(), column) == kColumns.end()) {
+      return Error::Usage(fmt::format("{}: unknown column '{}'{}", where, column,
+                                      DidYouMean(column, kColumns)))
+          .WithHint("columns: " + Join(kColumns, ", ") + " (query, value and revision required)");
+    }
+    if (std::count(fields.begin(), fields.end(), column) > 1) {
+      return Error::Usage(fmt::format("{}: column '{}' appears twice", where, column));
+    }
+  }
+  for (const char* required : {"query", "value", "revision"}) {
+    if (std::find(fields.begin(), fields.end(), required) == fields.end()) {
+      return Error::Usage(fmt::format("{}: the header has no '{}' column", where, required))
+          .WithHint("the first line names the columns, e.g. query,value,revision");
+    }
+  }
+  return {};
+}
+
+/// One data line's row, its fields read by the header's columns; an error names the
+/// line and the field that is wrong.
+Result<PublishedNumber> CsvRow(const std::vector<std::string>& header,
+                               const std::vector<std::string>& fields, const std::string& where) {
+  if (fields.size() != header.size()) {
+    return Error::Usage(
+        fmt::format("{}: expected {} fields (as the header on its first line), "
+                    "found {}",
+                    where, header.size(), fields.size()));
+  }
+  PublishedNumber row;
+  row.source = where;
+  for (size_t c = 0; c < header.size(); ++c) {
+    const std::string& column = header[c];
+    const std::string& field = fields[c];
+    if (column == "query") {
+      if (field.empty()) return Error::Usage(fmt::format("{}: the query is empty", where));
+      row.query = field;
+    } else if (column == "value") {
+      std::optional<double> value = PositiveNumber(field);
+      if (!value) {
+        return Error::Usage(
+            fmt::format("{}: value: expected a positive number, found '{}'", where, field));
+      }
+      row.value = *value;
+    } else if (column == "revision") {
+      if (field.empty()) {
+        return Error::Usage(fmt::format("{}: the revision is empty", where))
+            .WithHint("each published value names the commit or tag it was measured at");
+      }
+      row.revision = field;
+    } else if (column == "unit") {
+      row.unit = field;
+    } else if (column == "commit") {
+      row.commit = field;
+    } else if (column == "calibration_ms" && !field.empty()) {
+      std::optional<double> value = PositiveNumber(field);
+      if (!value) {
+        return Error::Usage(fmt::format(
+            "{}: calibration_ms: expected a positive number, found '{}'", where, field));
+      }
+      row.calibration_ms = value;
+    }
+  }
+  return row;
+}
+
+Result<std::vector<PublishedNumber>> ParseCsv(std::string_view text, std::string_view name) {
   std::vector<std::string> header;
   std::vector<PublishedNumber> rows;
   std::vector<std::string_view> lines = SplitLines(text);
@@ -73,67 +142,13 @@ Result<std::vector<PublishedNumber>> ParseCsv(std::string_view text, std::string
     }
     std::vector<std::string> fields = SplitCsv(line);
     if (header.empty()) {
-      for (const std::string& column : fields) {
-        if (std::find(kColumns.begin(), kColumns.end(), column) == kColumns.end()) {
-          return Error::Usage(fmt::format("{}: unknown column '{}'{}", where, column,
-                                          DidYouMean(column, kColumns)))
-              .WithHint("columns: " + Join(kColumns, ", ") +
-                        " (query, value and revision required)");
-        }
-        if (std::count(fields.begin(), fields.end(), column) > 1) {
-          return Error::Usage(fmt::format("{}: column '{}' appears twice", where, column));
-        }
-      }
-      for (const char* required : {"query", "value", "revision"}) {
-        if (std::find(fields.begin(), fields.end(), required) == fields.end()) {
-          return Error::Usage(fmt::format("{}: the header has no '{}' column", where, required))
-              .WithHint("the first line names the columns, e.g. query,value,revision");
-        }
-      }
+      CULPRIT_TRY(CheckCsvHeader(fields, where));
       header = std::move(fields);
       continue;
     }
-    if (fields.size() != header.size()) {
-      return Error::Usage(
-          fmt::format("{}: expected {} fields (as the header on its first line), "
-                      "found {}",
-                      where, header.size(), fields.size()));
-    }
-    PublishedNumber row;
-    row.source = where;
-    for (size_t c = 0; c < header.size(); ++c) {
-      const std::string& column = header[c];
-      const std::string& field = fields[c];
-      if (column == "query") {
-        if (field.empty()) return Error::Usage(fmt::format("{}: the query is empty", where));
-        row.query = field;
-      } else if (column == "value") {
-        std::optional<double> value = PositiveNumber(field);
-        if (!value) {
-          return Error::Usage(
-              fmt::format("{}: value: expected a positive number, found '{}'", where, field));
-        }
-        row.value = *value;
-      } else if (column == "revision") {
-        if (field.empty()) {
-          return Error::Usage(fmt::format("{}: the revision is empty", where))
-              .WithHint("each published value names the commit or tag it was measured at");
-        }
-        row.revision = field;
-      } else if (column == "unit") {
-        row.unit = field;
-      } else if (column == "commit") {
-        row.commit = field;
-      } else if (column == "calibration_ms" && !field.empty()) {
-        std::optional<double> value = PositiveNumber(field);
-        if (!value) {
-          return Error::Usage(fmt::format(
-              "{}: calibration_ms: expected a positive number, found '{}'", where, field));
-        }
-        row.calibration_ms = value;
-      }
-    }
-    rows.push_back(std::move(row));
+    auto row = CsvRow(header, fields, where);
+    if (!row) return row.error();
+    rows.push_back(std::move(*row));
   }
   if (header.empty()) {
     return Error::Usage(fmt::format("{}: the table is empty", name))
@@ -213,11 +228,15 @@ Result<std::vector<PublishedNumber>> ParseJson(std::string_view text, std::strin
   }
 }
 
-Result<std::vector<PublishedNumber>> ReadJsonTable(const json& doc, std::string_view name) {
-  const std::string top(name);
-  if (!doc.is_object()) {
-    return Error::Usage(fmt::format("{}: expected a JSON object with \"rows\"", name));
-  }
+// What a JSON table says once for all its rows; a row's own value wins.
+struct TableDefaults {
+  std::string revision, commit, unit;
+  std::optional<double> calibration_ms;
+  std::optional<HostIdentity> host;
+};
+
+/// OK when every top-level key of doc is one a published table may have.
+Status CheckTableKeys(const json& doc, std::string_view name) {
   static const std::set<std::string> kKeys = {"format",         "revision", "commit",      "unit",
                                               "calibration_ms", "host",     "produced_by", "rows"};
   for (const auto& [key, unused] : doc.items()) {
@@ -227,6 +246,29 @@ Result<std::vector<PublishedNumber>> ReadJsonTable(const json& doc, std::string_
           fmt::format("{}: unknown key \"{}\"{}", name, key, DidYouMean(key, keys)));
     }
   }
+  return {};
+}
+
+/// The table's host, when it gives one (an object; fields of other types read as absent).
+Result<std::optional<HostIdentity>> ReadTableHost(const json& doc, std::string_view name) {
+  if (!doc.contains("host")) return std::optional<HostIdentity>();
+  const json& h = doc["host"];
+  if (!h.is_object()) return Error::Usage(fmt::format("{}: host: expected an object", name));
+  HostIdentity id;
+  id.hostname = h.value("hostname", std::string());
+  id.cpu_model = h.value("cpu_model", std::string());
+  id.kernel = h.value("kernel", std::string());
+  if (h.contains("machine_id") && h["machine_id"].is_string()) {
+    id.machine_id = h["machine_id"].get<std::string>();
+  }
+  id.logical_cores = h.value("logical_cores", 0);
+  return std::optional<HostIdentity>(id);
+}
+
+/// The table-wide fields after its format is checked: revision, commit, unit,
+/// calibration and host.
+Result<TableDefaults> ReadTableDefaults(const json& doc, std::string_view name) {
+  const std::string top(name);
   auto format = OptionalString(doc, "format", top);
   if (!format) return format.error();
   if (!format->empty() && *format != "culprit.published/v1") {
@@ -234,70 +276,82 @@ Result<std::vector<PublishedNumber>> ReadJsonTable(const json& doc, std::string_
         fmt::format("{}: format '{}' is not supported (this culprit reads culprit.published/v1)",
                     name, *format));
   }
+  TableDefaults defaults;
   auto revision = OptionalString(doc, "revision", top);
   if (!revision) return revision.error();
+  defaults.revision = *revision;
   auto commit = OptionalString(doc, "commit", top);
   if (!commit) return commit.error();
+  defaults.commit = *commit;
   auto unit = OptionalString(doc, "unit", top);
   if (!unit) return unit.error();
+  defaults.unit = *unit;
   auto calibration = OptionalPositive(doc, "calibration_ms", top);
   if (!calibration) return calibration.error();
-  std::optional<HostIdentity> host;
-  if (doc.contains("host")) {
-    const json& h = doc["host"];
-    if (!h.is_object()) return Error::Usage(fmt::format("{}: host: expected an object", name));
-    HostIdentity id;
-    id.hostname = h.value("hostname", std::string());
-    id.cpu_model = h.value("cpu_model", std::string());
-    id.kernel = h.value("kernel", std::string());
-    if (h.contains("machine_id") && h["machine_id"].is_string()) {
-      id.machine_id = h["machine_id"].get<std::string>();
-    }
-    id.logical_cores = h.value("logical_cores", 0);
-    host = id;
+  defaults.calibration_ms = *calibration;
+  auto host = ReadTableHost(doc, name);
+  if (!host) return host.error();
+  defaults.host = *host;
+  return defaults;
+}
+
+/// rows[i] of the table, its missing revision, commit, unit and calibration taken from
+/// the table's.
+Result<PublishedNumber> JsonRow(const json& item, size_t i, std::string_view name,
+                                const TableDefaults& defaults) {
+  const std::string where = fmt::format("{}: rows[{}]", name, i);
+  if (!item.is_object()) return Error::Usage(where + ": expected an object");
+  PublishedNumber row;
+  row.source = fmt::format("{} rows[{}]", name, i);
+  auto query = OptionalString(item, "query", where);
+  if (!query) return query.error();
+  if (query->empty()) return Error::Usage(where + ": expected \"query\": the query's name");
+  row.query = *query;
+  if (!item.contains("value")) {
+    return Error::Usage(where + ".value: missing; expected the published number");
   }
+  auto value = OptionalPositive(item, "value", where);
+  if (!value) return value.error();
+  row.value = **value;
+  auto row_revision = OptionalString(item, "revision", where);
+  if (!row_revision) return row_revision.error();
+  row.revision = row_revision->empty() ? defaults.revision : *row_revision;
+  if (row.revision.empty()) {
+    return Error::Usage(where + ": no revision (neither the row's nor the table's)")
+        .WithHint("give \"revision\": the commit or tag the table was measured at");
+  }
+  auto row_commit = OptionalString(item, "commit", where);
+  if (!row_commit) return row_commit.error();
+  row.commit = row_commit->empty() ? defaults.commit : *row_commit;
+  auto row_unit = OptionalString(item, "unit", where);
+  if (!row_unit) return row_unit.error();
+  row.unit = row_unit->empty() ? defaults.unit : *row_unit;
+  auto row_calibration = OptionalPositive(item, "calibration_ms", where);
+  if (!row_calibration) return row_calibration.error();
+  row.calibration_ms = *row_calibration ? *row_calibration : defaults.calibration_ms;
+  auto record = OptionalString(item, "record", where);
+  if (!record) return record.error();
+  row.record_id = *record;
+  row.host = defaults.host;
+  return row;
+}
+
+Result<std::vector<PublishedNumber>> ReadJsonTable(const json& doc, std::string_view name) {
+  if (!doc.is_object()) {
+    return Error::Usage(fmt::format("{}: expected a JSON object with \"rows\"", name));
+  }
+  CULPRIT_TRY(CheckTableKeys(doc, name));
+  auto defaults = ReadTableDefaults(doc, name);
+  if (!defaults) return defaults.error();
   if (!doc.contains("rows") || !doc["rows"].is_array()) {
     return Error::Usage(
         fmt::format("{}: expected \"rows\": an array of {{\"query\", \"value\"}}", name));
   }
   std::vector<PublishedNumber> rows;
   for (size_t i = 0; i < doc["rows"].size(); ++i) {
-    const json& item = doc["rows"][i];
-    const std::string where = fmt::format("{}: rows[{}]", name, i);
-    if (!item.is_object()) return Error::Usage(where + ": expected an object");
-    PublishedNumber row;
-    row.source = fmt::format("{} rows[{}]", name, i);
-    auto query = OptionalString(item, "query", where);
-    if (!query) return query.error();
-    if (query->empty()) return Error::Usage(where + ": expected \"query\": the query's name");
-    row.query = *query;
-    if (!item.contains("value")) {
-      return Error::Usage(where + ".value: missing; expected the published number");
-    }
-    auto value = OptionalPositive(item, "value", where);
-    if (!value) return value.error();
-    row.value = **value;
-    auto row_revision = OptionalString(item, "revision", where);
-    if (!row_revision) return row_revision.error();
-    row.revision = row_revision->empty() ? *revision : *row_revision;
-    if (row.revision.empty()) {
-      return Error::Usage(where + ": no revision (neither the row's nor the table's)")
-          .WithHint("give \"revision\": the commit or tag the table was measured at");
-    }
-    auto row_commit = OptionalString(item, "commit", where);
-    if (!row_commit) return row_commit.error();
-    row.commit = row_commit->empty() ? *commit : *row_commit;
-    auto row_unit = OptionalString(item, "unit", where);
-    if (!row_unit) return row_unit.error();
-    row.unit = row_unit->empty() ? *unit : *row_unit;
-    auto row_calibration = OptionalPositive(item, "calibration_ms", where);
-    if (!row_calibration) return row_calibration.error();
-    row.calibration_ms = *row_calibration ? *row_calibration : *calibration;
-    auto record = OptionalString(item, "record", where);
-    if (!record) return record.error();
-    row.record_id = *record;
-    row.host = host;
-    rows.push_back(std::move(row));
+    auto row = JsonRow(doc["rows"][i], i, name, *defaults);
+    if (!row) return row.error();
+    rows.push_back(std::move(*row));
   }
   CULPRIT_TRY(CheckRows(rows, name));
   return rows;
