@@ -414,32 +414,66 @@ Status ParseDemoStopAfter(std::string_view what, DemoOptions& options) {
   return {};
 }
 
-Result<DemoReport> RunDemo(const DemoOptions& options, DemoReporter& reporter,
-                           BuildProgress* build_progress) {
-  const auto demo_start = std::chrono::steady_clock::now();
-  DemoReport report;
+namespace {
+
+/// The demo's start: its examples found, the work directory made, the engine's history
+/// written and the configuration beside it.
+struct DemoStart {
+  std::filesystem::path examples, repo;
+  std::chrono::milliseconds history{0};  ///< Writing the history took this long.
+  Config config;
+};
+
+Result<DemoStart> StartDemo(const DemoOptions& options, DemoReporter& reporter,
+                            DemoReport& report) {
+  DemoStart start;
   Result<std::filesystem::path> found =
       FindDemoExamples(RunningDemoDataPlaces(options.examples_dir));
   if (!found) return found.error();
-  const std::filesystem::path examples = *found;
-  std::filesystem::path template_path = examples / "eventstore" / "culprit.toml.in";
+  start.examples = *found;
   std::error_code ec;
   std::filesystem::path work = std::filesystem::absolute(options.work_dir);
   std::filesystem::create_directories(work, ec);
   if (ec) return Error(fmt::format("cannot create {}: {}", work.string(), ec.message()));
-  std::filesystem::path repo = work / "eventstore";
+  start.repo = work / "eventstore";
 
   reporter.Line(fmt::format("== culprit demo: why did {} get slower between {} and {}? ==",
                             options.query, options.good, options.bad));
-  reporter.Line(fmt::format("the demo engine: {}", (examples / "eventstore").string()));
+  reporter.Line(fmt::format("the demo engine: {}", (start.examples / "eventstore").string()));
   const auto history_start = std::chrono::steady_clock::now();
-  CULPRIT_TRY(CreateHistory(examples, repo, reporter));
-  const std::chrono::milliseconds history = Since(history_start);
+  CULPRIT_TRY(CreateHistory(start.examples, start.repo, reporter));
+  start.history = Since(history_start);
 
   report.config_path = work / "culprit.toml";
-  Result<Config> config = WriteDemoConfig(template_path, repo, options.events, report.config_path);
+  Result<Config> config = WriteDemoConfig(start.examples / "eventstore" / "culprit.toml.in",
+                                          start.repo, options.events, report.config_path);
   if (!config) return config.error();
+  start.config = std::move(*config);
   reporter.Line(fmt::format("configuration: {}", report.config_path.string()));
+  return start;
+}
+
+/// The time the ladder's explain step took (the explains run within the bisect's step; the
+/// ladder keeps their time apart), or zero.
+std::chrono::milliseconds ExplainTime(const InvestigationState& state) {
+  for (const auto& [step, ms] : state.step_wall_ms) {
+    if (step == "explain") return std::chrono::milliseconds(ms);
+  }
+  return std::chrono::milliseconds{0};
+}
+
+}  // namespace
+
+Result<DemoReport> RunDemo(const DemoOptions& options, DemoReporter& reporter,
+                           BuildProgress* build_progress) {
+  const auto demo_start = std::chrono::steady_clock::now();
+  DemoReport report;
+  Result<DemoStart> start = StartDemo(options, reporter, report);
+  if (!start) return start.error();
+  const std::filesystem::path& examples = start->examples;
+  const std::filesystem::path& repo = start->repo;
+  const std::chrono::milliseconds history = start->history;
+  const Config& config = start->config;
   if (options.stop_after_history) {
     reporter.Result(fmt::format(
         "stopped after the history, as asked: the demo engine's history is in {} and its "
@@ -449,11 +483,11 @@ Result<DemoReport> RunDemo(const DemoOptions& options, DemoReporter& reporter,
   }
 
   TimedBuilds timed_builds(build_progress);
-  Result<std::unique_ptr<EngineBuilds>> builds = EngineBuilds::Open(*config, false, &timed_builds);
+  Result<std::unique_ptr<EngineBuilds>> builds = EngineBuilds::Open(config, false, &timed_builds);
   if (!builds) return builds.error();
   std::unique_ptr<HostProbe> host = MakeRealHostProbe();
   TimedReporter timed(reporter, timed_builds);
-  Result<bool> resume = ResumesLadder(*config, options);
+  Result<bool> resume = ResumesLadder(config, options);
   if (!resume) return resume.error();
   std::chrono::milliseconds table_runs{0};
   std::optional<Error> table_failure;
@@ -464,7 +498,7 @@ Result<DemoReport> RunDemo(const DemoOptions& options, DemoReporter& reporter,
   } else {
     const auto table_start = std::chrono::steady_clock::now();
     const std::chrono::milliseconds builds_before_table = timed_builds.total();
-    CULPRIT_TRY(RunDemoTable(*config, options, examples / "eventstore" / "published-v1.0.json",
+    CULPRIT_TRY(RunDemoTable(config, options, examples / "eventstore" / "published-v1.0.json",
                              **builds, host.get(), reporter, report, table_failure));
     const std::chrono::milliseconds table_wall = Since(table_start);
     const std::chrono::milliseconds table_builds = timed_builds.total() - builds_before_table;
@@ -480,7 +514,7 @@ Result<DemoReport> RunDemo(const DemoOptions& options, DemoReporter& reporter,
     }
   }
   Result<InvestigationReport> ladder =
-      RunLadder(*config, options, *resume, **builds, host.get(), timed, reporter);
+      RunLadder(config, options, *resume, **builds, host.get(), timed, reporter);
   if (!ladder) return ladder.error();
   ReportLadder(ladder->state, report);
   if (ladder->stopped) {
@@ -494,18 +528,13 @@ Result<DemoReport> RunDemo(const DemoOptions& options, DemoReporter& reporter,
   const std::chrono::milliseconds builds_before_audit = timed_builds.total();
   std::optional<Error> audit_failure;
   CULPRIT_TRY(
-      RunDemoAudit(*config, options, examples, timed_builds, reporter, report, audit_failure));
+      RunDemoAudit(config, options, examples, timed_builds, reporter, report, audit_failure));
   const std::chrono::milliseconds audit_builds = timed_builds.total() - builds_before_audit;
   const std::chrono::milliseconds audit_wall = Since(audit_start);
   const std::chrono::milliseconds audit_pairs = audit_wall - std::min(audit_wall, audit_builds);
 
-  // The explains run within the bisect's step; the ladder keeps their time apart.
-  std::chrono::milliseconds explain{0};
-  for (const auto& [step, ms] : ladder->state.step_wall_ms) {
-    if (step == "explain") explain = std::chrono::milliseconds(ms);
-  }
-  reporter.Result(
-      WallTimes(Since(demo_start), history, timed_builds, timed, table_runs, explain, audit_pairs));
+  reporter.Result(WallTimes(Since(demo_start), history, timed_builds, timed, table_runs,
+                            ExplainTime(ladder->state), audit_pairs));
   // Everything measured is archived and shown; a broken table or audit sitting is still an
   // error.
   if (table_failure) return *table_failure;
