@@ -182,6 +182,9 @@ ComparisonPlan StepRecorder::Plan(const BisectState& state) const {
   plan.better = query_->better;
   plan.better_note = query_->better_note;
   plan.a.process.metric = query_->metric;  // The record says which metric decided.
+  // The record says where the runs ran (cpus, ASLR): the batch's runs start with
+  // [measure]'s placement, as every arm made by MakeQueryArm does.
+  plan.a.process.process.placement = config_.measured_runs;
   plan.a.name = "baseline";
   plan.a.label = ShortCommit(state.commits[step_.baseline]);
   plan.a.commit = state.commits[step_.baseline];

@@ -108,6 +108,24 @@ TEST_F(StepRecorderTest, BatchesOfOneStepAreOneRecord) {
       << reporter_.lines[0];
 }
 
+// A step's record says where its runs ran ([measure] aslr and cpus), as a compare's does: a
+// search or verification step said "aslr on" beside confirmation steps saying "off" before.
+TEST_F(StepRecorderTest, AStepRecordSaysWhereItsRunsRan) {
+  config_.measured_runs.aslr = false;
+  config_.measured_runs.cpus = {0};
+  StepRecorder recorder(config_, {engine_, engine_, engine_}, nullptr, reporter_, store_);
+  recorder.Prepare(config_.queries.at("q"), SittingOptions{}, HostState{});
+  Batch batch = recorder.Measure(state_.commits, BisectStepKind::kMeasure, 4, 0, 4, 0);
+  ASSERT_EQ(batch.kind, Batch::Kind::kMeasured) << batch.reason;
+  recorder.Add(BisectStepKind::kMeasure, 4, 0, batch);
+  ASSERT_TRUE(recorder.Flush(state_, search_, 0));
+  ASSERT_EQ(state_.log.size(), 1u);
+  Result<Record> record = store_.Find(state_.log[0].record_id);
+  ASSERT_TRUE(record) << record.error().message();
+  EXPECT_EQ(record->details["aslr"], "off");
+  EXPECT_EQ(record->details["cpus"], "0");
+}
+
 TEST_F(StepRecorderTest, FlushOfNoStepDoesNothing) {
   ASSERT_TRUE(recorder_.Flush(state_, search_, 0));
   EXPECT_TRUE(state_.log.empty());
