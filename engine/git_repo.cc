@@ -214,6 +214,59 @@ void RemoveEmptyParents(const fs::path& dir, fs::path path) {
   }
 }
 
+// The trees a checkout stamp lists, and whether it says that checkout finished.
+struct StampedTrees {
+  std::vector<std::string> trees;
+  bool finished = false;
+};
+
+/// What the stamp at `stamp` lists: its tree ids, and finished when it is one
+/// tree's id alone; nothing when it is absent or unreadable.
+StampedTrees ReadTreeStamp(const fs::path& stamp) {
+  StampedTrees stamped;
+  std::error_code ec;
+  if (!fs::exists(stamp, ec)) return stamped;
+  Result<std::string> text = ReadFile(stamp);
+  if (!text) return stamped;
+  std::istringstream lines(*text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.size() == GIT_OID_HEXSZ) stamped.trees.push_back(line);
+  }
+  stamped.finished = stamped.trees.size() == 1 && *text == stamped.trees[0] + "\n";
+  return stamped;
+}
+
+/// Removes from `dir` each file of `old_files` that `target` lacks, and the
+/// directories that leaves empty; never through a symlink in its parents.
+void RemoveFilesNotIn(const fs::path& dir, const std::map<std::string, TreeFile>& old_files,
+                      const std::map<std::string, TreeFile>& target) {
+  std::error_code ec;
+  for (const auto& [path, file] : old_files) {
+    if (target.contains(path)) continue;
+    fs::path full = dir / path;
+    // Not through a symlink in its parents: the file is not where the tree
+    // put it, and what is there is not ours to delete.
+    if (!ParentsAreDirectories(dir, path)) continue;
+    fs::file_status status = fs::symlink_status(full, ec);
+    if (fs::exists(status) && !fs::is_directory(status)) {
+      fs::remove(full, ec);
+      RemoveEmptyParents(dir, full);
+    }
+  }
+}
+
+/// Whether `path` needs no writing: `dir` is known to hold exactly `old_files`
+/// (clean), and path is there with the same blob and mode as `file`.
+bool AlreadyCheckedOut(const fs::path& dir, bool clean,
+                       const std::map<std::string, TreeFile>& old_files, const std::string& path,
+                       const TreeFile& file) {
+  if (!clean) return false;
+  auto old = old_files.find(path);
+  std::error_code ec;
+  return old != old_files.end() && git_oid_equal(&old->second.oid, &file.oid) &&
+         old->second.mode == file.mode && fs::exists(fs::symlink_status(dir / path, ec));
+}
+
 }  // namespace
 
 struct GitRepo::Impl {
@@ -558,23 +611,13 @@ Status GitRepo::Materialize(std::string_view revision, const fs::path& dir) cons
   // a first checkout: its in-progress stamp names a single tree too, and
   // without the line a file cut short by the kill would be taken as whole.
   fs::path stamp = dir / kTreeStampFile;
-  std::vector<std::string> present_trees;
-  bool stamp_says_finished = false;
-  if (fs::exists(stamp, ec)) {
-    Result<std::string> text = ReadFile(stamp);
-    if (text) {
-      std::istringstream lines(*text);
-      for (std::string line; std::getline(lines, line);) {
-        if (line.size() == GIT_OID_HEXSZ) present_trees.push_back(line);
-      }
-      stamp_says_finished = present_trees.size() == 1 && *text == present_trees[0] + "\n";
-    }
-  }
+  StampedTrees stamped_trees = ReadTreeStamp(stamp);
+  const std::vector<std::string>& present_trees = stamped_trees.trees;
   // Files of the trees present before, to remove those the target lacks; and
   // whether `dir` is known to hold exactly one tree, whose unchanged files need
   // no reading.
   std::map<std::string, TreeFile> old_files;
-  bool clean = stamp_says_finished;
+  bool clean = stamped_trees.finished;
   for (const std::string& tree_id : present_trees) {
     git_oid oid;
     Result<TreeListing> listing = git_oid_fromstr(&oid, tree_id.c_str()) == 0
@@ -597,24 +640,9 @@ Status GitRepo::Materialize(std::string_view revision, const fs::path& dir) cons
   Status stamped = WriteFileAtomically(stamp, Join(pending, "\n") + "\n" + kSwitchingLine + "\n");
   if (!stamped) return stamped.error().WithContext("checking out " + commit->short_id);
 
-  for (const auto& [path, file] : old_files) {
-    if (target->files.contains(path)) continue;
-    fs::path full = dir / path;
-    // Not through a symlink in its parents: the file is not where the tree
-    // put it, and what is there is not ours to delete.
-    if (!ParentsAreDirectories(dir, path)) continue;
-    fs::file_status status = fs::symlink_status(full, ec);
-    if (fs::exists(status) && !fs::is_directory(status)) {
-      fs::remove(full, ec);
-      RemoveEmptyParents(dir, full);
-    }
-  }
+  RemoveFilesNotIn(dir, old_files, target->files);
   for (const auto& [path, file] : target->files) {
-    auto old = old_files.find(path);
-    if (clean && old != old_files.end() && git_oid_equal(&old->second.oid, &file.oid) &&
-        old->second.mode == file.mode && fs::exists(fs::symlink_status(dir / path, ec))) {
-      continue;
-    }
+    if (AlreadyCheckedOut(dir, clean, old_files, path, file)) continue;
     Status written = impl_->WriteFile(dir, path, file);
     if (!written) return written.error().WithContext("checking out " + commit->short_id);
   }
