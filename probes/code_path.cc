@@ -92,6 +92,78 @@ Result<CodePath> FromCommand(const EngineSections& config, const QueryConfig& qu
 }
 
 /// code_path = "auto": a coverage build of `commit`, the query once, gcov.
+/// The builds of config with coverage flags, in their own cache, each keeping its
+/// objects' notes (.gcno) as an artifact.
+Result<std::unique_ptr<EngineBuilds>> OpenCoverageBuilds(const EngineSections& config,
+                                                         BuildProgress* progress) {
+  // Its own cache, so coverage objects never mix with the measured builds.
+  EngineSections coverage = config;
+  coverage.cache.dir = config.cache.dir / "coverage";
+  return EngineBuilds::OpenAdjusted(coverage, progress, [](BuildSettings& settings) {
+    settings.env = {
+        {"CFLAGS", "--coverage -O0"}, {"CXXFLAGS", "--coverage -O0"}, {"LDFLAGS", "--coverage"}};
+    settings.clean = false;  // the notes' paths name the scratch checkout
+    settings.steps.push_back(
+        {"sh", "-c",
+         std::string("find . -name '*.gcno' -print0 | tar --null -cf ") + kNotesArchive + " -T -"});
+    settings.artifacts.push_back(kNotesArchive);
+  });
+}
+
+/// The path measured before for query at commit, kept in the build's entry; nullopt when
+/// there is none for this query.
+std::optional<CodePath> CachedCoveragePath(const fs::path& entry, const QueryConfig& query,
+                                           const std::string& commit) {
+  Result<std::string> cached = ReadFile(entry / kMeasuredFile);
+  if (!cached) return std::nullopt;
+  nlohmann::json doc = nlohmann::json::parse(*cached, nullptr, false);
+  if (!doc.is_object() || doc.value("query", "") != query.name || !doc["files"].is_array()) {
+    return std::nullopt;
+  }
+  CodePath path;
+  path.source = CodePath::Source::kCoverage;
+  path.commit = commit;
+  for (const auto& file : doc["files"]) {
+    if (file.is_string()) path.files.push_back(file.get<std::string>());
+  }
+  return path;
+}
+
+/// The files a run executed: the notes archive unpacked beside the run's .gcda files in
+/// `data`, read by gcov; unknown (saying why) when there is no data or gcov fails.
+Result<CodePath> ReadCoverageData(const fs::path& notes, const fs::path& data,
+                                  const fs::path& checkout, const std::string& commit) {
+  ProcessSpec untar;
+  untar.argv = {"tar", "-xf", notes.string(), "-C", data.string()};
+  if (ProcessResult r = RunProcess(untar); !r.ok()) {
+    return Unknown(fmt::format("cannot unpack the coverage notes: tar {}", r.Describe(untar)));
+  }
+  std::vector<std::string> gcda;
+  std::error_code ec;
+  for (const auto& file : fs::recursive_directory_iterator(data, ec)) {
+    if (file.path().extension() == ".gcda") gcda.push_back(file.path().string());
+  }
+  if (gcda.empty()) {
+    return Unknown(
+        "the query wrote no coverage data: do the build steps pass CFLAGS, CXXFLAGS and LDFLAGS "
+        "to the compiler?");
+  }
+  ProcessSpec gcov;
+  gcov.argv = {"gcov", "--json-format", "--stdout"};
+  gcov.argv.insert(gcov.argv.end(), gcda.begin(), gcda.end());
+  gcov.cwd = data;
+  gcov.output_limit = 256 << 20;
+  ProcessResult read = RunProcess(gcov);
+  CULPRIT_TRY(Interrupted(read));
+  if (!read.ok()) return Unknown(fmt::format("gcov {}", read.Describe(gcov)));
+
+  CodePath path;
+  path.source = CodePath::Source::kCoverage;
+  path.commit = commit;
+  path.files = ExecutedFiles(read.stdout_text, checkout.string());
+  return path;
+}
+
 Result<CodePath> FromCoverage(const EngineSections& config, const QueryConfig& query,
                               const std::string& commit, BuildProgress* progress) {
   ProcessSpec gcov_version;
@@ -99,20 +171,7 @@ Result<CodePath> FromCoverage(const EngineSections& config, const QueryConfig& q
   if (!RunProcess(gcov_version).ok()) {
     return Unknown("gcov is not installed (it ships with g++), so coverage cannot be read");
   }
-  // Its own cache, so coverage objects never mix with the measured builds.
-  EngineSections coverage = config;
-  coverage.cache.dir = config.cache.dir / "coverage";
-  Result<std::unique_ptr<EngineBuilds>> builds =
-      EngineBuilds::OpenAdjusted(coverage, progress, [](BuildSettings& settings) {
-        settings.env = {{"CFLAGS", "--coverage -O0"},
-                        {"CXXFLAGS", "--coverage -O0"},
-                        {"LDFLAGS", "--coverage"}};
-        settings.clean = false;  // the notes' paths name the scratch checkout
-        settings.steps.push_back({"sh", "-c",
-                                  std::string("find . -name '*.gcno' -print0 | tar --null -cf ") +
-                                      kNotesArchive + " -T -"});
-        settings.artifacts.push_back(kNotesArchive);
-      });
+  Result<std::unique_ptr<EngineBuilds>> builds = OpenCoverageBuilds(config, progress);
   if (!builds) return Unknown(builds.error().message());
   Result<ResolvedBuild> build = (*builds)->ResolveCommit(commit);
   if (!build) {
@@ -122,18 +181,7 @@ Result<CodePath> FromCoverage(const EngineSections& config, const QueryConfig& q
   const fs::path notes = build->context.artifacts.at(kNotesArchive);
   const fs::path entry = notes.parent_path().parent_path();
   // Measured once per commit (and build steps).
-  if (Result<std::string> cached = ReadFile(entry / kMeasuredFile)) {
-    nlohmann::json doc = nlohmann::json::parse(*cached, nullptr, false);
-    if (doc.is_object() && doc.value("query", "") == query.name && doc["files"].is_array()) {
-      CodePath path;
-      path.source = CodePath::Source::kCoverage;
-      path.commit = commit;
-      for (const auto& file : doc["files"]) {
-        if (file.is_string()) path.files.push_back(file.get<std::string>());
-      }
-      return path;
-    }
-  }
+  if (std::optional<CodePath> cached = CachedCoveragePath(entry, query, commit)) return *cached;
 
   std::string pattern = (fs::temp_directory_path() / "culprit-coverage-XXXXXX").string();
   if (::mkdtemp(pattern.data()) == nullptr) return Unknown("cannot create a temporary directory");
@@ -163,35 +211,9 @@ Result<CodePath> FromCoverage(const EngineSections& config, const QueryConfig& q
     return Unknown(fmt::format("the query {} on the coverage build", run.Describe(arm->process)));
   }
 
-  ProcessSpec untar;
-  untar.argv = {"tar", "-xf", notes.string(), "-C", data.string()};
-  if (ProcessResult r = RunProcess(untar); !r.ok()) {
-    return Unknown(fmt::format("cannot unpack the coverage notes: tar {}", r.Describe(untar)));
-  }
-  std::vector<std::string> gcda;
-  std::error_code ec;
-  for (const auto& file : fs::recursive_directory_iterator(data, ec)) {
-    if (file.path().extension() == ".gcda") gcda.push_back(file.path().string());
-  }
-  if (gcda.empty()) {
-    return Unknown(
-        "the query wrote no coverage data: do the build steps pass CFLAGS, CXXFLAGS and LDFLAGS "
-        "to the compiler?");
-  }
-  ProcessSpec gcov;
-  gcov.argv = {"gcov", "--json-format", "--stdout"};
-  gcov.argv.insert(gcov.argv.end(), gcda.begin(), gcda.end());
-  gcov.cwd = data;
-  gcov.output_limit = 256 << 20;
-  ProcessResult read = RunProcess(gcov);
-  CULPRIT_TRY(Interrupted(read));
-  if (!read.ok()) return Unknown(fmt::format("gcov {}", read.Describe(gcov)));
-
-  CodePath path;
-  path.source = CodePath::Source::kCoverage;
-  path.commit = commit;
-  path.files = ExecutedFiles(read.stdout_text, checkout.string());
-  nlohmann::json doc = {{"query", query.name}, {"files", path.files}};
+  Result<CodePath> path = ReadCoverageData(notes, data, checkout, commit);
+  if (!path || path->source != CodePath::Source::kCoverage) return path;
+  nlohmann::json doc = {{"query", query.name}, {"files", path->files}};
   // A cache: when it cannot be written, the next relevance check measures the path again.
   (void)WriteFileAtomically(entry / kMeasuredFile, ToJsonText(doc, 2) + "\n",
                             ExistingFile::kReplace);
