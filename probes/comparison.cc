@@ -42,18 +42,11 @@ Arm ToRecordArm(const ComparisonArm& arm, const SittingResult& sitting, int inde
 
 }  // namespace
 
-Record MakeComparisonRecord(const ComparisonPlan& plan, const SittingResult& sitting,
-                            const HostIdentity& host) {
-  Record record;
-  record.kind = plan.kind;
-  record.query = plan.query;
-  record.unit = plan.unit;
-  record.hypothesis = plan.hypothesis;
-  record.band = plan.options.band;
-  record.arms.push_back(ToRecordArm(plan.a, sitting, 0));
-  record.arms.push_back(ToRecordArm(plan.b, sitting, 1));
-  // Both arms' view of every variable either one touches, inherited values
-  // included: a record must say exactly what ran.
+namespace {
+
+/// Sets each arm's effective environment: both arms' view of every variable either one
+/// touches, inherited values included, since a record must say exactly what ran.
+void AddEffectiveEnvironments(const ComparisonPlan& plan, Record& record) {
   std::vector<std::string> touched;
   for (const ComparisonArm* arm : {&plan.a, &plan.b}) {
     for (const auto& [name, value] : arm->process.process.set_env) touched.push_back(name);
@@ -63,15 +56,10 @@ Record MakeComparisonRecord(const ComparisonPlan& plan, const SittingResult& sit
   touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
   record.arms[0].effective_env = EffectiveEnvironment(plan.a.process.process, touched);
   record.arms[1].effective_env = EffectiveEnvironment(plan.b.process.process, touched);
-  record.samples = sitting.samples;
-  record.start = sitting.start;
-  record.end = sitting.end;
-  record.host = host;
-  record.culprit_version = CULPRIT_VERSION;
-  record.config_digest = plan.config_digest;
-  record.interrupted = sitting.interrupted;
-  record.links = plan.links;
-  record.details = plan.details;
+}
+
+/// Which way the metric is better, which metric decided and what counted it.
+void AddMetricDetails(const ComparisonPlan& plan, Record& record) {
   // Every comparison says which way its metric is better, so that a report never reads a
   // throughput upside down; an inferred direction is said, not assumed silently.
   record.details["better"] = std::string(MetricDirectionName(plan.better));
@@ -81,11 +69,10 @@ Record MakeComparisonRecord(const ComparisonPlan& plan, const SittingResult& sit
                                  ? (metric == MetricRule::Kind::kRegex ? "regex" : "json")
                                  : std::string(NamedMetricName(metric));
   if (IsCachegrindMetric(metric)) record.details["metric_source"] = "cachegrind";
-  // Where the measured runs ran (pinned CPUs, ASLR): TuningDifferences compares it.
-  RecordPlacement(plan.a.process.process.placement, &record);
-  record.notes = plan.notes;
-  if (!plan.better_note.empty()) record.notes.push_back(plan.better_note);
-  record.notes.insert(record.notes.end(), sitting.notes.begin(), sitting.notes.end());
+}
+
+/// The sitting's seed, dropped pairs, failure counts and their test, and calibrations.
+void AddSittingDetails(const SittingResult& sitting, Record& record) {
   record.details["seed"] = std::to_string(sitting.seed);
   record.details["pairs_dropped"] = std::to_string(sitting.pairs_dropped);
   const FailureComparison& failures = sitting.failures;
@@ -112,6 +99,12 @@ Record MakeComparisonRecord(const ComparisonPlan& plan, const SittingResult& sit
     }
     record.details["checkpoint_calibrations_ms"] = list;
   }
+}
+
+/// The estimate of the shift, when the sitting has one, and how it was decided: the
+/// runs' ratio range for a near-deterministic sitting, else the interval with its
+/// confidence, mean ratio and tails.
+void AddEstimate(const SittingResult& sitting, Record& record) {
   const bool near_deterministic =
       sitting.near_deterministic &&
       sitting.near_deterministic->state == NearDeterministicLook::State::kDecided;
@@ -135,6 +128,38 @@ Record MakeComparisonRecord(const ComparisonPlan& plan, const SittingResult& sit
                                             std::exp(t.threshold), t.slow, t.fast, t.p_value);
     }
   }
+}
+
+}  // namespace
+
+Record MakeComparisonRecord(const ComparisonPlan& plan, const SittingResult& sitting,
+                            const HostIdentity& host) {
+  Record record;
+  record.kind = plan.kind;
+  record.query = plan.query;
+  record.unit = plan.unit;
+  record.hypothesis = plan.hypothesis;
+  record.band = plan.options.band;
+  record.arms.push_back(ToRecordArm(plan.a, sitting, 0));
+  record.arms.push_back(ToRecordArm(plan.b, sitting, 1));
+  AddEffectiveEnvironments(plan, record);
+  record.samples = sitting.samples;
+  record.start = sitting.start;
+  record.end = sitting.end;
+  record.host = host;
+  record.culprit_version = CULPRIT_VERSION;
+  record.config_digest = plan.config_digest;
+  record.interrupted = sitting.interrupted;
+  record.links = plan.links;
+  record.details = plan.details;
+  AddMetricDetails(plan, record);
+  // Where the measured runs ran (pinned CPUs, ASLR): TuningDifferences compares it.
+  RecordPlacement(plan.a.process.process.placement, &record);
+  record.notes = plan.notes;
+  if (!plan.better_note.empty()) record.notes.push_back(plan.better_note);
+  record.notes.insert(record.notes.end(), sitting.notes.begin(), sitting.notes.end());
+  AddSittingDetails(sitting, record);
+  AddEstimate(sitting, record);
   // The figures the sitting did not decide on, from its samples once it is over: they can
   // neither stop it nor turn its verdict.
   std::vector<SecondaryFigure> secondary =
