@@ -215,6 +215,9 @@ class BisectSearch {
   /// Whether the search has turned wary (SearchOptions::wary_step_odds): a hypothesis was
   /// refuted, or the search measured again after a verification's pairs.
   bool Wary() const;
+  /// The rule in force: the options' step odds and target, or the wary ones once Wary().
+  double StepOdds() const;
+  double TargetProbability() const;
   /// The options with automatic budgets resolved.
   int max_builds() const;
   int max_pairs() const;
@@ -266,9 +269,6 @@ class BisectSearch {
                                  bool verification) const;
   bool IsUnbuildable(int commit) const;
   bool IsBuilt(int commit) const;
-  /// The stopping rule in force (the wary one once Wary()).
-  double StepOdds() const;
-  double TargetProbability() const;
 
   int n_;
   SearchOptions options_;

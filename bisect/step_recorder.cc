@@ -256,8 +256,9 @@ Status StepRecorder::Flush(BisectState& state, const BisectSearch& search, int s
   if (empty()) return {};
   ComparisonPlan plan = Plan(state);
   // The stopping rule the step ran under, and a verification's looks (issue 27).
-  plan.details["step_odds"] = fmt::format("{:g}", search.options().step_odds);
-  plan.details["target_probability"] = fmt::format("{:g}", search.options().target_probability);
+  // The rule in force when the step ended: the wary one once a verification lost its candidate.
+  plan.details["step_odds"] = fmt::format("{:g}", search.StepOdds());
+  plan.details["target_probability"] = fmt::format("{:g}", search.TargetProbability());
   if (step_.kind == BisectStepKind::kVerify) {
     const VerificationPlan looks = search.PlanFor(step_.index - seg_lo, step_.baseline - seg_lo);
     plan.details["verify_looks"] = fmt::format("{}", fmt::join(looks.looks, ","));
