@@ -409,7 +409,9 @@ Result<BisectReport> BisectRunner::Session::AdoptConfirmation(const Record& reco
   BisectStepLog log = SittingLog(static_cast<int>(state_.log.size()) + 1, BisectStepKind::kConfirm,
                                  0, n, state_.commits, record, static_cast<int>(d.size()));
   log.note = std::string(kAdoptedNote) + record.id;
-  return Confirmed(record, static_cast<int>(d.size()), std::move(d), log);
+  // Counted before the call: the vector is moved into it, and arguments are unsequenced.
+  const int pairs = static_cast<int>(d.size());
+  return Confirmed(record, pairs, std::move(d), log);
 }
 
 Result<BisectReport> BisectRunner::Session::Confirmed(const Record& record, int pairs_kept,

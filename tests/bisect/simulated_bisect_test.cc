@@ -638,6 +638,10 @@ TEST(BisectRunnerOnScriptedWorld, AnArchivedConfirmationOfTheEndpointsIsAdoptedN
   EXPECT_EQ(first.kind, BisectStepKind::kConfirm);
   EXPECT_EQ(first.record_id, confirmation.id);
   EXPECT_EQ(first.pairs, static_cast<int>(KeptLogRatios(confirmation.samples).size()));
+  // The whole range's part counts the adopted pairs too (they were once read after the move
+  // that emptied them: unsequenced arguments).
+  ASSERT_FALSE(report->state.segments.empty());
+  EXPECT_EQ(report->state.segments.front().pairs, first.pairs);
   ASSERT_TRUE(report->found) << report->text;
   EXPECT_NE(report->text.find("CULPRIT " + SimulatedEngine::Id(world.first_bad())),
             std::string::npos)
