@@ -92,31 +92,11 @@ std::string StarterConfig(std::string_view engine_name_hint) {
   return StarterConfig(engine_name_hint, CMake());
 }
 
-std::string StarterConfig(std::string_view engine_name_hint, const BuildSystem& build,
-                          const CompilerCacheOffer& ccache) {
-  std::string name;
-  for (char c : engine_name_hint) {
-    if (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-') name += c;
-  }
-  if (name.empty() || name == "." || name == "..") name = "engine";
-  std::string steps;
-  for (size_t i = 0; i < build.steps.size(); ++i) {
-    std::vector<std::string> step;
-    for (const std::string& word : build.steps[i]) step.push_back(Substitute(word, name));
-    steps += (i == 0 ? "[" : ",\n         ") + TomlArray(step);
-  }
-  steps += "]";
-  const bool has_artifact = !build.artifact.empty();
-  std::string artifacts =
-      has_artifact ? TomlArray({Substitute(build.artifact, name)}) : std::string("[]");
-  // fmt inserts argument values verbatim: the placeholders are single braces.
-  std::string command = has_artifact ? fmt::format("[\"{{artifact:{}}}\", \"--version\"]", name)
-                                     : TomlArray(build.command_without_artifact);
-  std::string recognised =
-      build.name == "unknown"
-          ? "# No build system was recognised here: edit the build commands below."
-          : fmt::format("# The build steps fit the {} project found here; check them.", build.name);
-  return fmt::format(R"toml(# culprit.toml: how culprit builds and measures {name}.
+namespace {
+
+// The starter file: fmt placeholders {name}, {recognised}, {steps}, {artifacts},
+// {compiler_cache} and {command}; literal braces doubled.
+constexpr char kStarterTemplate[] = R"toml(# culprit.toml: how culprit builds and measures {name}.
 # Paths are relative to this file. Durations are written "500ms", "60s", "20m", "1h".
 # Edit the build commands, the artifact and the query, then try `culprit run example`.
 {recognised}
@@ -182,8 +162,47 @@ dir = "benchmarks/results-v1"
 
 # [cache]
 # dir = "~/.cache/culprit"   # build cache; default $XDG_CACHE_HOME/culprit
-)toml",
-                     fmt::arg("name", name), fmt::arg("recognised", recognised),
+)toml";
+
+/// The hint with only the characters an engine name may hold, or "engine" when
+/// nothing usable is left.
+std::string EngineName(std::string_view engine_name_hint) {
+  std::string name;
+  for (char c : engine_name_hint) {
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-') name += c;
+  }
+  if (name.empty() || name == "." || name == "..") name = "engine";
+  return name;
+}
+
+/// The build's steps as a TOML array of arrays, one step a line, named for `name`.
+std::string StepsToml(const BuildSystem& build, const std::string& name) {
+  std::string steps;
+  for (size_t i = 0; i < build.steps.size(); ++i) {
+    std::vector<std::string> step;
+    for (const std::string& word : build.steps[i]) step.push_back(Substitute(word, name));
+    steps += (i == 0 ? "[" : ",\n         ") + TomlArray(step);
+  }
+  return steps + "]";
+}
+
+}  // namespace
+
+std::string StarterConfig(std::string_view engine_name_hint, const BuildSystem& build,
+                          const CompilerCacheOffer& ccache) {
+  const std::string name = EngineName(engine_name_hint);
+  std::string steps = StepsToml(build, name);
+  const bool has_artifact = !build.artifact.empty();
+  std::string artifacts =
+      has_artifact ? TomlArray({Substitute(build.artifact, name)}) : std::string("[]");
+  // fmt inserts argument values verbatim: the placeholders are single braces.
+  std::string command = has_artifact ? fmt::format("[\"{{artifact:{}}}\", \"--version\"]", name)
+                                     : TomlArray(build.command_without_artifact);
+  std::string recognised =
+      build.name == "unknown"
+          ? "# No build system was recognised here: edit the build commands below."
+          : fmt::format("# The build steps fit the {} project found here; check them.", build.name);
+  return fmt::format(kStarterTemplate, fmt::arg("name", name), fmt::arg("recognised", recognised),
                      fmt::arg("steps", steps), fmt::arg("artifacts", artifacts),
                      fmt::arg("command", command),
                      fmt::arg("compiler_cache", CompilerCacheLines(build, ccache)));
