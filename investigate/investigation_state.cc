@@ -195,6 +195,46 @@ std::string InvestigationStateToJson(const InvestigationState& s) {
   return ToJsonText(j, 2) + "\n";
 }
 
+namespace {
+
+/// The request the investigation was started with; throws on a missing or mistyped field.
+InvestigateRequest RequestFromJson(const Json& r) {
+  InvestigateRequest request;
+  request.good = r.at("good").get<std::string>();
+  request.bad = r.at("bad").get<std::string>();
+  request.query = r.at("query").get<std::string>();
+  request.probe_query = r.value("probe_query", "");
+  request.plans = r.value("plans", std::vector<std::string>{});
+  request.runs_per_visit = r.value("runs_per_visit", 3);
+  request.explain = r.value("explain", true);
+  if (r.contains("band")) request.flags.band = r["band"].get<double>();
+  if (r.contains("min_pairs")) request.flags.min_pairs = r["min_pairs"].get<int>();
+  if (r.contains("max_pairs")) request.flags.max_pairs = r["max_pairs"].get<int>();
+  if (r.contains("warmup")) request.flags.warmup = r["warmup"].get<int>();
+  if (r.contains("seed")) request.flags.seed = r["seed"].get<uint64_t>();
+  return request;
+}
+
+/// The bisect's outcome into s: done, its records, the culprit, its parent and
+/// files, and the changes found after it; throws on a mistyped field.
+void BisectFromJson(const Json& j, InvestigationState& s) {
+  s.bisect_done = j.value("bisect_done", false);
+  s.bisect_record = j.value("bisect_record", "");
+  s.bisect_records = j.value("bisect_records", std::vector<std::string>{});
+  s.bisect_found = j.value("bisect_found", false);
+  s.bisect_text = j.value("bisect_text", "");
+  s.culprit = j.value("culprit", "");
+  s.culprit_subject = j.value("culprit_subject", "");
+  s.parent = j.value("parent", "");
+  s.changed_files = j.value("changed_files", std::vector<std::string>{});
+  // Absent from states saved before the ladder went on past an on-path culprit: none.
+  for (const Json& c : j.value("later_changes", Json::array())) {
+    s.later_changes.push_back({c.value("commit", ""), c.value("parent", "")});
+  }
+}
+
+}  // namespace
+
 Result<InvestigationState> InvestigationStateFromJson(std::string_view json,
                                                       std::string_view source) {
   // Depth-limited, like every JSON culprit reads: a damaged state is reported, never a crash.
@@ -218,36 +258,12 @@ Result<InvestigationState> InvestigationStateFromJson(std::string_view json,
         Spelled<InvestigationStatus>(kStatusNames, j.at("status").get<std::string>(), "status");
     s.started = j.value("started", "");
     s.updated = j.value("updated", "");
-    const Json& r = j.at("request");
-    s.request.good = r.at("good").get<std::string>();
-    s.request.bad = r.at("bad").get<std::string>();
-    s.request.query = r.at("query").get<std::string>();
-    s.request.probe_query = r.value("probe_query", "");
-    s.request.plans = r.value("plans", std::vector<std::string>{});
-    s.request.runs_per_visit = r.value("runs_per_visit", 3);
-    s.request.explain = r.value("explain", true);
-    if (r.contains("band")) s.request.flags.band = r["band"].get<double>();
-    if (r.contains("min_pairs")) s.request.flags.min_pairs = r["min_pairs"].get<int>();
-    if (r.contains("max_pairs")) s.request.flags.max_pairs = r["max_pairs"].get<int>();
-    if (r.contains("warmup")) s.request.flags.warmup = r["warmup"].get<int>();
-    if (r.contains("seed")) s.request.flags.seed = r["seed"].get<uint64_t>();
+    s.request = RequestFromJson(j.at("request"));
     s.config_digest = j.value("config_digest", "");
     if (j.contains("confirm")) s.confirm = StepFromJson(j["confirm"]);
     s.probes_done = j.value("probes_done", false);
     s.probes = StepsFromJson(j.value("probes", Json::array()));
-    s.bisect_done = j.value("bisect_done", false);
-    s.bisect_record = j.value("bisect_record", "");
-    s.bisect_records = j.value("bisect_records", std::vector<std::string>{});
-    s.bisect_found = j.value("bisect_found", false);
-    s.bisect_text = j.value("bisect_text", "");
-    s.culprit = j.value("culprit", "");
-    s.culprit_subject = j.value("culprit_subject", "");
-    s.parent = j.value("parent", "");
-    s.changed_files = j.value("changed_files", std::vector<std::string>{});
-    // Absent from states saved before the ladder went on past an on-path culprit: none.
-    for (const Json& c : j.value("later_changes", Json::array())) {
-      s.later_changes.push_back({c.value("commit", ""), c.value("parent", "")});
-    }
+    BisectFromJson(j, s);
     // A state saved before the ladder explained its changes: a finished bisect is not
     // followed by explains on --resume (they were never asked for).
     s.explain_done = j.value("explain_done", s.bisect_done);
