@@ -604,7 +604,7 @@ Result<std::string> SearchedEnding(const SearchedFacts& in, Record& record, Bise
     record.verdict = Verdict::kInconclusive;
     record.verdict_detail = whole.reason;
     text += fmt::format("INCONCLUSIVE: {}\n  credible set ({:.0f}%): {}\n  {}\n", whole.reason,
-                        in.target_probability * 100, Join(credible, " "), builds_line);
+                        main->TargetProbability() * 100, Join(credible, " "), builds_line);
     // What it would take, as one command: the set is the part of the range left to search.
     if (std::string settle = SettleCommand(whole.credible_set, state.commits, in.query->name);
         !settle.empty()) {

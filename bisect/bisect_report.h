@@ -62,9 +62,8 @@ struct CommitFacts {
 struct SearchedFacts {
   const BisectState* state = nullptr;
   const QueryConfig* query = nullptr;
-  double band = 0.05;                ///< The sittings' band: the decomposition's.
-  double target_probability = 0.99;  ///< The active search's: the credible set's.
-  int max_total_pairs = 0;           ///< [bisect]'s, said beside the pairs measured when set.
+  double band = 0.05;       ///< The sittings' band: the decomposition's.
+  int max_total_pairs = 0;  ///< [bisect]'s, said beside the pairs measured when set.
   /// By full commit id: the facts of every verified change's commit.
   std::map<std::string, CommitFacts> commits;
 };

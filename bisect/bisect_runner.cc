@@ -695,7 +695,6 @@ Result<BisectReport> BisectRunner::Session::Finish(const std::string& confirm_su
     facts.state = &state_;
     facts.query = query_;
     facts.band = options_.band;
-    facts.target_probability = search_->options().target_probability;
     facts.max_total_pairs = config_.bisect.max_total_pairs;
     facts.commits = ChangeFacts();
     Result<std::string> searched = SearchedEnding(facts, record, report);

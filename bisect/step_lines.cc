@@ -25,8 +25,7 @@ std::string SearchStepLine(const BisectStepLog& s, int n, const BisectSearch& se
   std::sort(posterior.begin(), posterior.end(), std::greater<>());
   int left = 0;
   for (double mass = 0;
-       left < static_cast<int>(posterior.size()) && mass < search.options().target_probability;
-       ++left) {
+       left < static_cast<int>(posterior.size()) && mass < search.TargetProbability(); ++left) {
     mass += posterior[left];
   }
   return fmt::format(

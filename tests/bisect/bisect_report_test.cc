@@ -415,6 +415,30 @@ TEST(BisectReportText, NoChangeIsInconclusiveWithTheCredibleSet) {
   EXPECT_EQ(record.verdict, Verdict::kInconclusive);
 }
 
+// The credible set holds the target in force: 90% by default, 99% once the search turned
+// wary (a verification lost its candidate); the label says which.
+TEST(BisectReportText, TheCredibleSetSaysTheTargetInForce) {
+  Searched s;
+  s.state.segments.resize(1);
+  s.state.segments[0].outcome = SegmentOutcome::kInconclusive;
+  Record record;
+  BisectReport report;
+  Result<std::string> text = SearchedEnding(s.facts, record, report);
+  ASSERT_TRUE(text) << text.error().message();
+  EXPECT_NE(text->find("credible set (90%)"), std::string::npos) << *text;
+
+  BisectSearch wary(4);
+  wary.AddObservation(4, std::vector<double>(12, 0.2));
+  wary.AddObservation(2, std::vector<double>(4, 0.0));
+  wary.AddVerification(3, 2, std::vector<double>(4, 0.0));
+  wary.AddObservation(2, std::vector<double>(4, 0.0));
+  ASSERT_TRUE(wary.Wary());
+  s.state.search_json = wary.ToJson();
+  text = SearchedEnding(s.facts, record, report);
+  ASSERT_TRUE(text) << text.error().message();
+  EXPECT_NE(text->find("credible set (99%)"), std::string::npos) << *text;
+}
+
 // A zstd bisect ran out of builds with the first bad commit one of two neighbours: the
 // command that settles it bisects just those two, from the commit before them.
 TEST(BisectReportText, ANarrowCredibleSetGetsTheCommandThatSettlesIt) {
