@@ -1,0 +1,115 @@
+#pragma once
+
+// BisectRunner::Session: one bisect from start (or resume) to its end, the ladder's state
+// while it runs. Declared here so that bisect_runner.cc holds the ladder's steps alone;
+// internal to bisect/ (only bisect_runner.cc includes it).
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bisect/bisect_report.h"
+#include "bisect/bisect_runner.h"
+#include "bisect/bisect_state.h"
+#include "bisect/search.h"
+#include "bisect/step_recorder.h"
+#include "bisect/tie_plan.h"
+#include "engine/file_lock.h"
+#include "probes/comparison.h"
+
+namespace culprit {
+
+// One bisect from start (or resume) to its end: owns the lock, the state and
+// the search while it runs.
+class BisectRunner::Session {
+ public:
+  Session(const BisectSections& config, BisectEngine engine, const HostProbe* host,
+          BisectReporter& reporter, FileLock lock)
+      : config_(config),
+        engine_(engine),
+        host_(host),
+        reporter_(reporter),
+        lock_(std::move(lock)),
+        store_(config.records.dir),
+        recorder_(config, engine, host, reporter, store_) {}
+
+  Result<BisectReport> Start(const BisectRequest& request);
+  Result<BisectReport> Continue(BisectState state);
+
+ private:
+  /// Query and sitting options, `flags` applied (and validated) over [measure].
+  Status Prepare(const MeasureFlags& flags);
+  Status Save();
+  Result<BisectReport> Confirm();
+  /// The archived sitting `record` as the confirmation, when it is one of the endpoints that
+  /// found the move (ConfirmationMismatch); otherwise says why and confirms in a sitting.
+  Result<BisectReport> AdoptConfirmation(const Record& record);
+  /// The endpoints moved (`record`, its kept pairs' log ratios `d`): segment 0 and the
+  /// whole range's search, seeded with `d`.
+  Result<BisectReport> Confirmed(const Record& record, int pairs_kept, std::vector<double> d,
+                                 BisectStepLog log);
+  Result<BisectReport> Search();
+  /// The active segment's search is done: its outcome is kept, and the parts of its
+  /// segment a verified change leaves unexplained are added, unchecked.
+  Result<BisectReport> SegmentDone();
+  /// Checks the unchecked segments one by one; searches one that moves, either way (while
+  /// the budget of changes lasts); finishes when nothing is left.
+  Result<BisectReport> Advance();
+  Result<BisectReport> StartSegmentSearch(int k, std::vector<double> d);
+  /// One sitting of commits[a] (arm A) against commits[b] (arm B) with the full sequential
+  /// design of [measure], archived as a bisect-step record of kind `kind`.
+  Result<ComparisonOutcome> Sitting(int a, int b, BisectStepKind kind);
+  Result<ComparisonOutcome> Sitting(int a, int b, BisectStepKind kind,
+                                    const SittingOptions& options);
+  /// What the check of segment `k` does about a tie (PlanTie): predicted from the noise of
+  /// the last search's pairs, none of which the check will measure.
+  TiePlan PlanCheckTie(int k, const SittingOptions& check) const;
+  /// The search's options for a range of `n` commits whose endpoint sitting (the
+  /// confirmation or a check) took `endpoint_pairs` pairs (MakeSearchOptions).
+  SearchOptions SearchBudget(int n, int endpoint_pairs) const;
+  /// What [bisect] max_total_pairs leaves to measure (INT_MAX when there is no cap).
+  int PairsLeft() const { return culprit::PairsLeft(config_.bisect, state_.log); }
+  /// Where the active segment's search is saved.
+  std::string& ActiveSearchJson();
+  /// Whether the active segment's search looks for a speed-up (its d's sign is flipped):
+  /// the range's direction, or the other for a part that moves the other way.
+  bool ActiveSearchesForSpeedup() const;
+  /// The whole range as segment 0, from the confirmation (states saved before segments).
+  BisectSegment WholeRange() const;
+  Result<BisectReport> Finish(const std::string& confirm_summary);
+  /// The final record's fields every ending shares: the range, the query, the host.
+  Record ResultRecord() const;
+  /// What the report of a bisect that searched says of its verified changes' commits, asked
+  /// of the history before any text is written (SearchedEnding).
+  std::map<std::string, CommitFacts> ChangeFacts() const;
+  /// When commit `id` is a merge that brought commits in: the branch to search next.
+  std::optional<MergeDescent> MergeBranch(const std::string& id) const;
+  /// Archives the step in flight (StepRecorder::Flush).
+  Status FlushStep();
+  Error Interrupted();
+  /// Ends this process's part of the bisect with `error`: archives the step in flight and
+  /// saves the state as interrupted. `when_saved` is appended to the message when both were
+  /// done; when either could not be, the message says what was not kept instead, so it never
+  /// claims a state that was not saved.
+  Error Stop(const Error& error, std::string_view when_saved = "");
+
+  const BisectSections& config_;
+  BisectEngine engine_;
+  const HostProbe* host_;
+  BisectReporter& reporter_;
+  FileLock lock_;
+  RecordStore store_;
+  BisectState state_;
+  const QueryConfig* query_ = nullptr;
+  SittingOptions options_;
+  std::optional<BisectSearch> search_;
+  StepRecorder recorder_;
+  HostState start_snapshot_;
+  UnconfirmedMove unconfirmed_;   // What that confirmation measured.
+  int seg_lo_ = 0;                // The active segment's good end: its search's commit 0.
+  bool max_pairs_given_ = false;  // --max-pairs: it, not [bisect] confirm_max_pairs, bounds
+                                  // the confirmation.
+};
+
+}  // namespace culprit
