@@ -145,10 +145,9 @@ std::string SampleLegend(const Record& r) {
     legend += fmt::format("<span style=\"color:{}\">&#9679;</span> {} &nbsp; ",
                           Colour(static_cast<int>(arm)), Escape(ArmName(r, static_cast<int>(arm))));
   }
-  legend +=
-      "hollow: warm-up (pinned to the edge when off scale) · grey: dropped · red ×: failed · "
-      "dashed: arm median</p>\n";
-  return legend;
+  return legend +
+         "hollow: warm-up (pinned to the edge when off scale) · grey: dropped · red ×: failed · "
+         "dashed: arm median</p>\n";
 }
 
 // Every sample at its execution position; y is the value. Warm-ups are hollow,
@@ -203,19 +202,6 @@ std::string VerdictStrip(const Record& r) {
   return spec.title.empty() ? "" : svg::IntervalStrip(spec);
 }
 
-/// The commit-index scatter's frame for a bisect over commits 0..n: title,
-/// labels, band; no points yet.
-svg::ScatterSpec StepScatterFrame(const Record& r, int n) {
-  svg::ScatterSpec scatter;
-  scatter.title =
-      fmt::format("each step's ratio (candidate / its baseline) by commit index, {}", r.query);
-  scatter.x_label = fmt::format("commit index (0 = good … {} = bad)", n);
-  scatter.x_min = 0;
-  scatter.x_max = std::max(1, n);
-  scatter.band = r.band;
-  return scatter;
-}
-
 /// One step's row in the steps table; adds its point to scatter when it has
 /// an estimate and a commit index.
 std::string StepRow(const Record& step, int n, const RecordIndex& index,
@@ -244,21 +230,6 @@ std::string StepRow(const Record& step, int n, const RecordIndex& index,
       RecordLink(step.id, index));
 }
 
-/// Marks the culprit (a line) and the unbuildable commits (crosses) on scatter.
-void MarkCulpritAndUnbuildable(const Record& r, const BisectFacts& facts,
-                               svg::ScatterSpec& scatter) {
-  if (facts.culprit_index) {
-    scatter.lines.push_back({static_cast<double>(*facts.culprit_index),
-                             "culprit " + ShortCommit(r.Detail("culprit_commit"))});
-  }
-  for (int u : facts.unbuildable) {
-    scatter.crosses.push_back(
-        {static_cast<double>(u), u >= 0 && static_cast<size_t>(u) < facts.commits.size()
-                                     ? "unbuildable " + ShortCommit(facts.commits[u])
-                                     : "unbuildable"});
-  }
-}
-
 /// The posterior over the first bad commit as columns over 1..n, or a note
 /// that the record has none.
 std::string PosteriorColumns(const BisectFacts& facts, int n) {
@@ -275,16 +246,6 @@ std::string PosteriorColumns(const BisectFacts& facts, int n) {
   return svg::ColumnStrip(columns);
 }
 
-/// The unbuildable commits listed by name when the record lacks their indices.
-std::string UnindexedUnbuildable(const BisectFacts& facts) {
-  if (facts.unbuildable_commits.empty() || !facts.unbuildable.empty()) return "";
-  std::string out =
-      "<p class=\"missing\">Unbuildable commits (their index is not in this record): ";
-  for (const std::string& c : facts.unbuildable_commits)
-    out += "<code>" + Escape(ShortCommit(c)) + "</code> ";
-  return out + "</p>\n";
-}
-
 std::string BisectPicture(const Record& r, const RecordIndex& index) {
   BisectFacts facts = ReadBisectFacts(r);
   std::vector<const Record*> steps = index.StepsOf(r);
@@ -293,10 +254,25 @@ std::string BisectPicture(const Record& r, const RecordIndex& index) {
     if (auto i = StepIndex(*step, n)) n = std::max(n, *i);
   }
   std::string out = "<h4>Steps by commit index</h4>\n";
-  svg::ScatterSpec scatter = StepScatterFrame(r, n);
+  svg::ScatterSpec scatter;
+  scatter.title =
+      fmt::format("each step's ratio (candidate / its baseline) by commit index, {}", r.query);
+  scatter.x_label = fmt::format("commit index (0 = good … {} = bad)", n);
+  scatter.x_min = 0;
+  scatter.x_max = std::max(1, n);
+  scatter.band = r.band;
   std::string table;
   for (const Record* step : steps) table += StepRow(*step, n, index, scatter);
-  MarkCulpritAndUnbuildable(r, facts, scatter);
+  if (facts.culprit_index) {
+    scatter.lines.push_back({static_cast<double>(*facts.culprit_index),
+                             "culprit " + ShortCommit(r.Detail("culprit_commit"))});
+  }
+  for (int u : facts.unbuildable) {
+    scatter.crosses.push_back(
+        {static_cast<double>(u), u >= 0 && static_cast<size_t>(u) < facts.commits.size()
+                                     ? "unbuildable " + ShortCommit(facts.commits[u])
+                                     : "unbuildable"});
+  }
   if (n > 0) out += svg::ErrorBarScatter(scatter);
   out +=
       "<p class=\"legend\">dots: each step's ratio with its interval (grey: a tie inside the "
@@ -309,7 +285,12 @@ std::string BisectPicture(const Record& r, const RecordIndex& index) {
         r.links.size(), Escape(r.id));
   }
   out += PosteriorColumns(facts, n);
-  out += UnindexedUnbuildable(facts);
+  if (!facts.unbuildable_commits.empty() && facts.unbuildable.empty()) {
+    out += "<p class=\"missing\">Unbuildable commits (their index is not in this record): ";
+    for (const std::string& c : facts.unbuildable_commits)
+      out += "<code>" + Escape(ShortCommit(c)) + "</code> ";
+    out += "</p>\n";
+  }
   if (!table.empty()) {
     out +=
         "<table class=\"steps\">\n<tr><th>index</th><th>step</th><th>commit</th><th>ratio</th>"
@@ -589,29 +570,20 @@ std::string ExplainPicture(const Record& r) {
 
 /// The picture that fits r's kind (a bisect's steps, an isolation's samples, ...).
 std::string KindPicture(const Record& r, const RecordIndex& index) {
-  switch (r.kind) {
-    case RecordKind::kBisect: {
-      std::string out = BisectPicture(r, index);
-      if (r.estimate)
-        out += "<h4>Across the culprit</h4>\n<div class=\"plots\">" + VerdictStrip(r) + "</div>\n";
-      return out;
-    }
-    case RecordKind::kIsolate:
-      return IsolatePicture(r) + "<h4>Samples in execution order</h4>\n" + SamplePlot(r);
-    case RecordKind::kAudit:
-      return AuditPicture(r, index);
-    case RecordKind::kInvestigation:
-      return InvestigationPicture(r, index);
-    case RecordKind::kTable:
-      return TablePicture(r);
-    case RecordKind::kSweep:
-      return SweepPicture(r);
-    case RecordKind::kExplain:
-      return ExplainPicture(r);
-    default:
-      return "<div class=\"plots\">\n" + VerdictStrip(r) + "<div>" + SamplePlot(r) +
-             "</div></div>\n";
+  if (r.kind == RecordKind::kBisect) {
+    std::string out = BisectPicture(r, index);
+    if (r.estimate)
+      out += "<h4>Across the culprit</h4>\n<div class=\"plots\">" + VerdictStrip(r) + "</div>\n";
+    return out;
   }
+  if (r.kind == RecordKind::kIsolate)
+    return IsolatePicture(r) + "<h4>Samples in execution order</h4>\n" + SamplePlot(r);
+  if (r.kind == RecordKind::kAudit) return AuditPicture(r, index);
+  if (r.kind == RecordKind::kInvestigation) return InvestigationPicture(r, index);
+  if (r.kind == RecordKind::kTable) return TablePicture(r);
+  if (r.kind == RecordKind::kSweep) return SweepPicture(r);
+  if (r.kind == RecordKind::kExplain) return ExplainPicture(r);
+  return "<div class=\"plots\">\n" + VerdictStrip(r) + "<div>" + SamplePlot(r) + "</div></div>\n";
 }
 
 /// The facts table: identity, verdict, estimate, host and sitting conditions, details.
