@@ -95,7 +95,7 @@ std::string CheckPlanText(const TiePlan& plan, int tie_budget) {
             : "",
         RoundedPairs(plan.pairs_needed), plan.noise, tie_budget);
   }
-  const std::string then = against.empty() ? "" : "; then a further move" + against;
+  std::string then = against.empty() ? "" : "; then a further move" + against;
   if (plan.budget <= tie_budget) return then;
   return fmt::format("; a tie sought within {} pairs (--prove-first: ≈ {} needed{}){}", plan.budget,
                      RoundedPairs(plan.pairs_to_prove),

@@ -76,7 +76,7 @@ Result<int> WithBisectRunner(const GlobalOptions& global,
                     [&](const Config&, BisectRunner& runner, StderrBisectReporter& reporter) {
                       Result<BisectReport> report = use(runner);
                       reporter.Finish();
-                      return PrintBisectReport(std::move(report));
+                      return PrintBisectReport(report);
                     });
 }
 
@@ -88,7 +88,7 @@ Result<int> WithMultiBisect(
         MultiQueryBisect multi(config, runner, reporter);
         Result<MultiBisectReport> report = use(multi);
         reporter.Finish();
-        return PrintMultiBisectReport(std::move(report));
+        return PrintMultiBisectReport(report);
       });
 }
 

@@ -58,8 +58,8 @@ std::string Render(const TableOutcome& outcome, const std::string& format) {
   const std::string bullet = format == "markdown" ? "- " : "note: ";
   if (!outcome.record.notes.empty()) out += "\n";
   for (const std::string& note : outcome.record.notes) out += bullet + note + "\n";
-  out += fmt::format("{}verdict {}: {}\n", format == "markdown" ? "\n" : "\n",
-                     VerdictName(*outcome.record.verdict), outcome.record.verdict_detail);
+  out += fmt::format("\nverdict {}: {}\n", VerdictName(*outcome.record.verdict),
+                     outcome.record.verdict_detail);
   out += fmt::format("record {}\n", outcome.record_path.string());
   return out;
 }
