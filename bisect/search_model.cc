@@ -86,24 +86,50 @@ std::vector<double> PosteriorUnder(int n, std::span<const Observation> observati
   return post;
 }
 
+/// The prior over "the first bad commit is j": uniform over 1..n but the excluded commits
+/// (refuted candidates), which get zero.
+std::vector<double> UniformPrior(int n, std::span<const int> excluded) {
+  std::vector<double> prior(n + 1, 1.0 / n);
+  prior[0] = 0;
+  if (excluded.empty()) return prior;
+  const int left = n - static_cast<int>(excluded.size());
+  for (int j : excluded) {
+    assert(1 <= j && j <= n);
+    prior[j] = 0;
+  }
+  for (int j = 1; j <= n; ++j) {
+    if (prior[j] > 0) prior[j] = left > 0 ? 1.0 / left : 0.0;
+  }
+  return prior;
+}
+
+/// EM's starting δ: the median of the pairs that are bad under every hypothesis (commit N
+/// against the good build), else each pair weighted by the share of hypotheses under which it
+/// compares a bad commit with a good one. Starting from a uniform posterior instead would
+/// average in every good candidate's pairs, and from such a small δ EM can settle on the
+/// useless fixed point δ ≈ 0 where nothing discriminates and the posterior stays flat.
+double InitialEffect(int n, std::span<const Observation> observations) {
+  std::vector<double> endpoint;
+  for (const Observation& o : observations) {
+    if (o.commit == n && o.baseline == 0) endpoint.insert(endpoint.end(), o.d.begin(), o.d.end());
+  }
+  if (!endpoint.empty()) return MedianOf(std::move(endpoint));
+  double num = 0, den = 0;
+  for (const Observation& o : observations) {
+    const double q = static_cast<double>(o.commit - o.baseline) / n;
+    for (double x : o.d) num += q * x;
+    den += q * static_cast<double>(o.d.size());
+  }
+  return num / den;
+}
+
 }  // namespace
 
 ModelFit FitSearchModel(int n, std::span<const Observation> observations,
                         std::span<const int> excluded) {
   assert(n >= 1);
   ModelFit fit;
-  fit.posterior.assign(n + 1, 1.0 / n);
-  fit.posterior[0] = 0;
-  if (!excluded.empty()) {
-    const int left = n - static_cast<int>(excluded.size());
-    for (int j : excluded) {
-      assert(1 <= j && j <= n);
-      fit.posterior[j] = 0;
-    }
-    for (int j = 1; j <= n; ++j) {
-      if (fit.posterior[j] > 0) fit.posterior[j] = left > 0 ? 1.0 / left : 0.0;
-    }
-  }
+  fit.posterior = UniformPrior(n, excluded);
   size_t count = 0;
   for (const Observation& o : observations) {
     assert(0 <= o.baseline && o.baseline < o.commit && o.commit <= n);
@@ -111,27 +137,8 @@ ModelFit FitSearchModel(int n, std::span<const Observation> observations,
   }
   if (count == 0) return fit;
 
-  // Start δ from the pairs that are bad under every hypothesis (commit N against the good
-  // build). Starting from a uniform posterior instead would average in every good
-  // candidate's pairs, and from such a small δ EM can settle on the useless fixed point
-  // δ ≈ 0 where nothing discriminates and the posterior stays flat.
   double noise = InitialNoise(observations);
-  std::vector<double> endpoint;
-  for (const Observation& o : observations) {
-    if (o.commit == n && o.baseline == 0) endpoint.insert(endpoint.end(), o.d.begin(), o.d.end());
-  }
-  double effect = 0;
-  if (!endpoint.empty()) {
-    effect = MedianOf(std::move(endpoint));
-  } else {
-    double num = 0, den = 0;
-    for (const Observation& o : observations) {
-      const double q = static_cast<double>(o.commit - o.baseline) / n;
-      for (double x : o.d) num += q * x;
-      den += q * static_cast<double>(o.d.size());
-    }
-    effect = num / den;
-  }
+  double effect = InitialEffect(n, observations);
   fit.posterior = PosteriorUnder(n, observations, effect, noise, excluded);
   std::vector<double> cdf(n + 1, 0.0);
   for (int iteration = 0; iteration < kMaxIterations; ++iteration) {
