@@ -322,7 +322,7 @@ ChangeList ListChanges(const SearchedFacts& in, const std::vector<int>& changes,
                        Record& record) {
   const std::vector<BisectSegment>& segments = in.state->segments;
   const std::vector<std::string>& commits = in.state->commits;
-  const bool first_is_first = FirstChangeIsFirst(segments);
+  const bool first_is_first = ShownFirst(segments, in.state->log, in.band);
   const bool single = changes.size() == 1;
   ChangeList list;
   for (int k : changes) {
@@ -339,13 +339,28 @@ ChangeList ListChanges(const SearchedFacts& in, const std::vector<int>& changes,
   return list;
 }
 
+// The line that withholds "first bad commit" from the earliest change although the part before
+// it ties: a search step saw a commit inside that part beyond the band (a move that returns),
+// and the sweep of the part is what would locate it.
+std::string MoveBeforeLine(const BisectStepLog& step, const BisectSegment& earliest,
+                           const std::vector<std::string>& commits, std::string_view query) {
+  const int parent = earliest.first - 1;
+  return fmt::format(
+      "NOT SHOWN TO BE THE FIRST BAD COMMIT: {}: the search measured {} at {} against {}, "
+      "beyond the band, though the part before it ties: a move that returns lies in {}; "
+      "next: culprit sweep {}..{}{}\n",
+      ShortCommit(commits[earliest.change]), ShortCommit(step.commit), StepRatioText(step),
+      ShortCommit(commits[step.baseline]), Span(commits, 0, parent), ShortCommit(commits[0]),
+      ShortCommit(commits[parent]), query.empty() ? "" : fmt::format(" -q {}", query));
+}
+
 // What follows the changes about the earliest: the merge searched next, the culprit among
 // several changes, or why it is not shown to be the first bad commit.
 std::string EarliestLines(const SearchedFacts& in, const std::vector<int>& changes,
                           const BisectSegment& earliest, const std::optional<MergeDescent>& merge) {
   const std::vector<BisectSegment>& segments = in.state->segments;
   const std::vector<std::string>& commits = in.state->commits;
-  const bool first_is_first = FirstChangeIsFirst(segments);
+  const bool first_is_first = ShownFirst(segments, in.state->log, in.band);
   if (merge) {
     return fmt::format(
         "MERGE {}  the earliest change the way the range moved is a merge; the {} commit(s) it "
@@ -353,6 +368,10 @@ std::string EarliestLines(const SearchedFacts& in, const std::vector<int>& chang
         "--good {} --bad {} -q {}\n",
         commits[earliest.change], merge->brought_in, ShortCommit(merge->good),
         ShortCommit(merge->bad), in.query->name);
+  }
+  if (const int moved = MoveBeforeTheEarliestChange(segments, in.state->log, in.band);
+      moved >= 0 && FirstChangeIsFirst(segments)) {
+    return MoveBeforeLine(in.state->log[moved], earliest, commits, in.query->name);
   }
   if (!first_is_first) return NotShownFirstLine(segments, earliest, commits);
   if (changes.size() == 1) return "";
@@ -421,7 +440,7 @@ std::string ChangesText(const SearchedFacts& in, Record& record, BisectReport& r
   const std::vector<BisectSegment>& segments = in.state->segments;
   const std::vector<std::string>& commits = in.state->commits;
   const std::vector<int> changes = VerifiedChanges(segments);
-  const bool first_is_first = FirstChangeIsFirst(segments);
+  const bool first_is_first = ShownFirst(segments, in.state->log, in.band);
   const bool single = changes.size() == 1;
   // The culprit candidate is the earliest change the way the range moved; one the other
   // way (an improvement before a regression) is reported, never called bad. A search only

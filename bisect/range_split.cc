@@ -105,6 +105,26 @@ bool FirstChangeIsFirst(const std::vector<BisectSegment>& segments) {
   return true;
 }
 
+int MoveBeforeTheEarliestChange(const std::vector<BisectSegment>& segments,
+                                const std::vector<BisectStepLog>& log, double band) {
+  const int earliest = EarliestChange(segments);
+  if (earliest < 0) return -1;
+  const int parent = segments[earliest].first - 1;
+  for (size_t k = 0; k < log.size(); ++k) {
+    const BisectStepLog& step = log[k];
+    if (step.kind != BisectStepKind::kMeasure || !step.has_interval) continue;
+    if (step.index > parent || step.baseline >= step.index) continue;
+    // The ends of the part may tie while this commit sat beyond the band: a move that returns.
+    if (step.low > 1 + band || step.high < 1 / (1 + band)) return static_cast<int>(k);
+  }
+  return -1;
+}
+
+bool ShownFirst(const std::vector<BisectSegment>& segments, const std::vector<BisectStepLog>& log,
+                double band) {
+  return FirstChangeIsFirst(segments) && MoveBeforeTheEarliestChange(segments, log, band) < 0;
+}
+
 bool TieEarnsFirst(const std::vector<BisectSegment>& segments, int k) {
   const int earliest = EarliestChange(segments);
   if (earliest < 0 || k < 0 || k >= static_cast<int>(segments.size())) return false;

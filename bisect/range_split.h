@@ -53,6 +53,17 @@ int EarliestChange(const std::vector<BisectSegment>& segments);
 /// not checked, never allow it.
 bool FirstChangeIsFirst(const std::vector<BisectSegment>& segments);
 
+/// A search step that measured a commit before EarliestChange against a baseline before it
+/// too, with its 95% interval wholly beyond the band `band` either way: evidence of a move
+/// inside a part whose ends tie (+10% then -10%: issue 27). The step's index into `log`, or -1.
+int MoveBeforeTheEarliestChange(const std::vector<BisectSegment>& segments,
+                                const std::vector<BisectStepLog>& log, double band);
+
+/// FirstChangeIsFirst, and no search step saw a move before it (MoveBeforeTheEarliestChange):
+/// what the CULPRIT label needs.
+bool ShownFirst(const std::vector<BisectSegment>& segments, const std::vector<BisectStepLog>& log,
+                double band);
+
 /// Whether a tie of segment `k` is one FirstChangeIsFirst would count for the earliest
 /// change found so far: the segment lies wholly before it. A tie of any other part (after a
 /// change, or before a later one) shows no change to be the first bad commit.

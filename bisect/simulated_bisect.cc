@@ -248,7 +248,9 @@ Result<RunnerTrialResult> RunRunnerTrial(SimWorld& world, const std::filesystem:
   const std::vector<BisectSegment>& segments = report->state.segments;
   const std::vector<int> changes = VerifiedChanges(segments);
   r.changes_named = static_cast<int>(changes.size());
-  r.claimed_first = !changes.empty() && FirstChangeIsFirst(segments);
+  // As the report labels it: the band the simulated bisect's sittings used.
+  r.claimed_first = !changes.empty() && ShownFirst(segments, report->state.log,
+                                                   SimulatedBisectConfig(dir).measure.band);
   bool all_single = true;
   for (int k : changes) {
     const BisectSegment& s = segments[k];

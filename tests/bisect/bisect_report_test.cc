@@ -415,6 +415,36 @@ TEST(BisectReportText, NoChangeIsInconclusiveWithTheCredibleSet) {
   EXPECT_EQ(record.verdict, Verdict::kInconclusive);
 }
 
+// The part before the change ties at its ends, but the search measured commit 1 beyond the
+// band against the good end: a move that returns lies there, so 3 is not called the first bad
+// commit, and the sweep of that part is the next command.
+TEST(BisectReportText, AMoveTheSearchSawBeforeTheChangeWithholdsCulprit) {
+  Searched s;
+  BisectStepLog step;
+  step.kind = BisectStepKind::kMeasure;
+  step.index = 1;
+  step.baseline = 0;
+  step.commit = s.state.commits[1];
+  step.ratio = 1.15;
+  step.low = 1.10;
+  step.high = 1.20;
+  s.state.log = {step};
+  Record record;
+  BisectReport report;
+  Result<std::string> text = SearchedEnding(s.facts, record, report);
+  ASSERT_TRUE(text) << text.error().message();
+  EXPECT_TRUE(text->starts_with("CHANGE " + s.state.commits[3])) << *text;
+  EXPECT_EQ(text->find("CULPRIT"), std::string::npos) << *text;
+  EXPECT_NE(text->find("NOT SHOWN TO BE THE FIRST BAD COMMIT: 3333333333: the search measured "
+                       "1111111111 at 1.150 [1.100, 1.200] against 0000000000, beyond the band, "
+                       "though the part before it ties: a move that returns lies in "
+                       "0000000000..2222222222; next: culprit sweep 0000000000..2222222222 -q "
+                       "scan\n"),
+            std::string::npos)
+      << *text;
+  EXPECT_EQ(record.details["culprit_is_first"], "no");
+}
+
 // The credible set holds the target in force: 90% by default, 99% once the search turned
 // wary (a verification lost its candidate); the label says which.
 TEST(BisectReportText, TheCredibleSetSaysTheTargetInForce) {

@@ -113,6 +113,43 @@ TEST(RangeSplit, TwoStepsAreBothFoundAndTheMoveIsDecomposed) {
       << FormatDecomposition(d);
 }
 
+// +10% then -10% before the culprit: the part before it ties at its ends, but a search step
+// saw a commit inside it beyond the band against the good end. That move returns inside the
+// part, so the culprit is not shown to be the first bad commit (issue 27).
+BisectStepLog Step(int index, int baseline, double low, double high, bool has_interval = true) {
+  BisectStepLog step;
+  step.kind = BisectStepKind::kMeasure;
+  step.index = index;
+  step.baseline = baseline;
+  step.ratio = std::sqrt(low * high);
+  step.low = low;
+  step.high = high;
+  step.has_interval = has_interval;
+  return step;
+}
+
+TEST(RangeSplit, AMoveSeenInsideATiedPartBeforeTheCulpritWithholdsFirstness) {
+  std::vector<BisectSegment> segments = {Found(Checked(0, 12, SegmentCheck::kSame, 1.2), 9, 1.2)};
+  for (BisectSegment& part : UnexplainedParts(segments[0])) segments.push_back(part);
+  segments[1] = Checked(0, 8, SegmentCheck::kTie);
+  segments[2] = Checked(9, 12, SegmentCheck::kTie);
+  ASSERT_TRUE(FirstChangeIsFirst(segments));
+  // Search steps inside (0, 8] that stayed inside the band, or had no interval, or after it.
+  std::vector<BisectStepLog> log = {Step(6, 0, 0.98, 1.03), Step(4, 0, 1.08, 1.15, false),
+                                    Step(10, 0, 1.15, 1.25)};
+  EXPECT_EQ(MoveBeforeTheEarliestChange(segments, log, 0.05), -1);
+  EXPECT_TRUE(ShownFirst(segments, log, 0.05));
+  // Commit 3 measured x1.08..x1.15 against the good end: beyond the band, inside the part.
+  log.push_back(Step(3, 0, 1.08, 1.15));
+  EXPECT_EQ(MoveBeforeTheEarliestChange(segments, log, 0.05), 3);
+  EXPECT_FALSE(ShownFirst(segments, log, 0.05));
+  // The other way too (-10% then +10%), and only beyond the band: x1.04..x1.10 is not.
+  log.back() = Step(3, 0, 0.85, 0.93);
+  EXPECT_FALSE(ShownFirst(segments, log, 0.05));
+  log.back() = Step(3, 0, 1.04, 1.10);
+  EXPECT_TRUE(ShownFirst(segments, log, 0.05));
+}
+
 TEST(RangeSplit, APartWithEveryLargeMoveRuledOutIsNotUnplaced) {
   std::vector<BisectSegment> segments = {
       Found(Checked(0, 12, SegmentCheck::kSame, 1.265), 9, 1.157)};
