@@ -112,6 +112,11 @@ std::vector<Cell> Scenarios() {
     cells.push_back({"+20%, -8% undo", world(sigma, {{0.20}, {-0.08}})});
     cells.push_back({"-10% then +25%", world(sigma, {{-0.10}, {0.25}})});
   }
+  // A move that returns before the culprit: +10%, undone 4 commits later, then +20%. The part
+  // before the +20% ties at its ends; calling the +20% the first bad commit is wrong.
+  for (double sigma : {0.05, 0.10}) {
+    cells.push_back({"+10% undone, +20%", world(sigma, {{0.10}, {1 / 1.10 - 1, 4}, {0.20}})});
+  }
   culprit::WorldOptions flaky = world(0.10, {{0.18}});
   flaky.timeout_rate = 0.25;
   cells.push_back({"+18%, 25% timeouts", flaky});
