@@ -1,7 +1,7 @@
 // bisect-sim: runs `culprit bisect run` itself — BisectRunner's orchestration, with the
 // tool's default [measure] and [bisect] — on synthetic worlds (SimulatedEngine scripts the
 // history, the builds and the runs), beside the naive `git bisect run` threshold script and
-// Chromium Pinpoint's bisect (bisect/pinpoint_bisect.h) on the same worlds and seeds, and
+// Chromium Pinpoint's bisect (simulation/pinpoint_bisect.h) on the same worlds and seeds, and
 // prints per cell how often each names the right commit and how many runs it took.
 //
 //   bisect-sim [--trials 200] [--seed 1] [--quick] [--scenarios] [--no-outliers]
@@ -44,8 +44,8 @@
 #include <string_view>
 #include <vector>
 
-#include "bisect/simulated_bisect.h"
-#include "bisect/simulation.h"
+#include "simulation/simulated_bisect.h"
+#include "simulation/simulation.h"
 
 namespace {
 
@@ -365,7 +365,7 @@ int main(int argc, char** argv) {
       "(max: the most in one trial); naive: candidate runs; runs: every run, endpoints and "
       "baselines included; warm: "
       "culprit's runs beyond two a pair (warm-ups); pinpoint: Chromium Pinpoint's bisect "
-      "(bisect/pinpoint_bisect.h; culprits at p <= {}); NR: NOT REPRODUCIBLE\n\n",
+      "(simulation/pinpoint_bisect.h; culprits at p <= {}); NR: NOT REPRODUCIBLE\n\n",
       pinpoint_report_low);
   fmt::print(
       "{:<19} {:>5} {:>4} {:>4} {:>4}  {:<9} {:>7} {:>7} {:>7} {:>7} {:>7} {:>6} {:>7} "

@@ -8,8 +8,8 @@
 
 #include <filesystem>
 
-#include "bisect/simulated_bisect.h"
 #include "records/record_store.h"
+#include "simulation/simulated_bisect.h"
 
 namespace culprit {
 namespace {

@@ -1,4 +1,4 @@
-#include "bisect/pinpoint_bisect.h"
+#include "simulation/pinpoint_bisect.h"
 
 #include <gtest/gtest.h>
 

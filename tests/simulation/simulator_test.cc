@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "bisect/simulation.h"
+#include "simulation/simulation.h"
 
 namespace culprit {
 namespace {

@@ -39,7 +39,7 @@
 #include <span>
 #include <vector>
 
-#include "bisect/simulation.h"
+#include "simulation/simulation.h"
 
 namespace culprit {
 

@@ -4,7 +4,7 @@
 // quiet host) where a test asserts an exact answer, and the cell tests assert only what the
 // benchmark's full grid (docs/bisect.md) leaves a margin for.
 
-#include "bisect/simulated_bisect.h"
+#include "simulation/simulated_bisect.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

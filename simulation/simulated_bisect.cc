@@ -1,4 +1,4 @@
-#include "bisect/simulated_bisect.h"
+#include "simulation/simulated_bisect.h"
 
 #include <fmt/format.h>
 

@@ -19,10 +19,10 @@
 
 #include "bisect/bisect_config.h"
 #include "bisect/bisect_runner.h"
-#include "bisect/simulation.h"
 #include "engine/history.h"
 #include "probes/build_provider.h"
 #include "probes/measurer.h"
+#include "simulation/simulation.h"
 
 namespace culprit {
 

@@ -1,10 +1,10 @@
-#include "bisect/simulation.h"
+#include "simulation/simulation.h"
 
 #include <algorithm>
 #include <cmath>
 #include <numbers>
 
-#include "bisect/pinpoint_bisect.h"
+#include "simulation/pinpoint_bisect.h"
 
 namespace culprit {
 namespace {
