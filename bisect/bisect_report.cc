@@ -354,6 +354,25 @@ std::string MoveBeforeLine(const BisectStepLog& step, const BisectSegment& earli
       ShortCommit(commits[parent]), query.empty() ? "" : fmt::format(" -q {}", query));
 }
 
+// What the CULPRIT label rests on when a tie before it shows only its ends: the commits inside
+// were not measured, so "first bad commit" holds for the ends, not for each commit (issue 27:
+// +10% undone four commits later leaves the ends tied). One line per such part, with the one
+// command that measures every commit of it.
+std::string EndsOnlyLines(const std::vector<BisectSegment>& segments,
+                          const std::vector<std::string>& commits, std::string_view query) {
+  std::string text;
+  for (int k : TiesOfEndsOnlyBeforeTheEarliestChange(segments)) {
+    const BisectSegment& s = segments[k];
+    text += fmt::format(
+        "  shown at the ends only: {} ties at its ends; the {} commit(s) inside were not each "
+        "measured, so a move there that returns (+10% then -10%) is not ruled out; to measure "
+        "each: culprit sweep {}..{} --every 1{}\n",
+        Span(commits, s.lo, s.hi), s.hi - s.lo - 1, ShortCommit(commits[s.lo]),
+        ShortCommit(commits[s.hi]), query.empty() ? "" : fmt::format(" -q {}", query));
+  }
+  return text;
+}
+
 // What follows the changes about the earliest: the merge searched next, the culprit among
 // several changes, or why it is not shown to be the first bad commit.
 std::string EarliestLines(const SearchedFacts& in, const std::vector<int>& changes,
@@ -374,7 +393,9 @@ std::string EarliestLines(const SearchedFacts& in, const std::vector<int>& chang
     return MoveBeforeLine(in.state->log[moved], earliest, commits, in.query->name);
   }
   if (!first_is_first) return NotShownFirstLine(segments, earliest, commits);
-  if (changes.size() == 1) return "";
+  const std::string ends_only =
+      EndsOnlyLines(segments, commits, in.query != nullptr ? in.query->name : in.state->query);
+  if (changes.size() == 1) return ends_only;
   const int parent = earliest.first - 1;
   const bool other_way_before = std::any_of(changes.begin(), changes.end(), [&](int k) {
     return segments[k].check == SegmentCheck::kOpposite && segments[k].change <= parent;
@@ -388,8 +409,8 @@ std::string EarliestLines(const SearchedFacts& in, const std::vector<int>& chang
                                  : Span(commits, 0, parent) + " measured a tie";
   return fmt::format(
       "CULPRIT {}  the first change the way the range moved ({} changes in all): "
-      "{}\n",
-      commits[earliest.change], changes.size(), before);
+      "{}\n{}",
+      commits[earliest.change], changes.size(), before, ends_only);
 }
 
 // The parts checked (or not) beyond the whole range, and the moves no change was placed for
@@ -464,7 +485,12 @@ std::string ChangesText(const SearchedFacts& in, Record& record, BisectReport& r
                        record, payload.segments);
 
   record.details["changes"] = Join(list.ids, ",");
-  record.details["culprit_is_first"] = merge ? "merge" : first_is_first ? "yes" : "no";
+  // "yes": every commit before it was measured; "ends": the ties before it show their ends only.
+  record.details["culprit_is_first"] = merge             ? "merge"
+                                       : !first_is_first ? "no"
+                                       : TiesOfEndsOnlyBeforeTheEarliestChange(segments).empty()
+                                           ? "yes"
+                                           : "ends";
   record.details["decomposition"] = decomposition;
   record.verdict_detail = single && first_is_first ? earliest.reason
                                                    : fmt::format("{} verified change(s); {}",

@@ -125,6 +125,20 @@ bool ShownFirst(const std::vector<BisectSegment>& segments, const std::vector<Bi
   return FirstChangeIsFirst(segments) && MoveBeforeTheEarliestChange(segments, log, band) < 0;
 }
 
+std::vector<int> TiesOfEndsOnlyBeforeTheEarliestChange(const std::vector<BisectSegment>& segments) {
+  std::vector<int> out;
+  const int earliest = EarliestChange(segments);
+  if (earliest < 0) return out;
+  for (size_t k = 0; k < segments.size(); ++k) {
+    const BisectSegment& s = segments[k];
+    if (s.check == SegmentCheck::kTie && s.hi < segments[earliest].first && s.hi - s.lo >= 2) {
+      out.push_back(static_cast<int>(k));
+    }
+  }
+  std::sort(out.begin(), out.end(), [&](int a, int b) { return segments[a].lo < segments[b].lo; });
+  return out;
+}
+
 bool TieEarnsFirst(const std::vector<BisectSegment>& segments, int k) {
   const int earliest = EarliestChange(segments);
   if (earliest < 0 || k < 0 || k >= static_cast<int>(segments.size())) return false;

@@ -64,6 +64,13 @@ int MoveBeforeTheEarliestChange(const std::vector<BisectSegment>& segments,
 bool ShownFirst(const std::vector<BisectSegment>& segments, const std::vector<BisectStepLog>& log,
                 double band);
 
+/// The parts before EarliestChange whose tie shows only their ends: a tie over (lo, hi] with
+/// hi - lo >= 2 holds commits lo+1..hi-1 that no sitting measured, and a move that returns
+/// inside it (+10% then -10%) leaves its ends tied. Indexes into `segments`, ordered by lo;
+/// empty when no change is verified, nothing precedes it, or every tie before it is of one
+/// commit (then each commit before it was measured: the first bad commit is shown literally).
+std::vector<int> TiesOfEndsOnlyBeforeTheEarliestChange(const std::vector<BisectSegment>& segments);
+
 /// Whether a tie of segment `k` is one FirstChangeIsFirst would count for the earliest
 /// change found so far: the segment lies wholly before it. A tie of any other part (after a
 /// change, or before a later one) shows no change to be the first bad commit.

@@ -201,7 +201,8 @@ void AddBisectCommands(CLI::App& app, GlobalOptions& global, std::function<Resul
                       "a record id: a `culprit compare` of --good against --bad that found the "
                       "move, used as the confirmation instead of measuring it again");
   run_cmd->add_flag("--prove-first", bisect.request.prove_first,
-                    "seek the tie that shows the change is the first bad commit with the pairs "
+                    "seek the tie of the part before the change (its ends: the commits "
+                    "inside are measured by the sweep the report prints) with the pairs "
                     "it is predicted to need, up to the check's budget (default: only when it "
                     "fits [bisect] check_max_pairs; also [bisect] prove_first)");
   run_cmd->add_flag("--all-parents", bisect.all_parents,

@@ -261,9 +261,26 @@ Result<RunnerTrialResult> RunRunnerTrial(SimWorld& world, const std::filesystem:
     }
     all_single = all_single && s.first == s.change;
   }
-  if (r.wrong.empty() && r.claimed_first && !truth.empty()) {
+  r.literally_first = r.claimed_first && TiesOfEndsOnlyBeforeTheEarliestChange(segments).empty();
+  if (r.wrong.empty() && r.claimed_first) {
+    // CULPRIT claims what its ties show: each part before it ties at its ends. "The first bad
+    // commit" in the literal sense only when those ties measured every commit (issue 27).
     const BisectSegment& first = segments[EarliestChange(segments)];
-    if (first.first > truth.front()) {
+    const double band = std::log1p(SimulatedBisectConfig(dir).measure.band);
+    for (const BisectSegment& s : segments) {
+      if (s.check != SegmentCheck::kTie || s.hi >= first.first) continue;
+      double net = 0;
+      for (size_t k = 0; k < world.change_commits().size(); ++k) {
+        const int c = world.change_commits()[k];
+        if (s.lo < c && c <= s.hi) net += world.change_log_effects()[k];
+      }
+      if (std::abs(net) > band && r.wrong.empty()) {
+        r.wrong =
+            fmt::format("called c{} CULPRIT; c{}..c{} before it, measured a tie, moves x{:.3f}",
+                        first.change, s.lo, s.hi, std::exp(net));
+      }
+    }
+    if (r.wrong.empty() && r.literally_first && !truth.empty() && first.first > truth.front()) {
       r.wrong = fmt::format("called c{} the first bad commit; c{} moves before it", first.change,
                             truth.front());
     }
@@ -328,6 +345,7 @@ Result<RunnerCellSummary> RunRunnerCell(const WorldOptions& world, int trials, u
     }
     s.not_reproducible += r->not_reproducible;
     s.claimed_first += r->claimed_first;
+    s.literally_first += r->literally_first;
     s.others_named += r->others_named;
     s.mean_builds += r->builds;
     s.mean_pairs += r->pairs;
@@ -349,6 +367,7 @@ Result<RunnerCellSummary> RunRunnerCell(const WorldOptions& world, int trials, u
   s.not_reproducible /= n;
   s.errors /= n;
   s.claimed_first /= n;
+  s.literally_first /= n;
   s.others_named /= n;
   s.mean_builds /= n;
   s.mean_pairs /= n;

@@ -84,10 +84,14 @@ struct RunnerTrialResult {
   /// Some of several changes named and verified, none wrongly; not all of them.
   bool partial = false;
   /// Why the answer is wrong: a named change that holds no change the way the range moved,
-  /// or a change called the first bad commit (CULPRIT) with an earlier one unnamed.
+  /// a CULPRIT over a part measured a tie whose commits move beyond the band net, or a
+  /// change shown literally first (every commit before it measured) with an earlier one.
   std::string wrong;
   int changes_named = 0;
   bool claimed_first = false;  ///< The earliest change the range's way was called CULPRIT.
+  /// CULPRIT, and every commit before it measured (no tie before it shows only its ends,
+  /// TiesOfEndsOnlyBeforeTheEarliestChange): "the first bad commit" in the literal sense.
+  bool literally_first = false;
   /// The world has changes the other way from the range, and every one was named (as a
   /// change the other way). They do not count in `score`, which is the range's changes.
   bool others_named = false;
@@ -120,9 +124,10 @@ struct RunnerCellSummary {
   /// Fraction that ended with an error, as `bisect run` would (exit 1, no verdict): e.g. the
   /// bad end's every warm-up try hung. Never a wrong answer; counted apart from the others.
   double errors = 0;
-  std::string error_example;  ///< The first error's message.
-  double claimed_first = 0;   ///< Fraction whose first change was called CULPRIT.
-  double others_named = 0;    ///< Fraction that named every change the other way.
+  std::string error_example;   ///< The first error's message.
+  double claimed_first = 0;    ///< Fraction whose first change was called CULPRIT.
+  double literally_first = 0;  ///< Fraction whose CULPRIT is literally first (every commit).
+  double others_named = 0;     ///< Fraction that named every change the other way.
   double mean_builds = 0;
   int p95_builds = 0;
   double mean_pairs = 0;

@@ -162,7 +162,8 @@ TEST(BisectReportText, UnconfirmedInconclusiveConcludesNothing) {
 }
 
 // A bisect of 4 commits whose search verified commit 3 against its parent 2, and whose check
-// of 0..2 measured a tie: commit 3 is the first bad commit.
+// of 0..2 measured a tie: commit 3 is the CULPRIT, shown first at the ends of 0..2 (commit 1
+// inside it was not measured).
 struct Searched {
   BisectState state;
   QueryConfig query;
@@ -247,9 +248,42 @@ TEST(BisectReportText, CulpritWithItsCommitFacts) {
   EXPECT_EQ(record.details["culprit_commit"], s.state.commits[3]);
   EXPECT_EQ(record.details["culprit_subject"], "Index: flush on every insert");
   EXPECT_EQ(record.details["changed_files"], "src/index.cc,src/index.h");
-  EXPECT_EQ(record.details["culprit_is_first"], "yes");
+  EXPECT_EQ(record.details["culprit_is_first"], "ends");
   ASSERT_EQ(record.arms.size(), 2u);
   EXPECT_EQ(record.arms[0].commit, s.state.commits[2]);
+}
+
+// Issue 27: a tie of 0..2 shows its ends, not commit 1 inside it, where a move that returns
+// (+10% then -10%) may hide: the CULPRIT says so, with the one command that measures it.
+TEST(BisectReportText, ACulpritOverATieOfItsEndsOnlySaysWhatItsInsideLacks) {
+  Searched s;
+  Record record;
+  BisectReport report;
+  Result<std::string> text = SearchedEnding(s.facts, record, report);
+  ASSERT_TRUE(text) << text.error().message();
+  EXPECT_TRUE(text->starts_with("CULPRIT ")) << *text;
+  EXPECT_NE(text->find("  shown at the ends only: 0000000000..2222222222 ties at its ends; the 1 "
+                       "commit(s) inside were not each measured, so a move there that returns "
+                       "(+10% then -10%) is not ruled out; to measure each: culprit sweep "
+                       "0000000000..2222222222 --every 1 -q scan\n"),
+            std::string::npos)
+      << *text;
+  EXPECT_EQ(record.details["culprit_is_first"], "ends");
+}
+
+// A tie of one commit (its parent against the good end) measures every commit before the
+// culprit: then it is the first bad commit literally, and no such line is printed.
+TEST(BisectReportText, ACulpritWhoseEveryEarlierCommitWasMeasuredIsFirst) {
+  Searched s;
+  s.state.segments[0].first = s.state.segments[0].change = 2;
+  s.state.segments[1].hi = 1;
+  Record record;
+  BisectReport report;
+  Result<std::string> text = SearchedEnding(s.facts, record, report);
+  ASSERT_TRUE(text) << text.error().message();
+  EXPECT_TRUE(text->starts_with("CULPRIT ")) << *text;
+  EXPECT_EQ(text->find("shown at the ends only"), std::string::npos) << *text;
+  EXPECT_EQ(record.details["culprit_is_first"], "yes");
 }
 
 TEST(BisectReportText, CommitWithoutFactsIsNamedWithoutThem) {

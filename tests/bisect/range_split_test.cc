@@ -150,6 +150,23 @@ TEST(RangeSplit, AMoveSeenInsideATiedPartBeforeTheCulpritWithholdsFirstness) {
   EXPECT_TRUE(ShownFirst(segments, log, 0.05));
 }
 
+// A tie of (0, 8] shows commits 0 and 8, not 1..7; a tie of one commit shows every commit.
+// The ties after the culprit and the parts that are not ties do not count (issue 27).
+TEST(RangeSplit, TiesBeforeTheCulpritThatShowOnlyTheirEndsAreListed) {
+  std::vector<BisectSegment> segments = {Found(Checked(0, 12, SegmentCheck::kSame, 1.2), 9, 1.2)};
+  for (BisectSegment& part : UnexplainedParts(segments[0])) segments.push_back(part);
+  segments[1] = Checked(0, 8, SegmentCheck::kTie);
+  segments[2] = Checked(9, 12, SegmentCheck::kTie);
+  EXPECT_EQ(TiesOfEndsOnlyBeforeTheEarliestChange(segments), std::vector<int>{1});
+  segments[0] = Found(Checked(0, 12, SegmentCheck::kSame, 1.2), 2, 1.2);
+  segments[1] = Checked(0, 1, SegmentCheck::kTie);
+  segments[2] = Checked(2, 12, SegmentCheck::kTie);
+  EXPECT_TRUE(TiesOfEndsOnlyBeforeTheEarliestChange(segments).empty());
+  segments[1] = Checked(0, 1, SegmentCheck::kUndecided, 1.02);
+  EXPECT_TRUE(TiesOfEndsOnlyBeforeTheEarliestChange(segments).empty());
+  EXPECT_TRUE(TiesOfEndsOnlyBeforeTheEarliestChange({}).empty());
+}
+
 TEST(RangeSplit, APartWithEveryLargeMoveRuledOutIsNotUnplaced) {
   std::vector<BisectSegment> segments = {
       Found(Checked(0, 12, SegmentCheck::kSame, 1.265), 9, 1.157)};
