@@ -41,6 +41,7 @@ class TableRun {
     r_.cell_alpha = TableCellAlpha(1 - options.confidence, r_.cells_tested);
     r_.looks = TableLooks(options.min_blocks, options.max_blocks, options.arms, r_.cell_alpha);
     alphas_ = SpendAlpha(r_.cell_alpha, r_.looks, Spending::kPocock);
+    trim_pairs_ = PairsToTrimTail(r_.cell_alpha);
     max_failed_ = options.max_failed > 0 ? options.max_failed : std::max(5, options.max_blocks / 4);
     r_.cells.assign(options.rows, std::vector<TableCell>(options.arms));
     rows_.resize(options.rows);
@@ -220,7 +221,8 @@ class TableRun {
 
   // A planned look of one row: each undecided cell's interval at this look's share of the
   // cell's alpha, read with its tails (ClassifyWithTails: a slow tail is not a tie, and a tie
-  // needs the pairs to have sighted one at the cell's whole alpha); EFFECT
+  // needs the pairs to have sighted one at the cell's whole alpha, one more when its mean
+  // sets a pair aside at each end); EFFECT
   // decides it, and so does NULL while the failures give no hint that the arms differ (the
   // paired sitting's rule: p >= 0.5 before the last look, p >= alpha at it).
   void Look(int row) {
@@ -234,7 +236,11 @@ class TableRun {
       Result<ShiftEstimate> shift = SignedRankEstimate(d, 1 - alpha);
       if (!shift) continue;
       cell.shift = *shift;
-      cell.tails = GatherTailEvidence(d, shift->estimate, 1 - alpha, o_.band);
+      // From PairsToTrimTail pairs on, the mean sets aside its largest and smallest pair: one
+      // wild run (in the baseline it reaches every cell of the row) does not hold the row's
+      // ties to the next doubling.
+      const int trim = static_cast<int>(d.size()) >= trim_pairs_ ? 1 : 0;
+      cell.tails = GatherTailEvidence(d, shift->estimate, 1 - alpha, o_.band, trim);
       // Whether the pairs could have missed a slow tail is asked once for the whole cell, at
       // its α: the sightings are nested, so the look's share would be spent for nothing.
       cell.tails->sighting_alpha = r_.cell_alpha;
@@ -318,6 +324,7 @@ class TableRun {
   std::vector<RowState> rows_;
   std::vector<double> alphas_;
   int max_failed_ = 0;
+  int trim_pairs_ = 0;  ///< PairsToTrimTail(cell_alpha).
 };
 
 }  // namespace

@@ -31,10 +31,20 @@ double TableCellAlpha(double alpha, int cells) { return alpha / (cells < 1 ? 1 :
 std::vector<int> TableLooks(int min_blocks, int max_blocks, int arms, double cell_alpha) {
   const int group = arms < 1 ? 1 : arms;
   std::vector<int> looks = BlockAlignedLooks(LookSchedule(min_blocks, max_blocks), group);
-  const int sight = (PairsToSightTail(cell_alpha) + group - 1) / group * group;
+  auto whole = [group](int pairs) { return (pairs + group - 1) / group * group; };
+  const int sight = whole(PairsToSightTail(cell_alpha));
   for (size_t i = 1; i + 1 < looks.size(); ++i) {
     if (looks[i - 1] < sight && sight < looks[i]) {
       looks[i] = sight;
+      break;
+    }
+  }
+  // A look where a tie may first set aside one wild pair at each end, between two looks
+  // (never past the last: the budget is the user's).
+  const int trim = whole(PairsToTrimTail(cell_alpha));
+  for (size_t i = 1; i < looks.size(); ++i) {
+    if (looks[i - 1] < trim && trim < looks[i]) {
+      looks.insert(looks.begin() + static_cast<std::ptrdiff_t>(i), trim);
       break;
     }
   }

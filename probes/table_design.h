@@ -34,11 +34,13 @@ double TableCellAlpha(double alpha, int cells);
 /// up to a whole group of `arms` blocks (BlockAlignedLooks, so every look sees a balanced
 /// design); the first look that could state a tie, the first at or past the blocks that sight
 /// a slow tail at `cell_alpha` (PairsToSightTail, rounded up to a whole group), moved down to
-/// those blocks unless it is the last look (15, 21, 39, 81, 162 for 10..160, 3 arms and 26
-/// cells, not 42: a tie is not kept waiting for blocks that cannot change it); then the first
-/// look moved up by whole groups until a signed-rank interval exists at its share of
-/// `cell_alpha` (StoppableLooks, Pocock spending). Requires 1 <= min_blocks, 1 <= max_blocks,
-/// arms >= 1 and cell_alpha in (0, 1).
+/// those blocks unless it is the last look (a tie is not kept waiting for blocks that cannot
+/// change it); a look added where a tie's mean may first set aside one pair at each end
+/// (PairsToTrimTail, rounded up to a whole group) when that falls between two looks, so a row
+/// that one wild run kept from its tie is not kept to the next doubling (15, 21, 39, 66, 81,
+/// 162 for 10..160, 3 arms and 26 cells); then the first look moved up by whole groups until a
+/// signed-rank interval exists at its share of `cell_alpha` (StoppableLooks, Pocock spending).
+/// Requires 1 <= min_blocks, 1 <= max_blocks, arms >= 1 and cell_alpha in (0, 1).
 std::vector<int> TableLooks(int min_blocks, int max_blocks, int arms, double cell_alpha);
 
 /// One cell's interval on the log scale at the two-sided confidence it was computed at.

@@ -105,10 +105,54 @@ double TailThreshold(std::span<const double> d, double band) {
   return std::max(tau, kTailScales * 1.4826 * MedianAbsoluteDeviation(d));
 }
 
+namespace {
+
+// Yuen's trimmed mean of d with `trim` values set aside at each end, and its Student-t interval
+// on h - 1 degrees of freedom, h = n - 2 trim; nullopt when h < 2 or the confidence is invalid.
+std::optional<ShiftEstimate> TrimmedMean(std::span<const double> d, double confidence, int trim) {
+  const size_t g = static_cast<size_t>(trim);
+  if (d.size() < 2 * g + 2 || !(confidence > 0 && confidence < 1)) return std::nullopt;
+  std::vector<double> sorted(d.begin(), d.end());
+  std::sort(sorted.begin(), sorted.end());
+  const size_t n = sorted.size(), h = n - 2 * g;
+  double kept = 0;
+  for (size_t i = g; i < n - g; ++i) kept += sorted[i];
+  const double mean = kept / static_cast<double>(h);
+  // The winsorized pairs: each set-aside value replaced by the nearest kept one.
+  double winsorized = 0;
+  for (size_t i = 0; i < n; ++i) winsorized += sorted[std::clamp(i, g, n - g - 1)];
+  winsorized /= static_cast<double>(n);
+  double ss = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const double w = sorted[std::clamp(i, g, n - g - 1)] - winsorized;
+    ss += w * w;
+  }
+  const double hd = static_cast<double>(h);
+  const double se = std::sqrt(ss / (hd * (hd - 1)));
+  const double t = -StudentTQuantile(std::max(1 - confidence, 1e-300) / 2, hd - 1);
+  ShiftEstimate result;
+  result.estimate = mean;
+  result.low = mean - t * se;
+  result.high = mean + t * se;
+  result.confidence = confidence;
+  result.n = n;
+  result.exact = false;
+  return result;
+}
+
+}  // namespace
+
 TailEvidence GatherTailEvidence(std::span<const double> d, double center, double confidence,
-                                double band) {
+                                double band, int trim) {
   TailEvidence evidence;
-  if (Result<ShiftEstimate> mean = MeanShiftEstimate(d, confidence)) evidence.mean = *mean;
+  if (trim > 0) {
+    if (std::ranges::all_of(d, [](double x) { return std::isfinite(x); })) {
+      evidence.mean = TrimmedMean(d, confidence, trim);
+    }
+    evidence.trimmed = trim;
+  } else if (Result<ShiftEstimate> mean = MeanShiftEstimate(d, confidence)) {
+    evidence.mean = *mean;
+  }
   evidence.tails = TestTailBalance(d, center, TailThreshold(d, band));
   return evidence;
 }
@@ -168,6 +212,15 @@ std::string FormatMeanRatio(const ShiftEstimate& mean) {
 
 namespace {
 
+// "mean ratio", or for Yuen's trimmed mean what it set aside.
+std::string MeanName(const TailEvidence& tails) {
+  return tails.trimmed > 0 ? fmt::format(
+                                 "mean ratio (its {0} largest and {0} smallest pair{1} "
+                                 "set aside)",
+                                 tails.trimmed, tails.trimmed == 1 ? "" : "s")
+                           : "mean ratio";
+}
+
 std::string DescribeTails(const TailBalance& t) {
   return fmt::format(
       "B slower beyond x{:.2f} of the typical pair in {} pairs, faster in {} (sign test p = "
@@ -182,6 +235,18 @@ int PairsToSightTail(double alpha) {
   return static_cast<int>(std::ceil(std::log(alpha) / std::log1p(-kTailSightingRate) - 1e-9));
 }
 
+int PairsToTrimTail(double alpha) {
+  assert(alpha > 0 && alpha < 1);
+  const double r = kTailSightingRate, q = 1 - r;
+  const int n0 = PairsToSightTail(alpha);
+  for (int n = n0 + 1;; ++n) {
+    // A tail hidden untrimmed at n0 pairs or trimmed at n; or at most one tail run in n.
+    const double one_end = std::pow(q, n0) + n0 * r * std::pow(q, n - 1);
+    const double other_end = std::pow(q, n) + n * r * std::pow(q, n - 1);
+    if (std::max(one_end, other_end) <= alpha) return n;
+  }
+}
+
 std::string TailDisagreement(const TailEvidence& tails, double band) {
   const double tau = BandEdge(band);
   std::vector<std::string> why;
@@ -193,19 +258,21 @@ std::string TailDisagreement(const TailEvidence& tails, double band) {
     // several times over, and a tie would cost hundreds of pairs for nothing.
     const bool lopsided = tails.tails.p_value <= kTailHint;
     if (lopsided && Classify(tails.mean->low, tails.mean->high, tau) != Verdict::kNull) {
-      why.push_back(
-          fmt::format("the tails lean one way ({}) and the mean ratio {} reaches "
-                      "outside the ±{:g}% band",
-                      DescribeTails(tails.tails), FormatMeanRatio(*tails.mean), band * 100));
+      why.push_back(fmt::format(
+          "the tails lean one way ({}) and the {} {} reaches "
+          "outside the ±{:g}% band",
+          DescribeTails(tails.tails), MeanName(tails), FormatMeanRatio(*tails.mean), band * 100));
     }
     const double sight_alpha =
         tails.sighting_alpha > 0 ? tails.sighting_alpha : 1 - tails.mean->confidence;
-    const int sight = PairsToSightTail(std::clamp(sight_alpha, 1e-300, 0.5));
+    const double clamped = std::clamp(sight_alpha, 1e-300, 0.5);
+    const int sight = tails.trimmed > 0 ? PairsToTrimTail(clamped) : PairsToSightTail(clamped);
     if (static_cast<int>(tails.mean->n) < sight) {
       why.push_back(fmt::format(
           "{} pairs could miss a slow tail in {:g}% of the runs (seeing one takes {} at this "
-          "confidence)",
-          tails.mean->n, kTailSightingRate * 100, sight));
+          "confidence{})",
+          tails.mean->n, kTailSightingRate * 100, sight,
+          tails.trimmed > 0 ? ", with a pair set aside at each end" : ""));
     }
   }
   std::string text;
@@ -238,11 +305,11 @@ VerdictResult Decide(const ShiftEstimate& shift, double band, const TailEvidence
       const bool inside =
           Classify(tails.mean->low, tails.mean->high, BandEdge(band)) == Verdict::kNull;
       result.explanation +=
-          inside ? fmt::format("; so does the mean ratio {}", FormatMeanRatio(*tails.mean))
+          inside ? fmt::format("; so does the {} {}", MeanName(tails), FormatMeanRatio(*tails.mean))
                  : fmt::format(
-                       "; the tails are balanced ({}), so the mean ratio {} is not "
+                       "; the tails are balanced ({}), so the {} {} is not "
                        "needed to agree",
-                       DescribeTails(tails.tails), FormatMeanRatio(*tails.mean));
+                       DescribeTails(tails.tails), MeanName(tails), FormatMeanRatio(*tails.mean));
     }
     return result;
   }
@@ -252,10 +319,10 @@ VerdictResult Decide(const ShiftEstimate& shift, double band, const TailEvidence
     result.verdict = Verdict::kEffect;
     result.excludes_zero = true;
     result.explanation = fmt::format(
-        "an effect in the mean: mean ratio {:.3f}x, {}, entirely beyond the {} band, while the "
+        "an effect in the mean: {} {:.3f}x, {}, entirely beyond the {} band, while the "
         "typical pair's ratio {} is not: an intermittent change ({})",
-        std::exp(mean.estimate), DescribeInterval(mean), band_text, DescribeInterval(shift),
-        DescribeTails(tails.tails));
+        MeanName(tails), std::exp(mean.estimate), DescribeInterval(mean), band_text,
+        DescribeInterval(shift), DescribeTails(tails.tails));
     return result;
   }
   // The pseudo-median ties, the tails do not: never a NULL.

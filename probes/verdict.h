@@ -58,6 +58,10 @@ struct TailEvidence {
   /// may state a NULL covers every later look (docs/statistics.md, "Error rate across the
   /// table").
   double sighting_alpha = 0;
+  /// Pairs set aside at each end of the sorted log-ratios before the mean (Yuen's trimmed
+  /// mean, GatherTailEvidence's `trim`): 0, the plain mean, or 1 from PairsToTrimTail pairs on
+  /// (a table's cells: one wild run, in the arm or in the baseline, does not hold a tie back).
+  int trimmed = 0;
 };
 
 /// A pair is in a tail when it lies beyond this many robust standard deviations (1.4826 MAD)
@@ -81,18 +85,34 @@ inline constexpr double kTailSightingRate = 0.15;
 /// (1 - kTailSightingRate)^n <= alpha (29 at alpha 0.0096, 19 at 0.05).
 int PairsToSightTail(double alpha);
 
+/// The pairs from which a tie's mean may set aside its largest and smallest pair (trim 1)
+/// with the sighting still held at `alpha`. A tail run set aside is not seen, so trimming one
+/// pair spends part of the sighting: a slow tail hides from a tie stated at a look of N0 pairs
+/// untrimmed (no tail run in them) or at a later look of N1 pairs trimmed (at most one in them),
+/// and the chance of either, (1-r)^N0 + N0·r·(1-r)^(N1-1), is at most its value at one end,
+/// N0 = n0 (PairsToSightTail(alpha), the fewest pairs a tie is stated on) or N0 = N1
+/// (P(Binomial(N1, r) <= 1)); the later looks trimmed hide it only if N1 does (at most one tail
+/// run in more pairs implies it in fewer). So: the least n with both ends <= alpha, r =
+/// kTailSightingRate (66 at 0.05 / 26, 59 at 0.05 / 13, 41 at 0.05). Requires 0 < alpha < 1.
+int PairsToTrimTail(double alpha);
+
 /// max(τ, kTailScales · 1.4826 · MAD(d)), τ = BandEdge(band); τ when d is empty.
 double TailThreshold(std::span<const double> d, double band);
 
 /// The mean's interval at `confidence` (the look's nominal one) and the tail balance around
-/// `center` (the Hodges–Lehmann estimate) beyond TailThreshold(d, band).
+/// `center` (the Hodges–Lehmann estimate) beyond TailThreshold(d, band). With `trim` > 0 the
+/// mean is Yuen's trimmed mean: the `trim` largest and smallest pairs set aside, its standard
+/// error from the winsorized pairs, sqrt((n-1)·s_w² / (h(h-1))), h = n - 2·trim, with a
+/// Student-t of h - 1 degrees of freedom (the plain mean's t interval at trim 0); no mean when
+/// h < 2. `trimmed` says so. `trim` is 0 or 1 (the sighting is paid for one: PairsToTrimTail).
 TailEvidence GatherTailEvidence(std::span<const double> d, double center, double confidence,
-                                double band);
+                                double band, int trim = 0);
 
 /// Why the tails do not let the pairs be called a tie, or "" when they do: the mean's
 /// interval is missing, or the sign test of the tails gives p <= kTailHint and the mean's
-/// interval reaches outside the band, or the pairs are fewer than
-/// PairsToSightTail(1 - the mean's confidence).
+/// interval reaches outside the band, or the pairs are fewer than PairsToSightTail(the
+/// sighting α: sighting_alpha, or 1 - the mean's confidence), PairsToTrimTail of it when the
+/// mean is trimmed.
 std::string TailDisagreement(const TailEvidence& tails, double band);
 
 /// The verdict rule with the tails (Classify is its Hodges–Lehmann half):
