@@ -10,6 +10,7 @@
 # order. Printed: runs of the engine (warm-ups included) and verdicts, for both.
 #
 # Usage: bench/table/pair-cost.sh [--culprit PATH] [--engine PATH] [--max-pairs N] [--seed S]
+#                                  [--keep DIR]   (DIR: the records and outputs, kept)
 # Needs jq. Takes a few minutes on 2 cores.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -17,19 +18,25 @@ culprit="${CULPRIT:-$root/build/cli/culprit}"
 engine="$root/build/tests/table_engine"
 max_pairs=160
 seed=1
+keep=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --culprit) culprit="$2"; shift 2 ;;
     --engine) engine="$2"; shift 2 ;;
     --max-pairs) max_pairs="$2"; shift 2 ;;
     --seed) seed="$2"; shift 2 ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    --keep) keep="$2"; shift 2 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) echo "pair-cost.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
 command -v jq >/dev/null || { echo "pair-cost.sh: needs jq (apt-get install jq)" >&2; exit 2; }
 work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+finish() {
+  if [[ -n "$keep" ]]; then mkdir -p "$keep" && cp -r "$work"/. "$keep"/; fi
+  rm -rf "$work"
+}
+trap finish EXIT
 queries=(q1 q2 q3 q4 q5 q6 q7 q8 q9 q10 q11 q12 q13)
 {
   for q in "${queries[@]}"; do
@@ -52,10 +59,14 @@ grep '^verdict' table.txt
 table_record="$(ls records/*table*.json)"
 table_runs="$(runs_of "$table_record")"
 table_blocks="$(jq '[.payload.rows[]?.blocks] | add' "$table_record")"
+# "11 x 39, 2 x 81": how many rows ran how many blocks.
+row_spread="$(jq -r '[.payload.rows[]?.blocks] | group_by(.) | map("\(length) x \(.[0])") | join(", ")' \
+  "$table_record")"
 
 echo "== 26 probes of the same cells, each at the design of compare, max ${max_pairs} pairs"
 probe_runs=0
 probe_pairs=0
+probe_sizes=()
 declare -A verdicts=()
 cells=()
 for q in "${queries[@]}"; do cells+=("$q SAME=1" "$q SLOW=1"); done
@@ -66,7 +77,9 @@ for cell in "${cells[@]}"; do
   "$culprit" probe -q "$q" --override "$kv" --seed "$((seed + i))" --max-pairs "$max_pairs" \
     --json > "probe-$i.json" 2> /dev/null || true
   probe_runs=$((probe_runs + $(runs_of "probe-$i.json")))
-  probe_pairs=$((probe_pairs + $(jq '.estimate.pairs // 0' "probe-$i.json")))
+  pairs="$(jq '.estimate.pairs // 0' "probe-$i.json")"
+  probe_pairs=$((probe_pairs + pairs))
+  probe_sizes+=("$pairs")
   v="$(jq -r '.verdict' "probe-$i.json")"
   verdicts[$v]=$(( ${verdicts[$v]:-0} + 1 ))
 done
@@ -75,6 +88,7 @@ for v in "${!verdicts[@]}"; do summary+="$v ${verdicts[$v]}, "; done
 echo "probes: ${summary%, }"
 
 echo "== engine runs (warm-ups included)"
-echo "table:  $table_runs runs in $table_blocks blocks (3 runs a block)"
-echo "probes: $probe_runs runs, $probe_pairs pairs (2 runs a pair)"
+echo "table:  $table_runs runs in $table_blocks blocks (3 runs a block; rows: $row_spread)"
+probe_spread="$(printf '%s\n' "${probe_sizes[@]}" | sort -n | uniq -c | awk '{printf "%s%s x %s", sep, $1, $2; sep=", "}')"
+echo "probes: $probe_runs runs, $probe_pairs pairs (2 runs a pair; probes: $probe_spread)"
 python3 -c "print(f'table / probes = {$table_runs / $probe_runs:.3f}')"
