@@ -732,4 +732,40 @@ Result<BisectReport> BisectRunner::Resume() {
   return Descend(std::move(report), request);
 }
 
+BisectAttempt BisectRunner::RunOrResume(const BisectRequest& request, std::string_view not_before,
+                                        const std::function<void(BisectEntry)>& starting) {
+  // Read without the lock, as Resume reads it again under it: only which entry to take.
+  auto saved_since = [&]() -> std::optional<BisectState> {
+    if (!std::filesystem::exists(BisectStatePath(config_))) return std::nullopt;
+    Result<BisectState> saved = LoadBisectState(BisectStatePath(config_));
+    if (!saved || saved->started < not_before) return std::nullopt;
+    return std::move(*saved);
+  };
+  BisectAttempt attempt;
+  std::optional<BisectState> ours = saved_since();
+  if (ours && (ours->good_rev != request.good || ours->bad_rev != request.bad ||
+               ours->query != request.query)) {
+    ours.reset();
+  }
+  attempt.entry = !ours                                 ? BisectEntry::kRun
+                  : ours->status == BisectStatus::kDone ? BisectEntry::kFinished
+                                                        : BisectEntry::kResumed;
+  if (starting) starting(attempt.entry);
+  if (attempt.entry == BisectEntry::kFinished) {
+    attempt.records = ours->records;
+    BisectReport report;
+    report.text = "bisect record " + ours->result_record + "\n";
+    report.state = std::move(*ours);
+    attempt.report = std::move(report);
+    return attempt;
+  }
+  attempt.report = attempt.entry == BisectEntry::kResumed ? Resume() : Run(request);
+  if (attempt.report) {
+    attempt.records = attempt.report->state.records;
+  } else if (std::optional<BisectState> stopped = saved_since()) {
+    attempt.records = stopped->records;
+  }
+  return attempt;
+}
+
 }  // namespace culprit

@@ -7,9 +7,11 @@
 // are BisectSearch's; this file only builds, measures, saves and reports.
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/result.h"
@@ -60,6 +62,24 @@ std::filesystem::path BisectStatePath(const BisectSections& config);
 /// saying another bisect holds it. Creates BisectDir if missing.
 Result<FileLock> LockBisect(const BisectSections& config);
 
+/// How BisectRunner::RunOrResume took its bisect up.
+enum class BisectEntry {
+  kRun,       ///< Nothing of it was saved: a new bisect (Run).
+  kResumed,   ///< Saved unfinished: continued where it stopped (Resume).
+  kFinished,  ///< Saved finished: its result as saved, nothing measured.
+};
+
+/// What RunOrResume did, also when the bisect ended with an error.
+struct BisectAttempt {
+  BisectEntry entry = BisectEntry::kRun;
+  /// The bisect's report or its error. kFinished: the saved state, and a text that only names
+  /// the result record (the search's outcome is not kept in the state).
+  Result<BisectReport> report = Error("not run");
+  /// The records the bisect archived (its state's), also when it stopped with an error, for a
+  /// caller that links what was measured; empty when its state could not be read.
+  std::vector<std::string> records;
+};
+
 class BisectRunner {
  public:
   /// `engine`'s parts, `host` (may be null: no calibration) and `reporter`
@@ -76,6 +96,15 @@ class BisectRunner {
   Result<BisectReport> Run(const BisectRequest& request);
   /// Continues the saved bisect where it stopped, descending as Run does.
   Result<BisectReport> Resume();
+  /// `request`'s bisect, taken up whatever became of it before (the investigation's entry:
+  /// it never reads the bisect's state itself). The bisect saved here is this one when it
+  /// bisects the same good, bad (as given) and query and was started at or after
+  /// `not_before` (an ISO UTC time, as BisectState::started; empty: whenever). Unfinished, it
+  /// is resumed (Resume); finished, its result is returned, nothing measured; otherwise a new
+  /// bisect is run (Run: an unfinished bisect of something else is Run's usage error).
+  /// `starting` (may be empty) is told which of the three before anything is measured.
+  BisectAttempt RunOrResume(const BisectRequest& request, std::string_view not_before,
+                            const std::function<void(BisectEntry)>& starting = {});
 
   static constexpr int kMaxMergeDescents = 4;
 

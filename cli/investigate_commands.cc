@@ -42,9 +42,11 @@ Result<int> CommandInvestigate(const GlobalOptions& global, InvestigateCommandOp
   options.request.stop_after = stop_after;
   options.request.explain = !options.no_explain;
   options.request.invocation = options.invocation;
+  QueryMeasurer measurer(*config);
+  const InvestigationEngine ladder = EngineInvestigation(builds, measurer);
   Result<InvestigationReport> report =
-      options.resume ? ResumeInvestigation(*config, builds, host, reporter, stop_after)
-                     : RunInvestigation(*config, builds, host, reporter, options.request);
+      options.resume ? ResumeInvestigation(*config, ladder, host, reporter, stop_after)
+                     : RunInvestigation(*config, ladder, host, reporter, options.request);
   if (!report) return report.error();
   return 0;
 }

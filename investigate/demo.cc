@@ -303,6 +303,8 @@ Result<InvestigationReport> RunLadder(const Config& config, const DemoOptions& o
                                       EngineBuilds& builds, const HostProbe* host,
                                       InvestigationReporter& timed, DemoReporter& reporter) {
   const InvestigateRequest request = LadderRequest(options);
+  QueryMeasurer measurer(config);
+  const InvestigationEngine engine = EngineInvestigation(builds, measurer);
   reporter.Line(fmt::format(
       "the ladder: culprit investigate --good {} --bad {} -q {} --probe-query {} --plan \"{}\"",
       request.good, request.bad, request.query, request.probe_query, options.plan));
@@ -310,12 +312,12 @@ Result<InvestigationReport> RunLadder(const Config& config, const DemoOptions& o
     reporter.Line(
         "an earlier demo did not finish: resuming it (finished steps are not "
         "measured again)");
-    return ResumeInvestigation(config, builds, host, timed, options.stop_after);
+    return ResumeInvestigation(config, engine, host, timed, options.stop_after);
   }
   CULPRIT_TRY(DiscardInvestigationState(config));
   std::error_code ec;
   std::filesystem::remove(BisectStatePath(config), ec);
-  return RunInvestigation(config, builds, host, timed, request);
+  return RunInvestigation(config, engine, host, timed, request);
 }
 
 /// The ladder's findings, into the demo's report.

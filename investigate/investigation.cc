@@ -12,6 +12,7 @@
 #include "bisect/bisect_runner.h"
 #include "bisect/relevance.h"
 #include "engine/cachegrind.h"
+#include "investigate/confirm_sitting.h"
 #include "investigate/explain.h"
 #include "probes/code_path.h"
 #include "probes/comparison.h"
@@ -56,11 +57,11 @@ class LookLines : public SittingProgress {
 
 class Session {
  public:
-  Session(const BisectSections& config, EngineBuilds& builds, const HostProbe* host,
+  Session(const BisectSections& config, const InvestigationEngine& engine, const HostProbe* host,
           InvestigationReporter& reporter, InvestigationState state,
           std::optional<InvestigationStep> stop_after)
       : config_(config),
-        builds_(builds),
+        engine_(engine),
         host_(host),
         reporter_(reporter),
         store_(config.records.dir),
@@ -71,7 +72,7 @@ class Session {
   Result<InvestigationReport> Run();
 
  private:
-  MeasureContext Context() { return MeasureContext{config_, builds_, host_, &look_lines_}; }
+  MeasureContext Context() { return MeasureContext{config_, engine_.builds, host_, &look_lines_}; }
   Status Save();
   // Each step: Ok(true) when the ladder goes on, Ok(false) when it ended.
   Result<bool> Confirm();
@@ -91,7 +92,7 @@ class Session {
   Error Stop(const Error& error, InvestigationStep step);
 
   const BisectSections& config_;
-  EngineBuilds& builds_;
+  const InvestigationEngine& engine_;
   const HostProbe* host_;
   InvestigationReporter& reporter_;
   RecordStore store_;
@@ -180,7 +181,7 @@ Result<bool> Session::Confirm() {
   compare.revision_b = r.bad;
   compare.query = r.query;
   compare.flags = r.flags;
-  Result<ComparisonOutcome> outcome = RunCompare(Context(), compare);
+  Result<ComparisonOutcome> outcome = RunCompareOn(Context(), engine_.measurer, compare);
   if (!outcome) return outcome.error();
   Status status = OutcomeStatus(*outcome);
   if (!status) {
@@ -269,7 +270,7 @@ Status Session::AdoptBisect(const std::string& result_record, std::vector<std::s
   }
   state_.changed_files.clear();
   if (state_.bisect_found) {
-    Result<std::vector<std::string>> changed = builds_.repo().ChangedFiles(state_.culprit);
+    Result<std::vector<std::string>> changed = engine_.history.ChangedFiles(state_.culprit);
     if (!changed) return changed.error();
     state_.changed_files = *changed;
   }
@@ -293,52 +294,36 @@ Result<bool> Session::Bisect() {
   const InvestigateRequest& r = state_.request;
   if (!state_.bisect_done) {
     BisectLines lines(reporter_);
-    QueryMeasurer measurer(config_);
-    BisectRunner runner(config_, {builds_.repo(), builds_, measurer}, host_, lines);
-    Result<BisectReport> report = Error("not run");
-    std::optional<BisectState> ours;
-    if (std::filesystem::exists(BisectStatePath(config_))) {
-      Result<BisectState> saved = LoadBisectState(BisectStatePath(config_));
-      // Started after this investigation, on its range and query: its own.
-      if (saved && saved->good_rev == r.good && saved->bad_rev == r.bad &&
-          saved->query == r.query && saved->started >= state_.started) {
-        ours = *saved;
-      }
-    }
-    if (ours && ours->status == BisectStatus::kDone) {
-      reporter_.Line("step 3: the bisect had finished before the investigation stopped");
-      CULPRIT_TRY(AdoptBisect(ours->result_record, ours->records,
-                              "bisect record " + ours->result_record + "\n"));
-    } else {
-      if (ours) {
-        reporter_.Line(fmt::format("step 3: resuming the bisect (culprit bisect resume)"));
-        report = runner.Resume();
+    BisectRunner runner(config_, {engine_.history, engine_.builds, engine_.measurer}, host_, lines);
+    BisectRequest request;
+    request.good = r.good;
+    request.bad = r.bad;
+    request.query = r.query;
+    request.flags.band = r.flags.band;
+    // Step 1 measured these endpoints in one sitting: the bisect adopts it instead of
+    // confirming the same move again (it says so, and why not when it cannot).
+    if (state_.confirm) request.confirmed_by = state_.confirm->record_id;
+    // A bisect of this range and query started since this investigation is its own.
+    BisectAttempt attempt = runner.RunOrResume(request, state_.started, [&](BisectEntry entry) {
+      if (entry == BisectEntry::kFinished) {
+        reporter_.Line("step 3: the bisect had finished before the investigation stopped");
+      } else if (entry == BisectEntry::kResumed) {
+        reporter_.Line("step 3: resuming the bisect (culprit bisect resume)");
       } else {
-        BisectRequest request;
-        request.good = r.good;
-        request.bad = r.bad;
-        request.query = r.query;
-        request.flags.band = r.flags.band;
-        // Step 1 measured these endpoints in one sitting: the bisect adopts it instead of
-        // confirming the same move again (it says so, and why not when it cannot).
-        if (state_.confirm) request.confirmed_by = state_.confirm->record_id;
         // The command a user would type for the same bisect, adoption included.
         reporter_.Line(fmt::format(
             "step 3: bisect {}..{} on {} (culprit bisect run --good {} --bad {} --query {}{})",
             r.good, r.bad, r.query, r.good, r.bad, r.query,
             request.confirmed_by.empty() ? "" : " --confirmed-by " + request.confirmed_by));
-        report = runner.Run(request);
       }
-      if (!report) {
-        // What the bisect archived before it stopped is linked too.
-        Result<BisectState> saved = LoadBisectState(BisectStatePath(config_));
-        if (saved && saved->started >= state_.started) {
-          for (const std::string& id : saved->records) state_.partial_records.push_back(id);
-        }
-        return report.error();
-      }
-      CULPRIT_TRY(AdoptBisect(report->state.result_record, report->state.records, report->text));
+    });
+    if (!attempt.report) {
+      // What the bisect archived before it stopped is linked too.
+      for (const std::string& id : attempt.records) state_.partial_records.push_back(id);
+      return attempt.report.error();
     }
+    CULPRIT_TRY(AdoptBisect(attempt.report->state.result_record, std::move(attempt.records),
+                            attempt.report->text));
   } else {
     reporter_.Line("step 3 done: bisect record " + state_.bisect_record);
   }
@@ -422,10 +407,16 @@ Result<InvestigationExplain> Session::ExplainChange(const std::string& commit,
         by_hand + "`";
     return e;
   }
+  if (!engine_.engine_builds) {
+    e.status = InvestigationExplain::Status::kNotRun;
+    e.detail =
+        "this engine has no build cache to build under cachegrind; `" + by_hand + "` runs it";
+    return e;
+  }
   reporter_.Line(fmt::format("step 3: explain {} against its parent {} ({})", ShortCommit(commit),
                              ShortCommit(parent), by_hand));
   ExplainContext context{
-      config_, builds_, host_, builds_.progress(),
+      config_, *engine_.engine_builds, host_, engine_.progress,
       [this](std::string_view step) { reporter_.Line(fmt::format("  explain: {}", step)); }};
   ExplainRequest request;
   request.change = commit;
@@ -459,7 +450,7 @@ Result<bool> Session::Relevance() {
   if (!state_.relevance_done) {
     // Globs as written, or measured at the culprit (coverage, or the
     // code_path command): never guessed (probes/code_path.h).
-    Result<CodePath> path = FindCodePath(config_, query, state_.culprit, builds_.progress());
+    Result<CodePath> path = FindCodePath(config_, query, state_.culprit, engine_.progress);
     if (!path) return path.error();
     culprit::Relevance relevance = CheckRelevance(state_.changed_files, *path);
     state_.on_path = relevance.on_path;
@@ -507,13 +498,13 @@ Result<bool> Session::Relevance() {
 Status Session::GoOnWithAChangeOffThePath() {
   const QueryConfig& query = config_.queries.at(state_.request.query);
   for (const InvestigationState::LaterChange& later : state_.later_changes) {
-    Result<std::vector<std::string>> changed = builds_.repo().ChangedFiles(later.commit);
+    Result<std::vector<std::string>> changed = engine_.history.ChangedFiles(later.commit);
     if (!changed) return changed.error();
-    Result<CodePath> path = FindCodePath(config_, query, later.commit, builds_.progress());
+    Result<CodePath> path = FindCodePath(config_, query, later.commit, engine_.progress);
     if (!path) return path.error();
     culprit::Relevance relevance = CheckRelevance(*changed, *path);
     if (!relevance.known || relevance.relevant()) continue;
-    Result<CommitInfo> info = builds_.repo().Commit(later.commit);
+    Result<CommitInfo> info = engine_.history.Commit(later.commit);
     if (!info) return info.error();
     state_.on_path_culprit = state_.culprit;
     state_.on_path_subject = state_.culprit_subject;
@@ -669,7 +660,7 @@ Result<InvestigationReport> Session::Run() {
 }
 
 // Everything a request names is checked before anything is built or measured.
-Status CheckRequest(const BisectSections& config, EngineBuilds& builds,
+Status CheckRequest(const BisectSections& config, const InvestigationEngine& engine,
                     const InvestigateRequest& request) {
   if (request.good.empty() || request.bad.empty()) {
     return Error::Usage("investigate needs --good and --bad");
@@ -687,9 +678,9 @@ Status CheckRequest(const BisectSections& config, EngineBuilds& builds,
   if (request.runs_per_visit < 1 || request.runs_per_visit > 1000) {
     return Error::Usage(fmt::format("--runs {} is not in 1..1000", request.runs_per_visit));
   }
-  Result<std::string> good = builds.repo().Resolve(request.good);
+  Result<std::string> good = engine.history.Resolve(request.good);
   if (!good) return good.error().WithContext("--good");
-  Result<std::string> bad = builds.repo().Resolve(request.bad);
+  Result<std::string> bad = engine.history.Resolve(request.bad);
   if (!bad) return bad.error().WithContext("--bad");
   CULPRIT_TRY(RecordStore(config.records.dir).CheckWritable());
   return {};
@@ -697,7 +688,12 @@ Status CheckRequest(const BisectSections& config, EngineBuilds& builds,
 
 }  // namespace
 
-Result<InvestigationReport> RunInvestigation(const BisectSections& config, EngineBuilds& builds,
+InvestigationEngine EngineInvestigation(EngineBuilds& builds, Measurer& measurer) {
+  return InvestigationEngine{builds.repo(), builds, measurer, builds.progress(), &builds};
+}
+
+Result<InvestigationReport> RunInvestigation(const BisectSections& config,
+                                             const InvestigationEngine& engine,
                                              const HostProbe* host, InvestigationReporter& reporter,
                                              const InvestigateRequest& request) {
   // Held until the session ends: nothing else may rewrite the state meanwhile.
@@ -714,7 +710,7 @@ Result<InvestigationReport> RunInvestigation(const BisectSections& config, Engin
             "`culprit investigate --resume` continues it; `--restart` discards it and "
             "starts this one (its records stay)");
   }
-  CULPRIT_TRY(CheckRequest(config, builds, request));
+  CULPRIT_TRY(CheckRequest(config, engine, request));
   std::error_code ec;
   std::filesystem::create_directories(BisectDir(config), ec);
   InvestigationState state;
@@ -725,11 +721,12 @@ Result<InvestigationReport> RunInvestigation(const BisectSections& config, Engin
   state.config_digest = config.digest;
   reporter.Line(fmt::format("== investigate: why did {} move between {} and {}? ==",
                             state.request.query, request.good, request.bad));
-  Session session(config, builds, host, reporter, std::move(state), request.stop_after);
+  Session session(config, engine, host, reporter, std::move(state), request.stop_after);
   return session.Run();
 }
 
-Result<InvestigationReport> ResumeInvestigation(const BisectSections& config, EngineBuilds& builds,
+Result<InvestigationReport> ResumeInvestigation(const BisectSections& config,
+                                                const InvestigationEngine& engine,
                                                 const HostProbe* host,
                                                 InvestigationReporter& reporter,
                                                 std::optional<InvestigationStep> stop_after) {
@@ -748,10 +745,10 @@ Result<InvestigationReport> ResumeInvestigation(const BisectSections& config, En
         "note: culprit.toml changed since the investigation started; the finished steps keep "
         "what they measured under the old file");
   }
-  CULPRIT_TRY(CheckRequest(config, builds, state.request));
+  CULPRIT_TRY(CheckRequest(config, engine, state.request));
   reporter.Line(fmt::format("== investigate (resumed): why did {} move between {} and {}? ==",
                             state.request.query, state.request.good, state.request.bad));
-  Session session(config, builds, host, reporter, std::move(state), stop_after);
+  Session session(config, engine, host, reporter, std::move(state), stop_after);
   return session.Run();
 }
 
