@@ -249,12 +249,7 @@ PinpointVerdict CompareRuns(const ChangeRuns& ra, const ChangeRuns& rb, double l
 /// against the world's changes that move the way the whole range moves.
 void ScoreNamedRanges(const SimWorld& world, const std::vector<std::pair<int, int>>& named,
                       TrialResult& r) {
-  double total = 0;
-  for (double e : world.change_log_effects()) total += e;
-  std::vector<int> truth;
-  for (size_t k = 0; k < world.change_commits().size(); ++k) {
-    if (world.change_log_effects()[k] * total > 0) truth.push_back(world.change_commits()[k]);
-  }
+  const std::vector<int> truth = ChangesTheRangesWay(world);
   auto holds = [&](const std::pair<int, int>& range, int t) {
     return range.first <= t && t <= range.second;
   };
@@ -267,18 +262,12 @@ void ScoreNamedRanges(const SimWorld& world, const std::vector<std::pair<int, in
   });
   const bool all_single = std::all_of(
       named.begin(), named.end(), [](const std::pair<int, int>& x) { return x.first == x.second; });
-  if (wrong) {
-    r.score = TrialResult::Score::kWrong;
-  } else if (named.empty()) {
-    r.score = TrialResult::Score::kInconclusive;
-  } else if (!all_named) {
-    r.score = TrialResult::Score::kInconclusive;
+  r.score = ScoreNamed(wrong, !named.empty(), all_named, all_single);
+  if (!wrong && !named.empty() && !all_named) {
     r.partial = true;
     r.missed_first = std::none_of(named.begin(), named.end(), [&](const std::pair<int, int>& x) {
       return holds(x, truth.front());
     });
-  } else {
-    r.score = all_single ? TrialResult::Score::kExact : TrialResult::Score::kRange;
   }
 }
 

@@ -237,14 +237,8 @@ Result<RunnerTrialResult> RunRunnerTrial(SimWorld& world, const std::filesystem:
   // The truth the answer is held to: the changes that move the way the range does, and
   // those that move the other way (a change named in a part that moves the other way must
   // be one of these).
-  double total = 0;
-  for (double e : world.change_log_effects()) total += e;
-  std::vector<int> truth, other_truth;
-  for (size_t k = 0; k < world.change_commits().size(); ++k) {
-    const double e = world.change_log_effects()[k];
-    if (e * total > 0) truth.push_back(world.change_commits()[k]);
-    if (e * total < 0) other_truth.push_back(world.change_commits()[k]);
-  }
+  const std::vector<int> truth = ChangesTheRangesWay(world);
+  const std::vector<int> other_truth = ChangesTheRangesWay(world, /*other_way=*/true);
   const std::vector<BisectSegment>& segments = report->state.segments;
   const std::vector<int> changes = VerifiedChanges(segments);
   r.changes_named = static_cast<int>(changes.size());
@@ -296,16 +290,8 @@ Result<RunnerTrialResult> RunRunnerTrial(SimWorld& world, const std::filesystem:
                  t <= segments[k].change;
         });
       });
-  if (!r.wrong.empty()) {
-    r.score = TrialResult::Score::kWrong;
-  } else if (changes.empty()) {
-    r.score = TrialResult::Score::kInconclusive;
-  } else if (!all_named) {
-    r.score = TrialResult::Score::kInconclusive;
-    r.partial = true;
-  } else {
-    r.score = all_single ? TrialResult::Score::kExact : TrialResult::Score::kRange;
-  }
+  r.score = ScoreNamed(!r.wrong.empty(), !changes.empty(), all_named, all_single);
+  r.partial = r.wrong.empty() && !changes.empty() && !all_named;
   return r;
 }
 

@@ -243,6 +243,23 @@ TrialResult RunNaiveTrial(SimWorld& world, int runs_per_step, double threshold) 
   return r;
 }
 
+std::vector<int> ChangesTheRangesWay(const SimWorld& world, bool other_way) {
+  double total = 0;
+  for (double e : world.change_log_effects()) total += e;
+  std::vector<int> out;
+  for (size_t k = 0; k < world.change_commits().size(); ++k) {
+    const double e = world.change_log_effects()[k];
+    if (other_way ? e * total < 0 : e * total > 0) out.push_back(world.change_commits()[k]);
+  }
+  return out;
+}
+
+TrialResult::Score ScoreNamed(bool named_wrongly, bool named_any, bool all_named, bool all_single) {
+  if (named_wrongly) return TrialResult::Score::kWrong;
+  if (!named_any || !all_named) return TrialResult::Score::kInconclusive;
+  return all_single ? TrialResult::Score::kExact : TrialResult::Score::kRange;
+}
+
 uint64_t TrialSeed(uint64_t seed, int trial) {
   uint64_t s = seed * 0x100000001b3ULL + static_cast<uint64_t>(trial);
   return SplitMix64(s);

@@ -112,6 +112,17 @@ struct TrialResult {
   bool missed_first = false;
 };
 
+/// The world's changes (their commits, in order) that move the way its whole history moves
+/// (a regression's culprits), or with `other_way` those that move against it (a partial undo,
+/// an earlier improvement): what a strategy's named changes are scored against.
+std::vector<int> ChangesTheRangesWay(const SimWorld& world, bool other_way = false);
+
+/// The score of a trial's named changes: kWrong when one of them holds no change
+/// (`named_wrongly`), kInconclusive when none was named or not all of them were (a partial
+/// answer: `named_any && !all_named`), else kExact when each is one commit and kRange when
+/// one is a range around unbuildable commits. One ladder for every strategy.
+TrialResult::Score ScoreNamed(bool named_wrongly, bool named_any, bool all_named, bool all_single);
+
 /// Runs BisectSearch on the world to the end. A culprit is exact when it is the first bad
 /// commit; a range scores kRange when it contains it; anything else reported is kWrong;
 /// kInconclusive and kNotReproducible are kInconclusive.
