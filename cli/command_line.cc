@@ -333,6 +333,7 @@ int RunCommandLine(int argc, char** argv) {
   app.fallthrough();
   app.set_version_flag("--version", std::string("culprit ") + CULPRIT_VERSION);
   GlobalOptions global;
+  global.invocation.assign(argv, argv + argc);
   app.add_option("--config", global.config, "culprit.toml to use (default: ./culprit.toml)");
 
   CommandAction action;
@@ -341,6 +342,7 @@ int RunCommandLine(int argc, char** argv) {
   AddRecordsCommands(app, global, action, core);
   // Each family's options live here, as long as `app` writes into them.
   CommandFamilies families;
+  families.demo.demo.invocation = global.invocation;
   AddBisectCommands(app, global, action, families.bisect);
   AddJudgeCommand(app, global, action, families.judge);
   AddDemoCommand(app, action, families.demo);

@@ -110,7 +110,9 @@ Result<Config> LoadGlobalConfig(const GlobalOptions& global) {
   if (global.config) explicit_path = *global.config;
   Result<std::filesystem::path> path = FindConfig(explicit_path);
   if (!path) return path.error();
-  return LoadConfig(*path);
+  Result<Config> config = LoadConfig(*path);
+  if (config) config->records.invocation = global.invocation;
+  return config;
 }
 
 Result<Config> LoadMeasureConfig(const GlobalOptions& global,
@@ -130,6 +132,7 @@ Result<Config> LoadMeasureConfig(const GlobalOptions& global,
                               ? LoadGlobalConfig(global)
                               : ParseConfig("", std::filesystem::current_path(ec) / "culprit.toml");
   if (!config) return config.error();
+  config->records.invocation = global.invocation;
   QueryConfig adhoc;
   adhoc.adhoc = true;
   adhoc.name = std::filesystem::path(command.front()).filename().string();

@@ -29,6 +29,9 @@ struct GlobalOptions {
   /// instead of a configured query, with or without a culprit.toml (see
   /// LoadMeasureConfig). For table, several commands separated by `--`.
   std::vector<std::string> adhoc_command;
+  /// The command line (argv), passed down in the configuration's [records] so that every
+  /// record says what ran (RecordsConfig::invocation).
+  std::vector<std::string> invocation;
 };
 
 struct InitOptions {
@@ -83,7 +86,8 @@ Result<int> CommandRecordsReport(const GlobalOptions& global, const RecordsComma
 Result<int> CommandRecordsExport(const GlobalOptions& global, const RecordsCommandOptions& options);
 Result<int> CommandRecordsMerge(const GlobalOptions& global, const RecordsCommandOptions& options);
 
-/// Loads the configuration named by --config, or ./culprit.toml.
+/// Loads the configuration named by --config, or ./culprit.toml, with the command line in
+/// its [records] (RecordsConfig::invocation).
 Result<Config> LoadGlobalConfig(const GlobalOptions& global);
 
 /// The configuration of `run` or `probe`: LoadGlobalConfig when `command` is

@@ -177,7 +177,7 @@ Result<ComparisonOutcome> MeasureOrder(const AuditContext& context, const QueryC
     plan.a = MakeComparisonArm("alone", "alone (fresh process)", *alone, today);
     plan.b = MakeComparisonArm("in registry order", "in registry order", *in_order, today);
     QuerySampleSource source({*alone, *in_order});
-    RecordStore store(config.records.dir);
+    RecordStore store(config.records);
     return RunComparison(plan, source, context.host, store, context.progress);
   }
   // As CheckRegistry, for a metric given by --metric.
@@ -194,7 +194,7 @@ Result<ComparisonOutcome> MeasureOrder(const AuditContext& context, const QueryC
   plan.a = MakeComparisonArm("alone", "alone (fresh harness)", harness_arm, today);
   plan.b = MakeComparisonArm("in registry order", "after " + before, harness_arm, today);
   HarnessOrderSource source(*spec, config.harness.timeout, query.name, predecessors);
-  RecordStore store(config.records.dir);
+  RecordStore store(config.records);
   return RunComparison(plan, source, context.host, store, context.progress);
 }
 
@@ -389,7 +389,7 @@ Result<std::vector<PublishedNumber>> ResolvePublished(const Config& config,
       if (!text) return Error::Usage(text.error().message());
       record = RecordFromJson(*text, given);
     } else {
-      record = RecordStore(config.records.dir).Find(given);
+      record = RecordStore(config.records).Find(given);
     }
     if (!record) {
       return Error::Usage(record.error().message())
@@ -419,7 +419,7 @@ Result<AuditOutcome> RunAudit(const AuditContext& context, const PublishedNumber
   CULPRIT_TRY(CheckRegistry(config, (*query)->name));
   Result<SittingOptions> options = MakeSittingOptions(config.measure, **query, request.flags);
   if (!options) return options.error();
-  CULPRIT_TRY(RecordStore(config.records.dir).CheckWritable());
+  CULPRIT_TRY(RecordStore(config.records).CheckWritable());
 
   AuditOutcome o = UnmeasuredOutcome(published, **query, *options, config.registry, request);
   AuditFigures& f = o.figures;
@@ -434,7 +434,7 @@ Result<AuditOutcome> RunAudit(const AuditContext& context, const PublishedNumber
   if (!code) return code.error();
   o.factor_record_paths.emplace_back("code", code->record_path);
   AuditFactor code_factor = FactorFromRecord("code", code->record);
-  RecordStore store(config.records.dir);
+  RecordStore store(config.records);
   AuditFactor drift = MeasureDrift(published, *code, *options, store, o);
   f.factors = {drift, code_factor};
 

@@ -40,7 +40,7 @@ Result<ComparisonOutcome> RunCompareOn(const MeasureContext& context, Measurer& 
   if (build_a->commit == build_b->commit && !build_a->commit.empty()) {
     plan.notes.push_back("both revisions are the same commit: this sitting measures noise");
   }
-  RecordStore store(config.records.dir);
+  RecordStore store(config.records);
   return RunComparison(plan, *runs->source, context.host, store, context.progress);
 }
 

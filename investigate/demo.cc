@@ -451,6 +451,7 @@ Result<DemoStart> StartDemo(const DemoOptions& options, DemoReporter& reporter,
                                           start.repo, options.events, report.config_path);
   if (!config) return config.error();
   start.config = std::move(*config);
+  start.config.records.invocation = options.invocation;
   reporter.Line(fmt::format("configuration: {}", report.config_path.string()));
   return start;
 }

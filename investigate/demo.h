@@ -38,6 +38,9 @@ struct DemoOptions {
   /// continues where it stopped.
   std::optional<InvestigationStep> stop_after;
   int events = 0;  ///< 0: the demo config's own (1,000,000).
+  /// The command line, passed down into the demo configuration's [records]: every record the
+  /// demo writes says what ran (RecordsConfig::invocation).
+  std::vector<std::string> invocation;
   std::string good = "v1.0", bad = "v1.3";
   /// The number that moved: series.count measured as the registry does.
   std::string query = "series.count.registry";

@@ -140,7 +140,7 @@ Result<ExplainOutcome> RunExplain(const ExplainContext& context, const ExplainRe
   if (!version) return version.error();
   Result<Commits> commits = ResolveCommits(context.builds.repo(), request);
   if (!commits) return commits.error();
-  RecordStore store(context.config.records.dir);
+  RecordStore store(context.config.records);
   CULPRIT_TRY(store.CheckWritable());
 
   ExplainInputs in;

@@ -64,7 +64,7 @@ class Session {
         engine_(engine),
         host_(host),
         reporter_(reporter),
-        store_(config.records.dir),
+        store_(config.records),
         look_lines_(reporter),
         state_(std::move(state)),
         stop_after_(stop_after) {}
@@ -682,7 +682,7 @@ Status CheckRequest(const BisectSections& config, const InvestigationEngine& eng
   if (!good) return good.error().WithContext("--good");
   Result<std::string> bad = engine.history.Resolve(request.bad);
   if (!bad) return bad.error().WithContext("--bad");
-  CULPRIT_TRY(RecordStore(config.records.dir).CheckWritable());
+  CULPRIT_TRY(RecordStore(config.records).CheckWritable());
   return {};
 }
 

@@ -88,11 +88,17 @@ std::string SanitizeIdPart(std::string_view text) {
   return out.empty() ? "none" : out;
 }
 
-RecordStore::RecordStore(std::filesystem::path dir)
-    : RecordStore(std::move(dir), DefaultRandomSuffix) {}
+RecordStore::RecordStore(const RecordsConfig& records)
+    : RecordStore(records.dir, DefaultRandomSuffix, records.invocation) {}
 
-RecordStore::RecordStore(std::filesystem::path dir, std::function<uint32_t()> random_suffix)
-    : dir_(std::move(dir)), random_suffix_(std::move(random_suffix)) {}
+RecordStore::RecordStore(std::filesystem::path dir)
+    : RecordStore(std::move(dir), DefaultRandomSuffix, Invocation()) {}
+
+RecordStore::RecordStore(std::filesystem::path dir, std::function<uint32_t()> random_suffix,
+                         std::vector<std::string> invocation)
+    : dir_(std::move(dir)),
+      random_suffix_(std::move(random_suffix)),
+      invocation_(std::move(invocation)) {}
 
 Result<std::filesystem::path> RecordStore::Write(Record& record) {
   if (record.schema != kRecordSchema) {
@@ -103,7 +109,7 @@ Result<std::filesystem::path> RecordStore::Write(Record& record) {
   auto time = ParseIsoUtc(record.time);
   if (!time) return time.error().WithContext("cannot write record: its time");
   // Every record says which command line produced it, wherever it was built.
-  if (record.invocation.empty()) record.invocation = Invocation();
+  if (record.invocation.empty()) record.invocation = invocation_;
 
   // A record whose writer was killed mid-write left a temp file; it is no
   // record, and nothing else would ever remove it.
@@ -217,7 +223,7 @@ Status RecordStore::CheckWritable() const {
 
 Result<std::filesystem::path> RecordStore::WriteFallback(Record& record) const {
   if (record.time.empty()) record.time = NowIsoUtc();
-  if (record.invocation.empty()) record.invocation = Invocation();
+  if (record.invocation.empty()) record.invocation = invocation_;
   if (record.id.empty()) {
     auto time = ParseIsoUtc(record.time);
     record.id = fmt::format("{}-{}-{}-{:04x}", time ? FormatCompactUtc(*time) : "unknown-time",

@@ -14,17 +14,28 @@
 #include "base/result.h"
 #include "records/record.h"
 #include "records/record_filter.h"
+#include "records/records_config.h"
 
 namespace culprit {
 
 class RecordStore {
  public:
+  /// The archive of `records.dir`; a record written without an invocation of its own
+  /// carries `records.invocation`, the command line the CLI passed down.
+  explicit RecordStore(const RecordsConfig& records);
+  /// The archive of `dir`, for reading it (List, Find, CheckWritable). Transitional for
+  /// the writers not yet given their configuration's RecordsConfig (probes/measure_commands,
+  /// table_command, isolate_command; bisect's session, judge, sweep, multi-query bisect): a
+  /// record written without an invocation carries the one main remembered
+  /// (base/invocation.h), which goes when they pass theirs down.
   explicit RecordStore(std::filesystem::path dir);
   /// For tests: `random_suffix` supplies the random part of generated ids, to
-  /// force collisions.
-  RecordStore(std::filesystem::path dir, std::function<uint32_t()> random_suffix);
+  /// force collisions. Records carry `invocation` as above.
+  RecordStore(std::filesystem::path dir, std::function<uint32_t()> random_suffix,
+              std::vector<std::string> invocation = {});
 
-  /// Fills in record.time (now, if empty) and assigns the id (if empty) as
+  /// Fills in record.time (now, if empty) and record.invocation (the store's, if empty), and
+  /// assigns the id (if empty) as
   /// "<UTC yyyy-mm-ddTHHMMSSZ>-<kind>-<query-or-'none', sanitized>-<4 random hex>",
   /// the time part taken from record.time. Writes <dir>/<id>.json atomically,
   /// never overwriting: a generated id that collides is retried with a new
@@ -76,6 +87,7 @@ class RecordStore {
  private:
   std::filesystem::path dir_;
   std::function<uint32_t()> random_suffix_;
+  std::vector<std::string> invocation_;
 };
 
 /// Lower-case letters, digits, '.' and '_' kept; every other run of

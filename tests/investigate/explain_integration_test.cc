@@ -238,5 +238,20 @@ conditions = [{ name = "nothing held" }]
   EXPECT_TRUE(Contains(run.stderr_text, "-q lookup")) << DescribeRun(run);
 }
 
+// The explain record is written by a store the command line passed its argv to, through the
+// configuration's [records] (RecordsConfig::invocation), not through a process-wide global.
+TEST_F(ExplainCommand, TheRecordSaysTheCommandLineThatRan) {
+  SKIP_WITHOUT_VALGRIND();
+  ProcessResult run = Culprit({"explain", commits_[1], "-q", "lookup", "--top", "3"});
+  ASSERT_EQ(run.exit_code, 0) << DescribeRun(run);
+  std::vector<Record> records = Explains();
+  ASSERT_EQ(records.size(), 1u);
+  const std::vector<std::string> expected = {
+      CULPRIT_EXE, "--config",  (dir_.path() / "culprit.toml").string(),
+      "explain",   commits_[1], "-q",
+      "lookup",    "--top",     "3"};
+  EXPECT_EQ(records[0].invocation, expected);
+}
+
 }  // namespace
 }  // namespace culprit

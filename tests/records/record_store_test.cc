@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "base/atomic_file.h"
+#include "base/invocation.h"
 #include "base/timestamp.h"
 #include "tests/records/record_fixture.h"
 #include "tests/support/temp_dir.h"
@@ -402,6 +403,51 @@ TEST(RecordStore, WriteOrFallbackArchivesWhenItCan) {
   RecordStore::Archived archived = store.WriteOrFallback(record);
   EXPECT_FALSE(archived.error);
   EXPECT_EQ(archived.path.parent_path(), dir.path());
+}
+
+TEST(RecordStore, ARecordCarriesTheInvocationItsConfigurationPassedDown) {
+  TempDir dir;
+  RecordsConfig records;
+  records.dir = dir.path() / "records";
+  records.invocation = {"culprit", "compare", "v1", "v2", "-q", "scan"};
+  RecordStore store(records);
+  EXPECT_EQ(store.dir(), records.dir);
+  Record plain = Simple("compare", "scan");
+  ASSERT_TRUE(store.Write(plain));
+  EXPECT_EQ(plain.invocation, records.invocation);
+  EXPECT_EQ(store.Find(plain.id)->invocation, records.invocation);
+  // A record that says its own command line keeps it (the investigation's, the demo's).
+  Record own = Simple("compare", "scan");
+  own.invocation = {"culprit", "demo"};
+  ASSERT_TRUE(store.Write(own));
+  EXPECT_EQ(store.Find(own.id)->invocation, own.invocation);
+  // The fallback file of an archive that refused the record says it too.
+  Record unarchived = Simple("compare", "scan");
+  Result<fs::path> fallback = store.WriteFallback(unarchived);
+  ASSERT_TRUE(fallback) << fallback.error().message();
+  Result<Record> back = RecordFromJson(*ReadFile(*fallback), fallback->string());
+  fs::remove(*fallback);
+  ASSERT_TRUE(back) << back.error().message();
+  EXPECT_EQ(back->invocation, records.invocation);
+}
+
+TEST(RecordStore, AStoreOfAConfigurationNeverReadsTheProcessWideInvocation) {
+  TempDir dir;
+  RecordsConfig records;
+  records.dir = dir.path() / "records";
+  char culprit[] = "culprit", run[] = "run";
+  char* argv[] = {culprit, run};
+  SetInvocation(2, argv);
+  Record r = Simple("run", "scan");
+  const bool written = RecordStore(records).Write(r).ok();
+  // The transitional store of a bare directory still does (its writers are listed in
+  // records/record_store.h).
+  Record bare = Simple("run", "scan");
+  const bool bare_written = RecordStore(records.dir).Write(bare).ok();
+  SetInvocation(0, nullptr);
+  ASSERT_TRUE(written && bare_written);
+  EXPECT_TRUE(r.invocation.empty());
+  EXPECT_EQ(bare.invocation, (std::vector<std::string>{"culprit", "run"}));
 }
 
 }  // namespace
