@@ -266,7 +266,7 @@ Result<RunnerTrialResult> RunRunnerTrial(SimWorld& world, const std::filesystem:
       double net = 0;
       for (size_t k = 0; k < world.change_commits().size(); ++k) {
         const int c = world.change_commits()[k];
-        if (s.lo < c && c <= s.hi) net += world.change_log_effects()[k];
+        if (s.lo < c && c <= s.hi) net += world.MeanLogEffect(k);
       }
       if (std::abs(net) > band && r.wrong.empty()) {
         r.wrong =

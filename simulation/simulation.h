@@ -13,6 +13,7 @@
 // commits (never the endpoints). A pair is two samples back to back in random
 // order, so drift nearly cancels within a pair but not between steps.
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -76,6 +77,13 @@ class SimWorld {
   const std::vector<int>& change_commits() const { return change_commits_; }
   /// Their effects (log of the ratio), in the same order.
   const std::vector<double>& change_log_effects() const { return change_log_effects_; }
+  /// The log of each change's mean multiplier over runs: its log effect, or for an
+  /// intermittent one log(1 + share · effect) (x2 in 15% of runs: x1.15).
+  double MeanLogEffect(size_t k) const {
+    const double share = change_intermittent_[k];
+    return share <= 0 ? change_log_effects_[k]
+                      : std::log1p(share * std::expm1(change_log_effects_[k]));
+  }
   bool Unbuildable(int commit) const { return unbuildable_[commit]; }
   int runs() const { return runs_; }
 
