@@ -370,6 +370,18 @@ class PairedSitting {
     f.differ = f.p_value < alpha;
   }
 
+  // The mean and the tails of the kept pairs around `center` at `confidence` (the look's).
+  // With SittingOptions::sight_tail_once, whether the pairs could have missed a slow tail is
+  // asked once for the whole sitting, at its α: if the first n pairs hold no run of the tail,
+  // neither do the first n' < n, so the chance that any look states a tie (or rules a move
+  // out) on pairs that never caught the tail is the chance at the first look that may.
+  TailEvidence Tails(double center, double confidence) const {
+    TailEvidence tails =
+        GatherTailEvidence(CompletedLogRatios(kept_), center, confidence, options_.band);
+    if (options_.sight_tail_once) tails.sighting_alpha = 1 - options_.confidence;
+    return tails;
+  }
+
   // A planned look: the interval at this look's spent confidence, and the
   // failure-rate test at the same alpha. Either can end the sitting.
   void Look() {
@@ -381,8 +393,7 @@ class PairedSitting {
       r_.nominal_confidence = 1 - alphas_[look_];
       // The tails at the same confidence: a tie of the pseudo-median that they contradict
       // (an intermittent slowdown) is not a NULL, and a mean beyond the band is an EFFECT.
-      r_.tails = GatherTailEvidence(CompletedLogRatios(kept_), shift->estimate,
-                                    r_.nominal_confidence, options_.band);
+      r_.tails = Tails(shift->estimate, r_.nominal_confidence);
       null_claimable_ = NullMayStop();
       verdict = ClassifyWithTails(*shift, *r_.tails, options_.band);
       decided_ = verdict == Verdict::kEffect || (verdict == Verdict::kNull && null_claimable_);
@@ -391,9 +402,7 @@ class PairedSitting {
         // NULL's own spending (null_max_pairs): its interval is the one a tie is read from.
         Result<ShiftEstimate> null_shift = SignedRankEstimate(d, 1 - null_alphas_[look_]);
         if (null_shift) {
-          TailEvidence null_tails =
-              GatherTailEvidence(CompletedLogRatios(kept_), null_shift->estimate,
-                                 1 - null_alphas_[look_], options_.band);
+          TailEvidence null_tails = Tails(null_shift->estimate, 1 - null_alphas_[look_]);
           if (ClassifyWithTails(*null_shift, null_tails, options_.band) == Verdict::kNull) {
             r_.shift = *null_shift;
             r_.tails = null_tails;
@@ -469,8 +478,7 @@ class PairedSitting {
       if (!null_shift) return false;
       shift = *null_shift;
       confidence = 1 - null_alphas_[look_];
-      tails =
-          GatherTailEvidence(CompletedLogRatios(kept_), shift.estimate, confidence, options_.band);
+      tails = Tails(shift.estimate, confidence);
     }
     if (Classify(shift.low, shift.high, BandEdge(options_.band)) == Verdict::kEffect) return false;
     if (!RulesOutMove(shift, tails, options_.rule_out_band)) return false;
@@ -513,8 +521,7 @@ class PairedSitting {
         if (shift) {
           r_.shift = *shift;
           r_.nominal_confidence = 1 - alphas_[next];
-          r_.tails = GatherTailEvidence(CompletedLogRatios(kept_), shift->estimate,
-                                        r_.nominal_confidence, options_.band);
+          r_.tails = Tails(shift->estimate, r_.nominal_confidence);
         }
       }
       r_.verdict = InconclusiveBecause(fmt::format(

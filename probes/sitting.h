@@ -115,6 +115,15 @@ struct SittingOptions {
   /// the sitting, before its first look; only while no measured run failed or timed out.
   /// Otherwise, and when the rule does not decide, the usual looks decide.
   bool near_deterministic = false;
+  /// Whether a NULL's tail sighting (PairsToSightTail) is asked once for the whole sitting, at
+  /// its α (1 - confidence), instead of at each look's share: the pairs that never caught a run
+  /// of the tail are nested (none in n pairs, none in fewer), so the chance that any look states
+  /// a tie on them is the chance at the first look that may, (1 - r)^n <= α, the bound the
+  /// looks' shares summed to (docs/statistics.md, "A tie needs the tails to agree"). A quiet
+  /// tie of 10..160 at 95% is then stated at 20 pairs, not 40. Off by default: the bisect's
+  /// checks keep a tie out of their looks of 20 pairs by relying on the share's sighting
+  /// (CheckSittingBudget's null_max_pairs = 20 when no tie is sought).
+  bool sight_tail_once = false;
 };
 
 /// Runs that gave no number, per arm, over the measured (not warm-up) runs, and Fisher's exact
