@@ -91,6 +91,9 @@ SearchOptions MakeSearchOptions(const SittingOptions& measure, const BisectConfi
   search_options.confirm_endpoints = false;
   search_options.band = measure.band;
   search_options.confidence = measure.confidence;
+  // A near-deterministic metric (instructions) sets the model's noise floor and lets the
+  // near-deterministic rule read a verification's runs, as it reads every sitting's.
+  search_options.near_deterministic = measure.near_deterministic;
   search_options.target_probability = bisect.target_probability;
   search_options.step_odds = bisect.step_odds;
   search_options.plan_verification = bisect.plan_verification;

@@ -54,7 +54,9 @@ SittingOptions CheckSittingBudget(const SittingOptions& check, const TiePlan& pl
 
 /// The search's options for a range (or part) of `n` commits whose endpoint sitting (the
 /// confirmation or a check) took `endpoint_pairs` pairs, with `pairs_left` (PairsLeft, counting
-/// that sitting) of [bisect] max_total_pairs to spend.
+/// that sitting) of [bisect] max_total_pairs to spend. A near-deterministic `measure`
+/// (SittingOptions::near_deterministic) makes a near-deterministic search (its noise floor and
+/// its verifications' rule: SearchOptions::near_deterministic).
 SearchOptions MakeSearchOptions(const SittingOptions& measure, const BisectConfig& bisect, int n,
                                 int endpoint_pairs, int pairs_left);
 

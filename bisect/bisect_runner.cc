@@ -541,7 +541,12 @@ Result<BisectReport> BisectRunner::Session::Search() {
       for (double& x : d) x = -x;
     }
     if (action.kind == Action::Kind::kVerify) {
-      search_->AddVerification(action.commit, action.baseline, d);
+      // A near-deterministic metric's runs, for the rule the search reads over them; flipped
+      // with d for a speed-up. A timed metric's state keeps none.
+      std::optional<ArmRuns> runs;
+      if (search_->options().near_deterministic) runs = KeptRuns(batch.samples);
+      if (runs && ActiveSearchesForSpeedup()) std::swap(runs->baseline, runs->commit);
+      search_->AddVerification(action.commit, action.baseline, d, std::move(runs));
     } else {
       search_->AddObservation(action.commit, d);
       search_->MarkCached(action.commit);

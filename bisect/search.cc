@@ -17,6 +17,12 @@ namespace {
 
 constexpr std::string_view kSchema = "culprit.bisect-search/v1";
 
+// The pairs at which the near-deterministic rule first looks: kNearDeterministicRepeats runs
+// of each arm, in whole blocks (3 runs: 4 pairs).
+constexpr int kNearDeterministicPairs =
+    (static_cast<int>(kNearDeterministicRepeats) + kPairsPerBlock - 1) / kPairsPerBlock *
+    kPairsPerBlock;
+
 // The verification's looks: from verify_pairs_min, doubling, with a first look that can
 // stop (StoppableLooks; the runner measures whole blocks of two pairs).
 std::vector<int> VerificationLooks(const SearchOptions& o) {
@@ -125,6 +131,11 @@ Result<SearchOptions> OptionsFromJson(const nlohmann::json& jo) {
     if (!jo["confirm_endpoints"].is_boolean()) return Invalid("confirm_endpoints");
     o.confirm_endpoints = jo["confirm_endpoints"].get<bool>();
   }
+  // States written before the field existed were a timed metric's.
+  if (jo.contains("near_deterministic")) {
+    if (!jo["near_deterministic"].is_boolean()) return Invalid("near_deterministic");
+    o.near_deterministic = jo["near_deterministic"].get<bool>();
+  }
   // States written before the field existed verified on the fixed schedule.
   o.plan_verification = false;
   if (jo.contains("plan_verification")) {
@@ -188,6 +199,24 @@ Result<Observation> ObservationFromJson(const nlohmann::json& ob, int n) {
   return parsed;
 }
 
+/// A verification's runs ("baseline_runs" and "commit_runs", both or neither, positive),
+/// none when absent.
+Result<std::optional<ArmRuns>> RunsFromJson(const nlohmann::json& ob) {
+  if (!ob.contains("baseline_runs") && !ob.contains("commit_runs")) return std::optional<ArmRuns>();
+  ArmRuns runs;
+  for (const char* key : {"baseline_runs", "commit_runs"}) {
+    if (!ob.contains(key) || !ob[key].is_array()) return Invalid("observations.runs");
+    std::vector<double>& values =
+        std::string_view(key) == "baseline_runs" ? runs.baseline : runs.commit;
+    for (const nlohmann::json& x : ob[key]) {
+      if (!x.is_number() || !(x.get<double>() > 0) || !std::isfinite(x.get<double>()))
+        return Invalid("observations.runs");
+      values.push_back(x.get<double>());
+    }
+  }
+  return std::optional<ArmRuns>(std::move(runs));
+}
+
 }  // namespace
 
 BisectSearch::BisectSearch(int n_commits, SearchOptions options)
@@ -209,12 +238,15 @@ void BisectSearch::AddObservation(int commit, std::span<const double> d) {
   assert(commit >= 1 && commit <= n_);
   if (d.empty()) return;
   observations_.push_back({commit, 0, false, std::vector<double>(d.begin(), d.end())});
+  runs_.emplace_back();
 }
 
-void BisectSearch::AddVerification(int commit, int baseline, std::span<const double> d) {
+void BisectSearch::AddVerification(int commit, int baseline, std::span<const double> d,
+                                   std::optional<ArmRuns> runs) {
   assert(baseline >= 0 && baseline < commit && commit <= n_);
   if (d.empty()) return;
   observations_.push_back({commit, baseline, true, std::vector<double>(d.begin(), d.end())});
+  runs_.push_back(std::move(runs));
 }
 
 bool BisectSearch::IsUnbuildable(int commit) const {
@@ -270,7 +302,10 @@ int BisectSearch::max_pairs() const {
          2 * options_.max_pairs_per_step * std::max(1, max_builds());
 }
 
-ModelFit BisectSearch::Fit() const { return FitSearchModel(n_, observations_, Refuted()); }
+ModelFit BisectSearch::Fit() const {
+  return FitSearchModel(n_, observations_, Refuted(),
+                        SearchNoiseFloor(options_.near_deterministic));
+}
 
 std::vector<int> BisectSearch::Refuted() const {
   // The verified blocks, in the order of their first pairs: each keeps its own memo, so a
@@ -365,7 +400,8 @@ VerificationPlan BisectSearch::PlanFor(int culprit, int parent) const {
     return o.verification && o.commit == culprit && o.baseline == parent;
   });
   const ModelFit fit = FitSearchModel(
-      n_, std::span<const Observation>(observations_.data(), first - observations_.begin()));
+      n_, std::span<const Observation>(observations_.data(), first - observations_.begin()), {},
+      SearchNoiseFloor(options_.near_deterministic));
   return PlanVerification(fit.effect, fit.noise, options_);
 }
 
@@ -390,19 +426,26 @@ const BisectSearch::VerdictMemo& BisectSearch::LookVerdict(VerdictMemo& memo, in
   memo.observations = seen;
   // The endpoints on the fixed schedule; a verification on its plan.
   memo.plan = verification ? PlanFor(culprit, parent) : FixedPlan(options_);
+  ReadLook(memo, std::move(d));
+  if (verification) ReadRule(memo, culprit, parent);
+  return memo;
+}
+
+void BisectSearch::ReadLook(VerdictMemo& memo, std::vector<double> d) const {
+  const int have = static_cast<int>(d.size());
   const std::vector<int>& looks = memo.plan.looks;
   const std::vector<double>& alphas = memo.plan.alphas;
   int look = -1;
   for (size_t k = 0; k < looks.size(); ++k) {
     if (looks[k] <= have) look = static_cast<int>(k);
   }
-  if (look < 0) return memo;
+  if (look < 0) return;
   // The look's own pairs, in the order they were taken: pairs past it (a batch that a budget
   // cut short before the next look) wait for the next look, so no look's α is tested twice.
   d.resize(static_cast<size_t>(looks[look]));
   memo.used = looks[look];
   auto shift = SignedRankEstimate(d, 1 - alphas[look]);
-  if (!shift) return memo;
+  if (!shift) return;
   memo.has_shift = true;
   memo.estimate = shift->estimate;
   memo.low = shift->low;
@@ -430,7 +473,46 @@ const BisectSearch::VerdictMemo& BisectSearch::LookVerdict(VerdictMemo& memo, in
     case Verdict::kError:
       break;
   }
-  return memo;
+}
+
+// The near-deterministic rule over every run of the block's batches (docs/statistics.md,
+// "Near-deterministic metrics"), as a sitting reads it between its looks: not a confidence
+// interval, no α spent; the sequential looks stay as planned for when it does not decide.
+void BisectSearch::ReadRule(VerdictMemo& memo, int culprit, int parent) const {
+  if (!options_.near_deterministic) return;
+  std::vector<double> a, b;
+  for (size_t k = 0; k < observations_.size(); ++k) {
+    const Observation& o = observations_[k];
+    if (!o.verification || o.commit != culprit || o.baseline != parent) continue;
+    // A batch without its runs (one failed or timed out): the rule states nothing.
+    if (!runs_[k]) return;
+    a.insert(a.end(), runs_[k]->baseline.begin(), runs_[k]->baseline.end());
+    b.insert(b.end(), runs_[k]->commit.begin(), runs_[k]->commit.end());
+  }
+  if (a.empty() && b.empty()) return;
+  memo.rule = LookNearDeterministic(a, b, options_.band);
+  // A sequential look that decided first keeps its verdict, as in a sitting.
+  if (memo.verdict != Verification::kUndecided) return;
+  if (memo.rule->state != NearDeterministicLook::State::kDecided) return;
+  const ShiftEstimate& range = memo.rule->range;
+  memo.by_rule = true;
+  memo.has_shift = true;
+  memo.estimate = range.estimate;
+  memo.low = range.low;
+  memo.high = range.high;
+  memo.confidence = 1;  // the observed range of the runs' ratios, not a coverage
+  memo.used = memo.pairs;
+  memo.verdict = memo.rule->verdict == Verdict::kNull ? Verification::kTie
+                 : range.low > 0                      ? Verification::kSlower
+                                                      : Verification::kFaster;
+}
+
+std::optional<NearDeterministicLook> BisectSearch::VerificationRule(int culprit, int parent,
+                                                                    bool* decided) const {
+  VerdictMemo memo;  // a fresh one: read from the state, not from a cached look
+  LookVerdict(memo, culprit, parent, /*verification=*/true);
+  if (decided) *decided = memo.by_rule;
+  return memo.rule;
 }
 
 BisectSearch::Decision BisectSearch::Finish(SearchOutcome out, SearchOutcome::Kind kind,
@@ -541,7 +623,8 @@ BisectSearch::Decision BisectSearch::Verify(SearchOutcome out, int budget,
   const int culprit = best_last, parent = best_first - 1;
   const VerdictMemo& v = LookVerdict(verify_memo_, culprit, parent, /*verification=*/true);
   const int have = v.pairs;
-  if (have >= v.plan.looks.front()) {
+  const bool by_rule = v.by_rule;
+  if (have >= v.plan.looks.front() || by_rule) {
     if (v.has_shift) {
       out.log_ratio = v.estimate;
       out.log_ratio_low = v.low;
@@ -558,10 +641,11 @@ BisectSearch::Decision BisectSearch::Verify(SearchOutcome out, int budget,
                               "{}..{} could not be built; {} vs {}: {}",
                               best_first, best_last, 100 * best_mass, best_first, best_last - 1,
                               culprit, parent, RatioText(v.estimate, v.low, v.high, v.used))
-                : fmt::format("commit {} is the first bad commit ({:.1f}%), "
-                              "verified against its parent: {}",
-                              culprit, 100 * best_mass,
-                              RatioText(v.estimate, v.low, v.high, v.used)));
+                : fmt::format(
+                      "commit {} is the first bad commit ({:.1f}%), "
+                      "verified against its parent: {}{}",
+                      culprit, 100 * best_mass, RatioText(v.estimate, v.low, v.high, v.used),
+                      by_rule ? " (the near-deterministic rule: every ratio of their runs)" : ""));
     }
     // A tie or a speed-up refutes the block (Refuted), which then holds no posterior and is
     // not verified again; only a verification that ran out of looks undecided ends here.
@@ -580,7 +664,11 @@ BisectSearch::Decision BisectSearch::Verify(SearchOutcome out, int budget,
   // In batches of at most kVerifyBatchPairs: their pairs are folded into the posterior, so a
   // wrong candidate (the search stopped at target_probability, not at certainty) loses its
   // mass and the search resumes after a batch, not after a whole planned look.
-  const int want = std::min(NextLook(v.plan.looks, have) - have, kVerifyBatchPairs);
+  int want = std::min(NextLook(v.plan.looks, have) - have, kVerifyBatchPairs);
+  // A near-deterministic metric's first batch is the rule's: identical repeats decide there.
+  if (options_.near_deterministic && have < kNearDeterministicPairs) {
+    want = std::min(want, kNearDeterministicPairs - have);
+  }
   return {{Action::Kind::kVerify, culprit, parent, std::min(want, budget)}, out};
 }
 
@@ -684,15 +772,22 @@ std::string BisectSearch::ToJson() const {
                   {"confidence", o.confidence},
                   {"confirm_endpoints", o.confirm_endpoints},
                   {"plan_verification", o.plan_verification},
+                  {"near_deterministic", o.near_deterministic},
                   {"spending", o.spending == Spending::kPocock ? "pocock" : "obrien-fleming"}};
   j["unbuildable"] = unbuildable_;
   j["cached"] = cached_;
   nlohmann::json obs = nlohmann::json::array();
-  for (const Observation& ob : observations_) {
-    obs.push_back({{"commit", ob.commit},
-                   {"baseline", ob.baseline},
-                   {"kind", ob.verification ? "verify" : "measure"},
-                   {"d", ob.d}});
+  for (size_t k = 0; k < observations_.size(); ++k) {
+    const Observation& ob = observations_[k];
+    nlohmann::json o = {{"commit", ob.commit},
+                        {"baseline", ob.baseline},
+                        {"kind", ob.verification ? "verify" : "measure"},
+                        {"d", ob.d}};
+    if (runs_[k]) {
+      o["baseline_runs"] = runs_[k]->baseline;
+      o["commit_runs"] = runs_[k]->commit;
+    }
+    obs.push_back(std::move(o));
   }
   j["observations"] = std::move(obs);
   return j.dump(1) + "\n";
@@ -717,7 +812,10 @@ culprit::Result<BisectSearch> BisectSearch::FromJson(std::string_view text) {
   for (const nlohmann::json& ob : j["observations"]) {
     culprit::Result<Observation> observation = ObservationFromJson(ob, n);
     if (!observation) return observation.error();
+    culprit::Result<std::optional<ArmRuns>> runs = RunsFromJson(ob);
+    if (!runs) return runs.error();
     search.observations_.push_back(std::move(*observation));
+    search.runs_.push_back(std::move(*runs));
   }
   return search;
 }

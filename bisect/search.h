@@ -21,6 +21,7 @@
 #include "base/result.h"
 #include "bisect/search_model.h"
 #include "probes/sequential.h"
+#include "probes/verdict.h"
 
 namespace culprit {
 
@@ -71,6 +72,14 @@ struct SearchOptions {
   /// (PlanVerification). A state saved without this field verified on the fixed schedule
   /// above and resumes that way.
   bool plan_verification = true;
+  /// The metric is near-deterministic (IsNearDeterministicMetric: instructions). The model's
+  /// noise floor is then kNearDeterministicMinNoise, not kMinNoise (SearchNoiseFloor), and a
+  /// verification also reads the near-deterministic rule (LookNearDeterministic) over the runs
+  /// of its two arms (AddVerification's `runs`): its first batch is the rule's 4 pairs, and
+  /// when the rule decides, before any sequential look has, its verdict is the verification's.
+  /// When an arm spreads (or a batch kept no runs) the planned sequential looks decide, as
+  /// without. A state saved without this field is a timed metric's and resumes that way.
+  bool near_deterministic = false;
   /// Reproducibility band b: the verdict rule's τ = ln(1 + b).
   double band = 0.05;
   /// Overall confidence of a sequential verdict, spent across its looks.
@@ -166,6 +175,13 @@ struct VerificationPlan {
 /// !options.plan_verification, or δ is not beyond τ, or s is not positive. Pure.
 VerificationPlan PlanVerification(double effect, double noise, const SearchOptions& options);
 
+/// The runs of each arm behind a batch of pairs, for the near-deterministic rule: the
+/// baseline's and the commit's measured values, in the search's direction (a search for a
+/// speed-up, which flips d's sign, gives each arm's runs as the other's).
+struct ArmRuns {
+  std::vector<double> baseline, commit;
+};
+
 class BisectSearch {
  public:
   /// A search over commits 0..n_commits; n_commits >= 1 (FromJson checks it; the
@@ -181,8 +197,12 @@ class BisectSearch {
   /// Pairs of `commit` against the good build (the pairs of an endpoint confirmation are
   /// observations of commit N). Empty spans are ignored.
   void AddObservation(int commit, std::span<const double> d);
-  /// Pairs asked for by a kVerify action (the action's commit against its baseline).
-  void AddVerification(int commit, int baseline, std::span<const double> d);
+  /// Pairs asked for by a kVerify action (the action's commit against its baseline), and the
+  /// runs they were measured from, for the near-deterministic rule (SearchOptions::
+  /// near_deterministic): none when a run of the batch failed or timed out, and then the rule
+  /// states nothing for that verification (failures need the sequential test).
+  void AddVerification(int commit, int baseline, std::span<const double> d,
+                       std::optional<ArmRuns> runs = std::nullopt);
 
   /// What to do next. Pure: depends only on the state.
   Action Next() const;
@@ -207,6 +227,13 @@ class BisectSearch {
   /// observations made before its first pair (all of them before it starts), so neither its
   /// own pairs nor the search's after it move its looks.
   VerificationPlan PlanFor(int culprit, int parent) const;
+  /// The near-deterministic rule's look at the verification of `culprit` against `parent`,
+  /// over its runs so far: when options().near_deterministic and every batch of it kept its
+  /// runs; nullopt otherwise. `decided` (when given) says whether the rule's verdict is the
+  /// verification's: kDecided before any sequential look had decided (the rule looks at 4
+  /// pairs, before the first planned look of a verification at 95%).
+  std::optional<NearDeterministicLook> VerificationRule(int culprit, int parent,
+                                                        bool* decided = nullptr) const;
   /// Hypotheses that a verification refuted, ascending: every commit of a block whose
   /// verification (its last commit against the commit before the block) reached a look that
   /// says a tie or a speed-up. Such a commit is never named: it has prior zero in the posterior
@@ -252,6 +279,11 @@ class BisectSearch {
     /// Observations it saw when the verification had no pair yet (its plan follows them
     /// until then); -1 otherwise.
     int observations = -1;
+    /// The near-deterministic rule's look, when it was read (VerificationRule).
+    std::optional<NearDeterministicLook> rule;
+    /// The rule decided (no sequential look had): it set the verdict and [low, high], the
+    /// range of the runs' ratios (confidence 1).
+    bool by_rule = false;
   };
   ModelFit Fit() const;
   /// The next action and the outcome so far, in four steps along the search's seams: the
@@ -267,6 +299,10 @@ class BisectSearch {
                  int budget, const std::string& credible) const;
   const VerdictMemo& LookVerdict(VerdictMemo& memo, int culprit, int parent,
                                  bool verification) const;
+  /// LookVerdict's parts: the sequential look that `d` (the block's pairs in order) has
+  /// reached, and the near-deterministic rule over the block's runs.
+  void ReadLook(VerdictMemo& memo, std::vector<double> d) const;
+  void ReadRule(VerdictMemo& memo, int culprit, int parent) const;
   bool IsUnbuildable(int commit) const;
   bool IsBuilt(int commit) const;
 
@@ -275,6 +311,9 @@ class BisectSearch {
   std::vector<int> unbuildable_;  // sorted
   std::vector<int> cached_;       // sorted
   std::vector<Observation> observations_;
+  /// The runs behind each observation, in the same order (AddVerification's; none for a
+  /// measurement).
+  std::vector<std::optional<ArmRuns>> runs_;
   mutable VerdictMemo endpoint_memo_, verify_memo_;
   /// One memo per verified block, in the order of their first pairs (Refuted).
   mutable std::vector<VerdictMemo> refutation_memos_;

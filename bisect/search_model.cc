@@ -7,14 +7,19 @@
 namespace culprit {
 namespace {
 
-// A floor on the noise scale: scripted or quantised timings can make every d of a batch
-// identical, and a zero scale would make one pair infinitely decisive. One pair's evidence is
-// at most 2.5 ln(1 + δ² / (4 s²)) nats (kStudentDof = 4); at the old floor of 0.001 a pair
-// carried 22 nats at δ = ln 1.18 and 28 at ln 1.65, on timings whose spread was only their
-// quantisation. At 0.02 (2% per pair, below the 4.2% of the simulator's quiet host, so its
-// figures do not move) one pair carries at most 7.2 nats at ln 1.18, 4.8 at ln 1.10: it can
-// tip a step, never settle a bisect on its own. See docs/statistics.md.
-constexpr double kMinNoise = 0.02;
+// kMinNoise, the floor on the noise scale of a timed metric: scripted or quantised timings can
+// make every d of a batch identical, and a zero scale would make one pair infinitely decisive.
+// One pair's evidence is at most 2.5 ln(1 + δ² / (4 s²)) nats (kStudentDof = 4); at the old
+// floor of 0.001 a pair carried 22 nats at δ = ln 1.18 and 28 at ln 1.65, on timings whose
+// spread was only their quantisation. At 0.02 (2% per pair, below the 4.2% of the simulator's
+// quiet host, so its figures do not move) one pair carries at most 7.2 nats at ln 1.18, 4.8 at
+// ln 1.10: it can tip a step, never settle a bisect on its own. See docs/statistics.md.
+//
+// kNearDeterministicMinNoise (0.001) is for a metric whose repeats are not quantised timings
+// but counts that repeat: a pair of instruction counts carries up to 14.6 nats at δ = ln 1.038
+// (lua's move), and it should: the pair is the move to within 0.0004%. A step is then decided
+// by one batch of 2 pairs. A count that does spread (a program that is not deterministic)
+// fits its s above the floor, and its steps take the pairs that s asks for.
 constexpr int kMaxIterations = 30;
 constexpr double kTolerance = 1e-8;
 
@@ -29,7 +34,7 @@ double MedianOf(std::vector<double> v) {
 
 // Robust starting scale: the spread of each batch around its own median, pooled. Batch
 // medians absorb the unknown location, so this needs no guess of which batches are bad.
-double InitialNoise(std::span<const Observation> observations) {
+double InitialNoise(std::span<const Observation> observations, double min_noise) {
   std::vector<double> residuals;
   for (const Observation& o : observations) {
     if (o.d.size() < 2) continue;
@@ -40,7 +45,7 @@ double InitialNoise(std::span<const Observation> observations) {
     for (const Observation& o : observations)
       for (double x : o.d) residuals.push_back(std::abs(x));
   }
-  return std::max(kMinNoise, 1.4826 * MedianOf(std::move(residuals)));
+  return std::max(min_noise, 1.4826 * MedianOf(std::move(residuals)));
 }
 
 // Log-likelihood ratio "bad" vs "good" of one batch: the normalising terms of the two
@@ -126,8 +131,8 @@ double InitialEffect(int n, std::span<const Observation> observations) {
 }  // namespace
 
 ModelFit FitSearchModel(int n, std::span<const Observation> observations,
-                        std::span<const int> excluded) {
-  assert(n >= 1);
+                        std::span<const int> excluded, double min_noise) {
+  assert(n >= 1 && min_noise > 0);
   ModelFit fit;
   fit.posterior = UniformPrior(n, excluded);
   size_t count = 0;
@@ -137,7 +142,7 @@ ModelFit FitSearchModel(int n, std::span<const Observation> observations,
   }
   if (count == 0) return fit;
 
-  double noise = InitialNoise(observations);
+  double noise = InitialNoise(observations, min_noise);
   double effect = InitialEffect(n, observations);
   fit.posterior = PosteriorUnder(n, observations, effect, noise, excluded);
   std::vector<double> cdf(n + 1, 0.0);
@@ -172,7 +177,7 @@ ModelFit FitSearchModel(int n, std::span<const Observation> observations,
         ss += q * ub * rb * rb + (1 - q) * ug * x * x;
       }
     }
-    const double new_noise = std::max(kMinNoise, std::sqrt(ss / static_cast<double>(count)));
+    const double new_noise = std::max(min_noise, std::sqrt(ss / static_cast<double>(count)));
     const double change = std::abs(new_effect - effect) + std::abs(new_noise - noise);
     effect = new_effect;
     noise = new_noise;

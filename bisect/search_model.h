@@ -44,6 +44,21 @@ struct ModelFit {
 /// among pairs with 10% noise moves the posterior by a bounded amount).
 inline constexpr double kStudentDof = 4.0;
 
+/// The floor on the fitted noise scale s of a timed metric (wall time, CPU time): 2% per pair.
+/// Timings are quantised and scripted ones repeat exactly, so a batch's d can all be equal
+/// while the metric's real spread is percents; the floor keeps one such pair from settling a
+/// step on its own (search_model.cc says how much it may carry).
+inline constexpr double kMinNoise = 0.02;
+/// The floor for a near-deterministic metric (IsNearDeterministicMetric: instructions):
+/// 0.1%, the spread of an arm's runs the near-deterministic rule still calls repeats
+/// (kNearDeterministicSpread, probes/verdict.h). An instruction count's identical repeats are
+/// the metric, not a quantisation of it (10 runs spread by 0.0004%: docs/statistics.md), so a
+/// floor of 2% would claim noise that is not there and make the search measure each step
+/// and plan each verification as if it were wall time (docs/bisect.md, "A real regression on
+/// instructions": 4 pairs a step and a first look at 12 pairs where 2 and 4 do). A metric
+/// that does spread fits its own s above either floor.
+inline constexpr double kNearDeterministicMinNoise = 0.001;
+
 /// Fits δ and s by EM (alternating the posterior and a weighted Student-t fit, a fixed
 /// number of iterations from a deterministic start) and returns the posterior under the
 /// fit. With a uniform prior over hypotheses 1..N. With no observations the posterior is
@@ -54,7 +69,15 @@ inline constexpr double kStudentDof = 4.0;
 /// refuted (bisect/search.h). They get posterior 0 and weigh nothing in the fit; with none the
 /// fit is bit for bit the one without the argument. When every hypothesis is excluded the
 /// posterior is all zeros.
+///
+/// `min_noise` (> 0) is the floor on s: kMinNoise for a timed metric, kNearDeterministicMinNoise
+/// for a near-deterministic one (SearchNoiseFloor).
 ModelFit FitSearchModel(int n_commits, std::span<const Observation> observations,
-                        std::span<const int> excluded = {});
+                        std::span<const int> excluded = {}, double min_noise = kMinNoise);
+
+/// The floor on the search model's noise for a metric that is (or is not) near-deterministic.
+inline double SearchNoiseFloor(bool near_deterministic) {
+  return near_deterministic ? kNearDeterministicMinNoise : kMinNoise;
+}
 
 }  // namespace culprit

@@ -58,6 +58,17 @@ BisectStepLog SittingLog(int step, BisectStepKind kind, int a, int b,
   return log;
 }
 
+std::optional<ArmRuns> KeptRuns(const std::vector<Sample>& samples) {
+  ArmRuns runs;
+  for (const Sample& s : samples) {
+    if (s.warmup) continue;
+    if (!s.ok) return std::nullopt;
+    if (s.dropped) continue;
+    (s.arm == 0 ? runs.baseline : runs.commit).push_back(s.value);
+  }
+  return runs;
+}
+
 // A sitting's check of a segment: its verdict, ratio and interval.
 void FillCheck(const Record& record, int pairs_kept, bool speedup, BisectSegment& segment) {
   Verdict verdict = record.verdict.value_or(Verdict::kInconclusive);
@@ -141,6 +152,9 @@ Batch StepRecorder::MeasureBatch(const std::vector<std::string>& commits, Bisect
   }
   SittingOptions options = options_;
   options.min_pairs = options.max_pairs = pairs;
+  // Nor does the near-deterministic rule: it would end a batch at its first 4 pairs, whatever
+  // the search asked for (the search reads the rule over a verification's runs itself).
+  options.near_deterministic = false;
   options.warmup = warmup ? options_.warmup : 0;
   // With --seed every batch's order is reproducible (each batch its own); without, random.
   options.seed = options_.seed == 0 ? 0 : options_.seed + 1 + static_cast<uint64_t>(pairs_used);
@@ -224,6 +238,31 @@ SittingResult StepRecorder::Sitting() const {
   return sitting;
 }
 
+void StepRecorder::DescribeRule(const std::optional<NearDeterministicLook>& rule, bool decided,
+                                ComparisonPlan& plan, SittingResult& sitting) const {
+  if (!rule) return;
+  if (!decided) {
+    plan.details["near_deterministic"] =
+        rule->state == NearDeterministicLook::State::kDecided
+            ? "a sequential look decided first; the near-deterministic rule: " + rule->explanation
+            : "the near-deterministic rule did not decide: " + rule->explanation;
+    return;
+  }
+  // The search read the rule in its own direction, over every batch of the verification;
+  // the record shows the range of this step's runs as measured (A the baseline), as a
+  // sitting's record does (MakeComparisonRecord: decided_by, the range as the estimate).
+  plan.details["decided_by"] = "near-deterministic rule";
+  plan.details["near_deterministic"] = rule->explanation;
+  const std::optional<ArmRuns> runs = KeptRuns(step_.samples);
+  if (!runs) return;
+  const NearDeterministicLook own =
+      LookNearDeterministic(runs->baseline, runs->commit, plan.options.band);
+  if (own.state != NearDeterministicLook::State::kDecided) return;
+  sitting.near_deterministic = own;
+  sitting.shift = own.range;
+  sitting.nominal_confidence = 1;
+}
+
 BisectStepLog StepRecorder::Log(const BisectState& state, const BisectSearch& search, int seg_lo,
                                 const SittingResult& sitting,
                                 std::optional<double> median_ratio) const {
@@ -268,7 +307,13 @@ Status StepRecorder::Flush(BisectState& state, const BisectSearch& search, int s
                                     looks.effect, looks.noise)
                       : std::string("fixed looks");
   }
-  const SittingResult sitting = Sitting();
+  SittingResult sitting = Sitting();
+  if (step_.kind == BisectStepKind::kVerify) {
+    bool decided = false;
+    const std::optional<NearDeterministicLook> rule =
+        search.VerificationRule(step_.index - seg_lo, step_.baseline - seg_lo, &decided);
+    DescribeRule(rule, decided, plan, sitting);
+  }
   // A step of fewer pairs than a 95% interval needs (6; a quiet host's batch is 2) has a
   // ratio, the median of its pairs, and no interval: it is said so, never given a made-up one.
   const std::optional<double> median_ratio =

@@ -52,6 +52,11 @@ struct Batch {
   std::string reason;           ///< Why it is not kMeasured.
 };
 
+/// The measured runs of each arm of a batch (arm 0 the baseline, arm 1 the candidate; warm-ups
+/// and dropped runs left out), for the near-deterministic rule; none when a measured run failed
+/// or timed out, since failures are evidence that needs the sequential test.
+std::optional<ArmRuns> KeptRuns(const std::vector<Sample>& samples);
+
 /// What a full sitting leaves in the state (not a search step: no posterior). The log entry
 /// numbered `step` of a sitting of commits[b] against commits[a], from its archived `record`
 /// and the pairs it kept, with the drift the record's calibrations show.
@@ -132,6 +137,11 @@ class StepRecorder {
   /// ends, a plain interval), and its log line (the search's posterior after it).
   ComparisonPlan Plan(const BisectState& state) const;
   SittingResult Sitting() const;
+  /// A verification step's record says what the near-deterministic rule read of it (`rule`
+  /// and `decided`, BisectSearch::VerificationRule): when it decided, `decided_by` and the
+  /// range of the step's runs as the estimate; when not, why.
+  void DescribeRule(const std::optional<NearDeterministicLook>& rule, bool decided,
+                    ComparisonPlan& plan, SittingResult& sitting) const;
   BisectStepLog Log(const BisectState& state, const BisectSearch& search, int seg_lo,
                     const SittingResult& sitting, std::optional<double> median_ratio) const;
 

@@ -37,6 +37,31 @@ TEST(SearchModelFloor, OnePairOfQuantisedTimingsCarriesAFewNatsNotTens) {
   EXPECT_LE(nats, 7.25);
 }
 
+TEST(SearchModelFloor, OnePairOfCountsThatRepeatDecidesAStepUnderTheMetricsFloor) {
+  // The same shape with instruction counts (x1.038, every pair the same d): under the
+  // near-deterministic floor (0.1%) one pair carries far more than a step needs (ln 19), as
+  // a count that repeats to 0.0004% should; under the timed floor (2%) it carries at most
+  // 2.5 ln(1 + ln(1.038)^2 / (4 * 0.02^2)) = 1.56 nats.
+  const int n = 16;
+  const double effect = std::log(1.038);
+  std::vector<Observation> obs;
+  obs.push_back({n, 0, false, std::vector<double>(4, effect)});
+  const ModelFit before = FitSearchModel(n, obs, {}, kNearDeterministicMinNoise);
+  const ModelFit timed_before = FitSearchModel(n, obs);
+  obs.push_back({8, 0, false, {0.0}});
+  const ModelFit after = FitSearchModel(n, obs, {}, kNearDeterministicMinNoise);
+  const ModelFit timed_after = FitSearchModel(n, obs);
+  EXPECT_DOUBLE_EQ(after.noise, kNearDeterministicMinNoise);
+  EXPECT_DOUBLE_EQ(SearchNoiseFloor(true), kNearDeterministicMinNoise);
+  EXPECT_DOUBLE_EQ(SearchNoiseFloor(false), kMinNoise);
+  const double nats = LogOddsAfter(after, 8) - LogOddsAfter(before, 8);
+  EXPECT_GT(nats, std::log(19.0));
+  EXPECT_LE(nats, 14.7);  // 2.5 ln(1 + ln(1.038)^2 / (4 * 0.001^2)) = 14.64
+  const double timed_nats = LogOddsAfter(timed_after, 8) - LogOddsAfter(timed_before, 8);
+  EXPECT_LE(timed_nats, 1.57);
+  EXPECT_LT(timed_nats, std::log(19.0));
+}
+
 TEST(SearchModelFloor, NoisyPairsAreUntouchedByTheFloor) {
   // Pairs with a spread well above the floor fit a noise of their own.
   const int n = 8;

@@ -1,0 +1,170 @@
+// The real bisect (BisectRunner) on a scripted world whose query's metric is instructions
+// (issue 28 §2): counts that repeat are searched in 2 pairs a step and verified in 4 by the
+// near-deterministic rule, its step records say so, and every commit the search measured ran
+// twice; counts that spread are verified by the sequential looks; the same world timed keeps
+// the timed metric's floor. SimulatedEngine (simulation/) draws the runs, seeded.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "bisect/bisect_runner.h"
+#include "bisect/bisect_state.h"
+#include "engine/metric.h"
+#include "simulation/simulated_bisect.h"
+#include "simulation/simulation.h"
+
+namespace culprit {
+namespace {
+
+class QuietReporter : public BisectReporter {
+ public:
+  void Line(const std::string&) override {}
+};
+
+struct Bisected {
+  BisectReport report;
+  int first_bad = 0;
+  std::vector<nlohmann::json> steps;  ///< The bisect-step records.
+  /// Measured runs (warm-ups left out) per commit index, over every step record.
+  std::map<int, int> runs;
+};
+
+// One bisect of a 48-commit world with one change of x1.038 (lua's, docs/bisect.md) whose runs
+// spread by `sigma` (log scale), with `metric` and --band 0.02, records kept for reading.
+Bisected BisectCounts(double sigma, MetricRule::Kind metric, const std::string& name) {
+  WorldOptions w;
+  w.n_commits = 48;
+  w.sigma = sigma;
+  w.drift_step = 0;
+  w.outlier_rate = 0;
+  w.changes = {SimChange{0.038}};
+  SimWorld world(w, 11);
+  SimulatedEngine engine(world);
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("culprit-near-det-" + name + "-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  BisectSections config = SimulatedBisectConfig(dir);
+  config.queries["q"].metric.kind = metric;
+  QuietReporter reporter;
+  BisectRunner runner(config, {engine, engine, engine}, /*host=*/nullptr, reporter);
+  BisectRequest request;
+  request.good = "good";
+  request.bad = "bad";
+  request.query = "q";
+  request.flags.seed = 5;
+  request.flags.band = 0.02;
+  Result<BisectReport> report = runner.Run(request);
+  Bisected b;
+  b.first_bad = world.first_bad();
+  EXPECT_TRUE(report.ok()) << (report.ok() ? "" : report.error().message());
+  if (report.ok()) b.report = *report;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir / "records")) {
+    if (entry.path().filename().string().find("bisect-step") == std::string::npos) continue;
+    std::ifstream in(entry.path());
+    nlohmann::json record = nlohmann::json::parse(in);
+    for (const nlohmann::json& s : record["samples"]) {
+      if (s.value("warmup", false)) continue;
+      const std::string commit = record["arms"][s["arm"].get<int>()]["commit"];
+      if (std::optional<int> index = engine.IndexOf(commit)) ++b.runs[*index];
+    }
+    b.steps.push_back(std::move(record));
+  }
+  std::filesystem::remove_all(dir);
+  return b;
+}
+
+// The pairs of the state's log entries of `kind`.
+std::vector<int> PairsOf(const Bisected& b, BisectStepKind kind) {
+  std::vector<int> pairs;
+  for (const BisectStepLog& l : b.report.state.log) {
+    if (l.kind == kind) pairs.push_back(l.pairs);
+  }
+  return pairs;
+}
+
+// The named change's commit index, or -1.
+int Named(const Bisected& b) {
+  for (const BisectSegment& s : b.report.state.segments) {
+    if (s.outcome == SegmentOutcome::kChange) return s.change;
+  }
+  return -1;
+}
+
+const nlohmann::json* VerifyRecord(const Bisected& b) {
+  for (const nlohmann::json& r : b.steps) {
+    if (r["details"].value("step_kind", "") == "verify") return &r;
+  }
+  return nullptr;
+}
+
+TEST(InstructionsBisect, CountsThatRepeatAreSearchedInTwoPairsAStepAndVerifiedInFour) {
+  // 0.0004% per run, as cachegrind's counts of a real program repeat (docs/statistics.md).
+  const Bisected b = BisectCounts(4e-6, MetricRule::Kind::kInstructions, "repeat");
+  ASSERT_EQ(Named(b), b.first_bad) << b.report.text;
+  const std::vector<int> measures = PairsOf(b, BisectStepKind::kMeasure);
+  ASSERT_FALSE(measures.empty());
+  for (int pairs : measures) EXPECT_EQ(pairs, 2);
+  EXPECT_LE(measures.size(), 6u + 1);  // ceil(log2 48) steps, one batch each
+  EXPECT_EQ(PairsOf(b, BisectStepKind::kVerify), std::vector<int>{4});
+  EXPECT_EQ(PairsOf(b, BisectStepKind::kConfirm), std::vector<int>{4});
+  for (int pairs : PairsOf(b, BisectStepKind::kCheck)) EXPECT_EQ(pairs, 4);
+  const nlohmann::json* verify = VerifyRecord(b);
+  ASSERT_NE(verify, nullptr);
+  EXPECT_EQ((*verify)["details"].value("decided_by", ""), "near-deterministic rule");
+  EXPECT_EQ((*verify)["estimate"].value("method", ""),
+            "range of the runs' ratios (near-deterministic)");
+  // Every commit only the search measured ran twice; the culprit and its parent each ran in
+  // the verification (4) and a check (4) besides their search step, if any (2).
+  for (const auto& [commit, runs] : b.runs) {
+    if (commit == 0 || commit == 48) continue;
+    if (commit == b.first_bad || commit == b.first_bad - 1) {
+      EXPECT_LE(runs, 2 + 4 + 4) << "commit " << commit;
+    } else {
+      EXPECT_EQ(runs, 2) << "commit " << commit;
+    }
+  }
+}
+
+TEST(InstructionsBisect, CountsThatSpreadAreVerifiedByTheSequentialLooks) {
+  // 1% per run: more than the rule's 0.1%, so the sequential looks decide, as on wall time.
+  const Bisected b = BisectCounts(0.01, MetricRule::Kind::kInstructions, "spread");
+  ASSERT_EQ(Named(b), b.first_bad) << b.report.text;
+  int verify_pairs = 0;
+  for (int pairs : PairsOf(b, BisectStepKind::kVerify)) verify_pairs += pairs;
+  EXPECT_GE(verify_pairs, 8);
+  const nlohmann::json* verify = VerifyRecord(b);
+  ASSERT_NE(verify, nullptr);
+  EXPECT_FALSE((*verify)["details"].contains("decided_by"));
+  EXPECT_EQ((*verify)["details"]
+                .value("near_deterministic", "")
+                .rfind("the near-deterministic rule did not decide", 0),
+            0u);
+}
+
+TEST(InstructionsBisect, TheSameRunsTimedKeepTheTimedFloor) {
+  // Wall time whose runs repeat as exactly (quantised or scripted timings): the 2% floor
+  // sizes the steps (4 pairs at x1.038) and no rule reads the verification.
+  const Bisected b = BisectCounts(4e-6, MetricRule::Kind::kWall, "timed");
+  ASSERT_EQ(Named(b), b.first_bad) << b.report.text;
+  for (int pairs : PairsOf(b, BisectStepKind::kMeasure)) EXPECT_GE(pairs, 4);
+  int verify_pairs = 0;
+  for (int pairs : PairsOf(b, BisectStepKind::kVerify)) verify_pairs += pairs;
+  EXPECT_GE(verify_pairs, 8);
+  const nlohmann::json* verify = VerifyRecord(b);
+  ASSERT_NE(verify, nullptr);
+  EXPECT_FALSE((*verify)["details"].contains("decided_by"));
+  EXPECT_FALSE((*verify)["details"].contains("near_deterministic"));
+}
+
+}  // namespace
+}  // namespace culprit
