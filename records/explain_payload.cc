@@ -250,9 +250,9 @@ std::string ExplainFactsToJson(const ExplainFacts& f) {
 }
 
 std::optional<ExplainFacts> ReadExplainFacts(const Record& record) {
-  std::optional<json> doc = PayloadObject(record.details_json);
-  if (!doc || !doc->contains("explain") || !(*doc)["explain"].is_object()) return std::nullopt;
-  const json& e = (*doc)["explain"];
+  const std::optional<json> section = PayloadSection(record.details_json, "explain");
+  if (!section) return std::nullopt;
+  const json& e = *section;
   ExplainFacts f;
   f.version = IntAt(e, "version");
   if (f.version != kExplainPayloadVersion) return std::nullopt;

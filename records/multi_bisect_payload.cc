@@ -170,11 +170,9 @@ std::string MultiBisectFactsToJson(const MultiBisectFacts& f) {
 }
 
 std::optional<MultiBisectFacts> MultiBisectFactsFromJson(std::string_view text) {
-  std::optional<json> doc = PayloadObject(text);
-  if (!doc || !doc->contains("multi_bisect") || !(*doc)["multi_bisect"].is_object()) {
-    return std::nullopt;
-  }
-  const json& m = (*doc)["multi_bisect"];
+  const std::optional<json> section = PayloadSection(text, "multi_bisect");
+  if (!section) return std::nullopt;
+  const json& m = *section;
   MultiBisectFacts f;
   f.version = IntAt(m, "version");
   if (f.version != kMultiBisectPayloadVersion) return std::nullopt;

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/json_text.h"
@@ -24,6 +25,17 @@ inline std::optional<nlohmann::json> PayloadObject(std::string_view text) {
   nlohmann::json doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object()) return std::nullopt;
   return doc;
+}
+
+/// The object at `key` of a payload (PayloadObject) whose kind keeps its fields under one
+/// section (`{"sweep": {...}}`); nullopt when the payload does not open or that key is not an
+/// object.
+inline std::optional<nlohmann::json> PayloadSection(std::string_view text, const char* key) {
+  std::optional<nlohmann::json> doc = PayloadObject(text);
+  if (!doc) return std::nullopt;
+  auto it = doc->find(key);
+  if (it == doc->end() || !it->is_object()) return std::nullopt;
+  return std::move(*it);
 }
 
 /// A number, or JSON null for none.

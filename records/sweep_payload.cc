@@ -119,9 +119,9 @@ std::string SweepFactsToJson(const std::string& table_json, const SweepFacts& f)
 }
 
 std::optional<SweepFacts> ReadSweepFacts(const Record& record) {
-  std::optional<json> doc = PayloadObject(record.details_json);
-  if (!doc || !doc->contains("sweep") || !(*doc)["sweep"].is_object()) return std::nullopt;
-  const json& s = (*doc)["sweep"];
+  const std::optional<json> section = PayloadSection(record.details_json, "sweep");
+  if (!section) return std::nullopt;
+  const json& s = *section;
   SweepFacts f;
   f.good = StringAt(s, "good");
   f.bad = StringAt(s, "bad");
