@@ -38,15 +38,16 @@ struct Bisected {
   std::map<int, int> runs;
 };
 
-// One bisect of a 48-commit world with one change of x1.038 (lua's, docs/bisect.md) whose runs
-// spread by `sigma` (log scale), with `metric` and --band 0.02, records kept for reading.
-Bisected BisectCounts(double sigma, MetricRule::Kind metric, const std::string& name) {
+// One bisect of a 48-commit world with one change of `effect` (x1.038: lua's, docs/bisect.md)
+// whose runs spread by `sigma` (log scale), with `metric` and --band 0.02, records read.
+Bisected BisectCounts(double sigma, MetricRule::Kind metric, const std::string& name,
+                      double effect = 0.038) {
   WorldOptions w;
   w.n_commits = 48;
   w.sigma = sigma;
   w.drift_step = 0;
   w.outlier_rate = 0;
-  w.changes = {SimChange{0.038}};
+  w.changes = {SimChange{effect}};
   SimWorld world(w, 11);
   SimulatedEngine engine(world);
   const std::filesystem::path dir = std::filesystem::temp_directory_path() /
@@ -133,6 +134,20 @@ TEST(InstructionsBisect, CountsThatRepeatAreSearchedInTwoPairsAStepAndVerifiedIn
       EXPECT_EQ(runs, 2) << "commit " << commit;
     }
   }
+}
+
+TEST(InstructionsBisect, ASpeedUpIsVerifiedByTheRuleTheWayTheRangeMoves) {
+  // x0.96: the search sees the flipped ratios, and the verification's runs flipped with them
+  // (a rule over unflipped runs would call the change a move the other way and refute it).
+  const Bisected b = BisectCounts(4e-6, MetricRule::Kind::kInstructions, "faster", -0.04);
+  ASSERT_EQ(Named(b), b.first_bad) << b.report.text;
+  EXPECT_TRUE(b.report.state.speedup);
+  EXPECT_EQ(PairsOf(b, BisectStepKind::kVerify), std::vector<int>{4});
+  const nlohmann::json* verify = VerifyRecord(b);
+  ASSERT_NE(verify, nullptr);
+  EXPECT_EQ((*verify)["details"].value("decided_by", ""), "near-deterministic rule");
+  // The record's range as measured: the candidate against its parent, below 1.
+  EXPECT_NEAR((*verify)["estimate"].value("ratio", 0.0), 0.96, 0.001);
 }
 
 TEST(InstructionsBisect, CountsThatSpreadAreVerifiedByTheSequentialLooks) {
