@@ -31,7 +31,7 @@ class BisectRunner::Session {
         host_(host),
         reporter_(reporter),
         lock_(std::move(lock)),
-        store_(config.records.dir),
+        store_(config.records),
         recorder_(config, engine, host, reporter, store_) {}
 
   Result<BisectReport> Start(const BisectRequest& request);

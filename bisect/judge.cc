@@ -96,7 +96,7 @@ Result<JudgeResult> RunJudge(const MeasureContext& context, Measurer& measurer,
   plan.options = *options;
   plan.config_digest = context.config.digest;
   plan.details["judge"] = "git bisect run";
-  RecordStore store(context.config.records.dir);
+  RecordStore store(context.config.records);
   Result<ComparisonOutcome> outcome =
       RunComparison(plan, *runs->source, context.host, store, context.progress);
   if (!outcome) return outcome.error();

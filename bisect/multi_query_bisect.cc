@@ -59,7 +59,7 @@ Result<std::vector<std::string>> SelectQueries(const BisectSections& config,
                                                const MultiBisectRequest& request) {
   std::vector<std::string> names = request.queries;
   if (!request.from_table.empty()) {
-    Result<Record> table = RecordStore(config.records.dir).Find(request.from_table);
+    Result<Record> table = RecordStore(config.records).Find(request.from_table);
     if (!table) return Error::Usage(table.error().message()).WithContext("--from-table");
     Result<std::vector<std::string>> moved = QueriesThatMoved(*table);
     if (!moved) return moved.error().WithContext("--from-table");
@@ -240,7 +240,7 @@ Result<MultiBisectReport> MultiQueryBisect::Finish(BisectQueue& queue, std::stri
   report.facts.changes = CoincidingChanges(report.facts.queries);
   report.exit_code = MultiBisectExitCode(report.facts);
   Record record = MultiBisectRecord(report.facts, config_.digest);
-  RecordStore store(config_.records.dir);
+  RecordStore store(config_.records);
   Result<std::filesystem::path> path = store.Write(record);
   if (!path) {
     Result<std::filesystem::path> fallback = store.WriteFallback(record);

@@ -197,7 +197,7 @@ Result<SweepOutcome> RunSweep(const MeasureContext& context, const History& hist
   auto [verdict, detail] = SweepVerdict(facts);
   record.verdict = verdict;
   record.verdict_detail = detail;
-  RecordStore::Archived archived = RecordStore(context.config.records.dir).WriteOrFallback(record);
+  RecordStore::Archived archived = RecordStore(context.config.records).WriteOrFallback(record);
   outcome.record_path = archived.path;
   outcome.archive_error = archived.error;
   return outcome;

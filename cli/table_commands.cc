@@ -47,7 +47,9 @@ Result<Config> TableConfig(const GlobalOptions& global, bool adhoc) {
   if (!adhoc || global.config || std::filesystem::exists("culprit.toml", ec)) {
     return LoadGlobalConfig(global);
   }
-  return ParseConfig("", std::filesystem::current_path(ec) / "culprit.toml");
+  Result<Config> config = ParseConfig("", std::filesystem::current_path(ec) / "culprit.toml");
+  if (config) config->records.invocation = global.invocation;
+  return config;
 }
 
 std::string Render(const TableOutcome& outcome, const std::string& format) {

@@ -140,7 +140,7 @@ Result<IsolateOutcome> RunIsolate(const MeasureContext& context, const IsolateRe
   HostIdentity identity;
   if (context.host) identity = context.host->Identity();
   outcome.record = MakeIsolationRecord(outcome.plan, options, outcome.result, provenance, identity);
-  RecordStore store(config.records.dir);
+  RecordStore store(config.records);
   Result<std::filesystem::path> path = store.Write(outcome.record);
   if (!path) return path.error().WithContext("archiving the result");
   outcome.record_path = *path;

@@ -230,7 +230,7 @@ Result<ComparisonOutcome> RunProbe(const MeasureContext& context, const ProbeReq
   if (!overrides->names.empty()) plan.details["override_sets"] = Join(overrides->names, ",");
 
   QuerySampleSource source({*arm_a, *arm_b});
-  RecordStore store(config.records.dir);
+  RecordStore store(config.records);
   return RunComparison(plan, source, context.host, store, context.progress);
 }
 
@@ -275,7 +275,7 @@ Result<ComparisonOutcome> RunCompare(const MeasureContext& context, const Compar
   }
 
   QuerySampleSource source({*arm_a, *arm_b});
-  RecordStore store(config.records.dir);
+  RecordStore store(config.records);
   return RunComparison(plan, source, context.host, store, context.progress);
 }
 
@@ -330,7 +330,7 @@ Result<RunOutcome> RunQuery(const MeasureContext& context, const RunRequest& req
     record.verdict = Verdict::kError;
     record.verdict_detail = outcome.sitting.failure->message();
   }
-  RecordStore store(config.records.dir);
+  RecordStore store(config.records);
   Result<std::filesystem::path> path = store.Write(record);
   if (!path) return path.error().WithContext("archiving the result");
   outcome.record = std::move(record);

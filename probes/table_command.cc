@@ -682,7 +682,7 @@ Result<TableOutcome> RunTable(const MeasureContext& context, const TableRequest&
   if (!columns) return columns.error();
   Result<TableSittingOptions> options = TableOptions(config, request, *rows, columns->size());
   if (!options) return options.error();
-  CULPRIT_TRY(RecordStore(config.records.dir).CheckWritable());
+  CULPRIT_TRY(RecordStore(config.records).CheckWritable());
 
   Result<CellPlans> plans = PlanCells(context, request, *rows, *columns);
   if (!plans) return plans.error();
@@ -702,7 +702,7 @@ Result<TableOutcome> RunTable(const MeasureContext& context, const TableRequest&
       MakeTableRecord(outcome.sitting, outcome.facts, *columns, cells, identity, config.digest);
   NoteRequest(config, request, *rows, outcome.record);
   if (!request.archive) return outcome;
-  RecordStore store(config.records.dir);
+  RecordStore store(config.records);
   RecordStore::Archived archived = store.WriteOrFallback(outcome.record);
   outcome.record_path = archived.path;
   outcome.archive_error = archived.error;

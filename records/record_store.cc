@@ -14,7 +14,6 @@
 #include <system_error>
 
 #include "base/atomic_file.h"
-#include "base/invocation.h"
 #include "base/strings.h"
 #include "base/timestamp.h"
 
@@ -92,7 +91,7 @@ RecordStore::RecordStore(const RecordsConfig& records)
     : RecordStore(records.dir, DefaultRandomSuffix, records.invocation) {}
 
 RecordStore::RecordStore(std::filesystem::path dir)
-    : RecordStore(std::move(dir), DefaultRandomSuffix, Invocation()) {}
+    : RecordStore(std::move(dir), DefaultRandomSuffix) {}
 
 RecordStore::RecordStore(std::filesystem::path dir, std::function<uint32_t()> random_suffix,
                          std::vector<std::string> invocation)

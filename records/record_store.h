@@ -23,11 +23,10 @@ class RecordStore {
   /// The archive of `records.dir`; a record written without an invocation of its own
   /// carries `records.invocation`, the command line the CLI passed down.
   explicit RecordStore(const RecordsConfig& records);
-  /// The archive of `dir`, for reading it (List, Find, CheckWritable). Transitional for
-  /// the writers not yet given their configuration's RecordsConfig (probes/measure_commands,
-  /// table_command, isolate_command; bisect's session, judge, sweep, multi-query bisect): a
-  /// record written without an invocation carries the one main remembered
-  /// (base/invocation.h), which goes when they pass theirs down.
+  /// The archive of `dir`, for reading it (List, Find, CheckWritable) where no configuration
+  /// is at hand (`culprit records`, `records merge`). A record it writes keeps the invocation
+  /// it carries, or none: no store reads a process-wide command line; a writer takes its
+  /// configuration's RecordsConfig.
   explicit RecordStore(std::filesystem::path dir);
   /// For tests: `random_suffix` supplies the random part of generated ids, to
   /// force collisions. Records carry `invocation` as above.

@@ -251,6 +251,27 @@ TEST_F(CompareCliTest, CompareFindsTheSlowdownAndRecordsBothBuilds) {
   EXPECT_TRUE(fs::exists(dir_.path() / "records"));
 }
 
+TEST_F(CompareCliTest, TheArchivedRecordCarriesTheExactCommandLine) {
+  // The invocation is passed down from main through the configuration's [records], not read
+  // from a process-wide global: the compare's archived record says exactly what ran.
+  const std::vector<std::string> args = {"compare", base_, base_.substr(0, 12), "--max-pairs",
+                                         "10"};
+  ProcessResult r = Culprit(args);
+  EXPECT_EQ(r.exit_code, 0) << Show(r);
+  std::vector<std::string> expected = {CULPRIT_EXE};
+  expected.insert(expected.end(), args.begin(), args.end());
+  expected.push_back("--config");
+  expected.push_back((dir_.path() / "culprit.toml").string());
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(dir_.path() / "records")) {
+    if (entry.path().extension() == ".json") files.push_back(entry.path());
+  }
+  ASSERT_EQ(files.size(), 1u) << Show(r);
+  std::ifstream in(files[0]);
+  Json record = Json::parse(in);
+  EXPECT_EQ(record["invocation"].get<std::vector<std::string>>(), expected) << record.dump();
+}
+
 TEST_F(CompareCliTest, ArmsCanBeNamedAndTheListSaysWhatEachRowCompared) {
   ProcessResult one = Culprit({"compare", base_, slow_, "--name", "before"});
   EXPECT_EQ(one.exit_code, 2) << Show(one);

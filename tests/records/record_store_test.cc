@@ -9,7 +9,6 @@
 #include <thread>
 
 #include "base/atomic_file.h"
-#include "base/invocation.h"
 #include "base/timestamp.h"
 #include "tests/records/record_fixture.h"
 #include "tests/support/temp_dir.h"
@@ -431,23 +430,17 @@ TEST(RecordStore, ARecordCarriesTheInvocationItsConfigurationPassedDown) {
   EXPECT_EQ(back->invocation, records.invocation);
 }
 
-TEST(RecordStore, AStoreOfAConfigurationNeverReadsTheProcessWideInvocation) {
+TEST(RecordStore, AStoreOfABareDirectoryInventsNoInvocation) {
+  // No store reads a process-wide command line: one built from a directory alone (the
+  // readers' store) writes a record's own invocation or none.
   TempDir dir;
-  RecordsConfig records;
-  records.dir = dir.path() / "records";
-  char culprit[] = "culprit", run[] = "run";
-  char* argv[] = {culprit, run};
-  SetInvocation(2, argv);
-  Record r = Simple("run", "scan");
-  const bool written = RecordStore(records).Write(r).ok();
-  // The transitional store of a bare directory still does (its writers are listed in
-  // records/record_store.h).
   Record bare = Simple("run", "scan");
-  const bool bare_written = RecordStore(records.dir).Write(bare).ok();
-  SetInvocation(0, nullptr);
-  ASSERT_TRUE(written && bare_written);
-  EXPECT_TRUE(r.invocation.empty());
-  EXPECT_EQ(bare.invocation, (std::vector<std::string>{"culprit", "run"}));
+  ASSERT_TRUE(RecordStore(dir.path() / "records").Write(bare).ok());
+  EXPECT_TRUE(bare.invocation.empty());
+  Record own = Simple("run", "scan");
+  own.invocation = {"culprit", "run", "scan"};
+  ASSERT_TRUE(RecordStore(dir.path() / "records").Write(own).ok());
+  EXPECT_EQ(own.invocation, (std::vector<std::string>{"culprit", "run", "scan"}));
 }
 
 }  // namespace
