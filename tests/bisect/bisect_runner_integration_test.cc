@@ -164,6 +164,15 @@ TEST_F(BisectCommand, FindsAndVerifiesTheCulpritPastAnUnbuildableCommit) {
   // The culprit is called the first bad commit exactly when the commits before it tied.
   EXPECT_EQ(Contains(out, "CULPRIT " + commits_[kCulprit]), checks[0].note == "tie")
       << DescribeRun(run);
+  // That tie compares the good end with the culprit's parent, not the 12 commits between
+  // them: the CULPRIT says so, with the sweep that would measure each (issue 27).
+  EXPECT_EQ(Contains(out, "shown at the ends only: "), checks[0].note == "tie") << DescribeRun(run);
+  if (checks[0].note == "tie") {
+    EXPECT_TRUE(
+        Contains(out, fmt::format("culprit sweep {}..{} --every 1", ShortCommit(commits_[0]),
+                                  ShortCommit(commits_[kCulprit - 1]))))
+        << DescribeRun(run);
+  }
   ASSERT_EQ(state->segments.size(), 3u);
   EXPECT_EQ(state->segments[0].change, kCulprit);
   // One change: the decomposition says it explains the move, and no CHANGE line is needed.
