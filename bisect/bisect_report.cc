@@ -136,6 +136,13 @@ BisectDecompositionPayload DecompositionPayload(const Decomposition& d) {
                                                          : "undecided"};
 }
 
+// "at 99% confidence", or for an interval the near-deterministic rule decided (confidence 1:
+// the observed range of every run's ratio, not a coverage; docs/statistics.md) what it is.
+std::string AtConfidence(double confidence) {
+  if (confidence >= 1) return "the runs' observed range (near-deterministic rule)";
+  return fmt::format("at {} confidence", FormatProbability(confidence));
+}
+
 // The line that withholds "first bad commit" from the earliest change: what is known of the
 // commits before it (checked, and how; or not checked).
 std::string NotShownFirstLine(const std::vector<BisectSegment>& segments,
@@ -157,11 +164,11 @@ std::string NotShownFirstLine(const std::vector<BisectSegment>& segments,
     if (s.lo != 0 || s.hi != earliest.first - 1) continue;
     if (!CheckMeasured(s) && !s.reason.empty()) before += " (" + s.reason + ")";
     if (CheckMeasured(s)) {
-      before = fmt::format("{} against {} {}{} ({} at {} confidence, {} pairs)",
-                           ShortCommit(commits[s.hi]), ShortCommit(commits[0]),
+      before = fmt::format("{} against {} {}{} ({} {}, {} pairs)", ShortCommit(commits[s.hi]),
+                           ShortCommit(commits[0]),
                            s.tie_sought ? "" : "checked for a further move only: ", CheckMeaning(s),
                            fmt::format("{:.3f} [{:.3f}, {:.3f}]", s.ratio, s.low, s.high),
-                           FormatProbability(s.confidence), s.pairs);
+                           AtConfidence(s.confidence), s.pairs);
       const std::string further = FurtherMoveText(s);
       if (!further.empty()) before += "; " + further;
       if (s.ruled_out && !s.small_move_suspected) smaller_than = s.alternative;
@@ -289,9 +296,8 @@ std::string ChangeText(const BisectSegment& change, const std::string& head,
   // The search runs on the first-parent chain: the commit before it in the range is its
   // first parent, which is what it was verified against (checked, not assumed, for a merge).
   text += fmt::format(
-      "  ratio across it {} at {} confidence ({} fresh pairs against its {}parent {}): {}\n",
-      FormatRatio(e), FormatProbability(e.confidence), e.pairs, merge ? "first " : "",
-      ShortCommit(commits[parent]),
+      "  ratio across it {} {} ({} fresh pairs against its {}parent {}): {}\n", FormatRatio(e),
+      AtConfidence(e.confidence), e.pairs, merge ? "first " : "", ShortCommit(commits[parent]),
       change.check == SegmentCheck::kOpposite ? "EFFECT the other way from the range, verified"
                                               : "EFFECT, verified");
   if (merge) {
@@ -430,10 +436,10 @@ std::string SegmentLines(const std::vector<BisectSegment>& segments,
     }
     const std::string further = FurtherMoveText(s);
     text += fmt::format(
-        "  checked {} ({} commits): {} {:.3f} [{:.3f}, {:.3f}] at {} confidence, "
+        "  checked {} ({} commits): {} {:.3f} [{:.3f}, {:.3f}] {}, "
         "{} pairs{}\n",
         Span(commits, s.lo, s.hi), s.hi - s.lo, CheckMeaning(s), s.ratio, s.low, s.high,
-        FormatProbability(s.confidence), s.pairs, further.empty() ? "" : "; " + further);
+        AtConfidence(s.confidence), s.pairs, further.empty() ? "" : "; " + further);
   }
   for (int k : UnplacedSegments(segments)) {
     const BisectSegment& s = segments[k];

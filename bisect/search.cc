@@ -637,12 +637,12 @@ BisectSearch::Decision BisectSearch::Verify(SearchOutcome out, int budget,
       const bool range = best_first != best_last;
       return Finish(
           out, range ? SearchOutcome::Kind::kRange : SearchOutcome::Kind::kCulprit,
-          range ? fmt::format("the first bad commit is among {}..{} ({:.1f}%); "
+          range ? fmt::format("the change is among {}..{} ({:.1f}% model posterior); "
                               "{}..{} could not be built; {} vs {}: {}",
                               best_first, best_last, 100 * best_mass, best_first, best_last - 1,
                               culprit, parent, RatioText(v.estimate, v.low, v.high, v.used))
                 : fmt::format(
-                      "commit {} is the first bad commit ({:.1f}%), "
+                      "commit {} ({:.1f}% model posterior), "
                       "verified against its parent: {}{}",
                       culprit, 100 * best_mass, RatioText(v.estimate, v.low, v.high, v.used),
                       by_rule ? " (the near-deterministic rule: every ratio of their runs)" : ""));

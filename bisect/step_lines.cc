@@ -125,12 +125,20 @@ std::string SkippedStepLine(const BisectStepLog& step, const std::string& reason
 
 void DescribeStepRecord(const BisectStepLog& log, const std::string& baseline,
                         std::optional<double> median_ratio, size_t pairs, Record& record) {
-  record.notes.push_back(
+  // A verification the near-deterministic rule decided carries the runs' observed range as
+  // its interval (StepRecorder::DescribeRule), not a 95% one: the note says which it is.
+  const auto decided_by = record.details.find("decided_by");
+  const bool by_rule =
+      decided_by != record.details.end() && decided_by->second == "near-deterministic rule";
+  record.notes.push_back(fmt::format(
       "one step of a bisect: evidence for the search, not a controlled test; the search, not "
-      "this record's own interval, decides; the interval is a plain 95% one over this step's "
-      "pairs");
+      "this record's own interval, decides; the interval is {}",
+      by_rule ? "the observed range of every ratio of this step's runs (the near-deterministic "
+                "rule decided), not a coverage interval"
+              : "a plain 95% one over this step's pairs"));
   record.details["evidence"] = "bisect search";
-  record.details["alpha_spending"] = "none: a plain interval, not a sequential test";
+  record.details["alpha_spending"] = by_rule ? "none: the near-deterministic rule's range"
+                                             : "none: a plain interval, not a sequential test";
   record.details["posterior_at_or_before"] = fmt::format("{:.6f}", log.mass_at_or_before);
   record.details["best_commit"] = log.best_commit;
   record.details["best_probability"] = fmt::format("{:.6f}", log.best_probability);

@@ -124,6 +124,16 @@ TEST(InstructionsBisect, CountsThatRepeatAreSearchedInTwoPairsAStepAndVerifiedIn
   EXPECT_EQ((*verify)["details"].value("decided_by", ""), "near-deterministic rule");
   EXPECT_EQ((*verify)["estimate"].value("method", ""),
             "range of the runs' ratios (near-deterministic)");
+  // The rule's range is the runs' observed range, not a coverage interval: the report and the
+  // step record say so, and no confidence is printed for it.
+  EXPECT_NE(b.report.text.find("the runs' observed range (near-deterministic rule) (4 fresh "
+                               "pairs against its parent"),
+            std::string::npos)
+      << b.report.text;
+  EXPECT_EQ(b.report.text.find("99.9999"), std::string::npos) << b.report.text;
+  EXPECT_NE((*verify)["notes"].dump().find("the observed range of every ratio of this step's runs"),
+            std::string::npos)
+      << (*verify)["notes"].dump();
   // Every commit only the search measured ran twice; the culprit and its parent each ran in
   // the verification (4) and a check (4) besides their search step, if any (2).
   for (const auto& [commit, runs] : b.runs) {
