@@ -12,11 +12,11 @@
 #include "bisect/bisect_runner.h"
 #include "bisect/relevance.h"
 #include "engine/cachegrind.h"
-#include "investigate/confirm_sitting.h"
 #include "investigate/explain.h"
 #include "probes/code_path.h"
 #include "probes/comparison.h"
 #include "probes/isolate_command.h"
+#include "probes/measure_commands.h"
 #include "probes/summary.h"
 #include "records/bisect_payload.h"
 #include "records/record_store.h"
@@ -181,7 +181,9 @@ Result<bool> Session::Confirm() {
   compare.revision_b = r.bad;
   compare.query = r.query;
   compare.flags = r.flags;
-  Result<ComparisonOutcome> outcome = RunCompareOn(Context(), engine_.measurer, compare);
+  MeasureContext context = Context();
+  context.measurer = &engine_.measurer;
+  Result<ComparisonOutcome> outcome = RunCompare(context, compare);
   if (!outcome) return outcome.error();
   Status status = OutcomeStatus(*outcome);
   if (!status) {

@@ -8,6 +8,7 @@
 #include "base/strings.h"
 #include "engine/cachegrind.h"
 #include "overrides/override_set.h"
+#include "probes/measurer.h"
 #include "probes/query_sample_source.h"
 #include "probes/secondary_figures.h"
 #include "probes/statistics.h"
@@ -252,10 +253,10 @@ Result<ComparisonOutcome> RunCompare(const MeasureContext& context, const Compar
   Result<ResolvedBuild> build_b = context.builds.Resolve(request.revision_b);
   if (!build_b) return build_b.error();
   CULPRIT_TRY(CheckWorktreeArtifacts(*query, *build_b));
-  Result<ProcessArm> arm_a = MakeQueryArm(config, *query, *build_a, {}, {});
-  if (!arm_a) return arm_a.error();
-  Result<ProcessArm> arm_b = MakeQueryArm(config, *query, *build_b, {}, {});
-  if (!arm_b) return arm_b.error();
+  QueryMeasurer processes(config);
+  Measurer& measurer = context.measurer != nullptr ? *context.measurer : processes;
+  Result<PairedRuns> runs = measurer.Pair(*query, *build_a, *build_b);
+  if (!runs) return runs.error();
 
   ComparisonPlan plan;
   plan.kind = request.kind;
@@ -264,9 +265,9 @@ Result<ComparisonOutcome> RunCompare(const MeasureContext& context, const Compar
   plan.better = query->better;
   plan.better_note = query->better_note;
   plan.a = MakeComparisonArm("A", request.names.empty() ? request.revision_a : request.names[0],
-                             *arm_a, *build_a);
+                             runs->a, *build_a);
   plan.b = MakeComparisonArm("B", request.names.empty() ? request.revision_b : request.names[1],
-                             *arm_b, *build_b);
+                             runs->b, *build_b);
   plan.options = *options;
   plan.config_digest = config.digest;
   plan.links = request.links;
@@ -274,9 +275,8 @@ Result<ComparisonOutcome> RunCompare(const MeasureContext& context, const Compar
     plan.notes.push_back("both revisions are the same commit: this sitting measures noise");
   }
 
-  QuerySampleSource source({*arm_a, *arm_b});
   RecordStore store(config.records);
-  return RunComparison(plan, source, context.host, store, context.progress);
+  return RunComparison(plan, *runs->source, context.host, store, context.progress);
 }
 
 Result<RunOutcome> RunQuery(const MeasureContext& context, const RunRequest& request) {

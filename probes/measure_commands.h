@@ -30,12 +30,18 @@ struct MeasureFlags {
   std::optional<std::string> metric;
 };
 
+class Measurer;
+
 /// What every measuring command needs besides its request.
 struct MeasureContext {
   const ProbeSections& config;
   BuildProvider& builds;
   const HostProbe* host = nullptr;  ///< Null: no host state (tests).
   SittingProgress* progress = nullptr;
+  /// Where RunCompare's samples come from: null, the query's processes (QueryMeasurer);
+  /// else this one, e.g. the investigation's, so that its step 1 runs on a scripted world as
+  /// the bisect does. The other commands run the query's processes their own way.
+  Measurer* measurer = nullptr;
 };
 
 /// The query named `name`, or the only query when `name` is empty; usage error
@@ -92,7 +98,8 @@ struct CompareRequest {
   std::vector<std::string> links;
 };
 
-/// Two builds interleaved in one sitting: ratio of B over A.
+/// Two builds interleaved in one sitting: ratio of B over A, the samples drawn from
+/// `context.measurer` (the query's processes when null).
 Result<ComparisonOutcome> RunCompare(const MeasureContext& context, const CompareRequest& request);
 
 struct RunRequest {
