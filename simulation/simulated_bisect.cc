@@ -211,6 +211,38 @@ Result<BisectReport> RunSimulatedBisect(SimulatedEngine& engine, const std::file
   return report;
 }
 
+namespace {
+
+// What is wrong in a CULPRIT's claim, or "". It claims what its ties show: each part before
+// it ties at its ends (a part measured a tie whose changes move it beyond the band `log_band`
+// between its ends is wrong). "The first bad commit" in the literal sense (`literally_first`:
+// those ties measured every commit) is wrong when any change the range's way comes before
+// it (issue 27: +10% undone before the culprit leaves the ends tied).
+std::string WrongCulpritClaim(const SimWorld& world, const std::vector<BisectSegment>& segments,
+                              const std::vector<int>& truth, bool literally_first,
+                              double log_band) {
+  const BisectSegment& first = segments[EarliestChange(segments)];
+  for (const BisectSegment& s : segments) {
+    if (s.check != SegmentCheck::kTie || s.hi >= first.first) continue;
+    double net = 0;
+    for (size_t k = 0; k < world.change_commits().size(); ++k) {
+      const int c = world.change_commits()[k];
+      if (s.lo < c && c <= s.hi) net += world.MeanLogEffect(k);
+    }
+    if (std::abs(net) > log_band) {
+      return fmt::format("called c{} CULPRIT; c{}..c{} before it, measured a tie, moves x{:.3f}",
+                         first.change, s.lo, s.hi, std::exp(net));
+    }
+  }
+  if (literally_first && !truth.empty() && first.first > truth.front()) {
+    return fmt::format("called c{} the first bad commit; c{} moves before it", first.change,
+                       truth.front());
+  }
+  return "";
+}
+
+}  // namespace
+
 Result<RunnerTrialResult> RunRunnerTrial(SimWorld& world, const std::filesystem::path& dir,
                                          uint64_t seed, const BisectConfig& bisect) {
   SimulatedEngine engine(world);
@@ -257,27 +289,8 @@ Result<RunnerTrialResult> RunRunnerTrial(SimWorld& world, const std::filesystem:
   }
   r.literally_first = r.claimed_first && TiesOfEndsOnlyBeforeTheEarliestChange(segments).empty();
   if (r.wrong.empty() && r.claimed_first) {
-    // CULPRIT claims what its ties show: each part before it ties at its ends. "The first bad
-    // commit" in the literal sense only when those ties measured every commit (issue 27).
-    const BisectSegment& first = segments[EarliestChange(segments)];
-    const double band = std::log1p(SimulatedBisectConfig(dir).measure.band);
-    for (const BisectSegment& s : segments) {
-      if (s.check != SegmentCheck::kTie || s.hi >= first.first) continue;
-      double net = 0;
-      for (size_t k = 0; k < world.change_commits().size(); ++k) {
-        const int c = world.change_commits()[k];
-        if (s.lo < c && c <= s.hi) net += world.MeanLogEffect(k);
-      }
-      if (std::abs(net) > band && r.wrong.empty()) {
-        r.wrong =
-            fmt::format("called c{} CULPRIT; c{}..c{} before it, measured a tie, moves x{:.3f}",
-                        first.change, s.lo, s.hi, std::exp(net));
-      }
-    }
-    if (r.wrong.empty() && r.literally_first && !truth.empty() && first.first > truth.front()) {
-      r.wrong = fmt::format("called c{} the first bad commit; c{} moves before it", first.change,
-                            truth.front());
-    }
+    r.wrong = WrongCulpritClaim(world, segments, truth, r.literally_first,
+                                std::log1p(SimulatedBisectConfig(dir).measure.band));
   }
   const bool all_named = std::all_of(truth.begin(), truth.end(), [&](int t) {
     return std::any_of(changes.begin(), changes.end(),
