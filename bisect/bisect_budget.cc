@@ -1,6 +1,7 @@
 #include "bisect/bisect_budget.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "probes/sequential.h"
@@ -49,7 +50,27 @@ SittingOptions SittingBudget(const SittingOptions& measure, const BisectConfig& 
   // pairs could have seen. So both stop once neither verdict is within their budgets' reach
   // (a move on the band's edge is, until about half the budget).
   options.stop_when_futile = check || confirm;
+  // The confirmation looks more often than by doubling: a move stops nearer the pairs it
+  // needs, and the sitting spends α over these looks, so the overall α is kept.
+  if (confirm) {
+    options.looks =
+        ConfirmationLooks(options.min_pairs, options.max_pairs, bisect.confirm_look_growth);
+  }
   return options;
+}
+
+std::vector<int> ConfirmationLooks(int min_pairs, int max_pairs, double growth) {
+  if (growth <= 1 || growth >= 2 || max_pairs <= min_pairs) {
+    return LookSchedule(min_pairs, max_pairs);
+  }
+  std::vector<int> looks = {min_pairs};
+  const double keep_below = max_pairs / ((1 + growth) / 2);
+  for (double n = min_pairs * growth; n <= keep_below; n *= growth) {
+    const int look = static_cast<int>(std::lround(n / kPairsPerBlock)) * kPairsPerBlock;
+    if (look > looks.back() && look <= keep_below) looks.push_back(look);
+  }
+  looks.push_back(max_pairs);
+  return looks;
 }
 
 int TieBudget(const SittingOptions& options) {

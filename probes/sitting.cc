@@ -201,11 +201,22 @@ class PairedSitting {
         options.null_max_pairs > 0
             ? std::clamp(options.null_max_pairs, options.min_pairs, options.max_pairs)
             : options.max_pairs;
-    r_.looks = LookSchedule(options.min_pairs, null_max);
-    if (null_max < options.max_pairs) {
-      for (int n : LookSchedule(null_max, options.max_pairs)) {
-        if (n > null_max) r_.looks.push_back(n);
+    if (options.looks.empty()) {
+      r_.looks = LookSchedule(options.min_pairs, null_max);
+      if (null_max < options.max_pairs) {
+        for (int n : LookSchedule(null_max, options.max_pairs)) {
+          if (n > null_max) r_.looks.push_back(n);
+        }
       }
+    } else {
+      // The given schedule, within the budget, with the budget and NULL's last look in it.
+      for (int n : options.looks) {
+        if (n >= 1 && n < options.max_pairs) r_.looks.push_back(n);
+      }
+      r_.looks.push_back(null_max);
+      r_.looks.push_back(options.max_pairs);
+      std::sort(r_.looks.begin(), r_.looks.end());
+      r_.looks.erase(std::unique(r_.looks.begin(), r_.looks.end()), r_.looks.end());
     }
     // Pocock-type spending: a large effect can stop at the first look (10
     // pairs), which is most of culprit's work; O'Brien–Fleming would keep the

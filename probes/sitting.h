@@ -124,6 +124,12 @@ struct SittingOptions {
   /// checks keep a tie out of their looks of 20 pairs by relying on the share's sighting
   /// (CheckSittingBudget's null_max_pairs = 20 when no tie is sought).
   bool sight_tail_once = false;
+  /// The pair counts at which to look, increasing (whole blocks); empty: min_pairs doubling
+  /// to max_pairs (LookSchedule). Counts past max_pairs are dropped, and max_pairs (and a
+  /// null_max_pairs below it) are made looks. The spending (Pocock) and StoppableLooks are
+  /// applied to this schedule as to the doubling one, so the overall α is kept whatever it is.
+  /// The bisect's confirmation looks more often than by doubling (ConfirmationLooks).
+  std::vector<int> looks;
 };
 
 /// Runs that gave no number, per arm, over the measured (not warm-up) runs, and Fisher's exact

@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
+
+#include "probes/sequential.h"
 
 namespace culprit {
 namespace {
@@ -51,6 +54,45 @@ TEST(BisectBudget, ConfirmationTakesConfirmMaxPairs) {
   bisect.confirm_max_pairs = 4;  // Never below the first look.
   o = SittingBudget(Measure(), bisect, BisectStepKind::kConfirm, false, 1 << 20);
   EXPECT_EQ(o.max_pairs, 10);
+}
+
+TEST(BisectBudget, ConfirmationLooksGrowByTheGivenFactor) {
+  // 10·√2^k rounded to whole blocks: 14.14 -> 14, 28.28 -> 28, 56.57 -> 56, 113.1 -> 114,
+  // 226.3 -> 226, 452.5 -> 452, 905.1 -> 906; 1280 = 10·√2^14 is the budget itself.
+  EXPECT_EQ(
+      ConfirmationLooks(10, 1280, std::sqrt(2.0)),
+      (std::vector<int>{10, 14, 20, 28, 40, 56, 80, 114, 160, 226, 320, 452, 640, 906, 1280}));
+  // An intermediate look closer than (1 + √2) / 2 = 1.21x to the budget is dropped: 28.28 is
+  // kept before 40 (1.41x), not before 34 (1.20x).
+  EXPECT_EQ(ConfirmationLooks(10, 40, std::sqrt(2.0)), (std::vector<int>{10, 14, 20, 28, 40}));
+  EXPECT_EQ(ConfirmationLooks(10, 34, std::sqrt(2.0)), (std::vector<int>{10, 14, 20, 34}));
+  // Doubling, or a budget of one look, is the sitting's own schedule.
+  EXPECT_EQ(ConfirmationLooks(10, 1280, 2), LookSchedule(10, 1280));
+  EXPECT_EQ(ConfirmationLooks(6, 6, std::sqrt(2.0)), (std::vector<int>{6}));
+}
+
+TEST(BisectBudget, TheConfirmationAloneLooksAtTheFinerSchedule) {
+  BisectConfig bisect;
+  EXPECT_NEAR(bisect.confirm_look_growth, std::sqrt(2.0), 1e-6);
+  const SittingOptions confirm =
+      SittingBudget(Measure(), bisect, BisectStepKind::kConfirm, false, 1 << 20);
+  EXPECT_EQ(confirm.looks, ConfirmationLooks(10, 1280, bisect.confirm_look_growth));
+  SittingOptions flag = Measure();
+  flag.max_pairs = 40;  // --max-pairs 40
+  EXPECT_EQ(SittingBudget(flag, bisect, BisectStepKind::kConfirm, true, 1 << 20).looks,
+            (std::vector<int>{10, 14, 20, 28, 40}));
+  bisect.max_total_pairs = 1000;  // Cut to one block: one look.
+  EXPECT_EQ(SittingBudget(Measure(), bisect, BisectStepKind::kConfirm, false, 7).looks,
+            (std::vector<int>{6}));
+  bisect = BisectConfig{};
+  for (BisectStepKind kind :
+       {BisectStepKind::kMeasure, BisectStepKind::kVerify, BisectStepKind::kCheck}) {
+    EXPECT_TRUE(SittingBudget(Measure(), bisect, kind, false, 1 << 20).looks.empty())
+        << BisectStepKindName(kind);
+  }
+  bisect.confirm_look_growth = 2;  // The sitting's doubling.
+  EXPECT_EQ(SittingBudget(Measure(), bisect, BisectStepKind::kConfirm, false, 1 << 20).looks,
+            LookSchedule(10, 1280));
 }
 
 TEST(BisectBudget, CheckSeeksATieWithinCheckMaxPairs) {

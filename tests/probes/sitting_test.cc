@@ -214,6 +214,42 @@ TEST(RunPairedSitting, AFutilityStopLeavesDecidableSittingsAlone) {
   }
 }
 
+TEST(RunPairedSitting, GivenLooksAreTheScheduleItsAlphaIsSpentOver) {
+  // The bisect's confirmation: looks about √2 apart over 10..1280 (ConfirmationLooks).
+  SittingOptions o = Options();
+  o.max_pairs = 1280;
+  o.looks = {10, 14, 20, 28, 40, 56, 80, 114, 160, 226, 320, 452, 640, 906, 1280};
+  ScriptedSource big(1.5, 0.02, 3);
+  SittingResult r = RunPairedSitting(big, nullptr, o, nullptr);
+  // Pocock over these looks gives 10 pairs 0.05·ln(1 + (e − 1)·10/1280) = 0.000667, below the
+  // 2/2^10 = 0.00195 ten pairs can reach, so the first look moves to 12, which gets
+  // 0.05·ln(1 + (e − 1)·12/1280) = 0.000799 (2/2^12 = 0.00049 is within it) and stops a 1.5x.
+  EXPECT_EQ(r.looks, (std::vector<int>{12, 14, 20, 28, 40, 56, 80, 114, 160, 226, 320, 452, 640,
+                                       906, 1280}));
+  ASSERT_TRUE(r.verdict);
+  EXPECT_EQ(r.verdict->verdict, Verdict::kEffect);
+  EXPECT_EQ(r.pairs_kept, 12);
+  EXPECT_NEAR(r.nominal_confidence, 1 - 0.000799, 1e-6);
+  // The spending is of this schedule: 14 gets 0.05·(ln(1.018793) − ln(1.016109)) = 0.000132
+  // (not the doubling schedule's share), the budget 0.05·(1 − ln(1 + (e − 1)·906/1280)) =
+  // 0.010210 (not 0.019), and the shares sum to the overall α.
+  const std::vector<double> alphas = SpendAlpha(0.05, r.looks, Spending::kPocock);
+  EXPECT_NEAR(alphas[1], 0.000132, 1e-6);
+  EXPECT_NEAR(alphas.back(), 0.010210, 1e-6);
+  double sum = 0;
+  for (double a : alphas) sum += a;
+  EXPECT_NEAR(sum, 0.05, 1e-12);
+
+  // Looks past the budget are dropped; the budget and NULL's last look are made looks.
+  o = Options();
+  o.max_pairs = 100;
+  o.null_max_pairs = 40;
+  o.looks = {10, 30, 50, 500};
+  ScriptedSource noisy(1.0, 0.5, 5);
+  EXPECT_EQ(RunPairedSitting(noisy, nullptr, o, nullptr).looks,
+            (std::vector<int>{10, 30, 40, 50, 100}));
+}
+
 TEST(RunPairedSitting, ANullMaxKeepsTheTiesConfidenceAndLetsTheEffectHuntGoOn) {
   SittingOptions o = Options();
   o.max_pairs = 640;
