@@ -355,15 +355,18 @@ Result<ShiftEstimate> MeanShiftEstimate(std::span<const double> d, double confid
   mean /= n;
   double ss = 0;
   for (double x : d) ss += (x - mean) * (x - mean);
-  const double se = std::sqrt(ss / (n - 1) / n);
+  return StudentTInterval(mean, std::sqrt(ss / (n - 1) / n), n - 1, confidence, d.size());
+}
+
+ShiftEstimate StudentTInterval(double mean, double se, double dof, double confidence, size_t n) {
   // From the tail, so that a confidence within 1e-16 of 1 still gives a finite quantile.
-  const double t = -StudentTQuantile(std::max(1 - confidence, 1e-300) / 2, n - 1);
+  const double t = -StudentTQuantile(std::max(1 - confidence, 1e-300) / 2, dof);
   ShiftEstimate result;
   result.estimate = mean;
   result.low = mean - t * se;
   result.high = mean + t * se;
   result.confidence = confidence;
-  result.n = d.size();
+  result.n = n;
   result.exact = false;
   return result;
 }

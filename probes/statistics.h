@@ -125,6 +125,12 @@ double StudentTQuantile(double p, double dof);
 /// non-finite input, confidence outside (0, 1).
 Result<ShiftEstimate> MeanShiftEstimate(std::span<const double> d, double confidence);
 
+/// The Student-t interval `mean` ± t_{dof, (1+confidence)/2} · `se` as a ShiftEstimate of `n`
+/// pairs (`exact` false): what a mean's and a trimmed mean's intervals share. The quantile is
+/// taken from the tail, so a confidence within 1e-16 of 1 still gives a finite interval.
+/// Requires 0 < confidence < 1 and dof > 0.
+ShiftEstimate StudentTInterval(double mean, double se, double dof, double confidence, size_t n);
+
 /// How the pairs far from the centre split between the two sides: the tails of a pure shift
 /// are mirror images of each other, an intermittent slowdown's are not.
 struct TailBalance {

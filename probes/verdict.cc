@@ -128,16 +128,7 @@ std::optional<ShiftEstimate> TrimmedMean(std::span<const double> d, double confi
     ss += w * w;
   }
   const double hd = static_cast<double>(h);
-  const double se = std::sqrt(ss / (hd * (hd - 1)));
-  const double t = -StudentTQuantile(std::max(1 - confidence, 1e-300) / 2, hd - 1);
-  ShiftEstimate result;
-  result.estimate = mean;
-  result.low = mean - t * se;
-  result.high = mean + t * se;
-  result.confidence = confidence;
-  result.n = n;
-  result.exact = false;
-  return result;
+  return StudentTInterval(mean, std::sqrt(ss / (hd * (hd - 1))), hd - 1, confidence, n);
 }
 
 }  // namespace
