@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bisect/search.h"
@@ -50,6 +51,17 @@ struct WorldOptions {
   double host_jump = 0;
   int host_jump_at = 0;
 };
+
+/// A quiet host's world of `n` commits with `changes`: 3% noise, no outliers, the default
+/// drift. What the tests' scripted worlds start from (the runner's and the ladder's).
+inline WorldOptions QuietWorld(std::vector<SimChange> changes, int n) {
+  WorldOptions w;
+  w.n_commits = n;
+  w.sigma = 0.03;
+  w.outlier_rate = 0;
+  w.changes = std::move(changes);
+  return w;
+}
 
 /// A small, portable generator (splitmix64 seeding a xoshiro256**), so that figures do not
 /// depend on the standard library's distributions.

@@ -39,12 +39,7 @@ class QuietBisect : public BisectReporter {
 };
 
 WorldOptions Quiet(std::vector<SimChange> changes, int n = 32) {
-  WorldOptions w;
-  w.n_commits = n;
-  w.sigma = 0.03;
-  w.outlier_rate = 0;
-  w.changes = std::move(changes);
-  return w;
+  return QuietWorld(std::move(changes), n);
 }
 
 // One scripted world and the ladder's configuration over it: the query "q" of the simulated

@@ -32,12 +32,7 @@ std::filesystem::path TrialDir(const std::string& name) {
 }
 
 WorldOptions Quiet(std::vector<SimChange> changes, int n = 64) {
-  WorldOptions w;
-  w.n_commits = n;
-  w.sigma = 0.03;
-  w.outlier_rate = 0;
-  w.changes = std::move(changes);
-  return w;
+  return QuietWorld(std::move(changes), n);
 }
 
 RunnerTrialResult Trial(const WorldOptions& options, uint64_t seed, const std::string& name,
