@@ -16,6 +16,7 @@
 #include "bisect/step_lines.h"
 #include "probes/log_interval.h"
 #include "probes/summary.h"
+#include "records/bisect_details.h"
 #include "records/bisect_payload.h"
 
 namespace culprit {
@@ -239,19 +240,22 @@ void FirstChangeFields(const BisectSegment& change, const std::vector<std::strin
                        const CommitFacts& facts, Record& record) {
   const std::string& id = commits[change.change];
   record.estimate = ChangeEstimate(change);
+  BisectDetails details;
   if (const std::optional<MergeDescent> merge = MergeOf(change, facts)) {
     // Not a culprit: `investigate` and `judge` read culprit_commit, and a merge is not one.
-    record.details["merge_commit"] = id;
-    record.details["merge_branch_good"] = merge->good;
-    record.details["merge_branch_bad"] = merge->bad;
-    record.details["merge_brought_in"] = std::to_string(merge->brought_in);
-    if (facts.info) record.details["merge_subject"] = facts.info->subject;
+    details.merge.commit = id;
+    details.merge.branch_good = merge->good;
+    details.merge.branch_bad = merge->bad;
+    details.merge.brought_in = merge->brought_in;
+    if (facts.info) details.merge.subject = facts.info->subject;
+    details.WriteTo(&record.details);
     return;
   }
-  record.details["culprit_commit"] = id;
-  record.details["first_commit"] = commits[change.first];
-  if (facts.info) record.details["culprit_subject"] = facts.info->subject;
-  if (facts.changed_files) record.details["changed_files"] = Join(*facts.changed_files, ",");
+  details.culprit_commit = id;
+  details.first_commit = commits[change.first];
+  if (facts.info) details.culprit_subject = facts.info->subject;
+  details.changed_files = facts.changed_files;
+  details.WriteTo(&record.details);
   Arm parent_arm;
   parent_arm.name = "parent";
   parent_arm.commit = commits[change.first - 1];
@@ -490,14 +494,16 @@ std::string ChangesText(const SearchedFacts& in, Record& record, BisectReport& r
   text += SegmentLines(segments, commits, in.query != nullptr ? in.query->name : in.state->query,
                        record, payload.segments);
 
-  record.details["changes"] = Join(list.ids, ",");
+  BisectDetails details;
+  details.changes = list.ids;
   // "yes": every commit before it was measured; "ends": the ties before it show their ends only.
-  record.details["culprit_is_first"] = merge             ? "merge"
-                                       : !first_is_first ? "no"
-                                       : TiesOfEndsOnlyBeforeTheEarliestChange(segments).empty()
-                                           ? "yes"
-                                           : "ends";
-  record.details["decomposition"] = decomposition;
+  details.culprit_is_first = merge             ? CulpritIsFirst::kMerge
+                             : !first_is_first ? CulpritIsFirst::kNo
+                             : TiesOfEndsOnlyBeforeTheEarliestChange(segments).empty()
+                                 ? CulpritIsFirst::kYes
+                                 : CulpritIsFirst::kEnds;
+  details.decomposition = decomposition;
+  details.WriteTo(&record.details);
   record.verdict_detail = single && first_is_first ? earliest.reason
                                                    : fmt::format("{} verified change(s); {}",
                                                                  changes.size(), decomposition);
@@ -548,11 +554,13 @@ Record BisectResultRecord(const BisectState& state, const QueryConfig& query, do
   record.config_digest = config_digest;
   record.culprit_version = CULPRIT_VERSION;
   record.links = state.records;
-  record.details["bisect_run"] = state.run_id;
-  record.details["good_commit"] = state.commits[0];
-  record.details["bad_commit"] = state.commits[n];
-  record.details["range_commits"] = std::to_string(n);
-  record.details["log2_minimum_builds"] = std::to_string(CeilLog2(n));
+  BisectDetails details;
+  details.bisect_run = state.run_id;
+  details.good_commit = state.commits[0];
+  details.bad_commit = state.commits[n];
+  details.range_commits = n;
+  details.log2_minimum_builds = CeilLog2(n);
+  details.WriteTo(&record.details);
   return record;
 }
 
@@ -619,12 +627,14 @@ Result<std::string> SearchedEnding(const SearchedFacts& in, Record& record, Bise
   if (!main) return main.error();
   const SearchOutcome whole = main->Result();
   const RangeSpending spent = SpendingOf(*main, state.segments);
-  record.details["builds_used"] = std::to_string(spent.builds);
-  record.details["pairs_used"] = std::to_string(spent.pairs);
-  record.details["probability"] = fmt::format("{:.4f}", whole.probability);
   std::vector<std::string> credible;
   for (int j : whole.credible_set) credible.push_back(ShortCommit(state.commits[j]));
-  record.details["credible_set"] = Join(credible, ",");
+  BisectDetails details;
+  details.builds_used = spent.builds;
+  details.pairs_used = spent.pairs;
+  details.probability = whole.probability;
+  details.credible_set = credible;
+  details.WriteTo(&record.details);
   for (int j : spent.unbuildable) {
     record.notes.push_back("unbuildable or unmeasurable: " + state.commits[j]);
   }
@@ -685,7 +695,9 @@ std::string DriftEnding(const std::vector<BisectStepLog>& log, Record& record) {
   if (worst < 0) return "";
   const std::string drift = DescribeDrift(log[worst]);
   record.notes.push_back(drift);
-  record.details["largest_step_drift"] = fmt::format("{:+.4f}", log[worst].drift);
+  BisectDetails details;
+  details.largest_step_drift = log[worst].drift;
+  details.WriteTo(&record.details);
   return drift + "\n";
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "base/strings.h"
+#include "records/comparison_details.h"
 #include "records/record_store.h"
 
 namespace culprit {
@@ -95,7 +96,9 @@ Result<JudgeResult> RunJudge(const MeasureContext& context, Measurer& measurer,
   plan.b = MakeComparisonArm("candidate", request.candidate, runs->b, *candidate);
   plan.options = *options;
   plan.config_digest = context.config.digest;
-  plan.details["judge"] = "git bisect run";
+  ComparisonDetails details;
+  details.judge = "git bisect run";
+  details.WriteTo(&plan.details);
   RecordStore store(context.config.records);
   Result<ComparisonOutcome> outcome =
       RunComparison(plan, *runs->source, context.host, store, context.progress);

@@ -9,6 +9,7 @@
 #include "base/exit_codes.h"
 #include "base/strings.h"
 #include "bisect/range_split.h"
+#include "records/multi_bisect_details.h"
 
 namespace culprit {
 namespace {
@@ -150,10 +151,12 @@ Record MultiBisectRecord(const MultiBisectFacts& facts, const std::string& confi
       "{} queries bisected, {} distinct changes verified, {} of them moving several "
       "queries",
       facts.queries.size(), facts.changes.size(), several);
-  record.details["good"] = facts.good;
-  record.details["bad"] = facts.bad;
-  record.details["queries"] = Join(names, ",");
-  if (!facts.from_table.empty()) record.details["from_table"] = facts.from_table;
+  MultiBisectDetails details;
+  details.good = facts.good;
+  details.bad = facts.bad;
+  details.queries = names;
+  if (!facts.from_table.empty()) details.from_table = facts.from_table;
+  details.WriteTo(&record.details);
   record.details_json = MultiBisectFactsToJson(facts);
   return record;
 }

@@ -5,6 +5,8 @@
 #include "base/numbers.h"
 #include "base/strings.h"
 #include "probes/summary.h"
+#include "records/bisect_step_details.h"
+#include "records/comparison_details.h"
 
 namespace culprit {
 
@@ -127,22 +129,26 @@ void DescribeStepRecord(const BisectStepLog& log, const std::string& baseline,
                         std::optional<double> median_ratio, size_t pairs, Record& record) {
   // A verification the near-deterministic rule decided carries the runs' observed range as
   // its interval (StepRecorder::DescribeRule), not a 95% one: the note says which it is.
-  const auto decided_by = record.details.find("decided_by");
   const bool by_rule =
-      decided_by != record.details.end() && decided_by->second == "near-deterministic rule";
+      ComparisonDetails::FromRecord(record).decided_by == DecidedBy::kNearDeterministicRule;
   record.notes.push_back(fmt::format(
       "one step of a bisect: evidence for the search, not a controlled test; the search, not "
       "this record's own interval, decides; the interval is {}",
       by_rule ? "the observed range of every ratio of this step's runs (the near-deterministic "
                 "rule decided), not a coverage interval"
               : "a plain 95% one over this step's pairs"));
-  record.details["evidence"] = "bisect search";
-  record.details["alpha_spending"] = by_rule ? "none: the near-deterministic rule's range"
-                                             : "none: a plain interval, not a sequential test";
-  record.details["posterior_at_or_before"] = fmt::format("{:.6f}", log.mass_at_or_before);
-  record.details["best_commit"] = log.best_commit;
-  record.details["best_probability"] = fmt::format("{:.6f}", log.best_probability);
-  record.details["pairs"] = std::to_string(pairs);
+  ComparisonDetails sitting_details;
+  sitting_details.sitting.alpha_spending = by_rule
+                                               ? "none: the near-deterministic rule's range"
+                                               : "none: a plain interval, not a sequential test";
+  sitting_details.WriteTo(&record.details);
+  BisectStepDetails details;
+  details.evidence = "bisect search";
+  details.posterior_at_or_before = log.mass_at_or_before;
+  details.best_commit = log.best_commit;
+  details.best_probability = log.best_probability;
+  details.pairs = static_cast<int>(pairs);
+  details.WriteTo(&record.details);
   if (record.verdict) return;
   std::string ratio;
   if (record.estimate) {

@@ -1,7 +1,6 @@
 #include "bisect/step_recorder.h"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -14,8 +13,28 @@
 #include "probes/sitting.h"
 #include "probes/statistics.h"
 #include "probes/summary.h"
+#include "records/bisect_step_details.h"
+#include "records/comparison_details.h"
 
 namespace culprit {
+namespace {
+
+// A step's kind as its record says it (records/bisect_step_details.h).
+RecordedStepKind RecordedKind(BisectStepKind kind) {
+  switch (kind) {
+    case BisectStepKind::kConfirm:
+      return RecordedStepKind::kConfirm;
+    case BisectStepKind::kMeasure:
+      return RecordedStepKind::kMeasure;
+    case BisectStepKind::kVerify:
+      return RecordedStepKind::kVerify;
+    case BisectStepKind::kCheck:
+      return RecordedStepKind::kCheck;
+  }
+  return RecordedStepKind::kMeasure;
+}
+
+}  // namespace
 
 // The log entry of a sitting of commits[b] against commits[a], from its record and the
 // pairs it kept.
@@ -207,11 +226,13 @@ ComparisonPlan StepRecorder::Plan(const BisectState& state) const {
   plan.b.commit = state.commits[step_.index];
   plan.options = options_;
   plan.config_digest = config_.digest;
-  plan.details["bisect_run"] = state.run_id;
-  plan.details["step_kind"] = BisectStepKindName(step_.kind);
-  plan.details["candidate_commit"] = plan.b.commit;
-  plan.details["baseline_commit"] = plan.a.commit;
-  plan.details["candidate_index"] = std::to_string(step_.index);
+  BisectStepDetails details;
+  details.bisect_run = state.run_id;
+  details.step_kind = RecordedKind(step_.kind);
+  details.candidate_commit = plan.b.commit;
+  details.baseline_commit = plan.a.commit;
+  details.candidate_index = step_.index;
+  details.WriteTo(&plan.details);
   return plan;
 }
 
@@ -241,18 +262,23 @@ SittingResult StepRecorder::Sitting() const {
 void StepRecorder::DescribeRule(const std::optional<NearDeterministicLook>& rule, bool decided,
                                 ComparisonPlan& plan, SittingResult& sitting) const {
   if (!rule) return;
+  BisectStepDetails details;
   if (!decided) {
-    plan.details["near_deterministic"] =
+    details.near_deterministic =
         rule->state == NearDeterministicLook::State::kDecided
             ? "a sequential look decided first; the near-deterministic rule: " + rule->explanation
             : "the near-deterministic rule did not decide: " + rule->explanation;
+    details.WriteTo(&plan.details);
     return;
   }
   // The search read the rule in its own direction, over every batch of the verification;
   // the record shows the range of this step's runs as measured (A the baseline), as a
   // sitting's record does (MakeComparisonRecord: decided_by, the range as the estimate).
-  plan.details["decided_by"] = "near-deterministic rule";
-  plan.details["near_deterministic"] = rule->explanation;
+  ComparisonDetails sitting_details;
+  sitting_details.decided_by = DecidedBy::kNearDeterministicRule;
+  sitting_details.WriteTo(&plan.details);
+  details.near_deterministic = rule->explanation;
+  details.WriteTo(&plan.details);
   const std::optional<ArmRuns> runs = KeptRuns(step_.samples);
   if (!runs) return;
   const NearDeterministicLook own =
@@ -296,17 +322,19 @@ Status StepRecorder::Flush(BisectState& state, const BisectSearch& search, int s
   ComparisonPlan plan = Plan(state);
   // The stopping rule the step ran under, and a verification's looks (issue 27).
   // The rule in force when the step ended: the wary one once a verification lost its candidate.
-  plan.details["step_odds"] = fmt::format("{:g}", search.StepOdds());
-  plan.details["target_probability"] = fmt::format("{:g}", search.TargetProbability());
+  BisectStepDetails details;
+  details.step_odds = search.StepOdds();
+  details.target_probability = search.TargetProbability();
   if (step_.kind == BisectStepKind::kVerify) {
     const VerificationPlan looks = search.PlanFor(step_.index - seg_lo, step_.baseline - seg_lo);
-    plan.details["verify_looks"] = fmt::format("{}", fmt::join(looks.looks, ","));
-    plan.details["verify_look_alphas"] = fmt::format("{:.4g}", fmt::join(looks.alphas, ","));
-    plan.details["verify_plan"] =
+    details.verify_looks = looks.looks;
+    details.verify_look_alphas = looks.alphas;
+    details.verify_plan =
         looks.planned ? fmt::format("planned from the search's fit: effect {:.4f}, noise {:.4f}",
                                     looks.effect, looks.noise)
                       : std::string("fixed looks");
   }
+  details.WriteTo(&plan.details);
   SittingResult sitting = Sitting();
   if (step_.kind == BisectStepKind::kVerify) {
     bool decided = false;
@@ -372,15 +400,19 @@ Result<ComparisonOutcome> StepRecorder::RunSitting(const BisectState& state, int
   } else {
     plan.a = MakeComparisonArm("baseline", ShortCommit(state.commits[a]), runs->a, *build_a);
     plan.b = MakeComparisonArm("candidate", ShortCommit(state.commits[b]), runs->b, *build_b);
-    plan.details["candidate_commit"] = state.commits[b];
-    plan.details["baseline_commit"] = state.commits[a];
-    plan.details["candidate_index"] = std::to_string(b);
-    plan.details["baseline_index"] = std::to_string(a);
+  }
+  BisectStepDetails details;
+  if (!confirm) {
+    details.candidate_commit = state.commits[b];
+    details.baseline_commit = state.commits[a];
+    details.candidate_index = b;
+    details.baseline_index = a;
   }
   plan.options = options;
   plan.config_digest = config_.digest;
-  plan.details["bisect_run"] = state.run_id;
-  plan.details["step_kind"] = BisectStepKindName(kind);
+  details.bisect_run = state.run_id;
+  details.step_kind = RecordedKind(kind);
+  details.WriteTo(&plan.details);
   SittingProgress* progress = reporter_.StartSitting(
       fmt::format("{} {} vs {}", BisectStepKindName(kind), ShortCommit(state.commits[b]),
                   ShortCommit(state.commits[a])));

@@ -9,6 +9,7 @@
 #include "bisect/sweep.h"
 #include "probes/table.h"
 #include "records/record_store.h"
+#include "records/sweep_details.h"
 #include "records/table_payload.h"
 
 namespace culprit {
@@ -188,11 +189,13 @@ Result<SweepOutcome> RunSweep(const MeasureContext& context, const History& hist
   record.hypothesis =
       fmt::format("where {}..{} moved, {} of its {} commits measured against its start",
                   request.good, request.bad, selected->size() - 1, last);
-  record.details["good"] = good;
-  record.details["bad"] = bad;
-  record.details["selection"] = facts.selection;
-  record.details["step_alpha"] = fmt::format("{:.6g}", 1 - facts.step_confidence);
-  record.details["change_model"] = "bisect-posterior-segments";
+  SweepDetails details;
+  details.good = good;
+  details.bad = bad;
+  details.selection = facts.selection;
+  details.step_alpha = 1 - facts.step_confidence;
+  details.change_model = std::string(kSweepChangeModelBisectPosterior);
+  details.WriteTo(&record.details);
   record.details_json = SweepFactsToJson(record.details_json, facts);
   auto [verdict, detail] = SweepVerdict(facts);
   record.verdict = verdict;

@@ -18,6 +18,7 @@
 #include "probes/isolate_command.h"
 #include "probes/measure_commands.h"
 #include "probes/summary.h"
+#include "records/bisect_details.h"
 #include "records/bisect_payload.h"
 #include "records/record_store.h"
 
@@ -264,9 +265,10 @@ Status Session::AdoptBisect(const std::string& result_record, std::vector<std::s
   state_.bisect_record = bisect->id;
   state_.bisect_records = std::move(records);
   state_.bisect_text = std::move(text);
-  state_.culprit = bisect->Detail("culprit_commit");
+  const BisectDetails details = BisectDetails::FromRecord(*bisect);
+  state_.culprit = details.culprit_commit.value_or("");
   state_.bisect_found = bisect->verdict == Verdict::kEffect && !state_.culprit.empty();
-  state_.culprit_subject = bisect->Detail("culprit_subject");
+  state_.culprit_subject = details.culprit_subject.value_or("");
   for (const Arm& arm : bisect->arms) {
     if (arm.name == "parent") state_.parent = arm.commit;
   }

@@ -207,9 +207,8 @@ std::string VerdictStrip(const Record& r) {
 std::string StepRow(const Record& step, int n, const RecordIndex& index,
                     svg::ScatterSpec& scatter) {
   std::optional<int> i = StepIndex(step, n);
-  std::string commit = ShortCommit(step.Detail("candidate_commit"));
-  if (commit.empty() && step.arms.size() == 2) commit = ShortCommit(step.arms[1].commit);
-  std::string kind = step.Detail("step_kind");
+  const std::string commit = ShortCommit(StepCommit(step));
+  const std::string kind = StepKindText(step);
   std::string ratio = "-", interval = "-", reading = "-";
   if (step.estimate) {
     const Estimate& e = *step.estimate;
@@ -265,7 +264,7 @@ std::string BisectPicture(const Record& r, const RecordIndex& index) {
   for (const Record* step : steps) table += StepRow(*step, n, index, scatter);
   if (facts.culprit_index) {
     scatter.lines.push_back({static_cast<double>(*facts.culprit_index),
-                             "culprit " + ShortCommit(r.Detail("culprit_commit"))});
+                             "culprit " + ShortCommit(facts.culprit_commit)});
   }
   for (int u : facts.unbuildable) {
     scatter.crosses.push_back(

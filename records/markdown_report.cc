@@ -190,8 +190,7 @@ std::string BisectTable(const Record& r, const RecordIndex& index) {
         "|---|---|---|---|---|---|---|\n";
     for (const Record* step : steps) {
       std::optional<int> i = StepIndex(*step, facts.range_commits);
-      std::string commit = ShortCommit(step->Detail("candidate_commit"));
-      if (commit.empty() && step->arms.size() == 2) commit = ShortCommit(step->arms[1].commit);
+      const std::string commit = ShortCommit(StepCommit(*step));
       std::string ratio = "-", interval = "-", reading = "-";
       if (step->estimate) {
         const Estimate& e = *step->estimate;
@@ -200,11 +199,11 @@ std::string BisectTable(const Record& r, const RecordIndex& index) {
         reading = Reading(e.ratio, e.low, e.high, step->band, *step);
       }
       out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", i ? std::to_string(*i) : "?",
-                         Cell(step->Detail("step_kind")), Code(commit), ratio, interval, reading,
+                         Cell(StepKindText(*step)), Code(commit), ratio, interval, reading,
                          Link(step->id, index));
     }
   }
-  std::string culprit = r.Detail("culprit_commit");
+  const std::string& culprit = facts.culprit_commit;
   out +=
       fmt::format("\nculprit: {}{}\n", culprit.empty() ? "none named" : Code(ShortCommit(culprit)),
                   facts.culprit_index ? fmt::format(" (index {})", *facts.culprit_index) : "");

@@ -8,6 +8,8 @@
 
 #include "base/median.h"
 #include "base/strings.h"
+#include "records/bisect_details.h"
+#include "records/comparison_details.h"
 #include "records/table_payload.h"
 
 namespace culprit {
@@ -179,8 +181,9 @@ std::string BandWord(double low, double high, double band) {
 std::string ArmsSummary(const Record& record, size_t width) {
   std::string out;
   if (record.kind == RecordKind::kBisect) {
-    const std::string culprit = record.Detail("culprit_commit");
-    const std::string merge = record.Detail("merge_commit");
+    const BisectDetails details = BisectDetails::FromRecord(record);
+    const std::string culprit = details.culprit_commit.value_or("");
+    const std::string merge = details.merge.commit.value_or("");
     out = !culprit.empty() ? "culprit " + ShortCommit(culprit)
           : !merge.empty() ? "merge " + ShortCommit(merge)
                            : std::string("none named");
@@ -219,7 +222,7 @@ std::string ArmsSummary(const Record& record, size_t width) {
 }
 
 MetricDirection DirectionOf(const Record& record) {
-  return ParseMetricDirection(record.Detail("better")).value_or(MetricDirection::kLowerIsBetter);
+  return ComparisonDetails::FromRecord(record).better.value_or(MetricDirection::kLowerIsBetter);
 }
 
 std::string BandSentence(double ratio, double low, double high, double band, MetricDirection better,

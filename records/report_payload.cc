@@ -6,8 +6,10 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "base/numbers.h"
+#include "records/bisect_details.h"
 #include "records/bisect_payload.h"
+#include "records/bisect_step_details.h"
+#include "records/comparison_details.h"
 #include "records/payload_fields.h"
 
 namespace culprit {
@@ -20,12 +22,11 @@ json Payload(const Record& record) {
   return PayloadObject(record.details_json).value_or(json::object());
 }
 
-// A count written as decimal digits in a detail (an index, "range_commits"); none for
-// anything else, or a value too large to be an index of a range.
-std::optional<int> Integer(std::string_view text) {
-  std::optional<uint64_t> n = ParseCount(text);
+// A count read from a detail (an index, "range_commits"); none for a value too large to be
+// an index of a range.
+std::optional<int> Integer(std::optional<int> n) {
   if (!n || *n > 100000000) return std::nullopt;
-  return static_cast<int>(*n);
+  return n;
 }
 
 std::optional<int> IndexOf(const std::vector<std::string>& commits, std::string_view commit) {
@@ -100,10 +101,11 @@ AuditFacts ReadAuditFacts(const Record& record) {
 
 BisectFacts ReadBisectFacts(const Record& record) {
   BisectFacts facts;
+  const BisectDetails details = BisectDetails::FromRecord(record);
   const BisectPayload payload = ReadBisectPayload(record).value_or(BisectPayload{});
   facts.commits = payload.commits;
   facts.posterior = payload.posterior;
-  if (auto n = Integer(record.Detail("range_commits"))) facts.range_commits = *n;
+  if (auto n = Integer(details.range_commits)) facts.range_commits = *n;
   if (facts.range_commits == 0 && !facts.commits.empty()) {
     facts.range_commits = static_cast<int>(facts.commits.size()) - 1;
   }
@@ -116,16 +118,30 @@ BisectFacts ReadBisectFacts(const Record& record) {
     if (auto i = IndexOf(facts.commits, commit)) unbuildable.insert(*i);
   }
   facts.unbuildable.assign(unbuildable.begin(), unbuildable.end());
-  facts.culprit_index = IndexOf(facts.commits, record.Detail("culprit_commit"));
-  facts.first_index = IndexOf(facts.commits, record.Detail("first_commit"));
+  facts.culprit_index = IndexOf(facts.commits, details.culprit_commit.value_or(""));
+  facts.first_index = IndexOf(facts.commits, details.first_commit.value_or(""));
   if (!facts.culprit_index) facts.culprit_index = payload.culprit_index;
+  facts.culprit_commit = details.culprit_commit.value_or("");
+  facts.merge_commit = details.merge.commit.value_or("");
   return facts;
 }
 
 std::optional<int> StepIndex(const Record& step, int bad_index) {
-  if (auto i = Integer(step.Detail("candidate_index"))) return i;
-  if (step.Detail("step_kind") == "confirm" && bad_index > 0) return bad_index;
+  const BisectStepDetails details = BisectStepDetails::FromRecord(step);
+  if (auto i = Integer(details.candidate_index)) return i;
+  if (details.step_kind == RecordedStepKind::kConfirm && bad_index > 0) return bad_index;
   return std::nullopt;
+}
+
+std::string StepKindText(const Record& step) {
+  const std::optional<RecordedStepKind> kind = BisectStepDetails::FromRecord(step).step_kind;
+  return kind ? std::string(RecordedStepKindName(*kind)) : std::string();
+}
+
+std::string StepCommit(const Record& step) {
+  std::string commit = BisectStepDetails::FromRecord(step).candidate_commit.value_or("");
+  if (commit.empty() && step.arms.size() == 2) commit = step.arms[1].commit;
+  return commit;
 }
 
 CalibrationSeries ReadCalibrations(const Record& record) {
@@ -140,16 +156,9 @@ CalibrationSeries ReadCalibrations(const Record& record) {
     for (const json& v : doc["calibration"]["checkpoints_ms"]) {
       if (v.is_number()) checkpoints.push_back(v.get<double>());
     }
-  } else if (std::string list = record.Detail("checkpoint_calibrations_ms"); !list.empty()) {
-    size_t start = 0;
-    while (start <= list.size()) {
-      size_t comma = list.find(',', start);
-      std::string part =
-          list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-      if (std::optional<double> v = ParseFiniteNumber(part)) checkpoints.push_back(*v);
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
+  } else if (std::optional<std::vector<double>> list =
+                 ComparisonDetails::FromRecord(record).checkpoint_calibrations_ms) {
+    checkpoints = *list;
   }
   for (size_t i = 0; i < checkpoints.size(); ++i) {
     series.labels.push_back("look " + std::to_string(i + 1));
@@ -171,11 +180,14 @@ const Record* RecordIndex::Find(std::string_view id) const {
 
 std::vector<const Record*> RecordIndex::StepsOf(const Record& bisect) const {
   std::set<std::string_view> linked(bisect.links.begin(), bisect.links.end());
-  std::string run = bisect.Detail("bisect_run");
+  const std::string run = BisectDetails::FromRecord(bisect).bisect_run.value_or("");
   std::vector<const Record*> out;
   for (const Record& r : records_) {
     if (r.kind != RecordKind::kBisectStep) continue;
-    if (linked.count(r.id) || (!run.empty() && r.Detail("bisect_run") == run)) out.push_back(&r);
+    if (linked.count(r.id) ||
+        (!run.empty() && BisectStepDetails::FromRecord(r).bisect_run == run)) {
+      out.push_back(&r);
+    }
   }
   return out;
 }

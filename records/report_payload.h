@@ -57,21 +57,29 @@ struct AuditFacts {
 /// From the audit payload (ReadAuditPayload); empty when the record has none.
 AuditFacts ReadAuditFacts(const Record& record);
 
-/// A bisect: details (culprit_commit, first_commit, range_commits) and
-/// details_json {"commits":[...], "posterior":[...], "unbuildable":[...]}.
+/// A bisect: its flat facts (records/bisect_details.h: culprit_commit, merge_commit,
+/// first_commit, range_commits) and details_json {"commits":[...], "posterior":[...],
+/// "unbuildable":[...]}.
 struct BisectFacts {
   std::vector<std::string> commits;  ///< Index 0 = good .. n = bad, when recorded.
   std::vector<double> posterior;     ///< "First bad commit is j", size n + 1.
   std::vector<int> unbuildable;      ///< Indexes; from details_json, else notes + commits.
   std::vector<std::string> unbuildable_commits;  ///< As the notes name them.
   std::optional<int> culprit_index, first_index;
-  int range_commits = 0;  ///< n; 0 when not recorded.
+  int range_commits = 0;                     ///< n; 0 when not recorded.
+  std::string culprit_commit, merge_commit;  ///< As recorded; "" when the record names none.
 };
 BisectFacts ReadBisectFacts(const Record& record);
 
 /// A bisect step's position: details candidate_index (confirmations: the bad
 /// end, `range_commits` of the bisect, passed as `bad_index`).
 std::optional<int> StepIndex(const Record& step, int bad_index);
+/// A bisect step's kind as its record spells it ("confirm", "measure", "verify", "check"; ""
+/// when it names none).
+std::string StepKindText(const Record& step);
+/// The commit a bisect step measured: its candidate_commit, else its second arm's; "" when
+/// neither.
+std::string StepCommit(const Record& step);
 
 /// Calibrations across a sitting: start, each between-look calibration
 /// (details_json.calibration.checkpoints_ms, or details

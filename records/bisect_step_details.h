@@ -1,0 +1,65 @@
+#pragma once
+
+// The flat facts of a `bisect-step` record (its Record::details) that the bisect adds to the
+// sitting's own (records/comparison_details.h): which run and step it was, the commits it
+// set against each other, the stopping rule it ran under and the search's state after it.
+// Written by the bisect's step recorder and step lines (bisect/step_recorder.cc,
+// bisect/step_lines.cc) and read by the reporters, so the keys and their spellings live in
+// bisect_step_details.cc alone.
+//
+// Every field is optional: set means "the record holds this fact". WriteTo writes the set
+// fields and leaves the others alone; FromDetails reads any record, archived ones included:
+// a missing or unparsable value reads as nullopt, never throws.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "records/detail_fields.h"
+#include "records/record.h"
+
+namespace culprit {
+
+/// What a step was, as its record says (the bisect's BisectStepKind, bisect/bisect_state.h,
+/// in the same order and spellings).
+enum class RecordedStepKind {
+  kConfirm,  ///< "confirm": the endpoints in one sitting.
+  kMeasure,  ///< "measure": evidence for the search.
+  kVerify,   ///< "verify": the sequential test of a commit against its parent.
+  kCheck,    ///< "check": a part of the range a verified change leaves, end against end.
+};
+/// "confirm", "measure", "verify", "check", as written.
+std::string_view RecordedStepKindName(RecordedStepKind kind);
+/// Inverse of RecordedStepKindName (exact spelling); nullopt for anything else.
+std::optional<RecordedStepKind> ParseRecordedStepKind(std::string_view name);
+
+struct BisectStepDetails {
+  std::optional<std::string> bisect_run;  ///< The bisect's run id.
+  std::optional<RecordedStepKind> step_kind;
+  std::optional<std::string> candidate_commit, baseline_commit;
+  std::optional<int> candidate_index, baseline_index;  ///< Into the range (0 = good).
+  /// What the near-deterministic rule said of the step, when it looked.
+  std::optional<std::string> near_deterministic;
+  std::optional<double> step_odds, target_probability;  ///< The stopping rule in force.
+  /// A verification's looks (pairs) and the alpha spent at each, and how they were planned.
+  std::optional<std::vector<int>> verify_looks;
+  std::optional<std::vector<double>> verify_look_alphas;
+  std::optional<std::string> verify_plan;
+  std::optional<std::string> evidence;  ///< "bisect search".
+  /// After the step: P(first bad <= candidate), and the search's best guess.
+  std::optional<double> posterior_at_or_before;
+  std::optional<std::string> best_commit;
+  std::optional<double> best_probability;
+  std::optional<int> pairs;  ///< The step's pairs.
+
+  /// Writes the set fields into `details` in today's spellings.
+  void WriteTo(DetailMap* details) const;
+  /// Reads the facts of any bisect step record's details.
+  static BisectStepDetails FromDetails(const DetailMap& details);
+  static BisectStepDetails FromRecord(const Record& record) { return FromDetails(record.details); }
+
+  bool operator==(const BisectStepDetails&) const = default;
+};
+
+}  // namespace culprit
