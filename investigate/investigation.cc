@@ -80,7 +80,9 @@ class Session {
   Result<bool> Probes();
   Result<bool> Bisect();
   Status Explain();
-  Result<InvestigationExplain> ExplainChange(const std::string& commit, const std::string& parent);
+  /// `number`: k of step 3.k, the change's place among those explained.
+  Result<InvestigationExplain> ExplainChange(const std::string& commit, const std::string& parent,
+                                             int number);
   void ShowExplain(const InvestigationExplain& e);
   Result<bool> Relevance();
   Status GoOnWithAChangeOffThePath();
@@ -353,7 +355,9 @@ Status Session::Explain() {
   changes.insert(changes.end(), state_.later_changes.begin(), state_.later_changes.end());
   const auto start = std::chrono::steady_clock::now();
   Status status;
+  int number = 0;
   for (const InvestigationState::LaterChange& change : changes) {
+    ++number;
     auto done =
         std::find_if(state_.explains.begin(), state_.explains.end(),
                      [&](const InvestigationExplain& e) { return e.commit == change.commit; });
@@ -365,7 +369,7 @@ Status Session::Explain() {
       status = Error::Interrupted("interrupted");
       break;
     }
-    Result<InvestigationExplain> explained = ExplainChange(change.commit, change.parent);
+    Result<InvestigationExplain> explained = ExplainChange(change.commit, change.parent, number);
     if (!explained) {
       status = explained.error();
       break;
@@ -391,7 +395,7 @@ Status Session::Explain() {
 
 // One change's explain; an error only when interrupted (the rest is a fact, kept).
 Result<InvestigationExplain> Session::ExplainChange(const std::string& commit,
-                                                    const std::string& parent) {
+                                                    const std::string& parent, int number) {
   InvestigationExplain e;
   e.commit = commit;
   e.parent = parent;
@@ -417,8 +421,8 @@ Result<InvestigationExplain> Session::ExplainChange(const std::string& commit,
         "this engine has no build cache to build under cachegrind; `" + by_hand + "` runs it";
     return e;
   }
-  reporter_.Line(fmt::format("step 3: explain {} against its parent {} ({})", ShortCommit(commit),
-                             ShortCommit(parent), by_hand));
+  reporter_.Line(fmt::format("step 3.{}: explain {} against its parent {} ({})", number,
+                             ShortCommit(commit), ShortCommit(parent), by_hand));
   ExplainContext context{
       config_, *engine_.engine_builds, host_, engine_.progress,
       [this](std::string_view step) { reporter_.Line(fmt::format("  explain: {}", step)); }};
@@ -452,6 +456,8 @@ void Session::ShowExplain(const InvestigationExplain& e) {
 Result<bool> Session::Relevance() {
   const QueryConfig& query = config_.queries.at(state_.request.query);
   if (!state_.relevance_done) {
+    reporter_.Line(fmt::format("step 4: relevance: does {} change code {} runs?",
+                               ShortCommit(state_.culprit), query.name));
     // Globs as written, or measured at the culprit (coverage, or the
     // code_path command): never guessed (probes/code_path.h).
     Result<CodePath> path = FindCodePath(config_, query, state_.culprit, engine_.progress);

@@ -11,6 +11,7 @@
 #include "probes/log_interval.h"
 #include "probes/secondary_figures.h"
 #include "probes/statistics.h"
+#include "records/comparison_details.h"
 
 namespace culprit {
 namespace {
@@ -62,43 +63,40 @@ void AddEffectiveEnvironments(const ComparisonPlan& plan, Record& record) {
 void AddMetricDetails(const ComparisonPlan& plan, Record& record) {
   // Every comparison says which way its metric is better, so that a report never reads a
   // throughput upside down; an inferred direction is said, not assumed silently.
-  record.details["better"] = std::string(MetricDirectionName(plan.better));
+  ComparisonDetails details;
+  details.better = plan.better;
   // Which metric the sitting decided on, and what counted it when not the run itself.
   const MetricRule::Kind metric = plan.a.process.metric.kind;
-  record.details["metric"] = NamedMetricName(metric).empty()
-                                 ? (metric == MetricRule::Kind::kRegex ? "regex" : "json")
-                                 : std::string(NamedMetricName(metric));
+  details.metric = NamedMetricName(metric).empty()
+                       ? (metric == MetricRule::Kind::kRegex ? "regex" : "json")
+                       : std::string(NamedMetricName(metric));
+  details.WriteTo(&record.details);
   if (IsCachegrindMetric(metric)) record.details["metric_source"] = "cachegrind";
 }
 
 /// The sitting's seed, dropped pairs, failure counts and their test, and calibrations.
 void AddSittingDetails(const SittingResult& sitting, Record& record) {
-  record.details["seed"] = std::to_string(sitting.seed);
-  record.details["pairs_dropped"] = std::to_string(sitting.pairs_dropped);
+  ComparisonDetails details;
+  details.sitting.seed = sitting.seed;
+  details.pairs_dropped = sitting.pairs_dropped;
   const FailureComparison& failures = sitting.failures;
   if (failures.failed[0] + failures.failed[1] + failures.timed_out[0] + failures.timed_out[1] > 0) {
     // Failures are evidence about an arm, so the record keeps their counts
     // and the test of their difference, not only the surviving pairs.
-    record.details["failures"] =
-        fmt::format("A {}/{} failed, {} timed out; B {}/{} failed, {} timed out",
-                    failures.failed[0], failures.runs[0], failures.timed_out[0], failures.failed[1],
-                    failures.runs[1], failures.timed_out[1]);
-    record.details["failure_test_p"] = fmt::format("{:.4g}", failures.p_value);
-    record.details["failures_differ"] = failures.differ ? "true" : "false";
-    record.details["pairs_censored"] = std::to_string(sitting.pairs_censored);
+    details.failures = fmt::format("A {}/{} failed, {} timed out; B {}/{} failed, {} timed out",
+                                   failures.failed[0], failures.runs[0], failures.timed_out[0],
+                                   failures.failed[1], failures.runs[1], failures.timed_out[1]);
+    details.failure_test_p = failures.p_value;
+    details.failures_differ = failures.differ;
+    details.pairs_censored = sitting.pairs_censored;
   }
-  if (sitting.calibration) {
-    record.details["calibration_change"] = fmt::format("{:+.4f}", sitting.calibration->change);
-  }
+  if (sitting.calibration) details.sitting.calibration_change = sitting.calibration->change;
   if (!sitting.checkpoint_calibrations_ms.empty()) {
     // The calibrations between looks ([measure] calibrate_between_looks), for
     // the host plot of the report: start, these, end.
-    std::string list;
-    for (double ms : sitting.checkpoint_calibrations_ms) {
-      list += fmt::format("{}{:.4f}", list.empty() ? "" : ",", ms);
-    }
-    record.details["checkpoint_calibrations_ms"] = list;
+    details.checkpoint_calibrations_ms = sitting.checkpoint_calibrations_ms;
   }
+  details.WriteTo(&record.details);
 }
 
 /// The estimate of the shift, when the sitting has one, and how it was decided: the
@@ -108,26 +106,28 @@ void AddEstimate(const SittingResult& sitting, Record& record) {
   const bool near_deterministic =
       sitting.near_deterministic &&
       sitting.near_deterministic->state == NearDeterministicLook::State::kDecided;
+  ComparisonDetails details;
   if (sitting.shift && near_deterministic) {
     // The range of every ratio of a run of B to a run of A, not a confidence interval.
     record.estimate = RatioEstimate(*sitting.shift);
     record.estimate->method = "range of the runs' ratios (near-deterministic)";
-    record.details["decided_by"] = "near-deterministic rule";
+    details.decided_by = DecidedBy::kNearDeterministicRule;
   } else if (sitting.shift) {
     record.estimate = RatioEstimate(*sitting.shift);
-    record.details["nominal_confidence"] = fmt::format("{:.5f}", sitting.nominal_confidence);
-    record.details["alpha_spending"] = "pocock-increments";
+    details.nominal_confidence = sitting.nominal_confidence;
+    details.sitting.alpha_spending = std::string(kPocockIncrements);
     if (sitting.tails && sitting.tails->mean) {
       // Beside the Hodges–Lehmann ratio: the mean moves with a slow tail, the pseudo-median
       // does not, and a NULL needs both (ClassifyWithTails).
-      record.details["mean_ratio"] = FormatMeanRatio(*sitting.tails->mean);
+      details.mean_ratio = FormatMeanRatio(*sitting.tails->mean);
     }
     if (sitting.tails) {
       const TailBalance& t = sitting.tails->tails;
-      record.details["tails"] = fmt::format("beyond x{:.3f}: B slower {}, faster {}; p = {:.4g}",
-                                            std::exp(t.threshold), t.slow, t.fast, t.p_value);
+      details.tails = fmt::format("beyond x{:.3f}: B slower {}, faster {}; p = {:.4g}",
+                                  std::exp(t.threshold), t.slow, t.fast, t.p_value);
     }
   }
+  details.WriteTo(&record.details);
 }
 
 }  // namespace
@@ -165,8 +165,10 @@ Record MakeComparisonRecord(const ComparisonPlan& plan, const SittingResult& sit
   std::vector<SecondaryFigure> secondary =
       SecondaryFigures(sitting.samples, plan.a.process.metric.kind, plan.options.confidence);
   if (!secondary.empty()) {
-    record.details.merge(SecondaryFigureDetails(secondary));
-    record.details["secondary_confidence"] = PercentOf(plan.options.confidence);
+    ComparisonDetails details;
+    details.secondary = SecondaryFiguresByName(secondary);
+    details.secondary_confidence = PercentOf(plan.options.confidence);
+    details.WriteTo(&record.details);
   }
   if (sitting.failure) {
     record.verdict = Verdict::kError;

@@ -16,6 +16,7 @@
 #include "base/numbers.h"
 #include "base/strings.h"
 #include "engine/cachegrind.h"
+#include "records/placement_details.h"
 
 namespace culprit {
 namespace {
@@ -412,17 +413,20 @@ std::vector<std::string> TuningDifferences(const HostState& then, const RunPlace
 }
 
 void RecordPlacement(const RunPlacement& placement, Record* record) {
-  record->details["cpus"] = placement.cpus.empty() ? "any" : FormatCpuList(placement.cpus);
-  record->details["aslr"] = placement.aslr ? "on" : "off";
+  PlacementDetails details;
+  details.cpus = placement.cpus.empty() ? std::string(kAnyCpu) : FormatCpuList(placement.cpus);
+  details.aslr = placement.aslr;
+  details.WriteTo(&record->details);
 }
 
 RunPlacement PlacementOfRecord(const Record& record) {
+  const PlacementDetails details = PlacementDetails::FromRecord(record);
   RunPlacement placement;
-  const std::string cpus = record.Detail("cpus");
-  if (!cpus.empty() && cpus != "any") {
+  const std::string cpus = details.cpus.value_or("");
+  if (!cpus.empty() && cpus != kAnyCpu) {
     placement.cpus = ParseCpuList(cpus).value_or(std::vector<int>{});
   }
-  placement.aslr = record.Detail("aslr") != "off";
+  placement.aslr = details.aslr.value_or(true);
   return placement;
 }
 

@@ -13,7 +13,9 @@
 #include "probes/secondary_figures.h"
 #include "probes/statistics.h"
 #include "probes/summary.h"
+#include "records/comparison_details.h"
 #include "records/record_store.h"
+#include "records/run_details.h"
 
 namespace culprit {
 namespace {
@@ -228,7 +230,11 @@ Result<ComparisonOutcome> RunProbe(const MeasureContext& context, const ProbeReq
   plan.options = *options;
   plan.config_digest = config.digest;
   plan.notes = BuildNotes(*build, *query, config);
-  if (!overrides->names.empty()) plan.details["override_sets"] = Join(overrides->names, ",");
+  if (!overrides->names.empty()) {
+    ComparisonDetails details;
+    details.override_sets = overrides->names;
+    details.WriteTo(&plan.details);
+  }
 
   QuerySampleSource source({*arm_a, *arm_b});
   RecordStore store(config.records);
@@ -318,13 +324,15 @@ Result<RunOutcome> RunQuery(const MeasureContext& context, const RunRequest& req
     if (s.ok && !s.warmup) values.push_back(s.value);
   }
   if (!values.empty()) {
-    record.details["median"] = fmt::format("{:.6g}", Median(values));
-    record.details["min"] = fmt::format("{:.6g}", *std::min_element(values.begin(), values.end()));
-    record.details["max"] = fmt::format("{:.6g}", *std::max_element(values.begin(), values.end()));
-    record.details["mad"] = fmt::format("{:.6g}", MedianAbsoluteDeviation(values));
+    RunDetails details;
+    details.median = Median(values);
+    details.min = *std::min_element(values.begin(), values.end());
+    details.max = *std::max_element(values.begin(), values.end());
+    details.mad = MedianAbsoluteDeviation(values);
     // What the kernel counted of the same runs, whatever the metric (a run has no pairs, so
     // no secondary ratios: their medians).
-    record.details["resources"] = FormatResourceMedians(outcome.sitting.samples, 0);
+    details.resources = FormatResourceMedians(outcome.sitting.samples, 0);
+    details.WriteTo(&record.details);
   }
   if (outcome.sitting.failure) {
     record.verdict = Verdict::kError;
@@ -341,16 +349,18 @@ Result<RunOutcome> RunQuery(const MeasureContext& context, const RunRequest& req
 std::string FormatRunSummary(const RunOutcome& outcome) {
   const Record& r = outcome.record;
   const Arm& arm = r.arms.at(0);
+  const RunDetails details = RunDetails::FromRecord(r);
   std::string out;
   if (arm.ok_samples > 0) {
     out = fmt::format("{}  {}  median {} {}  (n={}, min {}, max {}, MAD {})\n", r.query, arm.label,
-                      r.details.at("median"), r.unit, arm.ok_samples, r.details.at("min"),
-                      r.details.at("max"), r.details.at("mad"));
+                      FormatRunFigure(details.median), r.unit, arm.ok_samples,
+                      FormatRunFigure(details.min), FormatRunFigure(details.max),
+                      FormatRunFigure(details.mad));
   } else {
     out = fmt::format("{}  {}  no successful samples\n", r.query, arm.label);
   }
-  if (!r.Detail("resources").empty()) {
-    out += fmt::format("  resources (medians): {}\n", r.Detail("resources"));
+  if (!details.resources.value_or("").empty()) {
+    out += fmt::format("  resources (medians): {}\n", *details.resources);
   }
   if (arm.failed_samples > 0) out += fmt::format("  {} samples failed\n", arm.failed_samples);
   out += FormatHostDrift(r.start, r.end) + "\n";

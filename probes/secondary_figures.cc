@@ -162,13 +162,11 @@ std::string FormatResourceMedians(std::span<const Sample> samples, int arm) {
   return out;
 }
 
-std::map<std::string, std::string> SecondaryFigureDetails(
+std::map<std::string, std::string> SecondaryFiguresByName(
     const std::vector<SecondaryFigure>& figures) {
-  std::map<std::string, std::string> details;
-  for (const SecondaryFigure& figure : figures) {
-    details["secondary." + figure.name] = FormatSecondaryFigure(figure);
-  }
-  return details;
+  std::map<std::string, std::string> texts;
+  for (const SecondaryFigure& figure : figures) texts[figure.name] = FormatSecondaryFigure(figure);
+  return texts;
 }
 
 }  // namespace culprit

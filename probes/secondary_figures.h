@@ -44,8 +44,9 @@ std::optional<double> ResourceFigure(const Sample& sample, MetricRule::Kind kind
 std::vector<SecondaryFigure> SecondaryFigures(std::span<const Sample> samples,
                                               MetricRule::Kind primary, double confidence);
 
-/// "1.012 [0.998, 1.025] (A 12.3 ms, B 12.45 ms; 24 pairs)", or "unavailable: <why>": the record's
-/// details["secondary.NAME"] and the summary's words for one figure.
+/// "1.012 [0.998, 1.025] (A 12.3 ms, B 12.45 ms; 24 pairs)", or "unavailable: <why>": what the
+/// record keeps of one figure (ComparisonDetails::secondary, records/comparison_details.h) and
+/// the summary's words for it.
 std::string FormatSecondaryFigure(const SecondaryFigure& figure);
 
 /// The medians of one arm's resource figures over its kept runs (ok, not dropped, not
@@ -54,8 +55,9 @@ std::string FormatSecondaryFigure(const SecondaryFigure& figure);
 /// shown (it is known); a figure no run knows is "unavailable". "" without kept runs.
 std::string FormatResourceMedians(std::span<const Sample> samples, int arm);
 
-/// The record's details for `figures`: "secondary.NAME" -> FormatSecondaryFigure.
-std::map<std::string, std::string> SecondaryFigureDetails(
+/// What the record keeps of `figures`: NAME -> FormatSecondaryFigure
+/// (ComparisonDetails::secondary).
+std::map<std::string, std::string> SecondaryFiguresByName(
     const std::vector<SecondaryFigure>& figures);
 
 }  // namespace culprit

@@ -5,6 +5,7 @@
 #include "base/metric_direction.h"
 #include "base/strings.h"
 #include "engine/metric.h"
+#include "records/comparison_details.h"
 
 namespace culprit {
 namespace {
@@ -50,23 +51,23 @@ std::string FormatComparisonSummary(const ComparisonOutcome& outcome) {
   // Hodges-Lehmann shift of B/A over the pairs), which need not equal their quotient.
   if (r.estimate) out += "(medians)  paired ratio " + FormatRatio(*r.estimate) + "  ";
   // The mean of the pairs' log-ratios beside it: a slow tail moves this one, not the other.
-  if (r.estimate && !r.Detail("mean_ratio").empty()) {
-    out += "mean ratio " + r.Detail("mean_ratio") + "  ";
+  const ComparisonDetails details = ComparisonDetails::FromRecord(r);
+  if (r.estimate && !details.mean_ratio.value_or("").empty()) {
+    out += "mean ratio " + *details.mean_ratio + "  ";
   }
   out += fmt::format("{} (band {})\n", r.verdict ? VerdictName(*r.verdict) : "NO VERDICT",
                      BandPercent(r.band));
   if (!r.verdict_detail.empty()) out += "  " + r.verdict_detail + "\n";
   if (r.estimate && r.verdict == Verdict::kEffect && r.arms.size() == 2) {
     // The ratio in words, the metric's way up: a drop in MB/s is worse, not faster.
-    const MetricDirection better =
-        ParseMetricDirection(r.Detail("better")).value_or(MetricDirection::kLowerIsBetter);
+    const MetricDirection better = details.better.value_or(MetricDirection::kLowerIsBetter);
     const auto label = [](const Arm& arm) { return arm.label.empty() ? arm.name : arm.label; };
     out += fmt::format(
         "  {} ({} {} is better)\n",
         DescribeRatio(r.estimate->ratio, better, r.unit, label(r.arms[1]), label(r.arms[0])),
         MetricDirectionName(better), r.unit.empty() ? "value" : r.unit);
   }
-  if (r.estimate && r.Detail("decided_by") == "near-deterministic rule") {
+  if (r.estimate && details.decided_by == DecidedBy::kNearDeterministicRule) {
     out += fmt::format(
         "  {} pairs kept, {} dropped; the interval is the range of every ratio of a run of B "
         "to a run of A (near-deterministic rule)\n",
@@ -85,10 +86,12 @@ std::string FormatComparisonSummary(const ComparisonOutcome& outcome) {
 }
 
 std::string FormatSecondaryFigures(const Record& r) {
+  const ComparisonDetails details = ComparisonDetails::FromRecord(r);
   std::string lines, unavailable;
   for (const NamedMetric& metric : kNamedMetrics) {
-    const std::string figure = r.Detail("secondary." + std::string(metric.name));
-    if (figure.empty()) continue;
+    auto it = details.secondary.find(std::string(metric.name));
+    if (it == details.secondary.end() || it->second.empty()) continue;
+    const std::string& figure = it->second;
     if (figure.starts_with("unavailable")) {
       unavailable += (unavailable.empty() ? "" : ", ") + std::string(metric.name);
     } else {
@@ -96,7 +99,7 @@ std::string FormatSecondaryFigures(const Record& r) {
     }
   }
   if (lines.empty() && unavailable.empty()) return "";
-  std::string confidence = r.Detail("secondary_confidence");
+  const std::string confidence = details.secondary_confidence.value_or("");
   std::string out = fmt::format("  secondary figures, B/A{} (shown, never deciding):\n",
                                 confidence.empty() ? "" : " at " + confidence + " confidence");
   out += lines;

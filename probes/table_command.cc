@@ -13,6 +13,7 @@
 #include "probes/log_interval.h"
 #include "probes/query_sample_source.h"
 #include "records/record_store.h"
+#include "records/table_details.h"
 
 namespace culprit {
 namespace {
@@ -394,17 +395,17 @@ Record MakeTableRecord(const TableSittingResult& sitting, const TableFacts& fact
   record.config_digest = digest;
   record.interrupted = sitting.interrupted;
   record.notes = sitting.notes;
-  record.details["seed"] = std::to_string(sitting.seed);
-  record.details["cells_tested"] = std::to_string(sitting.cells_tested);
-  record.details["cell_alpha"] = fmt::format("{:.6g}", sitting.cell_alpha);
-  record.details["multiplicity"] = "bonferroni";
+  TableDetails details;
+  details.sitting.seed = sitting.seed;
+  details.cells_tested = sitting.cells_tested;
+  details.cell_alpha = sitting.cell_alpha;
+  details.multiplicity = std::string(kBonferroni);
   if (!cells.empty()) RecordPlacement(cells.front().process.process.placement, &record);
-  record.details["alpha_spending"] = "pocock-increments";
+  details.sitting.alpha_spending = std::string(kPocockIncrements);
   // A tie's tail sighting is asked at the cell's whole alpha, once (docs/statistics.md).
-  record.details["tail_sighting"] = "cell-alpha";
-  if (sitting.calibration) {
-    record.details["calibration_change"] = fmt::format("{:+.4f}", sitting.calibration->change);
-  }
+  details.tail_sighting = std::string(kTailSightingCellAlpha);
+  if (sitting.calibration) details.sitting.calibration_change = sitting.calibration->change;
+  details.WriteTo(&record.details);
   auto [verdict, detail] = TableVerdict(facts);
   record.verdict = verdict;
   record.verdict_detail = detail;
@@ -620,7 +621,9 @@ void NoteRequest(const ProbeSections& config, const TableRequest& request,
   if (request.check) {
     record.hypothesis =
         fmt::format("the published table {} still says what it said", request.check->name);
-    record.details["check"] = request.check->name;
+    TableDetails details;
+    details.check = request.check->name;
+    details.WriteTo(&record.details);
   }
   if (!request.commands.empty()) {
     record.notes.push_back(fmt::format(
@@ -629,7 +632,9 @@ void NoteRequest(const ProbeSections& config, const TableRequest& request,
         config.records.dir.string()));
   }
   if (request.registry) {
-    record.details["order"] = "registry";
+    TableDetails details;
+    details.order = std::string(kRegistryOrder);
+    details.WriteTo(&record.details);
     record.notes.push_back(RegistryOrderNote(request.registry->order, rows));
   }
   for (const std::string& engine : request.engines) {
