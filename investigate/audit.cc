@@ -14,6 +14,7 @@
 #include "probes/isolate_command.h"
 #include "probes/query_sample_source.h"
 #include "probes/verdict.h"
+#include "records/audit_details.h"
 #include "records/record_store.h"
 
 namespace culprit {
@@ -155,8 +156,10 @@ Result<ComparisonOutcome> MeasureOrder(const AuditContext& context, const QueryC
   plan.better_note = query.better_note;
   plan.options = options;
   plan.config_digest = config.digest;
-  plan.details["audit_factor"] = "order";
-  plan.details["registry_before"] = Join(predecessors, ",");
+  AuditDetails details;
+  details.audit_factor = AuditFactorKind::kOrder;
+  details.registry_before = predecessors;
+  details.WriteTo(&plan.details);
   const std::string before = predecessors.empty() ? "no other query" : Join(predecessors, ", ");
   plan.hypothesis = fmt::format(
       "order: {} measured after the queries the registry runs before it ({}), in one process, "
@@ -173,7 +176,8 @@ Result<ComparisonOutcome> MeasureOrder(const AuditContext& context, const QueryC
     registry_query.command = RegistryCommandFor(config.registry.command, query.name);
     Result<ProcessArm> in_order = MakeQueryArm(config, registry_query, today, {}, {});
     if (!in_order) return in_order.error().WithContext("[registry] command");
-    plan.details["order_way"] = "registry command";
+    details.order_way = AuditOrderWay::kRegistryCommand;
+    details.WriteTo(&plan.details);
     plan.a = MakeComparisonArm("alone", "alone (fresh process)", *alone, today);
     plan.b = MakeComparisonArm("in registry order", "in registry order", *in_order, today);
     QuerySampleSource source({*alone, *in_order});
@@ -185,8 +189,9 @@ Result<ComparisonOutcome> MeasureOrder(const AuditContext& context, const QueryC
   *way = OrderWay::kHarness;
   Result<ProcessSpec> spec = MakeHarnessSpec(config, today);
   if (!spec) return spec.error();
-  plan.details["order_way"] = "harness";
-  plan.details["runs_per_sample"] = std::to_string(kHarnessRunsPerSample);
+  details.order_way = AuditOrderWay::kHarness;
+  details.runs_per_sample = kHarnessRunsPerSample;
+  details.WriteTo(&plan.details);
   plan.notes.push_back(
       fmt::format("each sample is a fresh harness process; its value is the median of `run {} {}`",
                   query.name, kHarnessRunsPerSample));

@@ -6,6 +6,7 @@
 
 #include "base/strings.h"
 #include "probes/log_interval.h"
+#include "records/audit_details.h"
 #include "records/audit_payload.h"
 
 namespace culprit {
@@ -59,14 +60,14 @@ Record MakeDriftRecord(const PublishedNumber& published, const Record& code,
   r.culprit_version = code.culprit_version;
   r.config_digest = code.config_digest;
   r.links = {code.id};
-  r.details["audit_factor"] = "host drift";
-  r.details["cross_sitting"] = "true";
-  r.details["published_value"] = fmt::format("{:.6g}", published.value);
-  r.details["published_source"] = published.source;
-  r.details["now_samples_from"] = code.id;
-  if (published.calibration_ms) {
-    r.details["published_calibration_ms"] = fmt::format("{:.4g}", *published.calibration_ms);
-  }
+  AuditDetails details;
+  details.audit_factor = AuditFactorKind::kHostDrift;
+  details.cross_sitting = true;
+  details.published_value = published.value;
+  details.published_source = published.source;
+  details.now_samples_from = code.id;
+  details.published_calibration_ms = published.calibration_ms;
+  details.WriteTo(&r.details);
   Arm then;
   then.name = "published";
   then.label = "published " + published.revision;
@@ -151,20 +152,19 @@ Record MakeAuditRecord(const AuditOutcome& o, const Record* code, const Record* 
   r.verdict_detail = o.failure ? o.failure->message() : o.conclusion;
   r.interrupted = o.failure && o.failure->kind() == ErrorKind::kInterrupted;
   r.notes = o.notes;
-  r.details["published_value"] = fmt::format("{:.6g}", f.published);
-  r.details["published_revision"] = f.published_revision;
-  r.details["published_commit"] = o.published.commit;
-  r.details["published_source"] = o.published.source;
-  if (!o.published.record_id.empty()) r.details["published_record"] = o.published.record_id;
-  r.details["today_revision"] = f.today_revision;
-  r.details["order_way"] = o.order_way == OrderWay::kCommand ? "registry command" : "harness";
-  r.details["registry_before"] = Join(f.predecessors, ",");
-  if (o.published.calibration_ms) {
-    r.details["published_calibration_ms"] = fmt::format("{:.4g}", *o.published.calibration_ms);
-  }
-  if (o.calibration_now_ms) {
-    r.details["calibration_now_ms"] = fmt::format("{:.4g}", *o.calibration_now_ms);
-  }
+  AuditDetails details;
+  details.published_value = f.published;
+  details.published_revision = f.published_revision;
+  details.published_commit = o.published.commit;
+  details.published_source = o.published.source;
+  if (!o.published.record_id.empty()) details.published_record = o.published.record_id;
+  details.today_revision = f.today_revision;
+  details.order_way =
+      o.order_way == OrderWay::kCommand ? AuditOrderWay::kRegistryCommand : AuditOrderWay::kHarness;
+  details.registry_before = f.predecessors;
+  details.published_calibration_ms = o.published.calibration_ms;
+  details.calibration_now_ms = o.calibration_now_ms;
+  details.WriteTo(&r.details);
   AuditPayload payload;
   payload.published = f.published;
   if (f.today > 0) payload.today = f.today;

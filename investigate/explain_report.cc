@@ -5,6 +5,8 @@
 #include <algorithm>
 
 #include "base/strings.h"
+#include "records/explain_details.h"
+#include "records/placement_details.h"
 
 namespace culprit {
 
@@ -107,17 +109,21 @@ Record MakeExplainRecord(const ExplainInputs& in, const ExplainFacts& facts,
   }
   r.culprit_version = CULPRIT_VERSION;
   r.config_digest = config_digest;
-  r.details["parent"] = facts.parent;
-  r.details["change"] = facts.change;
-  r.details["metric"] = "instructions";
+  ExplainDetails details;
+  details.parent = facts.parent;
+  details.change = facts.change;
+  details.metric = "instructions";
+  details.query_metric = in.metric;
+  details.cache_sim = in.cache_sim;
+  details.valgrind = in.valgrind;
+  details.runs_per_side = 1;
+  details.changed_files = in.changed_files;
+  details.code_path = facts.code_path;
+  details.WriteTo(&r.details);
   r.details["metric_source"] = "cachegrind";
-  r.details["query_metric"] = in.metric;
-  r.details["cache_sim"] = in.cache_sim ? "yes" : "no";
-  r.details["valgrind"] = in.valgrind;
-  r.details["aslr"] = "off";
-  r.details["runs_per_side"] = "1";
-  r.details["changed_files"] = Join(in.changed_files, ",");
-  r.details["code_path"] = facts.code_path;
+  PlacementDetails placement;
+  placement.aslr = false;
+  placement.WriteTo(&r.details);
   r.notes.push_back(
       "one run per side: instruction counts under cachegrind repeat within 0.1% from run to "
       "run with ASLR off (docs/usage.md)");

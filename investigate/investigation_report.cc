@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "base/strings.h"
+#include "records/investigation_details.h"
 
 namespace culprit {
 
@@ -212,33 +213,30 @@ Record MakeInvestigationRecord(const InvestigationState& state, const Record* co
     }
   }
   record.verdict_detail = state.conclusion;
-  record.details["investigation_run"] = state.run_id;
-  record.details["good"] = state.request.good;
-  record.details["bad"] = state.request.bad;
-  record.details["outcome"] = LadderOutcomeName(state.outcome);
+  InvestigationDetails details;
+  details.investigation_run = state.run_id;
+  details.good = state.request.good;
+  details.bad = state.request.bad;
+  details.outcome = std::string(LadderOutcomeName(state.outcome));
   if (!state.on_path_culprit.empty()) {
     // The bisect's culprit is on the path; the relevance and isolation are the later change's.
-    record.details["culprit_commit"] = state.on_path_culprit;
-    record.details["culprit_relevance"] = CulpritRelevanceName(CulpritRelevance::kOnPath);
-    record.details["later_change"] = state.culprit;
+    details.culprit_commit = state.on_path_culprit;
+    details.culprit_relevance = std::string(CulpritRelevanceName(CulpritRelevance::kOnPath));
+    details.later_change = state.culprit;
   } else if (!state.culprit.empty()) {
-    record.details["culprit_commit"] = state.culprit;
+    details.culprit_commit = state.culprit;
   }
   if (state.relevance != CulpritRelevance::kNotChecked) {
-    record.details["relevance"] = CulpritRelevanceName(state.relevance);
+    details.relevance = std::string(CulpritRelevanceName(state.relevance));
   }
   for (const InvestigationExplain& e : state.explains) {
-    const std::string key = "explain." + ShortCommit(e.commit);
-    if (e.status == InvestigationExplain::Status::kExplained) {
-      record.details[key] = e.record_id;
-    } else {
-      record.details[key] =
-          fmt::format("{}: {}", InvestigationExplainStatusName(e.status), e.detail);
-    }
+    details.explains[ShortCommit(e.commit)] =
+        e.status == InvestigationExplain::Status::kExplained
+            ? e.record_id
+            : fmt::format("{}: {}", InvestigationExplainStatusName(e.status), e.detail);
   }
-  for (const auto& [step, ms] : state.step_wall_ms) {
-    record.details["wall_ms." + step] = std::to_string(ms);
-  }
+  for (const auto& [step, ms] : state.step_wall_ms) details.wall_ms[step] = ms;
+  details.WriteTo(&record.details);
   record.notes.push_back(
       "the move's ratio and interval are the confirmation's (good vs bad, one sitting)");
   if (end) record.end = *end;
@@ -256,8 +254,10 @@ Record MakeInterruptedInvestigationRecord(const InvestigationState& state, Inves
   record.config_digest = config_digest;
   record.invocation = state.request.invocation;
   record.links = InvestigationLinks(state);
-  record.details["investigation_run"] = state.run_id;
-  record.details["interrupted_at"] = std::string(InvestigationStepName(step));
+  InvestigationDetails details;
+  details.investigation_run = state.run_id;
+  details.interrupted_at = std::string(InvestigationStepName(step));
+  details.WriteTo(&record.details);
   record.verdict_detail = fmt::format(
       "interrupted during the {} step; the steps before it are done and archived; "
       "`culprit investigate --resume` continues without measuring them again",
