@@ -405,8 +405,11 @@ Result<StartedChild> StartChild(const ProcessSpec& spec, const std::string& prog
     stdin_read = Fd(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   }
   child.start = Clock::now();
-  Result<pid_t> spawned =
-      Spawn(spec, program, stdin_read.get(), out->write.get(), err->write.get(), &child.start);
+  Result<pid_t> spawned = spec.before_exec
+                              ? SpawnHeld(spec, program, stdin_read.get(), out->write.get(),
+                                          err->write.get(), &child.start)
+                              : Spawn(spec, program, stdin_read.get(), out->write.get(),
+                                      err->write.get(), &child.start);
   // The child has its copies; ours must go, or the readers never see EOF.
   stdin_read.Close();
   out->write.Close();

@@ -17,6 +17,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/result.h"
+
 namespace culprit {
 
 /// Where and how a measured run starts ([measure] cpus and aslr). Builds and
@@ -49,6 +51,11 @@ struct ProcessSpec {
   std::function<void(std::string_view piece)> on_output;
   /// CPUs and address randomization of the child (spawn.cc applies them).
   RunPlacement placement;
+  /// Counted runs only (engine/instruction_counter.h): when set, the child is started by
+  /// SpawnHeld (fork, not vfork: slower) and waits before exec until this has returned,
+  /// called with its pid (a place to open a counter on it). An error kills the child before
+  /// it execs: the run could not start (kFailedToStart), with that error's message.
+  std::function<Status(int pid)> before_exec;
 };
 
 /// How a run ended.

@@ -88,6 +88,31 @@ const char* ApplyChildPlacement(const ChildPlacement& placement) {
   return nullptr;
 }
 
+/// In the child, last before exec (system calls only). All signals are blocked
+/// (ScopedBlockAllSignals). Before unblocking them, gives every caught signal
+/// its default action, so that no culprit handler can run in the child before
+/// exec (exec would reset them, but only then). Ignored signals stay ignored,
+/// as across any exec. This is what glibc's posix_spawn does. sigaction refuses
+/// glibc's internal signals, SIGKILL and SIGSTOP; that is fine. The program
+/// starts with an empty mask, whatever culprit's was.
+void UnblockSignalsForExec() {
+  for (int signal_number = 1; signal_number < NSIG; ++signal_number) {
+    struct sigaction current {};
+    if (::sigaction(signal_number, nullptr, &current) != 0) continue;
+    if ((current.sa_flags & SA_SIGINFO) == 0 &&
+        (current.sa_handler == SIG_DFL || current.sa_handler == SIG_IGN)) {
+      continue;
+    }
+    struct sigaction default_action {};
+    default_action.sa_handler = SIG_DFL;
+    sigemptyset(&default_action.sa_mask);
+    ::sigaction(signal_number, &default_action, nullptr);
+  }
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+}
+
 }  // namespace
 
 Result<std::string> ResolveProgram(const ProcessSpec& spec) {
@@ -185,28 +210,7 @@ Result<pid_t> Spawn(const ProcessSpec& spec, const std::string& program, int std
     }
     if (cwd_text != nullptr && ::chdir(cwd_text) != 0) fail("chdir failed");
     if (const char* failed = ApplyChildPlacement(placement)) fail(failed);
-    // All signals are blocked (ScopedBlockAllSignals). Before unblocking them,
-    // give every caught signal its default action, so that no culprit handler
-    // can run in the child before exec (exec would reset them, but only
-    // then). Ignored signals stay ignored, as across any exec. This is what
-    // glibc's posix_spawn does. sigaction refuses glibc's internal signals,
-    // SIGKILL and SIGSTOP; that is fine.
-    for (int signal_number = 1; signal_number < NSIG; ++signal_number) {
-      struct sigaction current {};
-      if (::sigaction(signal_number, nullptr, &current) != 0) continue;
-      if ((current.sa_flags & SA_SIGINFO) == 0 &&
-          (current.sa_handler == SIG_DFL || current.sa_handler == SIG_IGN)) {
-        continue;
-      }
-      struct sigaction default_action {};
-      default_action.sa_handler = SIG_DFL;
-      sigemptyset(&default_action.sa_mask);
-      ::sigaction(signal_number, &default_action, nullptr);
-    }
-    // The program starts with an empty mask, whatever culprit's was.
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    UnblockSignalsForExec();
   };
   // Boost does not reap a child whose setup or exec failed; do it so no
   // zombie stays. (With vfork the child has already _exited by now.)
@@ -237,6 +241,114 @@ Result<pid_t> Spawn(const ProcessSpec& spec, const std::string& program, int std
   NoteChild(pid);
   // For a quit at once (a third Ctrl-C), which must not leave it running.
   NoteChildGroup(pid);
+  return pid;
+}
+
+// The fork-based sibling of Spawn, for counted runs only (spec.before_exec): long for the
+// same reason as Spawn, what the child does before exec must be read in one place.
+Result<pid_t> SpawnHeld(const ProcessSpec& spec, const std::string& program, int stdin_fd,
+                        int stdout_fd, int stderr_fd,
+                        std::chrono::steady_clock::time_point* started) {
+  // Prepared in the parent, as for Spawn: after fork, a multithreaded process's child may
+  // make only async-signal-safe calls (another thread may have held malloc's lock).
+  std::vector<std::string> env_entries = ChildEnvironment(spec);
+  std::vector<char*> envp;
+  envp.reserve(env_entries.size() + 1);
+  for (std::string& entry : env_entries) envp.push_back(entry.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> arg_copies(spec.argv);
+  std::vector<char*> argv;
+  argv.reserve(arg_copies.size() + 1);
+  for (std::string& arg : arg_copies) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  const std::string cwd = spec.cwd.empty() ? std::string() : spec.cwd.string();
+  const char* const cwd_text = cwd.empty() ? nullptr : cwd.c_str();
+  Result<ChildPlacement> placement_or = PrepareChildPlacement(spec.placement);
+  if (!placement_or) return placement_or.error();
+  const ChildPlacement placement = *placement_or;
+  // The gate: the child reads it until end-of-file, which comes when the parent closes its
+  // write end, after before_exec. The report: close-on-exec, so end-of-file at once when
+  // the exec succeeds; else the child writes the failed step's errno and name there.
+  Result<Pipe> gate = MakePipe();
+  Result<Pipe> report = MakePipe();
+  if (!gate || !report) return Error("cannot create pipes (too many open files?)");
+  struct ChildFailure {
+    int error = 0;
+    char step[16] = {};
+  };
+
+  ScopedBlockAllSignals block_signals;
+  *started = std::chrono::steady_clock::now();
+  const pid_t pid = ::fork();
+  if (pid < 0) return Error(fmt::format("fork: {}", std::strerror(errno)));
+  if (pid == 0) {
+    // The child: system calls only, on the values prepared above.
+    auto fail = [&report](const char* step) {
+      ChildFailure failure;
+      failure.error = errno;
+      for (size_t i = 0; i + 1 < sizeof(failure.step) && step[i] != '\0'; ++i) {
+        failure.step[i] = step[i];
+      }
+      [[maybe_unused]] auto n = ::write(report->write.get(), &failure, sizeof(failure));
+      ::_exit(127);
+    };
+    ::close(gate->write.get());  // Our copy would keep the gate from ever reaching EOF.
+    ::close(report->read.get());
+    ::setpgid(0, 0);
+    if (::dup2(stdin_fd, STDIN_FILENO) < 0 || ::dup2(stdout_fd, STDOUT_FILENO) < 0 ||
+        ::dup2(stderr_fd, STDERR_FILENO) < 0) {
+      fail("dup2");
+    }
+    if (cwd_text != nullptr && ::chdir(cwd_text) != 0) fail("chdir");
+    if (const char* failed = ApplyChildPlacement(placement)) fail(failed);
+    char byte;
+    ssize_t n;
+    while ((n = ::read(gate->read.get(), &byte, 1)) != 0) {
+      if (n < 0 && errno != EINTR) fail("read the gate");
+    }
+    ::close(gate->read.get());
+    UnblockSignalsForExec();
+    ::execve(program.c_str(), argv.data(), envp.data());
+    fail("execve");
+  }
+  // The parent. Its group is the child's own from here on (setpgid in the child as well:
+  // whichever runs first), so that killing the group kills it even before it execs.
+  ::setpgid(pid, pid);
+  gate->read.Close();
+  report->write.Close();
+  NoteChild(pid);
+  NoteChildGroup(pid);
+  auto kill_and_reap = [pid] {
+    ::kill(pid, SIGKILL);
+    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    ForgetChildGroup(pid);
+    ForgetChild(pid);
+  };
+  if (spec.before_exec) {
+    Status ready;
+    try {
+      ready = spec.before_exec(static_cast<int>(pid));
+    } catch (...) {
+      kill_and_reap();
+      throw;
+    }
+    if (!ready) {
+      kill_and_reap();
+      return ready.error();
+    }
+  }
+  gate->write.Close();  // The child execs now.
+  ChildFailure failure;
+  ssize_t got;
+  do {
+    got = ::read(report->read.get(), &failure, sizeof(failure));
+  } while (got < 0 && errno == EINTR);
+  if (got > 0) {
+    kill_and_reap();
+    return Error(fmt::format("{}: {} failed: {}", FormatCommand(spec.argv), failure.step,
+                             std::strerror(failure.error)));
+  }
   return pid;
 }
 

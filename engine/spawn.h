@@ -51,4 +51,16 @@ Result<std::string> ProgramToStart(const ProcessSpec& spec);
 Result<pid_t> Spawn(const ProcessSpec& spec, const std::string& program, int stdin_fd,
                     int stdout_fd, int stderr_fd, std::chrono::steady_clock::time_point* started);
 
+/// Spawn's sibling for a counted run (spec.before_exec set; engine/instruction_counter.h):
+/// the child is made with fork, not vfork (which would suspend culprit until the exec), is
+/// set up as Spawn's is (its own group, the given fds, cwd, placement), and then waits on
+/// a pipe, before exec, until spec.before_exec(pid) has returned in culprit. Slower than
+/// Spawn (fork copies culprit's page tables), so used for nothing else. Returns once the
+/// child has exec'd. Errors: the child could not be made, its setup or exec failed, or
+/// before_exec's error; in each case the child is killed and reaped, and the program never
+/// ran (before_exec's failure comes before the exec).
+Result<pid_t> SpawnHeld(const ProcessSpec& spec, const std::string& program, int stdin_fd,
+                        int stdout_fd, int stderr_fd,
+                        std::chrono::steady_clock::time_point* started);
+
 }  // namespace culprit
