@@ -1,9 +1,10 @@
 #pragma once
 
 // Instructions and simulated data-cache misses of a query's process tree, counted by
-// valgrind's cachegrind: the source of `metric = "instructions"`, `"ll_misses"` and
-// `"d1_misses"` on a host without usable hardware counters (perf_event_open is not used:
-// these hosts have none). One run is the query's command under
+// valgrind's cachegrind: the source of `"ll_misses"` and `"d1_misses"` always, and of
+// `metric = "instructions"` on a host where no hardware instruction counter opens (or when
+// CULPRIT_INSTRUCTIONS=cachegrind; engine/metric_source.h decides and names the source of
+// each). One run is the query's command under
 //   valgrind --tool=cachegrind --cache-sim=no|yes --trace-children=yes
 //            --cachegrind-out-file=DIR/cachegrind.out.%p --log-file=DIR/valgrind.%p.log
 // with DIR a temporary directory made for that run and removed after it; the figure is the
@@ -22,6 +23,7 @@
 
 #include "base/result.h"
 #include "engine/metric.h"
+#include "engine/metric_source.h"  // MetricSourceName: what counted a record's metric.
 #include "engine/process.h"
 
 namespace culprit {
@@ -33,7 +35,9 @@ namespace culprit {
 inline constexpr std::string_view kCachegrindCaches[] = {"--I1=32768,8,64", "--D1=32768,8,64",
                                                          "--LL=8388608,16,64"};
 
-/// Whether `kind` is measured by running the query under cachegrind.
+/// Whether `kind` is one of kCachegrindMetrics: counted by a run of its own, never read
+/// from an ordinary run. ll_misses and d1_misses always run under cachegrind; instructions
+/// do unless a hardware counter counts them here (MetricSourceOf, engine/metric_source.h).
 bool IsCachegrindMetric(MetricRule::Kind kind);
 
 /// The cachegrind events whose counts make `kind`'s figure, summed: Ir for instructions

@@ -71,7 +71,7 @@ void AddMetricDetails(const ComparisonPlan& plan, Record& record) {
                        ? (metric == MetricRule::Kind::kRegex ? "regex" : "json")
                        : std::string(NamedMetricName(metric));
   details.WriteTo(&record.details);
-  if (IsCachegrindMetric(metric)) record.details["metric_source"] = "cachegrind";
+  if (IsCachegrindMetric(metric)) record.details["metric_source"] = MetricSourceName(metric);
 }
 
 /// The sitting's seed, dropped pairs, failure counts and their test, and calibrations.

@@ -2,9 +2,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <linux/perf_event.h>
 #include <sched.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,6 +14,8 @@
 #include "base/numbers.h"
 #include "base/strings.h"
 #include "engine/cachegrind.h"
+#include "engine/instruction_counter.h"
+#include "engine/metric_source.h"
 #include "records/placement_details.h"
 
 namespace culprit {
@@ -73,29 +73,6 @@ std::optional<std::string> ParseSmtControl(const std::optional<std::string>& tex
     if (text == known) return text;
   }
   return std::nullopt;
-}
-
-std::string ErrnoName(int error) {
-  switch (error) {
-    case ENOENT:
-      return "ENOENT";
-    case EACCES:
-      return "EACCES";
-    case EPERM:
-      return "EPERM";
-    case ENOSYS:
-      return "ENOSYS";
-    case EOPNOTSUPP:
-      return "EOPNOTSUPP";
-    case EINVAL:
-      return "EINVAL";
-    case ENODEV:
-      return "ENODEV";
-    case EBUSY:
-      return "EBUSY";
-    default:
-      return fmt::format("errno {}", error);
-  }
 }
 
 std::string Describe(const std::optional<std::string>& list) {
@@ -270,27 +247,15 @@ HostTuning ReadHostTuning(const std::filesystem::path& root, bool try_counters) 
 }
 
 void TryInstructionCounter(HostTuning* tuning) {
-  perf_event_attr attr{};
-  attr.size = sizeof(attr);
-  attr.type = PERF_TYPE_HARDWARE;
-  attr.config = PERF_COUNT_HW_INSTRUCTIONS;
-  attr.disabled = 1;
-  attr.exclude_kernel = 1;
-  attr.exclude_hv = 1;
-  const long fd = ::syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-  if (fd >= 0) {
-    ::close(static_cast<int>(fd));
-    tuning->counters_usable = true;
-    tuning->counters_error.clear();
-    return;
-  }
-  const int error = errno;
-  tuning->counters_usable = false;
-  tuning->counters_error = fmt::format("{}: {}", ErrnoName(error), std::strerror(error));
+  RealInstructionCounterFactory counters;
+  Status probe = counters.Probe();
+  tuning->counters_usable = probe.ok();
+  tuning->counters_error = probe ? std::string() : probe.error().message();
 }
 
 MetricSources ProbeMetricSources() {
   MetricSources sources;
+  sources.instructions = HostInstructionSource();
   Result<std::filesystem::path> valgrind = FindValgrind(MetricRule::Kind::kInstructions);
   if (!valgrind) {
     sources.missing = "no valgrind on PATH";
@@ -302,24 +267,32 @@ MetricSources ProbeMetricSources() {
   return sources;
 }
 
-std::string FormatMetricSources(const MetricSources& sources, std::optional<bool> counters_usable) {
+std::string FormatMetricSources(const MetricSources& sources) {
+  const bool counted = sources.instructions.source == MetricSource::kPerfEvent;
   const std::string counters =
-      counters_usable && *counters_usable
-          ? "hardware counters: usable here, but culprit does not read them (no perf_event_open)"
-          : "hardware counters: unavailable here";
+      counted ? std::string("instructions: perf_event (hardware counter, user space)")
+      : sources.instructions.forced
+          ? fmt::format("hardware counters: not tried ({})", sources.instructions.why)
+          : fmt::format("hardware counters: not usable here ({})", sources.instructions.why);
+  const std::string cachegrind_metrics =
+      counted ? "ll_misses, d1_misses" : "instructions, ll_misses, d1_misses";
   std::string out;
   if (sources.valgrind.empty()) {
     Item(&out, "metric sources",
-         fmt::format("instructions, ll_misses, d1_misses: unavailable ({}); {}", sources.missing,
-                     counters),
+         counted ? fmt::format("{}; {}: unavailable ({})", counters, cachegrind_metrics,
+                               sources.missing)
+                 : fmt::format("{}: unavailable ({}); {}", cachegrind_metrics, sources.missing,
+                               counters),
          "install valgrind to measure them: apt install valgrind (scripts/install-deps does)");
     return out;
   }
   const std::string version =
       sources.valgrind_version.empty() ? std::string("version unknown") : sources.valgrind_version;
+  const std::string cachegrind =
+      fmt::format("{}: cachegrind ({}, {})", cachegrind_metrics, version, sources.valgrind);
   Item(&out, "metric sources",
-       fmt::format("instructions, ll_misses, d1_misses: cachegrind ({}, {}); {}", version,
-                   sources.valgrind, counters),
+       counted ? fmt::format("{}; {}", counters, cachegrind)
+               : fmt::format("{}; {}", cachegrind, counters),
        "a run under valgrind is many times slower than the same run alone (docs/usage.md has "
        "a measured figure); an instruction count repeats, so a sitting on it stops after a "
        "few pairs");
@@ -347,7 +320,7 @@ std::string FormatHostTuning(const HostIdentity& identity, const HostState& snap
   IsolationItem(t, &out);
   SmtItem(t, &out);
   CountersItem(t, &out);
-  out += FormatMetricSources(ProbeMetricSources(), t.counters_usable);
+  out += FormatMetricSources(ProbeMetricSources());
   LoadItem(identity, snapshot, &out);
   return out;
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "engine/metric_source.h"
 #include "engine/process.h"
 #include "records/host_tuning.h"
 #include "records/record.h"
@@ -33,10 +34,11 @@ std::string FormatCpuList(std::vector<int> cpus);
 /// (TryInstructionCounter); the real host probe passes true only for "/".
 HostTuning ReadHostTuning(const std::filesystem::path& root, bool try_counters);
 
-/// Whether perf_event_open counts user-space instructions of this process:
-/// opens PERF_COUNT_HW_INSTRUCTIONS (kernel and hypervisor excluded) on
-/// itself, disabled, and closes it at once. Sets tuning->counters_usable, and
-/// counters_error to the errno's name and text when it fails.
+/// Whether perf_event_open counts user-space instructions of this process
+/// (RealInstructionCounterFactory::Probe, engine/instruction_counter.h: opens
+/// PERF_COUNT_HW_INSTRUCTIONS, kernel and hypervisor excluded, on itself, disabled, and
+/// closes it at once). Sets tuning->counters_usable, and counters_error to the errno's
+/// name and text when it fails.
 void TryInstructionCounter(HostTuning* tuning);
 
 /// The "tuning" section of `culprit host`: governor, turbo, ASLR, isolated
@@ -47,23 +49,26 @@ void TryInstructionCounter(HostTuning* tuning);
 /// nothing outside the measured runs. Ends with a newline.
 std::string FormatHostTuning(const HostIdentity& identity, const HostState& snapshot);
 
-/// Where this host's instructions and simulated cache misses would come from (the metrics
-/// "instructions", "ll_misses", "d1_misses"): valgrind's cachegrind when valgrind is found
-/// on PATH (its path and `--version`), else nothing; hardware counters are never read by
-/// culprit (perf_event_open is not implemented), whatever `counters_usable` says.
+/// Where this host's instructions and simulated cache misses come from (the metrics
+/// "instructions", "ll_misses", "d1_misses"): instructions from a hardware counter when one
+/// opens here (HostInstructionSource, engine/metric_source.h), else like the two others
+/// from valgrind's cachegrind when valgrind is found on PATH (its path and `--version`).
 struct MetricSources {
-  std::string valgrind;          ///< Its path; "" when not found.
-  std::string valgrind_version;  ///< "valgrind-3.19.0"; "" when it did not say.
-  std::string missing;           ///< Why valgrind is unavailable, when it is.
+  InstructionSourceChoice instructions;  ///< perf_event or cachegrind, and why.
+  std::string valgrind;                  ///< Its path; "" when not found.
+  std::string valgrind_version;          ///< "valgrind-3.19.0"; "" when it did not say.
+  std::string missing;                   ///< Why valgrind is unavailable, when it is.
 };
 
-/// Looks for valgrind on PATH and asks its version (runs `valgrind --version`).
+/// The host's instruction source, and valgrind on PATH and its version (runs
+/// `valgrind --version`).
 MetricSources ProbeMetricSources();
 
-/// The "metric sources" item of `culprit host`: the source of each of those metrics here,
-/// "hardware counters: unavailable here" (or usable but not read, per `counters_usable`),
-/// and one line of advice. Pure. Ends with a newline.
-std::string FormatMetricSources(const MetricSources& sources, std::optional<bool> counters_usable);
+/// The "metric sources" item of `culprit host`: the source of each of those metrics here
+/// ("instructions: perf_event (hardware counter, user space)", or cachegrind with why the
+/// counters are not used: their errno, or CULPRIT_INSTRUCTIONS=cachegrind), and one line
+/// of advice. Pure. Ends with a newline.
+std::string FormatMetricSources(const MetricSources& sources);
 
 /// What differs between the tuning two sittings ran under (their start
 /// snapshots and their records' measured-run placement), one sentence each,

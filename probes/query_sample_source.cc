@@ -2,22 +2,53 @@
 
 #include <fmt/format.h>
 
+#include <cstdio>
 #include <optional>
 
 #include "base/strings.h"
 #include "engine/cachegrind.h"
 
 namespace culprit {
+namespace {
+
+/// A run whose figure came with it (counted or simulated), or why it has none.
+struct CountedFigure {
+  ProcessResult process;
+  std::optional<double> value;
+  std::string failure;
+};
+
+}  // namespace
+
+MetricSource QuerySampleSource::InstructionsSource() {
+  if (!instructions_) {
+    instructions_ = HostInstructionSource().source;
+    if (std::optional<std::string> warning = TakeInstructionSourceWarning()) {
+      fmt::print(stderr, "culprit: {}\n", *warning);
+    }
+  }
+  if (*instructions_ == MetricSource::kPerfEvent && counters_ == nullptr) {
+    real_counters_ = std::make_unique<RealInstructionCounterFactory>();
+    counters_ = real_counters_.get();
+  }
+  return *instructions_;
+}
 
 SampleOutcome QuerySampleSource::Run(int arm) {
   const ProcessArm& spec = arms_.at(static_cast<size_t>(arm));
-  // Instructions and simulated cache misses: the run is the query under cachegrind, whose
-  // figure is the sample's or whose failure is (never the wall time of the simulation).
-  std::optional<CachegrindRun> simulated;
-  if (IsCachegrindMetric(spec.metric.kind)) {
-    simulated = RunUnderCachegrind(spec.process, spec.metric.kind);
+  // Instructions and simulated cache misses: the run is the query counted by a hardware
+  // counter or under cachegrind, whose figure is the sample's or whose failure is (never
+  // the wall time of the run).
+  std::optional<CountedFigure> counted;
+  if (spec.metric.kind == MetricRule::Kind::kInstructions &&
+      InstructionsSource() == MetricSource::kPerfEvent) {
+    CountedRun run = RunCounted(spec.process, *counters_);
+    counted = CountedFigure{std::move(run.process), run.value, std::move(run.failure)};
+  } else if (IsCachegrindMetric(spec.metric.kind)) {
+    CachegrindRun run = RunUnderCachegrind(spec.process, spec.metric.kind);
+    counted = CountedFigure{std::move(run.process), run.value, std::move(run.failure)};
   }
-  ProcessResult result = simulated ? simulated->process : RunProcess(spec.process);
+  ProcessResult result = counted ? counted->process : RunProcess(spec.process);
   SampleOutcome outcome;
   outcome.wall_ms = result.wall_ms;
   outcome.user_ms = result.user_ms;
@@ -40,8 +71,8 @@ SampleOutcome QuerySampleSource::Run(int arm) {
             static_cast<double>(spec.process.timeout.count()) * spec.metric.wall_units_per_ms;
       }
     }
-    if (simulated) {
-      outcome.failure = simulated->failure;
+    if (counted) {
+      outcome.failure = counted->failure;
       return outcome;
     }
     outcome.failure = result.Describe(spec.process);
@@ -49,10 +80,10 @@ SampleOutcome QuerySampleSource::Run(int arm) {
     if (!tail.empty()) outcome.failure += "; stderr ends: " + tail;
     return outcome;
   }
-  if (simulated) {
-    outcome.ok = simulated->value.has_value();
-    outcome.value = simulated->value.value_or(0);
-    outcome.failure = simulated->failure;
+  if (counted) {
+    outcome.ok = counted->value.has_value();
+    outcome.value = counted->value.value_or(0);
+    outcome.failure = counted->failure;
     return outcome;
   }
   Result<double> value = ExtractMetric(spec.metric, result);
