@@ -78,6 +78,11 @@ void AddIsolateCommands(CLI::App& app, GlobalOptions& global, std::function<Resu
   isolate->add_option("--max-pairs", o.request.flags.max_pairs, "rounds at the last look");
   isolate->add_option("--warmup", o.request.flags.warmup, "warm-up visits per condition");
   isolate->add_option("--seed", o.request.flags.seed, "seed of the round design");
+  isolate->add_option("--simulate", o.request.simulate,
+                      "after the sitting, each condition's ll_misses, d1_misses or instructions "
+                      "per run, simulated by cachegrind in fresh harness processes (secondary)");
+  isolate->add_option("--simulate-samples", o.request.simulate_samples,
+                      "samples per condition for --simulate (default 3)");
   isolate->add_flag("--rebuild", o.rebuild, "rebuild even if cached");
   isolate->add_flag("--json", o.json, "print the record as JSON on stdout");
   isolate->footer(

@@ -5,14 +5,49 @@
 #include <algorithm>
 #include <cmath>
 
+#include "base/median.h"
 #include "base/strings.h"
 #include "engine/cachegrind.h"
 #include "probes/comparison.h"
+#include "probes/isolation_simulated.h"
 #include "probes/summary.h"
 #include "records/record_store.h"
 
 namespace culprit {
 namespace {
+
+/// The simulated figures, one line per condition: the median count per run, the samples'
+/// range, and the ratio to the baseline's median.
+std::string FormatSimulated(const IsolateOutcome& outcome) {
+  const SimulatedIsolation& s = *outcome.result.simulated;
+  std::string out = fmt::format(
+      "{} per run of {}, simulated (cachegrind{}, --fair-sched=yes): per sample, a fresh "
+      "harness process "
+      "[set-up, {} settling, {} runs] minus one [set-up, {} settling], divided by {}; "
+      "secondary, never a verdict\n",
+      NamedMetricName(s.kind), outcome.plan.query,
+      s.valgrind_version.empty() ? "" : ", " + s.valgrind_version, s.settle_runs, s.runs,
+      s.settle_runs, s.runs);
+  out += fmt::format("  {:<24} {:>14} {:>26}  {}\n", "condition", "median", "samples (min..max)",
+                     "vs baseline");
+  std::optional<double> base;
+  for (size_t c = 0; c < s.values.size(); ++c) {
+    const std::vector<double>& v = s.values[c];
+    std::string median = "-", range = "-", vs = c == 0 ? "baseline" : "-";
+    if (!v.empty()) {
+      const double m = Median(v);
+      if (c == 0 && m > 0) base = m;
+      median = fmt::format("{:.0f}", m);
+      range = fmt::format("{} ({:.0f}..{:.0f})", v.size(), *std::min_element(v.begin(), v.end()),
+                          *std::max_element(v.begin(), v.end()));
+      if (c > 0 && base && m > 0) vs = fmt::format("x{:.3f}", m / *base);
+    }
+    out += fmt::format("  {:<24} {:>14} {:>26}  {}\n", outcome.plan.conditions[c].name, median,
+                       range, vs);
+  }
+  if (!s.failure.empty()) out += "  stopped: " + s.failure + "\n";
+  return out;
+}
 
 std::vector<std::string> PlanNames(const ProbeSections& config) {
   std::vector<std::string> names;
@@ -21,6 +56,34 @@ std::vector<std::string> PlanNames(const ProbeSections& config) {
 }
 
 }  // namespace
+
+Result<std::optional<SimulatedIsolationOptions>> MakeSimulationOptions(
+    const IsolateRequest& request, std::optional<std::string_view> search_path) {
+  if (request.simulate.empty()) return std::optional<SimulatedIsolationOptions>();
+  std::optional<MetricRule::Kind> kind = ParseNamedMetric(request.simulate);
+  if (!kind || !IsCachegrindMetric(*kind)) {
+    return Error::Usage(
+               fmt::format("--simulate {}: not a metric cachegrind counts", request.simulate))
+        .WithHint("--simulate ll_misses, d1_misses or instructions");
+  }
+  if (request.simulate_samples < 1 || request.simulate_samples > 100) {
+    return Error::Usage(
+        fmt::format("--simulate-samples {} is not in 1..100", request.simulate_samples));
+  }
+  Result<std::filesystem::path> valgrind = FindValgrind(*kind, "valgrind", search_path);
+  if (!valgrind) {
+    return valgrind.error().WithContext(
+        fmt::format("--simulate {} needs valgrind", request.simulate));
+  }
+  SimulatedIsolationOptions options;
+  options.kind = *kind;
+  options.samples = request.simulate_samples;
+  options.runs = request.runs_per_visit;
+  options.valgrind = *valgrind;
+  Result<std::string> version = ValgrindVersion(*valgrind);
+  if (version) options.valgrind_version = *version;
+  return std::optional<SimulatedIsolationOptions>(options);
+}
 
 Result<const ResidencyPlan*> SelectPlan(const ProbeSections& config, const std::string& name,
                                         const std::string& query) {
@@ -113,6 +176,9 @@ Result<IsolateOutcome> RunIsolate(const MeasureContext& context, const IsolateRe
   options.confidence = sitting->confidence;
   options.calibrate_between_looks = sitting->calibrate_between_looks;
   options.seed = sitting->seed;
+  Result<std::optional<SimulatedIsolationOptions>> simulation = MakeSimulationOptions(request);
+  if (!simulation) return simulation.error();
+  if (*simulation) (*simulation)->settle_runs = options.settle_runs;
 
   Result<ResolvedBuild> build = context.builds.Resolve(request.revision);
   if (!build) return build.error();
@@ -125,6 +191,14 @@ Result<IsolateOutcome> RunIsolate(const MeasureContext& context, const IsolateRe
   outcome.result =
       RunIsolationSitting(**harness, outcome.plan, context.host, options, context.progress);
   harness->reset();  // the engine process is gone before the record is written
+  if (*simulation && !outcome.result.failure && !outcome.result.interrupted) {
+    // A process under valgrind runs tens of times slower than the engine; a hung one still
+    // ends (its whole script within kValgrindTimeoutFactor [harness] timeouts).
+    ProcessSpec simulated = *spec;
+    simulated.timeout = kValgrindTimeoutFactor * config.harness.timeout;
+    outcome.result.simulated =
+        RunSimulatedIsolation(simulated, outcome.plan, **simulation, context.progress);
+  }
 
   IsolationProvenance provenance;
   provenance.revision = build->revision;
@@ -204,6 +278,7 @@ std::string FormatIsolateSummary(const IsolateOutcome& outcome) {
   out += "reversibility: " + std::string(ReversibilityName(r.reversibility.verdict)) + " (" +
          r.reversibility.sentence + ")\n";
   out += "conclusion: " + r.conclusion + "\n";
+  if (r.simulated) out += FormatSimulated(outcome);
   out += FormatHostDrift(record.start, record.end) + "\n";
   for (const std::string& note : record.notes) out += "note: " + note + "\n";
   out += "record " + outcome.record_path.string() + "\n";

@@ -12,6 +12,7 @@
 #include "base/result.h"
 #include "engine/harness_check.h"
 #include "probes/isolation.h"
+#include "probes/isolation_simulated.h"
 #include "probes/measure_commands.h"
 
 namespace culprit {
@@ -22,6 +23,11 @@ struct IsolateRequest {
   std::string query;                    ///< Sent in `run QUERY N`; empty: the plan's.
   int runs_per_visit = 3;
   MeasureFlags flags;  ///< min/max pairs are rounds here.
+  /// `--simulate METRIC`: after the sitting, each condition's METRIC (a cachegrind metric:
+  /// ll_misses, d1_misses, instructions) per run of the query, from fresh harness processes
+  /// under valgrind (probes/isolation_simulated.h); a secondary figure. Empty: none.
+  std::string simulate;
+  int simulate_samples = 3;  ///< `--simulate-samples`: samples per condition, 1..100.
 };
 
 struct IsolateOutcome {
@@ -31,6 +37,15 @@ struct IsolateOutcome {
   Record record;
   std::filesystem::path record_path;
 };
+
+/// How many [harness] timeouts one process of `--simulate` may take under valgrind.
+inline constexpr int kValgrindTimeoutFactor = 50;
+
+/// The simulation `request.simulate` asks for (nullopt when none): usage error when it names
+/// no metric cachegrind counts or --simulate-samples is not in 1..100, and an error naming
+/// valgrind and how to install it when valgrind is not in `search_path` (nullopt: PATH).
+Result<std::optional<SimulatedIsolationOptions>> MakeSimulationOptions(
+    const IsolateRequest& request, std::optional<std::string_view> search_path = std::nullopt);
 
 /// The plan named `name`; else the one plan whose query is `query`; else the
 /// only plan. Usage errors list the plans.

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "base/strings.h"
+#include "probes/isolation_simulated.h"
 #include "probes/isolation_verdict.h"
 #include "probes/log_interval.h"
 #include "records/isolation_payload.h"
@@ -191,6 +192,20 @@ IsolationConditionPayload ConditionPayload(const ConditionOutcome& o, bool basel
   return c;
 }
 
+/// The simulated figures as the record keeps them, labelled with their source.
+IsolationSimulatedPayload SimulatedPayload(const SimulatedIsolation& s) {
+  IsolationSimulatedPayload out;
+  out.metric = std::string(NamedMetricName(s.kind));
+  out.source = "simulated (cachegrind, " + std::string(kFairScheduling) + ")";
+  if (!s.valgrind_version.empty()) out.source += ", " + s.valgrind_version;
+  out.samples = s.samples;
+  out.runs = s.runs;
+  out.settle_runs = s.settle_runs;
+  out.values = s.values;
+  out.failure = s.failure;
+  return out;
+}
+
 /// The structured payload (details_json): the design and its orders, the
 /// looks, the correction, every condition, the reversibility verdict and the
 /// calibrations.
@@ -213,6 +228,7 @@ IsolationPayload MakeIsolationPayload(const IsolationResult& result) {
   p.checkpoint_calibrations_ms = result.checkpoint_calibrations_ms;
   p.partial = result.failure.has_value();
   p.conclusion = result.conclusion;
+  if (result.simulated) p.simulated = SimulatedPayload(*result.simulated);
   return p;
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "engine/metric.h"
 #include "probes/calibration.h"
 #include "probes/host.h"
 #include "probes/residency_config.h"
@@ -70,6 +71,20 @@ struct ReversibilityResult {
   std::string sentence;  ///< "released: tie → a residency effect, not damage", ...
 };
 
+/// A sitting's simulated figures (`culprit isolate --simulate METRIC`,
+/// probes/isolation_simulated.h): per condition, per sample, the count of one run of the
+/// query, from two fresh harness processes under cachegrind, differenced. Secondary: never a
+/// verdict.
+struct SimulatedIsolation {
+  MetricRule::Kind kind = MetricRule::Kind::kLlMisses;
+  std::string valgrind_version;             ///< "valgrind-3.19.0".
+  int samples = 0;                          ///< Samples per condition asked for.
+  int runs = 0;                             ///< N of the measured `run QUERY N`.
+  int settle_runs = 0;                      ///< Runs before it, in both processes of a sample.
+  std::vector<std::vector<double>> values;  ///< [condition][sample].
+  std::string failure;  ///< Why it stopped (a process failed, Ctrl-C); "" when it did not.
+};
+
 struct IsolationResult {
   std::vector<Sample> samples;  ///< Execution order; arm = condition, pair = round (-1: warm-up).
   std::vector<std::vector<int>> orders;           ///< The design of the rounds that were started.
@@ -90,6 +105,7 @@ struct IsolationResult {
   std::string failed_condition, failed_command;
   std::vector<std::string> notes;
   uint64_t seed = 0;
+  std::optional<SimulatedIsolation> simulated;  ///< With `--simulate` only.
 };
 
 }  // namespace culprit

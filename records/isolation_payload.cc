@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/json_text.h"
+#include "base/median.h"
 #include "records/payload_fields.h"
 
 namespace culprit {
@@ -73,7 +74,50 @@ IsolationConditionPayload ConditionFromJson(const json& item) {
   return c;
 }
 
+json SimulatedToJson(const IsolationSimulatedPayload& s) {
+  json values = json::array();
+  for (const std::vector<double>& condition : s.values) {
+    json row = json::array();
+    for (double v : condition) row.push_back(Finite(v));
+    values.push_back(std::move(row));
+  }
+  return {{"metric", s.metric},  {"source", s.source},           {"samples", s.samples},
+          {"runs", s.runs},      {"settle_runs", s.settle_runs}, {"values", values},
+          {"failure", s.failure}};
+}
+
+IsolationSimulatedPayload SimulatedFromJson(const json& o) {
+  IsolationSimulatedPayload s;
+  s.metric = StringAt(o, "metric");
+  s.source = StringAt(o, "source");
+  s.samples = IntAt(o, "samples");
+  s.runs = IntAt(o, "runs");
+  s.settle_runs = IntAt(o, "settle_runs");
+  for (const json& row : ArrayAt(o, "values")) {
+    std::vector<double> condition;
+    if (row.is_array()) {
+      for (const json& v : row) {
+        if (v.is_number()) condition.push_back(v.get<double>());
+      }
+    }
+    s.values.push_back(std::move(condition));
+  }
+  s.failure = StringAt(o, "failure");
+  return s;
+}
+
 }  // namespace
+
+std::optional<double> IsolationSimulatedPayload::MedianOf(size_t c) const {
+  if (c >= values.size() || values[c].empty()) return std::nullopt;
+  return Median(values[c]);
+}
+
+std::optional<double> IsolationSimulatedPayload::RatioOf(size_t c) const {
+  std::optional<double> base = MedianOf(0), here = MedianOf(c);
+  if (!base || !here || !(*base > 0) || !(*here > 0)) return std::nullopt;
+  return *here / *base;
+}
 
 std::string_view ConditionRoleName(ConditionRole role) {
   switch (role) {
@@ -141,6 +185,7 @@ std::string IsolationPayloadToJson(const IsolationPayload& p) {
       {"partial", p.partial},
       {"conclusion", p.conclusion},
   };
+  if (p.simulated) doc["simulated"] = SimulatedToJson(*p.simulated);
   // A plan or condition name may carry a Latin-1 byte: replaced, not thrown.
   return ToJsonText(doc);
 }
@@ -187,6 +232,9 @@ std::optional<IsolationPayload> ReadIsolationPayload(const Record& record) {
   }
   p.partial = BoolAt(doc, "partial");
   p.conclusion = StringAt(doc, "conclusion");
+  if (auto it = doc.find("simulated"); it != doc.end() && it->is_object()) {
+    p.simulated = SimulatedFromJson(*it);
+  }
   return p;
 }
 

@@ -51,6 +51,25 @@ struct IsolationConditionPayload {
   std::optional<uint64_t> HeldBytes() const;
 };
 
+/// The simulated figures of a sitting (`culprit isolate --simulate METRIC`): each condition's
+/// count per run of the query (instructions, or simulated cache misses from cachegrind's model),
+/// each sample from two fresh harness processes under valgrind, differenced
+/// (probes/isolation_simulated.h). A secondary figure: it never turns a verdict.
+struct IsolationSimulatedPayload {
+  std::string metric;  ///< "ll_misses", "d1_misses" or "instructions".
+  std::string source;  ///< "simulated (cachegrind)" and the valgrind version.
+  int samples = 0;     ///< Samples per condition asked for.
+  int runs = 0;        ///< N of the measured `run QUERY N` in each sample's process.
+  int settle_runs = 0;
+  std::vector<std::vector<double>> values;  ///< [condition][sample]: count per run of the query.
+  std::string failure;                      ///< Why it stopped early; "" when it did not.
+
+  /// The median of condition `c`'s values; nullopt without any.
+  std::optional<double> MedianOf(size_t c) const;
+  /// Condition `c`'s median over the baseline's; nullopt unless both are positive.
+  std::optional<double> RatioOf(size_t c) const;
+};
+
 struct IsolationPayload {
   int version = kIsolationPayloadVersion;
   uint64_t seed = 0;
@@ -69,6 +88,7 @@ struct IsolationPayload {
   std::vector<double> checkpoint_calibrations_ms;
   bool partial = false;  ///< The engine broke: the record is what was measured before.
   std::string conclusion;
+  std::optional<IsolationSimulatedPayload> simulated;  ///< With `--simulate` only.
 
   /// Each condition's role: the baseline, the suspect (by index), a released condition (it
   /// releases something, or is the reversibility's), a control (holds something else), other.
