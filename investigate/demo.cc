@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 
 #include "base/atomic_file.h"
 #include "base/strings.h"
 #include "bisect/bisect_runner.h"
+#include "engine/compiler_cache.h"
 #include "engine/process.h"
 #include "investigate/audit.h"
 #include "investigate/config.h"
@@ -163,6 +165,16 @@ std::chrono::milliseconds Since(std::chrono::steady_clock::time_point start) {
                                                                start);
 }
 
+/// The template's @COMPILER_CACHE@: the builds through ccache when this host has it (with its
+/// compiler links) on PATH, else nothing (the demo never needs ccache; it builds slower).
+std::string DemoCompilerCache() {
+  const char* path = std::getenv("PATH");
+  if (!LocateCompilerCache(path != nullptr ? path : "", {}, "")) {
+    return "# compiler_cache: ccache was not found on PATH";
+  }
+  return "compiler_cache = \"ccache\"";
+}
+
 /// Writes the demo's configuration to `config_path` from the template, for
 /// the history in `repo` (and `events` events, unless 0), and loads it.
 Result<Config> WriteDemoConfig(const std::filesystem::path& template_path,
@@ -171,6 +183,7 @@ Result<Config> WriteDemoConfig(const std::filesystem::path& template_path,
   Result<std::string> config_text = ReadFile(template_path);
   if (!config_text) return config_text.error();
   std::string text = ReplaceAll(*config_text, "@DEMO_REPO@", repo.string());
+  text = ReplaceAll(text, "@COMPILER_CACHE@", DemoCompilerCache());
   if (events > 0) {
     text = ReplaceAll(text, "\"1000000\"", fmt::format("\"{}\"", events));
   }
