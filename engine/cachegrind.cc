@@ -198,8 +198,9 @@ Status CheckInProcessMetric(MetricRule::Kind kind, std::string_view query) {
                          query, NamedMetricName(kind), NamedMetricName(kind)))
       .WithHint(fmt::format(
           "measure {} as a process per run: culprit probe -q {} --override ... (or compare, "
-          "run); for isolate, give the query a wall-time metric",
-          NamedMetricName(kind), query));
+          "run); for isolate, give the query a wall-time metric, and `culprit isolate "
+          "--simulate {}` adds each condition's count from fresh harness processes",
+          NamedMetricName(kind), query, NamedMetricName(kind)));
 }
 
 CachegrindRun RunUnderCachegrind(const ProcessSpec& spec, MetricRule::Kind kind,
