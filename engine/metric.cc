@@ -365,8 +365,8 @@ Result<double> ExtractMetric(const MetricRule& rule, const ProcessResult& result
     case MetricRule::Kind::kLlMisses:
     case MetricRule::Kind::kD1Misses:
       return Error(fmt::format(
-          "{} are counted by running the query under valgrind's cachegrind, not read from a "
-          "run's output",
+          "{} are counted by a run of their own (by a hardware counter or under valgrind's "
+          "cachegrind: engine/metric_source.h), not read from a run's output",
           NamedMetricName(rule.kind)));
   }
   return Error("unknown metric kind");
@@ -391,7 +391,7 @@ std::string DescribeMetricRule(const MetricRule& rule) {
     case MetricRule::Kind::kCtxSwitches:
       return "context switches (voluntary + involuntary)";
     case MetricRule::Kind::kInstructions:
-      return "instructions (cachegrind)";
+      return "instructions (user space)";
     case MetricRule::Kind::kLlMisses:
       return "simulated last-level data-cache misses (cachegrind)";
     case MetricRule::Kind::kD1Misses:

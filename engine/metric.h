@@ -35,8 +35,10 @@ struct MetricRule {
     kMinorFaults,  ///< minor_faults, a count.
     kMajorFaults,  ///< major_faults, a count.
     kCtxSwitches,  ///< voluntary_switches + involuntary_switches, a count.
-    // Counted by valgrind's cachegrind over the run's process tree (engine/cachegrind.h):
-    kInstructions,  ///< Instructions executed (Ir), a count.
+    // Counted over the run's process tree by a run of their own (engine/metric_source.h):
+    // instructions by a hardware counter where one opens (engine/instruction_counter.h),
+    // else like the two others by valgrind's cachegrind (engine/cachegrind.h).
+    kInstructions,  ///< Instructions executed in user space (cachegrind: Ir), a count.
     kLlMisses,      ///< Simulated last-level data-cache misses (DLmr + DLmw), a count.
     kD1Misses,      ///< Simulated first-level data-cache misses (D1mr + D1mw), a count.
   };
@@ -62,9 +64,10 @@ inline constexpr NamedMetric kNamedMetrics[] = {
     {MetricRule::Kind::kMajorFaults, "major_faults", "faults"},
     {MetricRule::Kind::kCtxSwitches, "ctx_switches", "switches"},
 };
-/// The named metrics a run has only when it runs under valgrind's cachegrind
-/// (engine/cachegrind.h): not figures of every run, so never secondary figures of a sitting
-/// on another metric. Named like kNamedMetrics' (ParseNamedMetric reads both tables).
+/// The named metrics a run has only when it is counted on its own: under valgrind's
+/// cachegrind (engine/cachegrind.h), or for instructions by a hardware counter where one
+/// opens (engine/metric_source.h): not figures of every run, so never secondary figures of
+/// a sitting on another metric. Named like kNamedMetrics' (ParseNamedMetric reads both tables).
 inline constexpr NamedMetric kCachegrindMetrics[] = {
     {MetricRule::Kind::kInstructions, "instructions", "instructions"},
     {MetricRule::Kind::kLlMisses, "ll_misses", "misses"},
@@ -112,8 +115,9 @@ MetricRuleProblem CheckMetricRule(const MetricRule& rule, std::string* detail = 
 ///   in its fixed unit. A figure of 0 is an error, not a sample: a ratio needs a positive
 ///   number, and a peak RSS of 0 means the kernel's figure was not the child's own (see
 ///   ProcessResult::max_rss_kb); the message says which;
-/// - instructions, ll_misses, d1_misses: an error, always: they are counted by running the
-///   query under cachegrind (RunUnderCachegrind, engine/cachegrind.h), not read from a run;
+/// - instructions, ll_misses, d1_misses: an error, always: they are counted by a run of their
+///   own (RunCounted, engine/instruction_counter.h, or RunUnderCachegrind,
+///   engine/cachegrind.h; engine/metric_source.h says which), not read from a run;
 /// - regex: the first capture group of the first match, tried line by line over
 ///   stdout (so ^ and $ anchor at line ends), parsed as a double;
 /// - json: stdout parsed as one JSON document, or else the last line of stdout
