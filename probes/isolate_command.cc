@@ -198,6 +198,12 @@ Result<IsolateOutcome> RunIsolate(const MeasureContext& context, const IsolateRe
     simulated.timeout = kValgrindTimeoutFactor * config.harness.timeout;
     outcome.result.simulated =
         RunSimulatedIsolation(simulated, outcome.plan, **simulation, context.progress);
+    if (outcome.result.simulated->failure == "interrupted") {
+      // Ctrl-C exits 130 here too; the sitting's verdicts were complete and stand.
+      outcome.result.interrupted = true;
+      outcome.result.notes.push_back(
+          "interrupted during --simulate, after the sitting had finished: its verdicts stand");
+    }
   }
 
   IsolationProvenance provenance;

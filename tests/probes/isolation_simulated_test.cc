@@ -90,5 +90,42 @@ TEST(MakeSimulationOptions, RefusesClearlyWithoutValgrind) {
   EXPECT_TRUE(Contains(text, "apt install valgrind")) << text;
 }
 
+TEST(FormatIsolateSummary, PrintsTheSimulatedFiguresLabelledAndTheirRatios) {
+  IsolateOutcome outcome;
+  outcome.plan.query = "scan";
+  outcome.plan.conditions = {{"nothing held", {}, {}}, {"rollup held", {"rollup"}, {}}};
+  for (const ResidencyCondition& c : outcome.plan.conditions) {
+    ConditionOutcome o;
+    o.condition = c;
+    outcome.result.conditions.push_back(o);
+  }
+  SimulatedIsolation s;
+  s.kind = MetricRule::Kind::kLlMisses;
+  s.valgrind_version = "valgrind-3.19.0";
+  s.samples = 3;
+  s.runs = 2;
+  s.settle_runs = 1;
+  s.values = {{100, 102, 101}, {303, 300, 310}};
+  s.failure = "interrupted";
+  outcome.result.simulated = s;
+  const std::string text = FormatIsolateSummary(outcome);
+  EXPECT_TRUE(Contains(text,
+                       "ll_misses per run of scan, simulated (cachegrind, valgrind-3.19.0, "
+                       "--fair-sched=yes)"))
+      << text;
+  EXPECT_TRUE(Contains(text, "[set-up, 1 settling, 2 runs] minus one [set-up, 1 settling]"))
+      << text;
+  EXPECT_TRUE(Contains(text, "never a verdict")) << text;
+  EXPECT_TRUE(Contains(text, "3 (100..102)")) << text;
+  EXPECT_TRUE(Contains(text, "3 (300..310)  x3.000")) << text;  // 303 / 101
+  EXPECT_TRUE(Contains(text, "stopped: interrupted")) << text;
+}
+
+TEST(FormatIsolateSummary, SaysNothingSimulatedWhenNotAskedFor) {
+  IsolateOutcome outcome;
+  outcome.plan.query = "scan";
+  EXPECT_FALSE(Contains(FormatIsolateSummary(outcome), "simulated"));
+}
+
 }  // namespace
 }  // namespace culprit
