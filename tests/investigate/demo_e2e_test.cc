@@ -98,6 +98,21 @@ TEST(Demo, IsolatesTheIndexOfTheIndexPersistingCommit) {
   }
   EXPECT_NE(out.find("table sitting"), std::string::npos) << out;
   EXPECT_NE(out.find("explain runs"), std::string::npos) << out;
+  // The ladder's step lines are numbered as they run, each number once and in order: the
+  // explains are 3.k (within the bisect's step; none without valgrind), relevance 4, the
+  // isolations 5.k.
+  const std::string& err = result.stderr_text;
+  std::vector<std::string> steps = {
+      "step 1: confirm",   "step 2.1: hypothesis", "step 3: bisect",     "step 3.1: explain",
+      "step 4: relevance", "step 5.1: residency",  "step 5.2: residency"};
+  if (out.find("valgrind not found") != std::string::npos) steps.erase(steps.begin() + 3);
+  size_t at = 0;
+  for (const std::string& step : steps) {
+    const size_t found = err.find(step, at);
+    EXPECT_NE(found, std::string::npos) << step << " (in order)\n" << err;
+    if (found != std::string::npos) at = found;
+  }
+  EXPECT_EQ(err.find("step 3: explain"), std::string::npos) << err;
   // The bisect adopts step 1's sitting instead of confirming the same move again.
   EXPECT_NE(result.stderr_text.find("the move was confirmed by record"), std::string::npos)
       << result.stderr_text;
