@@ -56,10 +56,10 @@ struct DemoOptions {
   /// comparable, and the audit is skipped (said so).
   static constexpr int kPublishedEvents = 1000000;
   /// The table check's cap, blocks a row. A row that moves by half (series.count in the
-  /// registry's order) decides at 10–12 blocks; a row near the band would need up to 160 (over
-  /// five minutes for interval.join's 1.6 s runs), so the demo stops there and says which rows
-  /// were left undecided and the command that decides them. Measured: the step took 40.3 s of
-  /// the demo's 339.3 s (its time split, `Demo.*` end to end, 2-core VM with builds running).
+  /// registry's order) decides at 10–12 blocks; a row near the band would need up to 160 (about
+  /// four minutes for interval.join's 0.7 s runs of 3 repetitions), so the demo stops there and
+  /// says which rows were left undecided and the command that decides them. Measured: the step
+  /// took 20.7 s of the demo's 169.6 s (its time split, `culprit demo`, 2-core VM, 2026-12-05).
   static constexpr int kTableBlocks = 20;
 };
 
