@@ -1,8 +1,9 @@
 // `culprit isolate --simulate` on a real harness process under valgrind:
 // tests/fixtures/residency_engine, whose `scan` streams a 16 MiB working set through the
 // simulated 8 MiB last-level cache and, while the rollup is held, also walks and updates a
-// 32 MiB rollup (three times the lines). The ballast is as large and never read. Counts, not
-// times: the assertions hold on any host that has valgrind.
+// 32 MiB rollup, reading the working set twice more (by hand under cachegrind, 1,310,880
+// last-level misses per scan against 262,300: x5.0). The ballast is as large and never read.
+// Counts, not times: the assertions hold on any host that has valgrind.
 
 #include <gtest/gtest.h>
 
@@ -29,7 +30,7 @@ IsolationPlan RollupPlan() {
   return plan;
 }
 
-TEST(SimulatedIsolationIntegration, ARollupWalkedByEveryScanTriplesItsLastLevelMisses) {
+TEST(SimulatedIsolationIntegration, ARollupWalkedByEveryScanAtLeastDoublesItsLastLevelMisses) {
   Result<std::filesystem::path> valgrind = FindValgrind(MetricRule::Kind::kLlMisses);
   if (!valgrind) GTEST_SKIP() << "valgrind is not installed (apt install valgrind): not tested";
   ProcessSpec harness;
