@@ -147,6 +147,30 @@ Result<SittingOptions> MakeSittingOptions(const MeasureConfig& measure, const Qu
   return options;
 }
 
+Status RequireMetricSource(MetricRule::Kind kind, const InstructionSourceChoice& instructions,
+                           std::optional<std::string_view> search_path) {
+  const bool instruction_count = kind == MetricRule::Kind::kInstructions;
+  if (!IsCachegrindMetric(kind)) return {};
+  if (instruction_count && instructions.source == MetricSource::kPerfEvent) return {};
+  Result<std::filesystem::path> valgrind = FindValgrind(kind, "valgrind", search_path);
+  if (valgrind) return {};
+  const std::string install = "install it: apt install valgrind (scripts/install-deps does)";
+  if (!instruction_count) {
+    return valgrind.error().WithHint(
+        install + "; simulated cache misses come from cachegrind on every host, counters or not");
+  }
+  if (instructions.forced) {
+    return valgrind.error().WithHint(fmt::format(
+        "{}, or unset {} ({} chose cachegrind) to count with a hardware counter where one "
+        "opens",
+        install, kInstructionsSourceVariable, instructions.why));
+  }
+  return valgrind.error().WithHint(
+      fmt::format("{}; no hardware instruction counter opens here ({}) to count instructions "
+                  "instead",
+                  install, instructions.why));
+}
+
 ComparisonArm MakeComparisonArm(std::string name, std::string label, ProcessArm process,
                                 const ResolvedBuild& build) {
   ComparisonArm arm;
@@ -185,7 +209,10 @@ Result<ProcessArm> MakeQueryArm(const EngineSections& config, const QueryConfig&
   arm.process.placement = config.measured_runs;
   arm.metric = query.metric;
   // A metric counted under valgrind needs valgrind: said before any run, not by every run.
-  if (IsCachegrindMetric(arm.metric.kind)) CULPRIT_TRY(FindValgrind(arm.metric.kind));
+  // Instructions need it only where no hardware counter counts them.
+  if (IsCachegrindMetric(arm.metric.kind)) {
+    CULPRIT_TRY(RequireMetricSource(arm.metric.kind, HostInstructionSource()));
+  }
   return arm;
 }
 

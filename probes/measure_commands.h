@@ -8,9 +8,11 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/result.h"
+#include "engine/metric_source.h"
 #include "probes/build_provider.h"
 #include "probes/comparison.h"
 #include "probes/host.h"
@@ -69,6 +71,15 @@ Result<ProcessArm> MakeQueryArm(const EngineSections& config, const QueryConfig&
                                 const ResolvedBuild& build,
                                 const std::map<std::string, std::string>& set,
                                 const std::vector<std::string>& unset);
+
+/// Whether `kind` can be counted on this host, said before any run: a metric that valgrind's
+/// cachegrind counts needs valgrind, found on `search_path` (a PATH value; nullopt:
+/// culprit's own). ll_misses and d1_misses always do; instructions only when `instructions`
+/// (MakeQueryArm passes HostInstructionSource()) chose cachegrind, and then the hint says
+/// why counters are not used (their errno, or CULPRIT_INSTRUCTIONS=cachegrind). Ok for every
+/// other metric, and for instructions counted by a hardware counter.
+Status RequireMetricSource(MetricRule::Kind kind, const InstructionSourceChoice& instructions,
+                           std::optional<std::string_view> search_path = std::nullopt);
 
 /// One arm of a comparison plan: `process` measured on `build`, whose
 /// revision, commit and tree the record will carry.
