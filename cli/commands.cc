@@ -18,6 +18,7 @@
 #include "cli/stderr_build_progress.h"
 #include "cli/terminal_progress.h"
 #include "engine/compiler_cache.h"
+#include "engine/metric_source.h"
 #include "probes/calibration.h"
 #include "probes/engine_builds.h"
 #include "probes/host.h"
@@ -286,8 +287,16 @@ Result<int> CommandHost(bool json) {
                             {"parallel_ms", parallelism->parallel_ms},
                             {"effective", parallelism->effective}};
     }
-    // Where instructions and simulated cache misses come from here, as the text says it.
+    // Where instructions and simulated cache misses come from here, as the text says it:
+    // instructions from the one choice (HostInstructionSource), the two others from
+    // cachegrind; null where that source needs valgrind and there is none.
     const MetricSources sources = ProbeMetricSources();
+    const InstructionSourceChoice& choice = sources.instructions;
+    const bool counted = choice.source == MetricSource::kPerfEvent;
+    const nlohmann::json cachegrind =
+        sources.valgrind.empty() ? nlohmann::json(nullptr) : nlohmann::json("cachegrind");
+    const nlohmann::json instructions =
+        counted ? nlohmann::json(MetricSourceName(choice.source)) : cachegrind;
     nlohmann::json valgrind = nullptr;
     if (!sources.valgrind.empty()) {
       valgrind = {
@@ -297,12 +306,20 @@ Result<int> CommandHost(bool json) {
     }
     doc["metric_sources"] = {
         {"metrics", {"instructions", "ll_misses", "d1_misses"}},
-        {"source", sources.valgrind.empty() ? nlohmann::json(nullptr) : "cachegrind"},
+        // The source of instructions, the one metric whose source depends on the host.
+        {"source", instructions},
+        {"by_metric",
+         {{"instructions", instructions}, {"ll_misses", cachegrind}, {"d1_misses", cachegrind}}},
         {"valgrind", valgrind},
         {"unavailable_because",
          sources.valgrind.empty() ? nlohmann::json(sources.missing) : nlohmann::json(nullptr)},
-        // culprit never reads hardware counters (no perf_event_open), usable or not.
-        {"hardware_counters_read", false}};
+        // Whether a run of instructions reads a hardware counter (perf_event_open) here.
+        {"hardware_counters_read", counted},
+        // Whether a counter opens here: null when not tried (CULPRIT_INSTRUCTIONS=cachegrind);
+        // why_not is the errno, or the setting, whenever counters are not read.
+        {"hardware_counters",
+         {{"usable", choice.forced ? nlohmann::json(nullptr) : nlohmann::json(counted)},
+          {"why_not", counted ? nlohmann::json(nullptr) : nlohmann::json(choice.why)}}}};
     fmt::print("{}\n", ToJsonText(doc, 2));
   } else {
     fmt::print("{}", FormatHostReport(identity, snapshot, warnings));
