@@ -284,7 +284,8 @@ void BisectSearch::ReadLook(VerdictMemo& memo, std::vector<double> d) const {
   memo.confidence = 1 - alphas[look];
   // With the tails: a pseudo-median tie that a slow tail contradicts is no tie (an
   // intermittent slowdown would otherwise pass as "good"), and a mean beyond the band is a move.
-  const TailEvidence tails = GatherTailEvidence(d, shift->estimate, memo.confidence, options_.band);
+  TailEvidence tails = GatherTailEvidence(d, shift->estimate, memo.confidence, options_.band);
+  TrimForTie(d, kTrimShare, &tails);
   const bool by_rank =
       Classify(shift->low, shift->high, BandEdge(options_.band)) == Verdict::kEffect;
   switch (ClassifyWithTails(*shift, tails, options_.band)) {

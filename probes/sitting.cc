@@ -386,10 +386,18 @@ class PairedSitting {
   // asked once for the whole sitting, at its α: if the first n pairs hold no run of the tail,
   // neither do the first n' < n, so the chance that any look states a tie (or rules a move
   // out) on pairs that never caught the tail is the chance at the first look that may.
+  // Otherwise a tie reads a mean with the few pairs at each end set aside that TrimAtLook
+  // allows at the look's α: wild runs widen a plain mean's interval far more than they move
+  // the centre.
   TailEvidence Tails(double center, double confidence) const {
-    TailEvidence tails =
-        GatherTailEvidence(CompletedLogRatios(kept_), center, confidence, options_.band);
-    if (options_.sight_tail_once) tails.sighting_alpha = 1 - options_.confidence;
+    const std::vector<double> d = CompletedLogRatios(kept_);
+    if (options_.sight_tail_once) {
+      TailEvidence tails = GatherTailEvidence(d, center, confidence, options_.band);
+      tails.sighting_alpha = 1 - options_.confidence;
+      return tails;
+    }
+    TailEvidence tails = GatherTailEvidence(d, center, confidence, options_.band);
+    TrimForTie(d, options_.trim_share, &tails);
     return tails;
   }
 

@@ -124,6 +124,10 @@ struct SittingOptions {
   /// checks keep a tie out of their looks of 20 pairs by relying on the share's sighting
   /// (CheckSittingBudget's null_max_pairs = 20 when no tie is sought).
   bool sight_tail_once = false;
+  /// The largest share of its pairs a look's mean sets aside at each end (TrimAtLook at the
+  /// look's α: never so many that a slow tail could hide in them); 0: the plain mean. Not
+  /// with sight_tail_once, whose one sighting is of the untrimmed pairs.
+  double trim_share = kTrimShare;
   /// The pair counts at which to look, increasing (whole blocks); empty: min_pairs doubling
   /// to max_pairs (LookSchedule). Counts past max_pairs are dropped, and max_pairs (and a
   /// null_max_pairs below it) are made looks. The spending (Pocock) and StoppableLooks are

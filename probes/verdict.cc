@@ -204,13 +204,14 @@ std::string FormatMeanRatio(const ShiftEstimate& mean) {
 namespace {
 
 // "mean ratio", or for Yuen's trimmed mean what it set aside.
-std::string MeanName(const TailEvidence& tails) {
-  return tails.trimmed > 0 ? fmt::format(
-                                 "mean ratio (its {0} largest and {0} smallest pair{1} "
-                                 "set aside)",
-                                 tails.trimmed, tails.trimmed == 1 ? "" : "s")
-                           : "mean ratio";
+std::string MeanName(int trimmed) {
+  return trimmed > 0 ? fmt::format(
+                           "mean ratio (its {0} largest and {0} smallest pair{1} "
+                           "set aside)",
+                           trimmed, trimmed == 1 ? "" : "s")
+                     : "mean ratio";
 }
+std::string MeanName(const TailEvidence& tails) { return MeanName(tails.trimmed); }
 
 std::string DescribeTails(const TailBalance& t) {
   return fmt::format(
@@ -238,37 +239,79 @@ int PairsToTrimTail(double alpha) {
   }
 }
 
+double TailRunsAtMost(int k, int n) {
+  assert(k >= 0 && n >= 0);
+  const double r = kTailSightingRate, q = 1 - r;
+  // Summed term by term: P(X = i + 1) = P(X = i) · (n - i) / (i + 1) · r / q.
+  double term = std::pow(q, n), sum = 0;
+  for (int i = 0; i <= std::min(k, n); ++i) {
+    sum += term;
+    term *= static_cast<double>(n - i) / (i + 1) * r / q;
+  }
+  return std::min(sum, 1.0);
+}
+
+int TrimAtLook(int n, double alpha, double share) {
+  assert(alpha > 0 && alpha < 1 && share >= 0);
+  int k = static_cast<int>(std::floor(share * n + 1e-9));
+  while (k > 0 && TailRunsAtMost(k, n) > alpha) --k;
+  return k;
+}
+
 std::string TailDisagreement(const TailEvidence& tails, double band) {
   const double tau = BandEdge(band);
   std::vector<std::string> why;
   if (!tails.mean) {
     why.push_back("too few pairs for the mean's interval");
-  } else {
-    // The mean answers for the tails only when they hint at a lopsided split: symmetric
-    // outliers (both arms hit) leave the centre where it is but widen the mean's interval
-    // several times over, and a tie would cost hundreds of pairs for nothing.
-    const bool lopsided = tails.tails.p_value <= kTailHint;
-    if (lopsided && Classify(tails.mean->low, tails.mean->high, tau) != Verdict::kNull) {
+    return why.front();
+  }
+  // A tie reads the mean its look set aside wild pairs of (TrimForTie), when it did.
+  const ShiftEstimate& mean = tails.tie_mean ? *tails.tie_mean : *tails.mean;
+  const int trimmed = tails.tie_mean ? tails.tie_trimmed : tails.trimmed;
+  // The mean answers for the tails only when they hint at a lopsided split: symmetric
+  // outliers (both arms hit) leave the centre where it is but widen the mean's interval
+  // several times over, and a tie would cost hundreds of pairs for nothing.
+  const bool lopsided = tails.tails.p_value <= kTailHint;
+  if (lopsided && Classify(mean.low, mean.high, tau) != Verdict::kNull) {
+    why.push_back(fmt::format(
+        "the tails lean one way ({}) and the {} {} reaches "
+        "outside the ±{:g}% band",
+        DescribeTails(tails.tails), MeanName(trimmed), FormatMeanRatio(mean), band * 100));
+  }
+  const double sight_alpha = tails.sighting_alpha > 0 ? tails.sighting_alpha : 1 - mean.confidence;
+  const double clamped = std::clamp(sight_alpha, 1e-300, 0.5);
+  const int n = static_cast<int>(mean.n);
+  if (tails.tie_mean) {
+    // Trimmed at the look's own α (TrimAtLook): more than `trimmed` tail runs must be likely.
+    if (TailRunsAtMost(trimmed, n) > clamped) {
       why.push_back(fmt::format(
-          "the tails lean one way ({}) and the {} {} reaches "
-          "outside the ±{:g}% band",
-          DescribeTails(tails.tails), MeanName(tails), FormatMeanRatio(*tails.mean), band * 100));
+          "{} pairs could hold a slow tail in {:g}% of the runs only in the {} set aside at each "
+          "end",
+          n, kTailSightingRate * 100, trimmed));
     }
-    const double sight_alpha =
-        tails.sighting_alpha > 0 ? tails.sighting_alpha : 1 - tails.mean->confidence;
-    const double clamped = std::clamp(sight_alpha, 1e-300, 0.5);
-    const int sight = tails.trimmed > 0 ? PairsToTrimTail(clamped) : PairsToSightTail(clamped);
-    if (static_cast<int>(tails.mean->n) < sight) {
+  } else {
+    const int sight = trimmed > 0 ? PairsToTrimTail(clamped) : PairsToSightTail(clamped);
+    if (n < sight) {
       why.push_back(fmt::format(
           "{} pairs could miss a slow tail in {:g}% of the runs (seeing one takes {} at this "
           "confidence{})",
-          tails.mean->n, kTailSightingRate * 100, sight,
-          tails.trimmed > 0 ? ", with a pair set aside at each end" : ""));
+          n, kTailSightingRate * 100, sight,
+          trimmed > 0 ? ", with a pair set aside at each end" : ""));
     }
   }
   std::string text;
   for (const std::string& w : why) text += (text.empty() ? "" : "; ") + w;
   return text;
+}
+
+void TrimForTie(std::span<const double> d, double share, TailEvidence* tails) {
+  if (!tails->mean || share <= 0 || tails->sighting_alpha > 0) return;
+  const double alpha = 1 - tails->mean->confidence;
+  if (!(alpha > 0 && alpha < 1)) return;
+  const int k = TrimAtLook(static_cast<int>(d.size()), alpha, share);
+  if (k == 0 || !std::ranges::all_of(d, [](double x) { return std::isfinite(x); })) return;
+  tails->tie_mean = TrimmedMean(d, tails->mean->confidence, k);
+  tails->tie_trimmed = tails->tie_mean ? k : 0;
 }
 
 Verdict ClassifyWithTails(const ShiftEstimate& shift, const TailEvidence& tails, double band) {
@@ -293,14 +336,18 @@ VerdictResult Decide(const ShiftEstimate& shift, double band, const TailEvidence
   const std::string band_text = fmt::format("±{:g}%", band * 100);
   if (verdict == result.verdict) {
     if (verdict == Verdict::kNull && tails.mean) {
-      const bool inside =
-          Classify(tails.mean->low, tails.mean->high, BandEdge(band)) == Verdict::kNull;
-      result.explanation +=
-          inside ? fmt::format("; so does the {} {}", MeanName(tails), FormatMeanRatio(*tails.mean))
-                 : fmt::format(
-                       "; the tails are balanced ({}), so the {} {} is not "
-                       "needed to agree",
-                       DescribeTails(tails.tails), MeanName(tails), FormatMeanRatio(*tails.mean));
+      const ShiftEstimate& mean = tails.tie_mean ? *tails.tie_mean : *tails.mean;
+      const std::string name = MeanName(tails.tie_mean ? tails.tie_trimmed : tails.trimmed);
+      const bool inside = Classify(mean.low, mean.high, BandEdge(band)) == Verdict::kNull;
+      result.explanation += inside ? fmt::format("; so does the {} {}", name, FormatMeanRatio(mean))
+                                   : fmt::format(
+                                         "; the tails are balanced ({}), so the {} {} is not "
+                                         "needed to agree",
+                                         DescribeTails(tails.tails), name, FormatMeanRatio(mean));
+      if (tails.tie_mean) {
+        result.explanation +=
+            fmt::format(" (the mean ratio of every pair: {})", FormatMeanRatio(*tails.mean));
+      }
     }
     return result;
   }

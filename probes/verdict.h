@@ -62,6 +62,12 @@ struct TailEvidence {
   /// mean, GatherTailEvidence's `trim`): 0, the plain mean, or 1 from PairsToTrimTail pairs on
   /// (a table's cells: one wild run, in the arm or in the baseline, does not hold a tie back).
   int trimmed = 0;
+  /// The mean a tie reads instead of `mean` (TrimForTie): Yuen's trimmed mean with
+  /// `tie_trimmed` pairs set aside at each end, at the same confidence; nullopt when the look
+  /// sets none aside. `mean` stays the plain mean: it is the one reported, and the one an EFFECT
+  /// of the mean alone is read from (a slow tail the trim would thin shows there first).
+  std::optional<ShiftEstimate> tie_mean;
+  int tie_trimmed = 0;
 };
 
 /// A pair is in a tail when it lies beyond this many robust standard deviations (1.4826 MAD)
@@ -96,6 +102,26 @@ int PairsToSightTail(double alpha);
 /// kTailSightingRate (66 at 0.05 / 26, 59 at 0.05 / 13, 41 at 0.05). Requires 0 < alpha < 1.
 int PairsToTrimTail(double alpha);
 
+/// The largest share of a paired sitting's pairs its tie's mean sets aside at each end
+/// (TrimAtLook). A wild run (a preempted or migrated run, one sample in fifty on a shared host)
+/// lands in either arm, so it puts a pair far out on either side: a few of them leave the
+/// centre where it is but widen the plain mean's t interval several times over, and a tie
+/// that the Hodges–Lehmann interval showed at 40 pairs waited for 160. 2.5% a side keeps a
+/// slow tail in 15% of the runs in the mean: at least 12.5% of the pairs stay slow, a mean
+/// ×1.09 for B twice as slow, beyond a 5% band.
+inline constexpr double kTrimShare = 0.025;
+
+/// P(Binomial(n, kTailSightingRate) <= k): the chance that n pairs hold at most k runs of a
+/// slow tail in kTailSightingRate of B's runs. Requires 0 <= k, 0 <= n.
+double TailRunsAtMost(int k, int n);
+
+/// The pairs a look of a paired sitting of `n` pairs at two-sided level `alpha` sets aside at
+/// each end of its mean: the largest k <= floor(`share` · n) with TailRunsAtMost(k, n) <=
+/// alpha, so that a tail of kTailSightingRate is still sighted beyond the pairs set aside at
+/// that look's α (TailDisagreement); 0 when none is (the plain mean, sighted by
+/// PairsToSightTail). Requires 0 < alpha < 1, share >= 0.
+int TrimAtLook(int n, double alpha, double share = kTrimShare);
+
 /// max(τ, kTailScales · 1.4826 · MAD(d)), τ = BandEdge(band); τ when d is empty.
 double TailThreshold(std::span<const double> d, double band);
 
@@ -109,11 +135,19 @@ TailEvidence GatherTailEvidence(std::span<const double> d, double center, double
                                 double band, int trim = 0);
 
 /// Why the tails do not let the pairs be called a tie, or "" when they do: the mean's
-/// interval is missing, or the sign test of the tails gives p <= kTailHint and the mean's
-/// interval reaches outside the band, or the pairs are fewer than PairsToSightTail(the
-/// sighting α: sighting_alpha, or 1 - the mean's confidence), PairsToTrimTail of it when the
-/// mean is trimmed.
+/// interval is missing, or the sign test of the tails gives p <= kTailHint and the tie's mean
+/// (tie_mean when there is one, else mean) reaches outside the band, or the pairs could have
+/// missed a slow tail: fewer than PairsToSightTail(the sighting α: sighting_alpha, or 1 - the
+/// mean's confidence); for a mean trimmed under a whole cell's sighting_alpha, fewer than
+/// PairsToTrimTail of it; with a tie_mean (trimmed at the look's own α, TrimAtLook),
+/// TailRunsAtMost(tie_trimmed, n) above that α.
 std::string TailDisagreement(const TailEvidence& tails, double band);
+
+/// Gives `tails` (GatherTailEvidence's, untrimmed, at a look's own α: sighting_alpha 0) the
+/// trimmed mean a tie reads: TrimAtLook(d.size(), 1 - the mean's confidence, `share`) pairs
+/// set aside at each end of d. Nothing when that is 0, when share <= 0, when d holds a value
+/// that is not finite (a censored pair), or for a sighting asked once (sighting_alpha > 0).
+void TrimForTie(std::span<const double> d, double share, TailEvidence* tails);
 
 /// The verdict rule with the tails (Classify is its Hodges–Lehmann half):
 ///  - kEffect when the shift's interval is beyond the band (as Classify), or else when the

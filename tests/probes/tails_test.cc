@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <random>
 #include <string>
 #include <vector>
@@ -133,6 +134,94 @@ TEST(VerdictTails, TooFewPairsToHaveSeenATailAreNoTie) {
   hl.n = 40;
   EXPECT_EQ(ClassifyWithTails(hl, GatherTailEvidence(d, 0.0, 1 - 0.0096, 0.05), 0.05),
             Verdict::kNull);
+}
+
+TEST(VerdictTails, TailRunsAtMostKnownValues) {
+  // P(Binomial(n, 0.15) <= k): 0.85^40 = 0.001503; + 40 · 0.15 · 0.85^39 = 0.012107.
+  EXPECT_NEAR(TailRunsAtMost(0, 40), std::pow(0.85, 40), 1e-15);
+  EXPECT_NEAR(TailRunsAtMost(1, 40), std::pow(0.85, 40) + 40 * 0.15 * std::pow(0.85, 39), 1e-15);
+  EXPECT_NEAR(TailRunsAtMost(1, 40), 0.0121068, 1e-6);
+  EXPECT_NEAR(TailRunsAtMost(5, 5), 1.0, 1e-12);
+  EXPECT_DOUBLE_EQ(TailRunsAtMost(0, 0), 1.0);
+}
+
+TEST(VerdictTails, AtALookTheMeanSetsAsideOnlyWhatTheSightingAllows) {
+  // 2.5% a side at most, and no more than leaves a tail in 15% of the runs sighted at the
+  // look's α: 40 pairs hold at most one tail run with probability 0.0121, more than a look's
+  // 0.0079, so the mean at 40 is the plain one; 57 pairs (0.00107) set one aside; 80 set two
+  // aside (P(<= 2 of 80) = 2.6e-4).
+  EXPECT_EQ(TrimAtLook(40, 0.0079), 0);
+  EXPECT_EQ(TrimAtLook(40, 0.05), 1);
+  EXPECT_EQ(TrimAtLook(57, 0.0079), 1);
+  EXPECT_EQ(TrimAtLook(80, 0.0079), 2);
+  EXPECT_EQ(TrimAtLook(160, 0.0079), 4);
+  EXPECT_EQ(TrimAtLook(160, 0.0079, 0), 0);
+  EXPECT_EQ(TrimAtLook(10, 0.0079), 0);
+  for (int n : {40, 57, 80, 113, 160, 320, 1280}) {
+    const int k = TrimAtLook(n, 0.0079);
+    EXPECT_LE(TailRunsAtMost(k, n), 0.0079) << n;
+    EXPECT_LE(k, n * kTrimShare) << n;
+  }
+}
+
+// A clean tie at 3% noise per run, one run in 60 wild (x2.5), in either arm: the plain mean's
+// interval is several times wider than the pairs' centre is uncertain.
+class WildRunsSource : public SampleSource {
+ public:
+  explicit WildRunsSource(uint64_t seed) : rng_(seed) {}
+  SampleOutcome Run(int) override {
+    std::normal_distribution<double> noise(0, 0.03);
+    SampleOutcome outcome;
+    outcome.ok = true;
+    outcome.value = 100.0 * std::exp(noise(rng_)) * (++calls_ % 60 == 17 ? 2.5 : 1.0);
+    return outcome;
+  }
+
+ private:
+  std::mt19937_64 rng_;
+  int calls_ = 0;
+};
+
+TEST(VerdictTails, WildRunsInBothArmsHoldATieBackOnlyWithThePlainMean) {
+  // 20 seeded sittings of the same program in both arms: with the trimmed mean for the tie
+  // nearly every one is a tie (19 of 20 here; 13 with the plain mean), on fewer pairs in all.
+  int nulls = 0, plain_nulls = 0, pairs = 0, plain_pairs = 0;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    WildRunsSource source(seed), again(seed);
+    SittingOptions plain = Options(seed);
+    plain.trim_share = 0;
+    SittingResult r = RunPairedSitting(source, nullptr, Options(seed), nullptr);
+    SittingResult p = RunPairedSitting(again, nullptr, plain, nullptr);
+    ASSERT_TRUE(r.verdict && p.verdict);
+    nulls += r.verdict->verdict == Verdict::kNull;
+    plain_nulls += p.verdict->verdict == Verdict::kNull;
+    pairs += r.pairs_kept;
+    plain_pairs += p.pairs_kept;
+    if (r.verdict->verdict == Verdict::kNull && r.tails->tie_mean) {
+      EXPECT_TRUE(Contains(r.verdict->explanation, "set aside")) << r.verdict->explanation;
+    }
+  }
+  std::printf("wild runs: %d of 20 ties trimmed (%d pairs), %d plain (%d pairs)\n", nulls, pairs,
+              plain_nulls, plain_pairs);
+  EXPECT_GE(nulls, 18);
+  EXPECT_GT(nulls, plain_nulls);
+  EXPECT_LT(pairs, plain_pairs);
+}
+
+TEST(VerdictTails, TrimmingKeepsAnIntermittentSlowdownFromPassingAsATie) {
+  // B twice as slow in 15% of its runs at 3% noise, 100 seeded sittings with the trimmed mean
+  // for ties (the default): no more ties than the sitting's α allows, and as many effects as
+  // the plain mean finds (an EFFECT of the mean alone reads the plain mean).
+  int nulls = 0, effects = 0;
+  for (uint64_t seed = 1; seed <= 100; ++seed) {
+    IntermittentSource source(1.0, 0.15, 2.0, 0.03, seed);
+    SittingResult r = RunPairedSitting(source, nullptr, Options(seed), nullptr);
+    ASSERT_TRUE(r.verdict);
+    nulls += r.verdict->verdict == Verdict::kNull;
+    effects += r.verdict->verdict == Verdict::kEffect;
+  }
+  EXPECT_LE(nulls, 5);
+  EXPECT_GE(effects, 40);
 }
 
 TEST(StatisticsTails, TailBalanceCountsBothSidesOfTheCentre) {
