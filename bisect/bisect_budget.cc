@@ -50,9 +50,10 @@ SittingOptions SittingBudget(const SittingOptions& measure, const BisectConfig& 
   // pairs could have seen. So both stop once neither verdict is within their budgets' reach
   // (a move on the band's edge is, until about half the budget).
   options.stop_when_futile = check || confirm;
-  // The confirmation looks more often than by doubling: a move stops nearer the pairs it
-  // needs, and the sitting spends α over these looks, so the overall α is kept.
-  if (confirm) {
+  // The confirmation and the checks look more often than by doubling: a move (or a check's
+  // tie) stops nearer the pairs it needs, and the sitting spends α over these looks, so the
+  // overall α is kept. A check's tie budget (160) is a look of this schedule as of doubling.
+  if (confirm || check) {
     options.looks =
         ConfirmationLooks(options.min_pairs, options.max_pairs, bisect.confirm_look_growth);
   }

@@ -31,16 +31,16 @@ int PairsLeft(const BisectConfig& bisect, const std::vector<BisectStepLog>& log)
 /// check of a part a verified change leaves unexplained): `measure`, the [measure] options with
 /// the command's flags applied, with [bisect]'s budgets for the kind unless `max_pairs_given`
 /// (--max-pairs then bounds it), cut to `pairs_left` in whole blocks. Confirmations and checks
-/// stop once neither verdict is within reach.
+/// stop once neither verdict is within reach, and look on ConfirmationLooks' schedule.
 SittingOptions SittingBudget(const SittingOptions& measure, const BisectConfig& bisect,
                              BisectStepKind kind, bool max_pairs_given, int pairs_left);
 
-/// The looks of the endpoint confirmation: `min_pairs`, then each about `growth` times the last
-/// (min_pairs·growth^k rounded to whole blocks), then `max_pairs`; an intermediate look closer
-/// than (1 + growth) / 2 to max_pairs is dropped (as LookSchedule drops one closer than 1.5x),
-/// and so is one that rounds onto the look before it. E.g. {10, 14, 20, 28, 40, 56, 80, 114,
-/// 160, 226, 320, 452, 640, 906, 1280} for (10, 1280, √2). growth outside (1, 2) (or max_pairs <=
-/// min_pairs) gives LookSchedule's looks. The sitting spends α over them (Pocock), so finer
+/// The looks of the endpoint confirmation and of a check: `min_pairs`, then each about `growth`
+/// times the last (min_pairs·growth^k rounded to whole blocks), then `max_pairs`; an intermediate
+/// look closer than (1 + growth) / 2 to max_pairs is dropped (as LookSchedule drops one closer
+/// than 1.5x), and so is one that rounds onto the look before it. E.g. {10, 14, 20, 28, 40, 56, 80,
+/// 114, 160, 226, 320, 452, 640, 906, 1280} for (10, 1280, √2). growth outside (1, 2) (or max_pairs
+/// <= min_pairs) gives LookSchedule's looks. The sitting spends α over them (Pocock), so finer
 /// looks keep the overall α: each look's share is smaller, and a move stops nearer the pairs
 /// it needs.
 std::vector<int> ConfirmationLooks(int min_pairs, int max_pairs, double growth);

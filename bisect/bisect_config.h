@@ -39,10 +39,11 @@ struct BisectConfig {
   /// as neither a move nor a tie is within reach. `bisect run --max-pairs N` sets it and
   /// check_max_pairs for one bisect.
   int confirm_max_pairs = 1280;
-  /// The endpoint confirmation looks at min_pairs, then each look this many times the last,
-  /// in whole blocks, up to its budget (ConfirmationLooks; in (1, 4)); 2 or more is the sitting's
-  /// doubling; finer looks stop a move nearer the pairs it needs, and the spending is applied to
-  /// them, so the overall α is kept (docs/bisect.md, "The confirmation's looks").
+  /// The endpoint confirmation and the checks look at min_pairs, then each look this many
+  /// times the last, in whole blocks, up to its budget (ConfirmationLooks; in (1, 4)); 2 or more
+  /// is the sitting's doubling; finer looks stop a move (or a check's tie) nearer the pairs it
+  /// needs, and the spending is applied to them, so the overall α is kept (docs/bisect.md,
+  /// "The confirmation's looks", "The checks' looks and a tie's wild pairs").
   double confirm_look_growth = 1.41421356;
   /// The most pairs a check spends seeking a tie (0: [measure] max_pairs). A tie of the part
   /// before a change is what shows it is the first bad commit; within a few percent of the

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -71,7 +72,7 @@ TEST(BisectBudget, ConfirmationLooksGrowByTheGivenFactor) {
   EXPECT_EQ(ConfirmationLooks(6, 6, std::sqrt(2.0)), (std::vector<int>{6}));
 }
 
-TEST(BisectBudget, TheConfirmationAloneLooksAtTheFinerSchedule) {
+TEST(BisectBudget, TheConfirmationAndTheChecksLookAtTheFinerSchedule) {
   BisectConfig bisect;
   EXPECT_NEAR(bisect.confirm_look_growth, std::sqrt(2.0), 1e-6);
   const SittingOptions confirm =
@@ -85,8 +86,14 @@ TEST(BisectBudget, TheConfirmationAloneLooksAtTheFinerSchedule) {
   EXPECT_EQ(SittingBudget(Measure(), bisect, BisectStepKind::kConfirm, false, 7).looks,
             (std::vector<int>{6}));
   bisect = BisectConfig{};
-  for (BisectStepKind kind :
-       {BisectStepKind::kMeasure, BisectStepKind::kVerify, BisectStepKind::kCheck}) {
+  // A check hunts a move with the confirmation's budget and seeks its tie at 160 pairs, which
+  // the finer schedule holds as a look: a tie stated at 56 pairs does not wait for 80.
+  const std::vector<int> check_looks =
+      SittingBudget(Measure(), bisect, BisectStepKind::kCheck, false, 1 << 20).looks;
+  EXPECT_EQ(check_looks, ConfirmationLooks(10, 1280, bisect.confirm_look_growth));
+  EXPECT_TRUE(std::ranges::find(check_looks, 160) != check_looks.end());
+  EXPECT_TRUE(std::ranges::find(check_looks, 56) != check_looks.end());
+  for (BisectStepKind kind : {BisectStepKind::kMeasure, BisectStepKind::kVerify}) {
     EXPECT_TRUE(SittingBudget(Measure(), bisect, kind, false, 1 << 20).looks.empty())
         << BisectStepKindName(kind);
   }
