@@ -244,8 +244,9 @@ Result<pid_t> Spawn(const ProcessSpec& spec, const std::string& program, int std
   return pid;
 }
 
-// The fork-based sibling of Spawn, for counted runs only (spec.before_exec): long for the
-// same reason as Spawn, what the child does before exec must be read in one place.
+// The fork-based sibling of Spawn, for counted runs only (spec.before_exec).
+// Long on purpose: as Spawn's, what the child does between fork and exec (system calls only,
+// on what the parent prepared) must be read in one place with the gate the parent holds it at.
 Result<pid_t> SpawnHeld(const ProcessSpec& spec, const std::string& program, int stdin_fd,
                         int stdout_fd, int stderr_fd,
                         std::chrono::steady_clock::time_point* started) {

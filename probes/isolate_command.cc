@@ -134,6 +134,37 @@ Result<ProcessSpec> MakeHarnessSpec(const ProbeSections& config, const ResolvedB
   return spec;
 }
 
+namespace {
+
+// The sitting's options for a plan: [measure]'s (with the command's flags) and the plan's own
+// budget, unless --max-pairs gave one for this run.
+Result<IsolationOptions> MakeIsolationOptions(const ResidencyPlan& plan,
+                                              const SittingOptions& sitting,
+                                              const IsolateRequest& request) {
+  IsolationOptions options;
+  options.warmup = sitting.warmup;
+  options.runs_per_visit = request.runs_per_visit;
+  options.min_rounds = sitting.min_pairs;
+  options.max_rounds = sitting.max_pairs;
+  if (plan.max_rounds > 0 && !request.flags.max_pairs) {
+    if (plan.max_rounds < sitting.min_pairs) {
+      return Error::Usage(
+                 fmt::format("residency plan '{}' has max_rounds = {}, below the {} rounds of "
+                             "the first look ([measure] min_pairs or --min-pairs)",
+                             plan.name, plan.max_rounds, sitting.min_pairs))
+          .WithHint("raise max_rounds, or lower min_pairs");
+    }
+    options.max_rounds = plan.max_rounds;
+  }
+  options.band = sitting.band;
+  options.confidence = sitting.confidence;
+  options.calibrate_between_looks = sitting.calibrate_between_looks;
+  options.seed = sitting.seed;
+  return options;
+}
+
+}  // namespace
+
 Result<IsolateOutcome> RunIsolate(const MeasureContext& context, const IsolateRequest& request) {
   const ProbeSections& config = context.config;
   Result<const ResidencyPlan*> plan = SelectPlan(config, request.plan, request.query);
@@ -156,26 +187,10 @@ Result<IsolateOutcome> RunIsolate(const MeasureContext& context, const IsolateRe
   outcome.plan.name = (*plan)->name;
   outcome.plan.query = request.query.empty() ? (*plan)->query : request.query;
   outcome.plan.conditions = (*plan)->conditions;
-  IsolationOptions& options = outcome.options;
-  options.warmup = sitting->warmup;
-  options.runs_per_visit = request.runs_per_visit;
-  options.min_rounds = sitting->min_pairs;
-  options.max_rounds = sitting->max_pairs;
-  // The plan's own budget, unless --max-pairs gave one for this run.
-  if ((*plan)->max_rounds > 0 && !request.flags.max_pairs) {
-    if ((*plan)->max_rounds < sitting->min_pairs) {
-      return Error::Usage(
-                 fmt::format("residency plan '{}' has max_rounds = {}, below the {} rounds of "
-                             "the first look ([measure] min_pairs or --min-pairs)",
-                             (*plan)->name, (*plan)->max_rounds, sitting->min_pairs))
-          .WithHint("raise max_rounds, or lower min_pairs");
-    }
-    options.max_rounds = (*plan)->max_rounds;
-  }
-  options.band = sitting->band;
-  options.confidence = sitting->confidence;
-  options.calibrate_between_looks = sitting->calibrate_between_looks;
-  options.seed = sitting->seed;
+  Result<IsolationOptions> isolation_options = MakeIsolationOptions(**plan, *sitting, request);
+  if (!isolation_options) return isolation_options.error();
+  outcome.options = *isolation_options;
+  const IsolationOptions& options = outcome.options;
   Result<std::optional<SimulatedIsolationOptions>> simulation = MakeSimulationOptions(request);
   if (!simulation) return simulation.error();
   if (*simulation) (*simulation)->settle_runs = options.settle_runs;
