@@ -106,9 +106,7 @@ Result<fs::path> FindValgrind(MetricRule::Kind kind, std::string_view program,
   if (found) return fs::path(*found);
   return Error(fmt::format("metric \"{}\" runs the query under valgrind, which is not here ({})",
                            NamedMetricName(kind), found.error().message()))
-      .WithHint(
-          "install it: apt install valgrind (scripts/install-deps does); this host has no "
-          "hardware counters to count instructions instead");
+      .WithHint("install it: apt install valgrind (scripts/install-deps does)");
 }
 
 Result<std::string> ValgrindVersion(const fs::path& path) {
