@@ -68,28 +68,9 @@ class RealInstructionCounter final : public InstructionCounter {
 }  // namespace
 
 std::string ErrnoName(int error) {
-  switch (error) {
-    case ENOENT:
-      return "ENOENT";
-    case EACCES:
-      return "EACCES";
-    case EPERM:
-      return "EPERM";
-    case ENOSYS:
-      return "ENOSYS";
-    case EOPNOTSUPP:
-      return "EOPNOTSUPP";
-    case EINVAL:
-      return "EINVAL";
-    case ENODEV:
-      return "ENODEV";
-    case EBUSY:
-      return "EBUSY";
-    case ESRCH:
-      return "ESRCH";
-    default:
-      return fmt::format("errno {}", error);
-  }
+  // glibc's own table (2.32 and later; Debian 12 has 2.36), not a list of our own.
+  const char* name = ::strerrorname_np(error);
+  return name != nullptr ? std::string(name) : fmt::format("errno {}", error);
 }
 
 Result<double> InstructionsOfReading(const CounterReading& reading) {

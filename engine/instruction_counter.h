@@ -68,7 +68,8 @@ class RealInstructionCounterFactory final : public InstructionCounterFactory {
   Result<std::unique_ptr<InstructionCounter>> OpenOnChild(int pid) override;
 };
 
-/// "ENOENT", "EACCES", ... for the errnos perf_event_open gives; "errno N" for another.
+/// The errno's name ("ENOENT", "EACCES", ...: glibc's strerrorname_np); "errno N" when glibc has
+/// none.
 std::string ErrnoName(int error);
 
 /// One counted run of a query.
