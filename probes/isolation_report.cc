@@ -9,6 +9,7 @@
 #include "probes/isolation_simulated.h"
 #include "probes/isolation_verdict.h"
 #include "probes/log_interval.h"
+#include "records/isolation_details.h"
 #include "records/isolation_payload.h"
 
 namespace culprit {
@@ -123,16 +124,13 @@ Estimate SuspectEstimate(const ShiftEstimate& shift) {
 }
 
 /// ERROR when the engine broke (the details name the condition and the
-/// command, and mark the record partial), else the suspect's verdict, else
-/// INCONCLUSIVE. `suspect` may be null.
+/// command, and mark the record partial: IsolationDetailsOf), else the suspect's
+/// verdict, else INCONCLUSIVE. `suspect` may be null.
 void SetIsolationVerdict(const IsolationResult& result, const ConditionOutcome* suspect,
                          Record& record) {
   if (result.failure) {
     record.verdict = Verdict::kError;
     record.verdict_detail = result.failure->message();
-    record.details["partial"] = "true";
-    record.details["failed_condition"] = result.failed_condition;
-    record.details["failed_command"] = result.failed_command;
   } else if (suspect && suspect->verdict) {
     record.verdict = suspect->verdict->verdict;
     record.verdict_detail = result.conclusion;
@@ -142,29 +140,47 @@ void SetIsolationVerdict(const IsolationResult& result, const ConditionOutcome* 
   }
 }
 
-/// The flat details: the plan, the design, the correction and the outcome.
-void AddIsolationDetails(const IsolationPlan& plan, const IsolationOptions& options,
-                         const IsolationResult& result,
-                         std::map<std::string, std::string>& details) {
-  details["plan"] = plan.name;
-  details["conclusion"] = result.conclusion;
-  details["seed"] = std::to_string(result.seed);
-  details["design"] = "random Latin square per block of rounds";
-  details["rounds"] = std::to_string(result.rounds_done);
-  details["max_rounds"] = std::to_string(options.max_rounds);
-  details["runs_per_visit"] = std::to_string(options.runs_per_visit);
-  details["settle_runs"] = std::to_string(options.settle_runs);
-  details["sample_tags"] =
-      "arm = condition, pair = round (-1: warm-up visit); warmup = true with a round: the "
-      "settling run after the condition was set up";
-  details["correction"] = "bonferroni";
-  details["condition_alpha"] = fmt::format("{:.6g}", result.condition_alpha);
-  details["alpha_spending"] = "pocock-increments";
-  details["reversibility"] = std::string(ReversibilityName(result.reversibility.verdict));
-  if (result.suspect > 0) details["suspect"] = plan.conditions[result.suspect].name;
-  if (result.calibration) {
-    details["calibration_change"] = fmt::format("{:+.4f}", result.calibration->change);
+/// The record's spelling of a reversibility verdict.
+RecordedReversibility Recorded(Reversibility r) {
+  switch (r) {
+    case Reversibility::kReversible:
+      return RecordedReversibility::kReversible;
+    case Reversibility::kNotReversible:
+      return RecordedReversibility::kNotReversible;
+    case Reversibility::kUndecided:
+      return RecordedReversibility::kUndecided;
+    case Reversibility::kNotTested:
+      break;
   }
+  return RecordedReversibility::kNotTested;
+}
+
+/// The flat details: the plan, the design, the correction and the outcome, and where the
+/// engine broke when it did.
+IsolationDetails IsolationDetailsOf(const IsolationPlan& plan, const IsolationOptions& options,
+                                    const IsolationResult& result) {
+  IsolationDetails d;
+  d.plan = plan.name;
+  d.conclusion = result.conclusion;
+  d.sitting.seed = result.seed;
+  d.design = std::string(kIsolationDesign);
+  d.rounds = result.rounds_done;
+  d.max_rounds = options.max_rounds;
+  d.runs_per_visit = options.runs_per_visit;
+  d.settle_runs = options.settle_runs;
+  d.sample_tags = std::string(kIsolationSampleTags);
+  d.correction = std::string(kBonferroniCorrection);
+  d.condition_alpha = result.condition_alpha;
+  d.sitting.alpha_spending = std::string(kPocockIncrements);
+  d.reversibility = Recorded(result.reversibility.verdict);
+  if (result.suspect > 0) d.suspect = plan.conditions[result.suspect].name;
+  if (result.calibration) d.sitting.calibration_change = result.calibration->change;
+  if (result.failure) {
+    d.partial = true;
+    d.failed_condition = result.failed_condition;
+    d.failed_command = result.failed_command;
+  }
+  return d;
 }
 
 /// One condition of the payload: its holds and releases, the sizes the engine
@@ -235,17 +251,7 @@ IsolationPayload MakeIsolationPayload(const IsolationResult& result) {
 }  // namespace
 
 std::string_view ReversibilityName(Reversibility r) {
-  switch (r) {
-    case Reversibility::kReversible:
-      return "reversible";
-    case Reversibility::kNotReversible:
-      return "not reversible";
-    case Reversibility::kUndecided:
-      return "undecided";
-    case Reversibility::kNotTested:
-      break;
-  }
-  return "not tested";
+  return RecordedReversibilityName(Recorded(r));
 }
 
 std::string FormatBytes(uint64_t bytes) {
@@ -352,7 +358,7 @@ Record MakeIsolationRecord(const IsolationPlan& plan, const IsolationOptions& op
       result.suspect > 0 ? &result.conditions[result.suspect] : nullptr;
   if (suspect && suspect->shift) record.estimate = SuspectEstimate(*suspect->shift);
   SetIsolationVerdict(result, suspect, record);
-  AddIsolationDetails(plan, options, result, record.details);
+  IsolationDetailsOf(plan, options, result).WriteTo(&record.details);
   record.details_json = IsolationPayloadToJson(MakeIsolationPayload(result));
   return record;
 }

@@ -5,6 +5,7 @@
 
 #include "base/json_text.h"
 #include "base/median.h"
+#include "records/isolation_details.h"
 #include "records/payload_fields.h"
 
 namespace culprit {
@@ -163,13 +164,13 @@ std::string IsolationPayloadToJson(const IsolationPayload& p) {
       {"version", p.version},
       // The seed as text: a 64-bit seed does not survive a reader that takes numbers as doubles.
       {"design",
-       {{"method", "random Latin square per block of rounds"},
+       {{"method", kIsolationDesign},
         {"seed", std::to_string(p.seed)},
         {"conditions", p.conditions.size()},
         {"orders", p.orders}}},
       {"looks", p.looks},
       {"correction",
-       {{"method", "bonferroni"},
+       {{"method", kBonferroniCorrection},
         {"comparisons", p.comparisons},
         {"condition_alpha", Finite(p.condition_alpha)}}},
       {"conditions", conditions},

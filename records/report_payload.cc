@@ -10,6 +10,7 @@
 #include "records/bisect_payload.h"
 #include "records/bisect_step_details.h"
 #include "records/comparison_details.h"
+#include "records/isolation_details.h"
 #include "records/payload_fields.h"
 
 namespace culprit {
@@ -43,6 +44,7 @@ std::optional<int> IndexOf(const std::vector<std::string>& commits, std::string_
 
 IsolateFacts ReadIsolateFacts(const Record& record) {
   IsolateFacts facts;
+  const IsolationDetails details = IsolationDetails::FromRecord(record);
   if (std::optional<IsolationPayload> payload = ReadIsolationPayload(record)) {
     facts.reversibility = payload->reversibility;
     facts.reversibility_sentence = payload->reversibility_sentence;
@@ -61,7 +63,7 @@ IsolateFacts ReadIsolateFacts(const Record& record) {
     }
   } else {
     // No payload: the arms still name the conditions, and a detail the suspect.
-    const std::string suspect = record.Detail("suspect");
+    const std::string suspect = details.suspect.value_or("");
     for (const Arm& arm : record.arms) {
       ConditionFacts c;
       c.name = arm.condition.empty() ? arm.name : arm.condition;
@@ -72,7 +74,9 @@ IsolateFacts ReadIsolateFacts(const Record& record) {
       facts.conditions.push_back(std::move(c));
     }
   }
-  if (facts.reversibility.empty()) facts.reversibility = record.Detail("reversibility");
+  if (facts.reversibility.empty() && details.reversibility) {
+    facts.reversibility = RecordedReversibilityName(*details.reversibility);
+  }
   return facts;
 }
 

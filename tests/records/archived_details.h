@@ -164,4 +164,83 @@ inline const DetailMap kDemoInvestigation = {
     {"wall_ms.relevance", "0"},
 };
 
+// The isolate records' flat facts, copied later (2026-12-05) from records written before
+// records/isolation_details.h existed: the first from a `culprit demo` run at 10:00 UTC, the
+// other two from `culprit isolate` on tests/fixtures/residency_engine with a build of this
+// tree at d6a1ef6 (`--simulate ll_misses --simulate-samples 2`; then the engine's
+// `--fault crash --fault-after 30`, a partial record).
+// 2026-12-05T100008Z-isolate-series.count-c21a.json
+inline const DetailMap kDemoIsolate = {
+    {"alpha_spending", "pocock-increments"},
+    {"calibration_change", "-0.0286"},
+    {"conclusion",
+     "holding `traversal_index`: series.count +5.0% [+4.5%, +5.5%] (inconclusive); `plain_columns` "
+     "+4.3% [+3.8%, +4.8%] (tie); `index_sources` -0.5% [-4.7%, +4.3%] (tie); released: tie → "
+     "undecided: the sitting could not tell whether holding `traversal_index` moves series.count "
+     "beyond the band (more rounds, --max-pairs, may settle it)"},
+    {"condition_alpha", "0.0125"},
+    {"correction", "bonferroni"},
+    {"design", "random Latin square per block of rounds"},
+    {"max_rounds", "160"},
+    {"plan", "traversal index"},
+    {"reversibility", "reversible"},
+    {"rounds", "160"},
+    {"runs_per_visit", "3"},
+    {"sample_tags",
+     "arm = condition, pair = round (-1: warm-up visit); warmup = true with a round: the settling "
+     "run after the condition was set up"},
+    {"seed", "13243176173049484283"},
+    {"settle_runs", "1"},
+    {"suspect", "index held"},
+};
+// 2026-12-05T120244Z-isolate-scan-3c7d.json
+inline const DetailMap kFixtureIsolateSimulated = {
+    {"alpha_spending", "pocock-increments"},
+    {"calibration_change", "-0.0072"},
+    {"conclusion",
+     "holding `rollup` (16.0 MiB) costs scan +398.6% [+390.3%, +405.9%]; `ballast` (16.0 MiB) "
+     "+0.1% [-0.6%, +0.9%] (tie); released: tie → a residency effect of `rollup` itself, not of "
+     "memory held in general"},
+    {"condition_alpha", "0.0166667"},
+    {"correction", "bonferroni"},
+    {"design", "random Latin square per block of rounds"},
+    {"max_rounds", "40"},
+    {"plan", "rollup"},
+    {"reversibility", "reversible"},
+    {"rounds", "40"},
+    {"runs_per_visit", "3"},
+    {"sample_tags",
+     "arm = condition, pair = round (-1: warm-up visit); warmup = true with a round: the settling "
+     "run after the condition was set up"},
+    {"seed", "5095855033445606324"},
+    {"settle_runs", "1"},
+    {"suspect", "rollup held"},
+};
+// 2026-12-05T120304Z-isolate-scan-6ca0.json
+inline const DetailMap kFixtureIsolatePartial = {
+    {"alpha_spending", "pocock-increments"},
+    {"conclusion",
+     "no conclusion: the engine broke (condition 'rollup held': 'run scan 3': the harness killed "
+     "by signal 11 (SIGSEGV) (/work/main/build/tests/residency_engine --fault crash --fault-after "
+     "30); last lines of its stderr:\nresidency_engine: 1048576 elements; commands: hold, release, "
+     "run, quit)"},
+    {"condition_alpha", "0.0166667"},
+    {"correction", "bonferroni"},
+    {"design", "random Latin square per block of rounds"},
+    {"failed_command", "run scan 3"},
+    {"failed_condition", "rollup held"},
+    {"max_rounds", "40"},
+    {"partial", "true"},
+    {"plan", "rollup"},
+    {"reversibility", "undecided"},
+    {"rounds", "3"},
+    {"runs_per_visit", "3"},
+    {"sample_tags",
+     "arm = condition, pair = round (-1: warm-up visit); warmup = true with a round: the settling "
+     "run after the condition was set up"},
+    {"seed", "10904833343067495338"},
+    {"settle_runs", "1"},
+    {"suspect", "rollup held"},
+};
+
 }  // namespace culprit::archived
