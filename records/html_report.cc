@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "records/explain_payload.h"
+#include "records/html_isolation.h"
 #include "records/report.h"
 #include "records/report_facts.h"
 #include "records/report_payload.h"
@@ -166,21 +167,11 @@ std::string FactRow(std::string_view name, std::string_view value) {
   return fmt::format("<tr><th>{}</th><td>{}</td></tr>\n", Escape(name), Escape(value));
 }
 
-std::string Missing(std::string_view what) {
-  return fmt::format("<p class=\"missing\">{}: not in this record.</p>\n", Escape(what));
-}
-
 // A link to another record: an anchor when it is in the page, else said.
 std::string RecordLink(std::string_view id, const RecordIndex& index) {
   if (index.Find(id)) return fmt::format("<a href=\"#{0}\"><code>{0}</code></a>", Escape(id));
   return fmt::format("<code>{}</code> <span class=\"absent\">(not in this report)</span>",
                      Escape(id));
-}
-
-std::string Bytes(uint64_t bytes) {
-  if (bytes >= (1u << 20)) return fmt::format("{:.1f} MiB", bytes / 1048576.0);
-  if (bytes >= (1u << 10)) return fmt::format("{:.1f} KiB", bytes / 1024.0);
-  return fmt::format("{} B", bytes);
 }
 
 std::string Reading(const Record& r) {
@@ -232,7 +223,7 @@ std::string StepRow(const Record& step, int n, const RecordIndex& index,
 /// The posterior over the first bad commit as columns over 1..n, or a note
 /// that the record has none.
 std::string PosteriorColumns(const BisectFacts& facts, int n) {
-  if (facts.posterior.size() <= 1) return Missing("posterior over the commits");
+  if (facts.posterior.size() <= 1) return HtmlMissing("posterior over the commits");
   svg::ColumnSpec columns;
   columns.title = "posterior probability that the first bad commit is j";
   columns.x_label = "commit index j";
@@ -299,55 +290,6 @@ std::string BisectPicture(const Record& r, const RecordIndex& index) {
   return out;
 }
 
-std::string IsolatePicture(const Record& r) {
-  IsolateFacts facts = ReadIsolateFacts(r);
-  if (facts.conditions.empty()) return Missing("isolation conditions");
-  svg::BarsSpec spec;
-  spec.title = fmt::format("each condition against the baseline, {}", r.query);
-  spec.baseline = facts.conditions[0].name;
-  spec.band = r.band;
-  std::string table;
-  for (size_t i = 0; i < facts.conditions.size(); ++i) {
-    const ConditionFacts& c = facts.conditions[i];
-    std::string setup;
-    for (const std::string& h : c.hold) setup += (setup.empty() ? "holds " : ", ") + h;
-    if (!c.release.empty()) {
-      std::string released;
-      for (const std::string& h : c.release) released += (released.empty() ? "" : ", ") + h;
-      setup += (setup.empty() ? "" : "; ") + std::string("then releases ") + released;
-    }
-    if (setup.empty()) setup = "nothing held";
-    std::string reading = c.estimate
-                              ? BandSentence(c.estimate->ratio, c.estimate->low, c.estimate->high,
-                                             r.band, DirectionOf(r), r.unit)
-                              : (c.baseline ? "the reference" : "not in this record");
-    table += fmt::format(
-        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-        Escape(c.name), Escape(ConditionRoleName(c.role)), Escape(setup),
-        c.bytes ? Bytes(*c.bytes) : "-",
-        c.estimate ? fmt::format("{:.3f} [{:.3f}, {:.3f}]", c.estimate->ratio, c.estimate->low,
-                                 c.estimate->high)
-                   : "-",
-        Escape(c.verdict ? VerdictName(*c.verdict) : "-"), Escape(reading));
-    if (c.baseline) continue;
-    std::string caption = c.verdict ? std::string(VerdictName(*c.verdict)) : "";
-    if (c.bytes) caption += (caption.empty() ? "" : " · ") + Bytes(*c.bytes) + " held";
-    spec.bars.push_back({c.name, std::string(ConditionRoleName(c.role)), c.estimate, caption});
-  }
-  std::string out = "<h4>Conditions</h4>\n";
-  out += spec.bars.empty() ? Missing("conditions besides the baseline") : svg::IntervalBars(spec);
-  if (!facts.reversibility.empty()) {
-    out += fmt::format(
-        "<p class=\"reading\">reversibility: <b>{}</b>{}</p>\n", Escape(facts.reversibility),
-        facts.reversibility_sentence.empty() ? "" : " — " + Escape(facts.reversibility_sentence));
-  }
-  out +=
-      "<table class=\"conditions\">\n<tr><th>condition</th><th>role</th><th>setup</th>"
-      "<th>held</th><th>ratio</th><th>verdict</th><th>reading</th></tr>\n" +
-      table + "</table>\n";
-  return out;
-}
-
 std::string AuditPicture(const Record& r, const RecordIndex& index) {
   AuditFacts facts = ReadAuditFacts(r);
   svg::WaterfallSpec spec;
@@ -400,7 +342,7 @@ std::string AuditPicture(const Record& r, const RecordIndex& index) {
       "<p class=\"legend\">bars from 0: measured values · floating bars: each factor, from the "
       "value before it to the value after, its interval as the whisker (grey: a tie inside the "
       "band) · dashed outline: the cross-sitting factor</p>\n";
-  if (facts.factors.empty()) out += Missing("audit factors");
+  if (facts.factors.empty()) out += HtmlMissing("audit factors");
   out += fmt::format(
       "<table class=\"factors\">\n<tr><th>step</th><th>ratio and interval</th><th>verdict</th>"
       "<th>reading</th><th>record</th></tr>\n<tr><td>published</td><td>{}</td><td></td><td></td>"
@@ -423,7 +365,7 @@ std::string AuditPicture(const Record& r, const RecordIndex& index) {
 }
 
 std::string InvestigationPicture(const Record& r, const RecordIndex& index) {
-  if (r.links.empty()) return Missing("records of the investigation");
+  if (r.links.empty()) return HtmlMissing("records of the investigation");
   std::string out =
       "<h4>Records of this investigation</h4>\n<table class=\"members\">\n<tr><th>record</th>"
       "<th>kind</th><th>verdict</th><th>reading</th></tr>\n";
@@ -447,7 +389,7 @@ std::string HostPicture(const Record& r) {
   bool any_calibration = std::any_of(calibrations.values_ms.begin(), calibrations.values_ms.end(),
                                      [](const auto& v) { return v.has_value(); });
   bool any_load = r.start.load1 || r.end.load1;
-  if (!any_calibration && !any_load) return Missing("host calibration and load");
+  if (!any_calibration && !any_load) return HtmlMissing("host calibration and load");
   std::string out = "<div class=\"plots host\">\n";
   svg::LineSpec cal;
   cal.title = "calibration across the sitting";
@@ -478,7 +420,7 @@ std::string HostPicture(const Record& r) {
 // the band shaded, the geometric mean last), then the table as the terminal prints it.
 std::string TablePicture(const Record& r) {
   std::optional<TableFacts> facts = ReadTableFacts(r);
-  if (!facts || facts->arms.empty()) return Missing("the table's cells");
+  if (!facts || facts->arms.empty()) return HtmlMissing("the table's cells");
   std::string out = "<h4>Each query against the baseline</h4>\n";
   for (size_t a = 1; a < facts->arms.size(); ++a) {
     svg::BarsSpec spec;
@@ -511,7 +453,7 @@ std::string TablePicture(const Record& r) {
 // commit was not measured.
 std::string SweepPicture(const Record& r) {
   std::optional<SweepFacts> facts = ReadSweepFacts(r);
-  if (!facts) return Missing("the sweep's series");
+  if (!facts) return HtmlMissing("the sweep's series");
   std::string out = "<h4>Each query's series against the range's start</h4>\n";
   for (const SweepQueryFacts& q : facts->queries) {
     svg::ScatterSpec spec;
@@ -544,7 +486,7 @@ std::string SweepPicture(const Record& r) {
 // table (the record keeps every function).
 std::string ExplainPicture(const Record& r) {
   std::optional<ExplainFacts> facts = ReadExplainFacts(r);
-  if (!facts) return Missing("the per-function diff");
+  if (!facts) return HtmlMissing("the per-function diff");
   svg::DeltaBarsSpec spec;
   spec.title = fmt::format("{}: instructions per function, {} against {}", facts->query,
                            ShortCommit(facts->change), ShortCommit(facts->parent));
@@ -793,6 +735,10 @@ class HtmlReporter : public RecordReporter {
 };
 
 }  // namespace
+
+std::string HtmlMissing(std::string_view what) {
+  return fmt::format("<p class=\"missing\">{}: not in this record.</p>\n", Escape(what));
+}
 
 std::unique_ptr<RecordReporter> MakeHtmlReporter() { return std::make_unique<HtmlReporter>(); }
 
