@@ -26,6 +26,10 @@ constexpr std::string_view kPosteriorAtOrBefore = "posterior_at_or_before";
 constexpr std::string_view kBestCommit = "best_commit";
 constexpr std::string_view kBestProbability = "best_probability";
 constexpr std::string_view kPairs = "pairs";
+constexpr std::string_view kReusedRuns = "reused_runs";
+constexpr std::string_view kReusedRunsA = "reused_runs_a";
+constexpr std::string_view kReusedRunsB = "reused_runs_b";
+constexpr std::string_view kReusedSamples = "reused_samples";
 
 constexpr std::string_view kStepKindNames[] = {"confirm", "measure", "verify", "check"};
 
@@ -33,9 +37,9 @@ void PutFormatted(DetailMap* out, std::string_view key, std::string value) {
   (*out)[std::string(key)] = std::move(value);
 }
 
-// The looks as counts; nullopt when one is not.
-std::optional<std::vector<int>> LooksIn(const DetailMap& in) {
-  std::optional<std::vector<std::string>> parts = ListIn(in, kVerifyLooks);
+// The list at `key` as counts; nullopt when one is not.
+std::optional<std::vector<int>> CountsIn(const DetailMap& in, std::string_view key) {
+  std::optional<std::vector<std::string>> parts = ListIn(in, key);
   if (!parts) return std::nullopt;
   std::vector<int> looks;
   for (const std::string& part : *parts) {
@@ -83,6 +87,12 @@ void BisectStepDetails::WriteTo(DetailMap* out) const {
     PutFormatted(out, kBestProbability, fmt::format("{:.6f}", *best_probability));
   }
   PutCount(out, kPairs, pairs);
+  PutText(out, kReusedRuns, reused_runs);
+  PutCount(out, kReusedRunsA, reused_runs_a);
+  PutCount(out, kReusedRunsB, reused_runs_b);
+  if (reused_samples) {
+    PutFormatted(out, kReusedSamples, fmt::format("{}", fmt::join(*reused_samples, ",")));
+  }
 }
 
 BisectStepDetails BisectStepDetails::FromDetails(const DetailMap& in) {
@@ -96,7 +106,7 @@ BisectStepDetails BisectStepDetails::FromDetails(const DetailMap& in) {
   d.near_deterministic = TextIn(in, kNearDeterministic);
   d.step_odds = NumberIn(in, kStepOdds);
   d.target_probability = NumberIn(in, kTargetProbability);
-  d.verify_looks = LooksIn(in);
+  d.verify_looks = CountsIn(in, kVerifyLooks);
   d.verify_look_alphas = NumbersIn(in, kVerifyLookAlphas);
   d.verify_plan = TextIn(in, kVerifyPlan);
   d.evidence = TextIn(in, kEvidence);
@@ -104,6 +114,10 @@ BisectStepDetails BisectStepDetails::FromDetails(const DetailMap& in) {
   d.best_commit = TextIn(in, kBestCommit);
   d.best_probability = NumberIn(in, kBestProbability);
   d.pairs = CountIn(in, kPairs);
+  d.reused_runs = TextIn(in, kReusedRuns);
+  d.reused_runs_a = CountIn(in, kReusedRunsA);
+  d.reused_runs_b = CountIn(in, kReusedRunsB);
+  d.reused_samples = CountsIn(in, kReusedSamples);
   return d;
 }
 

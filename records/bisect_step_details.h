@@ -52,6 +52,13 @@ struct BisectStepDetails {
   std::optional<std::string> best_commit;
   std::optional<double> best_probability;
   std::optional<int> pairs;  ///< The step's pairs.
+  /// Runs the step took from earlier steps instead of running them again (a counted
+  /// near-deterministic metric, bisect/run_reuse.h): by arm and source step ("A 6ccd24eff5:
+  /// 4 runs of step 1; B ..."), how many of each arm, and the sequence numbers of the samples
+  /// that are those runs (copies of the source step's). Absent: every run was measured here.
+  std::optional<std::string> reused_runs;
+  std::optional<int> reused_runs_a, reused_runs_b;
+  std::optional<std::vector<int>> reused_samples;
 
   /// Writes the set fields into `details` in today's spellings.
   void WriteTo(DetailMap* details) const;
