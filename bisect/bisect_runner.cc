@@ -63,6 +63,8 @@ Status BisectRunner::Session::Save() {
   // The search already counts the pairs of the step in flight; until the step's record is
   // written, the state is the only place that keeps them (BisectPendingStep).
   state_.pending_step = recorder_.Pending();
+  // The runs kept for re-use survive a resume with the steps that measured them.
+  state_.run_reuse_json = recorder_.ReuseJson();
   Status saved = SaveBisectState(BisectStatePath(config_), state_);
   if (!saved) return saved.error().WithContext("saving the bisect state");
   return {};
@@ -175,6 +177,9 @@ Result<BisectReport> BisectRunner::Session::Continue(BisectState state) {
   if (state_.max_pairs > 0) flags.max_pairs = state_.max_pairs;
   if (state_.seed != 0) flags.seed = state_.seed;
   CULPRIT_TRY(Prepare(flags));
+  if (Status restored = recorder_.RestoreReuse(state_.run_reuse_json); !restored) {
+    return restored.error().WithContext(BisectStatePath(config_).string());
+  }
   if (state_.search_json.empty()) {
     reporter_.Line("resuming: the endpoints were not confirmed yet; confirming again");
     return Confirm();

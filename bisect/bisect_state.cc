@@ -162,6 +162,7 @@ std::string BisectStateToJson(const BisectState& s) {
             {"segments", segments},
             {"active_segment", s.active_segment}};
   if (s.pending_step) j["pending_step"] = PendingStepToJson(*s.pending_step, s.updated);
+  if (!s.run_reuse_json.empty()) j["run_reuse"] = json::parse(s.run_reuse_json);
   // A note or a revision may carry a Latin-1 commit subject: replaced, not thrown on.
   return ToJsonText(j, 2) + "\n";
 }
@@ -336,6 +337,8 @@ Result<BisectState> BisectStateFromJson(std::string_view text, std::string_view 
       if (!pending) return pending.error();
       s.pending_step = std::move(*pending);
     }
+    // Absent in states written before runs were re-used, and when none are kept.
+    if (j.contains("run_reuse")) s.run_reuse_json = j.at("run_reuse").dump();
     return s;
   } catch (const json::exception& e) {
     return Damaged(source, e.what());

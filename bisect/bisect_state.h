@@ -174,6 +174,9 @@ struct BisectState {
   std::vector<BisectSegment> segments;
   int active_segment = 0;  ///< The segment whose search runs now.
   std::optional<BisectPendingStep> pending_step;
+  /// The runs kept for re-use on a counted near-deterministic metric, and what the step in
+  /// flight took of them (RunReuse::ToJson, bisect/run_reuse.h); "" when none are kept.
+  std::string run_reuse_json;
 };
 
 std::string BisectStateToJson(const BisectState& state);

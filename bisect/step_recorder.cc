@@ -34,6 +34,18 @@ RecordedStepKind RecordedKind(BisectStepKind kind) {
   return RecordedStepKind::kMeasure;
 }
 
+// What a record's details say of the runs its step re-used (none: nothing written).
+void WriteReuse(const Reuse& reuse, DetailMap* details) {
+  if (reuse.empty()) return;
+  BisectStepDetails d;
+  d.reused_runs = DescribeReuse(reuse);
+  d.reused_runs_a = reuse.RunsOf(0);
+  d.reused_runs_b = reuse.RunsOf(1);
+  d.reused_samples = reuse.samples;
+  std::sort(d.reused_samples->begin(), d.reused_samples->end());
+  d.WriteTo(details);
+}
+
 }  // namespace
 
 // The log entry of a sitting of commits[b] against commits[a], from its record and the
@@ -116,6 +128,29 @@ void StepRecorder::Prepare(const QueryConfig& query, const SittingOptions& optio
   query_ = &query;
   options_ = options;
   start_snapshot_ = start;
+  // Only a counted metric that repeats: its runs are the same whenever they ran. A timed
+  // one's pairs must share a sitting's host state, so its runs are never carried over.
+  reuse_.Enable(options.near_deterministic);
+}
+
+Status StepRecorder::RestoreReuse(const std::string& json) {
+  Result<RunReuse> restored = RunReuse::FromJson(json);
+  if (!restored) return restored.error();
+  restored->Enable(reuse_.enabled());
+  reuse_ = std::move(*restored);
+  return {};
+}
+
+void StepRecorder::ReportReuse(BisectStepKind kind, const std::string& candidate,
+                               const std::string& baseline, const Reuse& reuse) const {
+  if (reuse.empty()) return;
+  std::vector<std::string> parts;
+  for (const ReusedRuns& r : reuse.runs) {
+    parts.push_back(fmt::format("re-used {} run{} of {} from step {}", r.runs,
+                                r.runs == 1 ? "" : "s", ShortCommit(r.commit), r.step));
+  }
+  reporter_.Line(fmt::format("  {} {} vs {}: {} (not run again)", BisectStepKindName(kind),
+                             ShortCommit(candidate), ShortCommit(baseline), Join(parts, "; ")));
 }
 
 bool StepRecorder::Holds(BisectStepKind kind, int index, int baseline) const {
@@ -182,7 +217,14 @@ Batch StepRecorder::MeasureBatch(const std::vector<std::string>& commits, Bisect
   SittingProgress* progress = reporter_.StartSitting(
       fmt::format("{} {} vs {}", BisectStepKindName(kind), ShortCommit(commits[index]),
                   ShortCommit(commits[baseline])));
-  SittingResult sitting = RunPairedSitting(*runs->source, nullptr, options, progress);
+  std::unique_ptr<ReusingSource> source =
+      reuse_.Wrap(*runs->source, commits[baseline], commits[index], options.warmup,
+                  options.warmup_retries, /*in_step=*/true);
+  SittingResult sitting = RunPairedSitting(*source, nullptr, options, progress);
+  // Only a batch the step keeps (measured in full) keeps its runs for later steps; a failed
+  // run closes its commit to re-use either way.
+  batch.reuse = reuse_.Settle(*source, commits[baseline], commits[index], sitting.samples,
+                              /*keep_fresh=*/!sitting.interrupted && !sitting.failure, 0);
   batch.samples = std::move(sitting.samples);
   if (sitting.interrupted) {
     batch.kind = Batch::Kind::kInterrupted;
@@ -351,6 +393,9 @@ Status StepRecorder::Flush(BisectState& state, const BisectSearch& search, int s
   HostIdentity identity;
   if (host_) identity = host_->Identity();
   Record record = MakeComparisonRecord(plan, sitting, identity);
+  // The step's kept runs get its number; the runs it re-used are said in its record.
+  const Reuse reused = reuse_.EndStep(log.step);
+  WriteReuse(reused, &record.details);
   DescribeStepRecord(log, plan.a.commit, median_ratio, step_.d.size(), record);
   Result<std::filesystem::path> path = store_.Write(record);
   if (!path) return path.error().WithContext("archiving a bisect step");
@@ -365,6 +410,7 @@ Status StepRecorder::Flush(BisectState& state, const BisectSearch& search, int s
   if (step_.interrupted) log.note = "interrupted";
   state.log.push_back(log);
   reporter_.Line(SearchStepLine(log, static_cast<int>(state.commits.size()) - 1, search));
+  ReportReuse(step_.kind, plan.b.commit, plan.a.commit, reused);
   step_ = Step{};
   return {};
 }
@@ -416,7 +462,29 @@ Result<ComparisonOutcome> StepRecorder::RunSitting(const BisectState& state, int
   SittingProgress* progress = reporter_.StartSitting(
       fmt::format("{} {} vs {}", BisectStepKindName(kind), ShortCommit(state.commits[b]),
                   ShortCommit(state.commits[a])));
-  return RunComparison(plan, *runs->source, host_, store_, progress);
+  // RunComparison's steps, with the runs re-used said in the record once the sitting knows
+  // which it took.
+  CULPRIT_TRY(store_.CheckWritable());
+  std::unique_ptr<ReusingSource> source =
+      reuse_.Wrap(*runs->source, state.commits[a], state.commits[b], options.warmup,
+                  options.warmup_retries, /*in_step=*/false);
+  ComparisonOutcome outcome;
+  outcome.sitting = RunPairedSitting(*source, host_, options, progress);
+  // Its own runs are kept as those of the step its log entry will be: the runner logs a
+  // sitting that ended (not interrupted, not failed) as the next step.
+  const Reuse reused =
+      reuse_.Settle(*source, state.commits[a], state.commits[b], outcome.sitting.samples,
+                    /*keep_fresh=*/!outcome.sitting.interrupted && !outcome.sitting.failure,
+                    static_cast<int>(state.log.size()) + 1);
+  WriteReuse(reused, &plan.details);
+  HostIdentity identity;
+  if (host_) identity = host_->Identity();
+  outcome.record = MakeComparisonRecord(plan, outcome.sitting, identity);
+  RecordStore::Archived archived = store_.WriteOrFallback(outcome.record);
+  outcome.record_path = archived.path;
+  outcome.archive_error = archived.error;
+  ReportReuse(kind, state.commits[b], state.commits[a], reused);
+  return outcome;
 }
 
 void StepRecorder::Skip(BisectState& state, BisectStepKind kind, int index, int baseline,
@@ -445,6 +513,7 @@ void StepRecorder::Add(BisectStepKind kind, int index, int baseline, const Batch
     if (s.pair >= 0) s.pair += offset_pairs;
     step_.samples.push_back(s);
   }
+  reuse_.AddToStep(batch.reuse, offset_sequence);
   step_.d.insert(step_.d.end(), batch.d.begin(), batch.d.end());
   step_.pairs += static_cast<int>(batch.d.size());
 }

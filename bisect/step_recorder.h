@@ -13,6 +13,7 @@
 #include "base/result.h"
 #include "bisect/bisect_config.h"
 #include "bisect/bisect_state.h"
+#include "bisect/run_reuse.h"
 #include "bisect/search.h"
 #include "engine/history.h"
 #include "probes/build_provider.h"
@@ -50,6 +51,8 @@ struct Batch {
   std::vector<double> d;        ///< The kept pairs' log ratios, as measured.
   std::vector<Sample> samples;  ///< Every run, also of an interrupted batch.
   std::string reason;           ///< Why it is not kMeasured.
+  /// The runs it took from earlier steps (RunReuse), numbered as in `samples`.
+  Reuse reuse;
 };
 
 /// The measured runs of each arm of a batch (arm 0 the baseline, arm 1 the candidate; warm-ups
@@ -93,10 +96,16 @@ class StepRecorder {
   std::optional<BisectPendingStep> Pending() const;
   /// Continues the step a previous process had in flight.
   void Resume(const BisectPendingStep& pending);
+  /// The runs kept for re-use (RunReuse::ToJson), for the state; and the same restored in a
+  /// resumed bisect, after Prepare (which says whether the metric re-uses runs at all).
+  std::string ReuseJson() const { return reuse_.ToJson(); }
+  Status RestoreReuse(const std::string& json);
 
   /// Measures `pairs` pairs of commits[index] against commits[baseline] in one batch: the
   /// warm-up runs and the host's calibrated snapshot only at a step's first batch. With
-  /// --seed, the batch's order is seeded by `pairs_used`, the search's pairs so far.
+  /// --seed, the batch's order is seeded by `pairs_used`, the search's pairs so far. On a
+  /// counted near-deterministic metric, runs kept from earlier steps stand in for the first
+  /// measured runs of either arm (RunReuse; the batch's `reuse` says which).
   Batch Measure(const std::vector<std::string>& commits, BisectStepKind kind, int index,
                 int baseline, int pairs, int pairs_used);
   /// Adds a measured batch to the step in flight, starting it when empty.
@@ -112,7 +121,10 @@ class StepRecorder {
   /// One sitting of commits[a] (arm A) against commits[b] (arm B) with `options`' full
   /// sequential design, archived as a bisect-step record of kind `kind` (a confirmation's arms
   /// are the good and bad ends, named as the user gave them). Not a step of the search: the
-  /// step in flight is left as it is.
+  /// step in flight is left as it is. On a counted near-deterministic metric, runs kept from
+  /// earlier steps stand in for its first measured runs (RunReuse): its record's details and a
+  /// line say which (`reused_runs`), and its own runs are kept as those of step
+  /// state.log.size() + 1, the number its log entry gets.
   Result<ComparisonOutcome> RunSitting(const BisectState& state, int a, int b, BisectStepKind kind,
                                        const SittingOptions& options);
 
@@ -133,6 +145,10 @@ class StepRecorder {
   };
   Batch MeasureBatch(const std::vector<std::string>& commits, BisectStepKind kind, int index,
                      int baseline, int pairs, bool warmup, int pairs_used);
+  /// The reporter's line for runs a step or sitting re-used: "measure 1a2b3c4d5e vs 6ccd24eff5:
+  /// re-used 2 runs of 6ccd24eff5 from step 1".
+  void ReportReuse(BisectStepKind kind, const std::string& candidate, const std::string& baseline,
+                   const Reuse& reuse) const;
   /// Flush's parts: the step's plan (commits, details), its sitting (samples, host at both
   /// ends, a plain interval), and its log line (the search's posterior after it).
   ComparisonPlan Plan(const BisectState& state) const;
@@ -154,6 +170,7 @@ class StepRecorder {
   SittingOptions options_;
   HostState start_snapshot_;
   Step step_;
+  RunReuse reuse_;
 };
 
 }  // namespace culprit

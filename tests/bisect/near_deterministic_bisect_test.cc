@@ -3,6 +3,9 @@
 // near-deterministic rule, its step records say so, and every commit the search measured ran
 // twice; counts that spread are verified by the sequential looks; the same world timed keeps
 // the timed metric's floor. SimulatedEngine (simulation/) draws the runs, seeded.
+// Runs re-used across steps (bisect/run_reuse.h): counts that repeat run at most 4 times per
+// commit in the whole bisect, each record saying which runs it re-used and from which step;
+// counts that spread and timed metrics re-use nothing; a resumed bisect keeps what it kept.
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -13,9 +16,11 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "base/interrupt.h"
 #include "bisect/bisect_runner.h"
 #include "bisect/bisect_state.h"
 #include "engine/metric.h"
@@ -27,7 +32,8 @@ namespace {
 
 class QuietReporter : public BisectReporter {
  public:
-  void Line(const std::string&) override {}
+  void Line(const std::string& text) override { lines += text + "\n"; }
+  std::string lines;
 };
 
 struct Bisected {
@@ -36,12 +42,44 @@ struct Bisected {
   std::vector<nlohmann::json> steps;  ///< The bisect-step records.
   /// Measured runs (warm-ups left out) per commit index, over every step record.
   std::map<int, int> runs;
+  /// The same without the runs a record re-used (its details' reused_samples): the runs the
+  /// query really made of each commit.
+  std::map<int, int> fresh;
+  int reused = 0;     ///< Runs re-used, over every record.
+  std::string lines;  ///< What the reporter was told.
 };
+
+// The records' samples under `dir`, counted into `b` (runs, fresh, reused, steps).
+void ReadRecords(const std::filesystem::path& dir, const SimulatedEngine& engine, Bisected& b) {
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir / "records")) {
+    if (entry.path().filename().string().find("bisect-step") == std::string::npos) continue;
+    std::ifstream in(entry.path());
+    nlohmann::json record = nlohmann::json::parse(in);
+    std::vector<int> reused;
+    std::stringstream list(record["details"].value("reused_samples", ""));
+    for (std::string part; std::getline(list, part, ',');) reused.push_back(std::stoi(part));
+    for (const nlohmann::json& s : record["samples"]) {
+      if (s.value("warmup", false)) continue;
+      const std::string commit = record["arms"][s["arm"].get<int>()]["commit"];
+      std::optional<int> index = engine.IndexOf(commit);
+      if (!index) continue;
+      ++b.runs[*index];
+      if (std::find(reused.begin(), reused.end(), s["sequence"].get<int>()) == reused.end()) {
+        ++b.fresh[*index];
+      } else {
+        ++b.reused;
+      }
+    }
+    b.steps.push_back(std::move(record));
+  }
+}
 
 // One bisect of a 48-commit world with one change of `effect` (x1.038: lua's, docs/bisect.md)
 // whose runs spread by `sigma` (log scale), with `metric` and --band 0.02, records read.
+// With `interrupt_at` > 0, Ctrl-C comes at the start of that sitting or batch (1 = the
+// confirmation) and the bisect is resumed by a new runner, as `culprit bisect resume` does.
 Bisected BisectCounts(double sigma, MetricRule::Kind metric, const std::string& name,
-                      double effect = 0.038) {
+                      double effect = 0.038, int interrupt_at = 0) {
   WorldOptions w;
   w.n_commits = 48;
   w.sigma = sigma;
@@ -64,22 +102,35 @@ Bisected BisectCounts(double sigma, MetricRule::Kind metric, const std::string& 
   request.query = "q";
   request.flags.seed = 5;
   request.flags.band = 0.02;
+  if (interrupt_at > 0) {
+    engine.OnPair([interrupt_at](int n) {
+      if (n == interrupt_at) SetInterruptRequested(true);
+    });
+  }
   Result<BisectReport> report = runner.Run(request);
   Bisected b;
+  if (interrupt_at > 0) {
+    SetInterruptRequested(false);
+    EXPECT_FALSE(report.ok());
+    if (!report.ok()) {
+      EXPECT_EQ(report.error().kind(), ErrorKind::kInterrupted);
+    }
+    Result<BisectState> saved = LoadBisectState(BisectStatePath(config));
+    EXPECT_TRUE(saved.ok());
+    // What the interrupted process kept for re-use is in the state.
+    if (saved.ok()) {
+      EXPECT_NE(saved->run_reuse_json, "");
+    }
+    b.lines = reporter.lines + "-- resumed --\n";
+    reporter.lines.clear();
+    BisectRunner resumed(config, {engine, engine, engine}, /*host=*/nullptr, reporter);
+    report = resumed.Resume();
+  }
   b.first_bad = world.first_bad();
   EXPECT_TRUE(report.ok()) << (report.ok() ? "" : report.error().message());
   if (report.ok()) b.report = *report;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir / "records")) {
-    if (entry.path().filename().string().find("bisect-step") == std::string::npos) continue;
-    std::ifstream in(entry.path());
-    nlohmann::json record = nlohmann::json::parse(in);
-    for (const nlohmann::json& s : record["samples"]) {
-      if (s.value("warmup", false)) continue;
-      const std::string commit = record["arms"][s["arm"].get<int>()]["commit"];
-      if (std::optional<int> index = engine.IndexOf(commit)) ++b.runs[*index];
-    }
-    b.steps.push_back(std::move(record));
-  }
+  ReadRecords(dir, engine, b);
+  b.lines += reporter.lines;
   std::filesystem::remove_all(dir);
   return b;
 }
@@ -189,6 +240,99 @@ TEST(InstructionsBisect, TheSameRunsTimedKeepTheTimedFloor) {
   ASSERT_NE(verify, nullptr);
   EXPECT_FALSE((*verify)["details"].contains("decided_by"));
   EXPECT_FALSE((*verify)["details"].contains("near_deterministic"));
+}
+
+// The largest number of runs the query made of one commit, over the whole bisect.
+int MostFreshRuns(const Bisected& b) {
+  int most = 0;
+  for (const auto& [commit, runs] : b.fresh) most = std::max(most, runs);
+  return most;
+}
+
+TEST(InstructionsBisect, CountsThatRepeatRunNoCommitMoreThanFourTimesInTheWholeBisect) {
+  const Bisected b = BisectCounts(4e-6, MetricRule::Kind::kInstructions, "reuse");
+  ASSERT_EQ(Named(b), b.first_bad) << b.report.text;
+  // The same pairs as before re-use: steps of 2, a verification and a confirmation of 4.
+  for (int pairs : PairsOf(b, BisectStepKind::kMeasure)) EXPECT_EQ(pairs, 2);
+  EXPECT_EQ(PairsOf(b, BisectStepKind::kVerify), std::vector<int>{4});
+  EXPECT_EQ(PairsOf(b, BisectStepKind::kConfirm), std::vector<int>{4});
+  // Every commit the query ran, the ends, the culprit and its parent included: at most 4.
+  ASSERT_FALSE(b.fresh.empty());
+  EXPECT_EQ(b.fresh.at(0), 4);
+  EXPECT_EQ(b.fresh.at(48), 4);
+  EXPECT_LE(MostFreshRuns(b), 4);
+  for (const auto& [commit, runs] : b.fresh) EXPECT_LE(runs, 4) << "commit " << commit;
+  EXPECT_GT(b.reused, 0);
+  // Each step record says what it re-used and from which step; the good end's runs are the
+  // confirmation's (step 1) in every search step.
+  int search_steps = 0;
+  for (const nlohmann::json& r : b.steps) {
+    const nlohmann::json& d = r["details"];
+    if (d.value("step_kind", "") == "confirm") {
+      EXPECT_FALSE(d.contains("reused_runs")) << d.dump();
+      continue;
+    }
+    if (d.value("step_kind", "") != "measure") continue;
+    ++search_steps;
+    EXPECT_EQ(d.value("reused_runs_a", ""), "2") << d.dump();
+    EXPECT_EQ(d.value("reused_runs_b", ""), "0") << d.dump();
+    EXPECT_NE(d.value("reused_runs", "").find("2 runs of step 1"), std::string::npos) << d.dump();
+  }
+  EXPECT_GT(search_steps, 0);
+  EXPECT_NE(b.lines.find("re-used 2 runs of " + SimulatedEngine::Id(0).substr(0, 10) +
+                         " from step 1 (not run again)"),
+            std::string::npos)
+      << b.lines;
+  // The checks measured nothing of their own: both ends' runs were there.
+  for (const nlohmann::json& r : b.steps) {
+    const nlohmann::json& d = r["details"];
+    if (d.value("step_kind", "") != "check") continue;
+    EXPECT_EQ(d.value("reused_runs_a", ""), "4") << d.dump();
+    EXPECT_EQ(d.value("reused_runs_b", ""), "4") << d.dump();
+  }
+}
+
+TEST(InstructionsBisect, CountsThatSpreadReuseNothing) {
+  // 1% per run: no commit's runs repeat within 0.1%, so every step measures its own pairs.
+  const Bisected b = BisectCounts(0.01, MetricRule::Kind::kInstructions, "spread-fresh");
+  ASSERT_EQ(Named(b), b.first_bad) << b.report.text;
+  EXPECT_EQ(b.reused, 0);
+  EXPECT_EQ(b.runs, b.fresh);
+  for (const nlohmann::json& r : b.steps) {
+    EXPECT_FALSE(r["details"].contains("reused_runs")) << r["details"].dump();
+  }
+  EXPECT_EQ(b.lines.find("re-used"), std::string::npos) << b.lines;
+}
+
+TEST(InstructionsBisect, ATimedBisectReusesNothing) {
+  // Wall time that repeats as exactly as a count: still every sitting's own runs.
+  const Bisected b = BisectCounts(4e-6, MetricRule::Kind::kWall, "timed-fresh");
+  ASSERT_EQ(Named(b), b.first_bad) << b.report.text;
+  EXPECT_EQ(b.reused, 0);
+  EXPECT_EQ(b.runs, b.fresh);
+  EXPECT_GT(b.fresh.at(0), 4);
+  for (const nlohmann::json& r : b.steps) {
+    EXPECT_FALSE(r["details"].contains("reused_runs")) << r["details"].dump();
+  }
+  EXPECT_EQ(b.lines.find("re-used"), std::string::npos) << b.lines;
+  EXPECT_EQ(b.report.state.run_reuse_json, "");
+}
+
+TEST(InstructionsBisect, AResumedBisectReusesWhatItKeptBeforeTheInterruption) {
+  // Ctrl-C at the third search batch (the confirmation is sitting 1); the resumed process
+  // re-uses the confirmation's runs of the good end, kept in the state, as the first did.
+  const Bisected b = BisectCounts(4e-6, MetricRule::Kind::kInstructions, "resume", 0.038,
+                                  /*interrupt_at=*/4);
+  ASSERT_EQ(Named(b), b.first_bad) << b.lines << b.report.text;
+  EXPECT_LE(MostFreshRuns(b), 4) << b.lines;
+  for (const auto& [commit, runs] : b.fresh) EXPECT_LE(runs, 4) << "commit " << commit;
+  const size_t resumed = b.lines.find("-- resumed --");
+  ASSERT_NE(resumed, std::string::npos);
+  EXPECT_NE(
+      b.lines.find("re-used 2 runs of " + SimulatedEngine::Id(0).substr(0, 10) + " from step 1",
+                   resumed),
+      std::string::npos)
+      << b.lines;
 }
 
 }  // namespace
