@@ -21,6 +21,7 @@
 #include "probes/sitting.h"
 #include "probes/summary.h"
 #include "probes/verdict.h"
+#include "records/bisect_step_details.h"
 
 namespace culprit {
 namespace {
@@ -602,6 +603,30 @@ std::map<std::string, CommitFacts> BisectRunner::Session::ChangeFacts() const {
   return facts;
 }
 
+std::string BisectRunner::Session::ReuseEnding() const {
+  int runs = 0, reused = 0;
+  std::vector<std::string> verified;
+  for (const std::string& id : state_.records) {
+    Result<Record> record = store_.Find(id);
+    if (!record || record->kind != RecordKind::kBisectStep) continue;
+    for (const Sample& s : record->samples) runs += s.warmup ? 0 : 1;
+    const BisectStepDetails details = BisectStepDetails::FromRecord(*record);
+    reused += details.reused_runs_a.value_or(0) + details.reused_runs_b.value_or(0);
+    if (details.step_kind == RecordedStepKind::kVerify && details.reused_runs) {
+      verified.push_back(fmt::format("the verification of {} re-used {}",
+                                     ShortCommit(details.candidate_commit.value_or("")),
+                                     *details.reused_runs));
+    }
+  }
+  if (reused == 0) return "";
+  std::string text = fmt::format(
+      "runs re-used from earlier steps: {} of the {} in the step records (a count that repeats "
+      "is measured once, at most {} runs a commit; each record's reused_runs says which)\n",
+      reused, runs, kMaxReusableRuns);
+  for (const std::string& v : verified) text += "  " + v + "\n";
+  return text;
+}
+
 Result<BisectReport> BisectRunner::Session::Finish(const std::string& confirm_summary) {
   BisectReport report;
   Record record = ResultRecord();
@@ -621,6 +646,7 @@ Result<BisectReport> BisectRunner::Session::Finish(const std::string& confirm_su
     text = *searched;
   }
   text += DriftEnding(state_.log, record);
+  text += ReuseEnding();
   Result<std::filesystem::path> path = store_.Write(record);
   if (!path) return path.error().WithContext("archiving the bisect");
   report.record_path = *path;

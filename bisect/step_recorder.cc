@@ -396,6 +396,14 @@ Status StepRecorder::Flush(BisectState& state, const BisectSearch& search, int s
   // The step's kept runs get its number; the runs it re-used are said in its record.
   const Reuse reused = reuse_.EndStep(log.step);
   WriteReuse(reused, &record.details);
+  if (!reused.empty() && step_.kind == BisectStepKind::kVerify) {
+    // Runs the search measured stand among the verification's: the rule's range is over all
+    // of each arm's runs, the re-used and the fresh, which it asks to lie within 0.1%.
+    record.notes.push_back(
+        fmt::format("{} of this step's runs are runs of earlier steps, not run again ({}); the "
+                    "near-deterministic rule reads them with the fresh ones",
+                    reused.RunsOf(0) + reused.RunsOf(1), DescribeReuse(reused)));
+  }
   DescribeStepRecord(log, plan.a.commit, median_ratio, step_.d.size(), record);
   Result<std::filesystem::path> path = store_.Write(record);
   if (!path) return path.error().WithContext("archiving a bisect step");

@@ -283,6 +283,18 @@ TEST(InstructionsBisect, CountsThatRepeatRunNoCommitMoreThanFourTimesInTheWholeB
                          " from step 1 (not run again)"),
             std::string::npos)
       << b.lines;
+  // The report says so, and what the verification re-used (its record notes it too).
+  EXPECT_NE(b.report.text.find("runs re-used from earlier steps: "), std::string::npos)
+      << b.report.text;
+  EXPECT_NE(b.report.text.find("the verification of " +
+                               SimulatedEngine::Id(b.first_bad).substr(0, 10) + " re-used A "),
+            std::string::npos)
+      << b.report.text;
+  const nlohmann::json* verify = VerifyRecord(b);
+  ASSERT_NE(verify, nullptr);
+  EXPECT_NE((*verify)["notes"].dump().find("runs of earlier steps, not run again"),
+            std::string::npos)
+      << (*verify)["notes"].dump();
   // The checks measured nothing of their own: both ends' runs were there.
   for (const nlohmann::json& r : b.steps) {
     const nlohmann::json& d = r["details"];
@@ -316,6 +328,7 @@ TEST(InstructionsBisect, ATimedBisectReusesNothing) {
   }
   EXPECT_EQ(b.lines.find("re-used"), std::string::npos) << b.lines;
   EXPECT_EQ(b.report.state.run_reuse_json, "");
+  EXPECT_EQ(b.report.text.find("re-used"), std::string::npos) << b.report.text;
 }
 
 TEST(InstructionsBisect, AResumedBisectReusesWhatItKeptBeforeTheInterruption) {
