@@ -10,7 +10,8 @@
 # and records so that its builds are its own; both with --band 0.02 (the move is 3.8%) and
 # [measure] aslr = false. Prints, for each: exit status, the named culprit against the ground
 # truth, builds (cache entries), measured commits, pairs, runs per measured commit (from the
-# bisect's comparison records), and wall time.
+# bisect's comparison records; a run a step re-used from an earlier one, listed in its record's
+# details.reused_samples, is counted once, where it ran), and wall time.
 #
 # Usage: bench/instructions-bisect/run.sh LUA_CLONE [--culprit PATH] [--seed S] [--only instructions|wall] [--keep]
 #   LUA_CLONE: a clone of github.com/lua/lua holding 8a32e0aa4a (CI cannot fetch; pass a clone).
@@ -89,15 +90,18 @@ report() {  # name dir rc seconds
   echo "named: ${named:-none}; ground truth: $truth ($([[ "$named" == "$truth" ]] && echo right || echo WRONG))"
   echo "builds (cache entries): $(find "$dir/cache" -path '*/builds/*/entry.json' | wc -l); range N = $n, ceil(log2 N) + 2 = $(( $(echo "l($n)/l(2)" | bc -l | cut -d. -f1) + 1 + 2 ))"
   grep -E '^  builds [0-9]+' "$dir/out" | head -1 || true
-  # every run of every sitting of the bisect (its step records), by the commit it ran
-  jq -r '.arms as $a | .samples[] | "\($a[.arm].commit[0:10]) \(if .warmup then "warmup" else "measured" end)"' \
+  # every run of every sitting of the bisect (its step records), by the commit it ran; a
+  # sample the record says it re-used (details.reused_samples) is a copy of an earlier step's
+  jq -r '.arms as $a | ((.details.reused_samples // "") | split(",") | map(select(. != "") | tonumber)) as $r
+    | .samples[] | .sequence as $s
+    | "\($a[.arm].commit[0:10]) \(if .warmup then "warmup" elif any($r[]; . == $s) then "reused" else "measured" end)"' \
     "$recs"/*-bisect-step-*.json | sort | uniq -c >"$dir/runs"
-  echo "sittings: $(ls "$recs"/*-bisect-step-*.json | wc -l); measured runs: $(awk '$3 == "measured" {s += $1} END {print s}' "$dir/runs"), warm-ups: $(awk '$3 == "warmup" {s += $1} END {print s}' "$dir/runs")"
-  echo "measured runs per commit (warm-ups not counted; the good end is every step's baseline):"
+  echo "sittings: $(ls "$recs"/*-bisect-step-*.json | wc -l); measured runs: $(awk '$3 == "measured" {s += $1} END {print s + 0}' "$dir/runs"), re-used: $(awk '$3 == "reused" {s += $1} END {print s + 0}' "$dir/runs"), warm-ups: $(awk '$3 == "warmup" {s += $1} END {print s + 0}' "$dir/runs")"
+  echo "measured runs per commit in the whole bisect (warm-ups and re-used runs not counted):"
   awk '$3 == "measured" {print $1, $2}' "$dir/runs" | sort -rn | awk '{printf "  %s %s\n", $2, $1}'
-  echo "pairs and verdict rule per sitting (kind, baseline, candidate, pairs, decided by):"
+  echo "pairs and verdict rule per sitting (kind, baseline, candidate, pairs, decided by; runs re-used):"
   for f in "$recs"/*-bisect-step-*.json; do
-    jq -r '"  \(.details.step_kind) \(.arms[0].commit[0:10]) \(.arms[1].commit[0:10]) \([.samples[] | select(.warmup | not)] | length / 2) \(.details.decided_by // "the search / sequential looks")"' "$f"
+    jq -r '"  \(.details.step_kind) \(.arms[0].commit[0:10]) \(.arms[1].commit[0:10]) \([.samples[] | select(.warmup | not)] | length / 2) \(.details.decided_by // "the search / sequential looks")\(if .details.reused_runs then "; re-used " + .details.reused_runs else "" end)"' "$f"
   done
 }
 
