@@ -87,7 +87,12 @@ report() {  # name dir rc seconds
   grep -E '^(CULPRIT|CHANGE|MERGE|INCONCLUSIVE|NOT)' "$dir/out" | head -3 || true
   local named
   named=$(grep -oE '^CULPRIT [0-9a-f]{10}' "$dir/out" | awk '{print $2}' | head -1 || true)
-  echo "named: ${named:-none}; ground truth: $truth ($([[ "$named" == "$truth" ]] && echo right || echo WRONG))"
+  local how=""
+  if [[ -z "$named" ]]; then  # changes found, none shown to be the first bad commit
+    named=$(grep -oE '^CHANGE [0-9a-f]{10}' "$dir/out" | awk '{print $2}' | head -1 || true)
+    [[ -n "$named" ]] && how=" (its first CHANGE: no CULPRIT line)"
+  fi
+  echo "named: ${named:-none}$how; ground truth: $truth ($([[ "$named" == "$truth" ]] && echo right || echo WRONG))"
   echo "builds (cache entries): $(find "$dir/cache" -path '*/builds/*/entry.json' | wc -l); range N = $n, ceil(log2 N) + 2 = $(( $(echo "l($n)/l(2)" | bc -l | cut -d. -f1) + 1 + 2 ))"
   grep -E '^  builds [0-9]+' "$dir/out" | head -1 || true
   # every run of every sitting of the bisect (its step records), by the commit it ran; a
