@@ -212,8 +212,10 @@ IsolationConditionPayload ConditionPayload(const ConditionOutcome& o, bool basel
 IsolationSimulatedPayload SimulatedPayload(const SimulatedIsolation& s) {
   IsolationSimulatedPayload out;
   out.metric = std::string(NamedMetricName(s.kind));
-  out.source = "simulated (cachegrind, " + std::string(kFairScheduling) + ")";
-  if (!s.valgrind_version.empty()) out.source += ", " + s.valgrind_version;
+  // Worded as `isolate` prints it (probes/isolate_command.cc), so the reports say the same.
+  out.source = "simulated (cachegrind, " +
+               (s.valgrind_version.empty() ? "" : s.valgrind_version + ", ") +
+               std::string(kFairScheduling) + ")";
   out.samples = s.samples;
   out.runs = s.runs;
   out.settle_runs = s.settle_runs;

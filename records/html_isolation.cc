@@ -21,6 +21,24 @@ std::string Bytes(uint64_t bytes) {
   return fmt::format("{} B", bytes);
 }
 
+/// An isolation's simulated figures, labelled as `isolate` labels them: secondary, never a
+/// verdict.
+std::string SimulatedTable(const SimulatedFacts& s) {
+  std::string out = "<h4>Simulated figures</h4>\n<p class=\"reading\">" + Escape(s.heading) +
+                    "</p>\n<table class=\"conditions\">\n<tr><th>condition</th>"
+                    "<th>median per run</th><th>samples (min..max)</th><th>vs baseline</th></tr>\n";
+  for (const SimulatedRow& row : s.rows) {
+    out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                       Escape(row.condition), Escape(row.median), Escape(row.samples),
+                       Escape(row.vs_baseline));
+  }
+  out += "</table>\n";
+  if (!s.failure.empty()) {
+    out += "<p class=\"missing\">stopped: " + Escape(s.failure) + "</p>\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string IsolatePicture(const Record& r) {
@@ -70,6 +88,7 @@ std::string IsolatePicture(const Record& r) {
       "<table class=\"conditions\">\n<tr><th>condition</th><th>role</th><th>setup</th>"
       "<th>held</th><th>ratio</th><th>verdict</th><th>reading</th></tr>\n" +
       table + "</table>\n";
+  if (facts.simulated) out += SimulatedTable(*facts.simulated);
   return out;
 }
 

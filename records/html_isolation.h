@@ -1,8 +1,9 @@
 #pragma once
 
 // The HTML report's section of an `isolate` record (records/html_report.cc draws the rest of
-// the page): each condition against the baseline as interval bars, the reversibility verdict
-// and the conditions' table. Internal to records/.
+// the page): each condition against the baseline as interval bars, the reversibility verdict,
+// the conditions' table, and the simulated figures when the sitting had them (secondary,
+// never a verdict). Internal to records/.
 
 #include <string>
 #include <string_view>

@@ -57,9 +57,11 @@ struct IsolationConditionPayload {
 /// (probes/isolation_simulated.h). A secondary figure: it never turns a verdict.
 struct IsolationSimulatedPayload {
   std::string metric;  ///< "ll_misses", "d1_misses" or "instructions".
-  std::string source;  ///< "simulated (cachegrind)" and the valgrind version.
-  int samples = 0;     ///< Samples per condition asked for.
-  int runs = 0;        ///< N of the measured `run QUERY N` in each sample's process.
+  /// As `isolate` prints it: "simulated (cachegrind, valgrind-3.19.0, --fair-sched=yes)"
+  /// (before 2026-12-05: "simulated (cachegrind, --fair-sched=yes), valgrind-3.19.0").
+  std::string source;
+  int samples = 0;  ///< Samples per condition asked for.
+  int runs = 0;     ///< N of the measured `run QUERY N` in each sample's process.
   int settle_runs = 0;
   std::vector<std::vector<double>> values;  ///< [condition][sample]: count per run of the query.
   std::string failure;                      ///< Why it stopped early; "" when it did not.

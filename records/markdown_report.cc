@@ -235,6 +235,20 @@ std::string BisectTable(const Record& r, const RecordIndex& index) {
   return out;
 }
 
+// An isolation's simulated figures, labelled as `isolate` labels them: secondary, never a
+// verdict.
+std::string SimulatedMarkdown(const SimulatedFacts& s) {
+  std::string out = "\n## Simulated figures\n\n" + Inline(s.heading) +
+                    "\n\n| condition | median per run | samples (min..max) | vs baseline |\n"
+                    "|---|---|---|---|\n";
+  for (const SimulatedRow& row : s.rows) {
+    out += fmt::format("| {} | {} | {} | {} |\n", Cell(row.condition), Cell(row.median),
+                       Cell(row.samples), Cell(row.vs_baseline));
+  }
+  if (!s.failure.empty()) out += "\nstopped: " + Inline(s.failure) + "\n";
+  return out;
+}
+
 std::string IsolateTable(const Record& r) {
   IsolateFacts facts = ReadIsolateFacts(r);
   std::string out = "\n## Conditions against the baseline\n\n";
@@ -265,6 +279,7 @@ std::string IsolateTable(const Record& r) {
         "\nreversibility: **{}**{}\n", Cell(facts.reversibility),
         facts.reversibility_sentence.empty() ? "" : " — " + Inline(facts.reversibility_sentence));
   }
+  if (facts.simulated) out += SimulatedMarkdown(*facts.simulated);
   return out;
 }
 

@@ -1,5 +1,7 @@
 #include "records/report_payload.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -40,6 +42,39 @@ std::optional<int> IndexOf(const std::vector<std::string>& commits, std::string_
   return std::nullopt;
 }
 
+/// The simulated figures as `isolate` prints them (probes/isolate_command.cc): the heading,
+/// then per condition the median count per run, the samples' range and the ratio to the
+/// baseline's median. `conditions` names them.
+SimulatedFacts SimulatedFactsOf(const IsolationSimulatedPayload& s,
+                                const std::vector<IsolationConditionPayload>& conditions,
+                                const std::string& query) {
+  SimulatedFacts facts;
+  facts.heading = fmt::format(
+      "{} per run of {}, {}: per sample, a fresh harness process [set-up, {} settling, {} runs] "
+      "minus one [set-up, {} settling], divided by {}; secondary, never a verdict",
+      s.metric, query, s.source.empty() ? std::string("simulated (cachegrind)") : s.source,
+      s.settle_runs, s.runs, s.settle_runs, s.runs);
+  for (size_t c = 0; c < s.values.size(); ++c) {
+    SimulatedRow row;
+    row.condition = c < conditions.size() ? conditions[c].name : fmt::format("condition {}", c);
+    row.median = row.samples = "-";
+    row.vs_baseline = c == 0 ? "baseline" : "-";
+    if (std::optional<double> median = s.MedianOf(c)) {
+      const std::vector<double>& v = s.values[c];
+      row.median = fmt::format("{:.0f}", *median);
+      row.samples =
+          fmt::format("{} ({:.0f}..{:.0f})", v.size(), *std::min_element(v.begin(), v.end()),
+                      *std::max_element(v.begin(), v.end()));
+    }
+    if (std::optional<double> ratio = c > 0 ? s.RatioOf(c) : std::nullopt) {
+      row.vs_baseline = fmt::format("x{:.3f}", *ratio);
+    }
+    facts.rows.push_back(std::move(row));
+  }
+  facts.failure = s.failure;
+  return facts;
+}
+
 }  // namespace
 
 IsolateFacts ReadIsolateFacts(const Record& record) {
@@ -60,6 +95,9 @@ IsolateFacts ReadIsolateFacts(const Record& record) {
       if (p.ratio && p.low && p.high) c.estimate = RatioInterval{*p.ratio, *p.low, *p.high};
       c.bytes = p.HeldBytes();
       facts.conditions.push_back(std::move(c));
+    }
+    if (payload->simulated) {
+      facts.simulated = SimulatedFactsOf(*payload->simulated, payload->conditions, record.query);
     }
   } else {
     // No payload: the arms still name the conditions, and a detail the suspect.

@@ -31,9 +31,27 @@ struct ConditionFacts {
   std::optional<RatioInterval> estimate;  ///< Against the baseline.
   std::optional<uint64_t> bytes;          ///< Sum of the structures' sizes, when answered.
 };
+/// One condition's simulated figure, formatted as `culprit isolate` prints it.
+struct SimulatedRow {
+  std::string condition;
+  std::string median;       ///< The median count per run, "647550"; "-" without samples.
+  std::string samples;      ///< How many and their range, "2 (647548..647553)"; "-".
+  std::string vs_baseline;  ///< "baseline", "x136.250", or "-" without a positive median.
+};
+/// An isolation's simulated figures (`isolate --simulate`: the payload's `simulated`),
+/// labelled as `isolate` labels them on the terminal: simulated, secondary, never a verdict.
+struct SimulatedFacts {
+  /// "ll_misses per run of scan, simulated (cachegrind, valgrind-3.19.0, --fair-sched=yes):
+  /// per sample, a fresh harness process [set-up, 1 settling, 3 runs] minus one [set-up, 1
+  /// settling], divided by 3; secondary, never a verdict".
+  std::string heading;
+  std::vector<SimulatedRow> rows;  ///< One per condition, the baseline first.
+  std::string failure;             ///< Why it stopped early; "" when it did not.
+};
 struct IsolateFacts {
   std::vector<ConditionFacts> conditions;  ///< [0] is the baseline.
   std::string reversibility, reversibility_sentence;
+  std::optional<SimulatedFacts> simulated;  ///< Only when the sitting simulated.
 };
 /// From the isolation payload (ReadIsolationPayload), else from the arms (one per condition,
 /// with no per-condition estimate; the suspect by the `suspect` detail). Empty when neither

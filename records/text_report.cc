@@ -10,6 +10,7 @@
 #include "records/multi_bisect_payload.h"
 #include "records/report.h"
 #include "records/report_facts.h"
+#include "records/report_payload.h"
 #include "records/sweep_payload.h"
 #include "records/table_payload.h"
 
@@ -72,6 +73,18 @@ std::string SampleToken(const Sample& sample, const std::vector<std::string>& ta
   return fmt::format("{}:{}={}{}", sample.sequence, tag, value, flags.empty() ? "" : "/" + flags);
 }
 
+// An isolation's simulated figures, as `isolate` prints them: secondary, never a verdict.
+std::string SimulatedText(const SimulatedFacts& s) {
+  std::vector<std::vector<std::string>> rows = {
+      {"  condition", "median", "samples (min..max)", "vs baseline"}};
+  for (const SimulatedRow& row : s.rows) {
+    rows.push_back({"  " + row.condition, row.median, row.samples, row.vs_baseline});
+  }
+  std::string out = "simulated figures\n  " + Safe(s.heading) + "\n" + Table(rows);
+  if (!s.failure.empty()) out += "  stopped: " + Safe(s.failure) + "\n";
+  return out;
+}
+
 class TextReporter : public RecordReporter {
  public:
   std::string RenderList(std::span<const Record> records) override {
@@ -123,6 +136,11 @@ class TextReporter : public RecordReporter {
     if (r.kind == RecordKind::kExplain) {
       if (std::optional<ExplainFacts> e = ReadExplainFacts(r)) {
         out += "\n" + ExplainFactsText(*e, kExplainReportRows);
+      }
+    }
+    if (r.kind == RecordKind::kIsolate) {
+      if (std::optional<SimulatedFacts> s = ReadIsolateFacts(r).simulated) {
+        out += "\n" + SimulatedText(*s);
       }
     }
     if (r.kind == RecordKind::kMultiBisect) {
