@@ -6,6 +6,7 @@
 #include <cassert>
 #include <cmath>
 
+#include "bisect/bisect_budget.h"
 #include "probes/sequential.h"
 #include "probes/sitting.h"
 #include "probes/statistics.h"
@@ -213,7 +214,15 @@ VerificationPlan PlanVerification(double effect, double noise, const SearchOptio
   plan.noise = noise;
   plan.looks = {first};
   plan.alphas = {first_alpha};
-  if (2 * first <= max) {
+  const double growth = o.verify_look_growth;
+  if (growth > 1 && growth < 2) {
+    // The confirmation's finer looks from the first on (its first element is `first`).
+    const std::vector<int> looks = ConfirmationLooks(first, max, growth);
+    const std::vector<int> later(looks.begin() + 1, looks.end());
+    const std::vector<double> later_alphas = SpendAlpha(alpha - first_alpha, later, o.spending);
+    plan.looks.insert(plan.looks.end(), later.begin(), later.end());
+    plan.alphas.insert(plan.alphas.end(), later_alphas.begin(), later_alphas.end());
+  } else if (2 * first <= max) {
     const std::vector<int> later = LookSchedule(2 * first, max);
     const std::vector<double> later_alphas = SpendAlpha(alpha - first_alpha, later, o.spending);
     plan.looks.insert(plan.looks.end(), later.begin(), later.end());

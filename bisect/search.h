@@ -40,8 +40,12 @@ struct SearchOptions {
   /// 80 per allowed build plus the endpoint and verification maxima.
   int max_pairs = 0;
   /// Pairs asked for at a time while searching, at most (SearchBatchPairs asks for fewer
-  /// when the fitted effect stands far above the noise).
-  int pairs_per_batch = 5;
+  /// when the fitted effect stands far above the noise). 4, two blocks of an AB and a BA pair
+  /// (5 until issue 27's named-and-verified cost, which the runner measured as 6): a step
+  /// ends within a batch of the pairs that decide it, so a smaller batch overshoots less
+  /// (docs/bisect.md, "Named and verified at 18%/24%"). A state keeps the batch it was saved
+  /// with.
+  int pairs_per_batch = 4;
   /// A search step measures one candidate until its side is decisive or it has this many
   /// pairs; then the candidate is chosen afresh (possibly the same commit again).
   int max_pairs_per_step = 60;
@@ -72,6 +76,12 @@ struct SearchOptions {
   /// (PlanVerification). A state saved without this field verified on the fixed schedule
   /// above and resumes that way.
   bool plan_verification = true;
+  /// A planned verification's looks after its first: each this many times the last, in whole
+  /// blocks, up to verify_pairs_max (ConfirmationLooks), sharing the rest of α by `spending`.
+  /// √2, the confirmation's growth (2, doubling, until issue 27's named-and-verified cost); a
+  /// look nearer the pairs a culprit needs stops it sooner, and the α is the same in all. In
+  /// (1, 2); 2 or more doubles. A state saved without this field doubled and resumes that way.
+  double verify_look_growth = 1.41421356;
   /// The metric is near-deterministic (IsNearDeterministicMetric: instructions). The model's
   /// noise floor is then kNearDeterministicMinNoise, not kMinNoise (SearchNoiseFloor), and a
   /// verification also reads the near-deterministic rule (LookNearDeterministic) over the runs
@@ -169,7 +179,8 @@ struct VerificationPlan {
 ///   n = (π/3) · ((z_{1-α₁/2} + z_{kPlannedLookPower}) · s√2 / (δ - τ))²,
 /// τ = ln(1 + band), α₁ = kPlannedLookShare · α: the pairs at which the signed-rank interval
 /// clears the band with that chance if the culprit moves by δ, at least the pairs an
-/// interval at 1 - α₁ needs, in whole blocks, at most verify_pairs_max; then doubling to
+/// interval at 1 - α₁ needs, in whole blocks, at most verify_pairs_max; then looks growing by
+/// options.verify_look_growth (ConfirmationLooks; doubling when it is 2 or more) to
 /// verify_pairs_max, sharing the rest of α by `options.spending`. Valid because the search's
 /// pairs, which δ and s come from, are not the verification's. The fixed schedule when
 /// !options.plan_verification, or δ is not beyond τ, or s is not positive. Pure.

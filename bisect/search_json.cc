@@ -101,6 +101,10 @@ Result<SearchOptions> OptionsFromJson(const nlohmann::json& jo) {
     if (!jo["plan_verification"].is_boolean()) return Invalid("plan_verification");
     o.plan_verification = jo["plan_verification"].get<bool>();
   }
+  // States written before the field existed doubled their planned looks.
+  o.verify_look_growth = 2;
+  if (!ReadDouble(jo, "verify_look_growth", o.verify_look_growth) || !(o.verify_look_growth > 1))
+    return Invalid("verify_look_growth");
   // States written before the field existed were spent the O'Brien–Fleming way.
   o.spending = Spending::kObrienFleming;
   if (jo.contains("spending")) {
@@ -197,6 +201,7 @@ std::string BisectSearch::ToJson() const {
                   {"confidence", o.confidence},
                   {"confirm_endpoints", o.confirm_endpoints},
                   {"plan_verification", o.plan_verification},
+                  {"verify_look_growth", o.verify_look_growth},
                   {"near_deterministic", o.near_deterministic},
                   {"spending", o.spending == Spending::kPocock ? "pocock" : "obrien-fleming"}};
   j["unbuildable"] = unbuildable_;

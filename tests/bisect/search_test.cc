@@ -146,7 +146,9 @@ TEST(PlanVerification, TheFirstLookIsWhereTheFittedEffectClearsTheBand) {
   // (0.1655 - 0.0488))² = 44.48, so 45 pairs, 46 in whole blocks.
   const VerificationPlan noisy = PlanVerification(std::log(1.18), 0.24, options);
   ASSERT_TRUE(noisy.planned);
-  EXPECT_EQ(noisy.looks, (std::vector<int>{46, 92, 184, 320}));
+  // Then √2 apart in whole blocks (46·√2 = 65.05 → 66, 92.0 → 92, 130.1 → 130, 184.0 → 184,
+  // 260.2 → 260), and the budget.
+  EXPECT_EQ(noisy.looks, (std::vector<int>{46, 66, 92, 130, 184, 260, 320}));
   ASSERT_EQ(noisy.alphas.size(), noisy.looks.size());
   EXPECT_NEAR(noisy.alphas[0], 0.025, 1e-12);
   double total = 0;
@@ -168,6 +170,41 @@ TEST(PlanVerification, TheFirstLookIsWhereTheFittedEffectClearsTheBand) {
   EXPECT_EQ(tiny.looks, (std::vector<int>{320}));
   ASSERT_EQ(tiny.alphas.size(), 1u);
   EXPECT_NEAR(tiny.alphas[0], 0.05, 1e-12);
+}
+
+// Issue 27's named-and-verified cost: the looks after the planned first one grow by √2, not 2;
+// the α of the later looks is spread over more of them and sums to the same. A growth of 2 (a
+// state saved before the field existed) keeps the doubling looks to the pair.
+TEST(PlanVerification, TheLaterLooksGrowByTheGivenFactorAndTheAlphaStaysTheSame) {
+  SearchOptions options;
+  options.verify_pairs_max = 1280;  // the runner's: [bisect] confirm_max_pairs
+  const VerificationPlan fine = PlanVerification(std::log(1.18), 0.24, options);
+  EXPECT_EQ(fine.looks, (std::vector<int>{46, 66, 92, 130, 184, 260, 368, 520, 736, 1040, 1280}));
+  double total = 0;
+  for (double a : fine.alphas) total += a;
+  EXPECT_NEAR(total, 0.05, 1e-12);
+  EXPECT_NEAR(fine.alphas[0], 0.025, 1e-12);
+  options.verify_look_growth = 2;
+  const VerificationPlan doubling = PlanVerification(std::log(1.18), 0.24, options);
+  EXPECT_EQ(doubling.looks, (std::vector<int>{46, 92, 184, 368, 736, 1280}));
+  EXPECT_NEAR(doubling.alphas[0], 0.025, 1e-12);
+  // Each later look spends less than a doubling look, since more looks share the same α.
+  EXPECT_LT(fine.alphas[1], doubling.alphas[1]);
+}
+
+TEST(BisectSearchTest, AStateSavedWithoutALookGrowthDoublesItsPlannedLooks) {
+  BisectSearch search(10);
+  nlohmann::json saved = nlohmann::json::parse(search.ToJson());
+  ASSERT_NEAR(saved["options"]["verify_look_growth"].get<double>(), std::sqrt(2.0), 1e-6);
+  saved["options"].erase("verify_look_growth");
+  Result<BisectSearch> old = BisectSearch::FromJson(saved.dump(1));
+  ASSERT_TRUE(old.ok()) << old.error().message();
+  EXPECT_EQ(old->options().verify_look_growth, 2);
+  saved["options"]["verify_look_growth"] = 1.0;
+  EXPECT_FALSE(BisectSearch::FromJson(saved.dump(1)).ok());
+  Result<BisectSearch> resumed = BisectSearch::FromJson(search.ToJson());
+  ASSERT_TRUE(resumed.ok()) << resumed.error().message();
+  EXPECT_EQ(resumed->options().verify_look_growth, search.options().verify_look_growth);
 }
 
 TEST(PlanVerification, WithoutAFitOrWhenToldNotToTheLooksAreTheFixedOnes) {
@@ -319,8 +356,9 @@ TEST(BisectSearchTest, AStateSavedWithoutAPlanFlagVerifiesOnTheFixedLooks) {
 // The batch follows the fit: a quiet host's search asks for pairs two at a time and still
 // finds and verifies the culprit; a noisy one asks for the full batch.
 TEST(BisectSearchTest, SearchBatchesShrinkOnAQuietHostOnly) {
-  // At 99:1 (before issue 27), where ×5 the noise asks for the full batch of 5; at 19:1 it
-  // asks for 3 or 4 (SearchBatchPairs' figures above).
+  // At 99:1 (before issue 27), where ×5 the noise asks for the full batch (4 since issue 27's
+  // named-and-verified cost, 5 before); at 19:1 it asks for 3 or 4 (SearchBatchPairs' figures
+  // above).
   SearchOptions options;
   options.step_odds = 99;
   for (double noise_scale : {1.0, 5.0}) {
@@ -335,7 +373,7 @@ TEST(BisectSearchTest, SearchBatchesShrinkOnAQuietHostOnly) {
     for (const Action& a : log) {
       if (a.kind != Action::Kind::kMeasure || a.commit == 20) continue;
       ++search_batches;
-      EXPECT_EQ(a.pairs, noise_scale == 1.0 ? 2 : 5) << "noise ×" << noise_scale;
+      EXPECT_EQ(a.pairs, noise_scale == 1.0 ? 2 : 4) << "noise ×" << noise_scale;
     }
     EXPECT_GT(search_batches, 0);
   }
@@ -457,6 +495,9 @@ TEST(BisectSearchTest, PairBudgetExhaustedIsInconclusiveWithACredibleSet) {
   // the target, and the budget runs out in its verification instead of in the search.
   options.target_probability = 0.99;
   options.step_odds = 99;
+  // And its batch: in batches of 4 these scripted pairs bring one commit to 0.99 and the
+  // budget runs out in its verification.
+  options.pairs_per_batch = 5;
   BisectSearch search(16, options);
   std::vector<double> ends = {0.5, -0.1, 0.3, 0.0, 0.4, 0.1, 0.25, 0.05};
   search.AddObservation(16, ends);
