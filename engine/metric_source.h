@@ -56,7 +56,7 @@ std::optional<std::string> TakeInstructionSourceWarning();
 /// for ll_misses and d1_misses; nullopt for every metric a run has itself.
 std::optional<MetricSource> MetricSourceOf(MetricRule::Kind kind);
 
-/// "perf_event" or "cachegrind": the value of a record's details["metric_source"].
+/// "perf_event" or "cachegrind": the value of a record's `metric_source` detail.
 std::string_view MetricSourceName(MetricSource source);
 
 /// MetricSourceName(*MetricSourceOf(kind)), "" for a metric a run has itself.

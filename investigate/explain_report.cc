@@ -119,8 +119,8 @@ Record MakeExplainRecord(const ExplainInputs& in, const ExplainFacts& facts,
   details.runs_per_side = 1;
   details.changed_files = in.changed_files;
   details.code_path = facts.code_path;
+  details.metric_source = "cachegrind";
   details.WriteTo(&r.details);
-  r.details["metric_source"] = "cachegrind";
   PlacementDetails placement;
   placement.aslr = false;
   placement.WriteTo(&r.details);

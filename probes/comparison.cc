@@ -70,8 +70,8 @@ void AddMetricDetails(const ComparisonPlan& plan, Record& record) {
   details.metric = NamedMetricName(metric).empty()
                        ? (metric == MetricRule::Kind::kRegex ? "regex" : "json")
                        : std::string(NamedMetricName(metric));
+  if (IsCachegrindMetric(metric)) details.metric_source = std::string(MetricSourceName(metric));
   details.WriteTo(&record.details);
-  if (IsCachegrindMetric(metric)) record.details["metric_source"] = MetricSourceName(metric);
 }
 
 /// The sitting's seed, dropped pairs, failure counts and their test, and calibrations.
