@@ -189,12 +189,30 @@ VerificationPlan PlanVerification(double effect, double noise, const SearchOptio
   const double tau = std::log1p(o.band);
   if (!o.plan_verification || !(effect > tau) || !(noise > 0)) return FixedPlan(o);
   const double alpha = 1 - o.confidence;
-  const double first_alpha = kPlannedLookShare * alpha;
   // One pair's d under the search's Student-t model: standard deviation s·√(ν / (ν − 2)).
   const double sd = noise * std::sqrt(kStudentDof / (kStudentDof - 2.0));
-  const double z = NormalQuantile(1 - first_alpha / 2) + NormalQuantile(kPlannedLookPower);
-  const double wanted = (std::acos(-1.0) / 3) * std::pow(z * sd / (effect - tau), 2);
-  const int floor = static_cast<int>(MinPairsForSignedRank(1 - first_alpha));
+  auto blocks = [](int pairs) { return (pairs + kPairsPerBlock - 1) / kPairsPerBlock; };
+  // The pairs the first look wants with `share` of α, and the fewest its interval exists at.
+  auto first_look = [&](double share, int* floor) {
+    const double z = NormalQuantile(1 - share * alpha / 2) + NormalQuantile(kPlannedLookPower);
+    *floor = static_cast<int>(MinPairsForSignedRank(1 - share * alpha));
+    return (std::acos(-1.0) / 3) * std::pow(z * sd / (effect - tau), 2);
+  };
+  double share = kPlannedLookShare;
+  int floor = 0;
+  double wanted = first_look(share, &floor);
+  if (wanted <= floor) {
+    // The effect stands so far above the noise that the look at the fewest pairs its interval
+    // exists at is all but sure to decide: more of α there buys a look a block sooner.
+    int wide_floor = 0;
+    const double wide = first_look(kPlannedFloorLookShare, &wide_floor);
+    if (wide <= wide_floor && blocks(wide_floor) < blocks(floor)) {
+      share = kPlannedFloorLookShare;
+      floor = wide_floor;
+      wanted = wide;
+    }
+  }
+  const double first_alpha = share * alpha;
   const int max = o.verify_pairs_max;
   int first = max;
   if (wanted < max) first = std::max(floor, static_cast<int>(std::ceil(wanted)));

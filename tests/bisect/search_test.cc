@@ -154,12 +154,23 @@ TEST(PlanVerification, TheFirstLookIsWhereTheFittedEffectClearsTheBand) {
   double total = 0;
   for (double a : noisy.alphas) total += a;
   EXPECT_NEAR(total, 0.05, 1e-12);
-  // +30% on a quiet host: 0.21 pairs by the formula; the first look is the fewest pairs whose
-  // signed-rank interval reaches 97.5% (7), in whole blocks: 8 instead of the fixed 12.
+  // +30% on a quiet host: 0.21 pairs by the formula; the fewest pairs whose signed-rank
+  // interval reaches 97.5% are 7, 8 in whole blocks; with 0.7 of α (96.5%) 6 are enough
+  // (2/64 = 0.031 ≤ 0.035), so the first look takes that share and 6 pairs (the fixed: 12).
   const VerificationPlan quiet = PlanVerification(std::log(1.3), 0.03, options);
   ASSERT_TRUE(quiet.planned);
-  EXPECT_EQ(quiet.looks.front(), 8);
+  EXPECT_EQ(quiet.looks.front(), 6);
+  EXPECT_NEAR(quiet.alphas.front(), 0.035, 1e-12);
   EXPECT_EQ(quiet.looks.back(), 320);
+  double quiet_total = 0;
+  for (double a : quiet.alphas) quiet_total += a;
+  EXPECT_NEAR(quiet_total, 0.05, 1e-12);
+  // Where the formula wants more than the floor the share stays half (the noisy host above),
+  // and so it does when the wider share's formula wants more than its own floor: +6% at a
+  // scale of 0.0077 wants 6.94 pairs at 0.025 (floor 7) and 6.14 at 0.035 (floor 6), so 8.
+  const VerificationPlan close = PlanVerification(std::log(1.06), 0.0077, options);
+  EXPECT_EQ(close.looks.front(), 8);
+  EXPECT_NEAR(close.alphas.front(), 0.025, 1e-12);
   // 10% at 24%: 280.05 pairs, 282 in blocks; the rest of α at the last look.
   const VerificationPlan small = PlanVerification(std::log(1.10), 0.24, options);
   EXPECT_EQ(small.looks, (std::vector<int>{282, 320}));
@@ -220,17 +231,17 @@ TEST(PlanVerification, WithoutAFitOrWhenToldNotToTheLooksAreTheFixedOnes) {
             SpendAlpha(1 - options.confidence, fixed, Spending::kPocock));
 }
 
-// A large change on a quiet host is verified at the planned first look, 8 pairs, with the
-// interval at that look's 97.5%.
-TEST(PlanVerification, AQuietHostsCulpritIsVerifiedAtEightPairs) {
+// A large change on a quiet host is verified at the planned first look, 6 pairs, with the
+// interval at that look's 96.5% (kPlannedFloorLookShare; 8 pairs at 97.5% before).
+TEST(PlanVerification, AQuietHostsCulpritIsVerifiedAtSixPairs) {
   ScriptedWorld world(13, std::log(1.3));
   BisectSearch search(20);
   RunToEnd(search, world);
   const SearchOutcome out = search.Result();
   ASSERT_EQ(out.kind, SearchOutcome::Kind::kCulprit) << out.reason;
   EXPECT_EQ(out.first, 13);
-  EXPECT_EQ(out.verification_pairs, 8);
-  EXPECT_NEAR(out.interval_confidence, 0.975, 1e-12);
+  EXPECT_EQ(out.verification_pairs, 6);
+  EXPECT_NEAR(out.interval_confidence, 0.965, 1e-12);
 }
 
 // The plan is made from the observations before the verification's first pair: neither its
