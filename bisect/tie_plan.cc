@@ -7,7 +7,9 @@
 #include <map>
 #include <numbers>
 #include <tuple>
+#include <vector>
 
+#include "bisect/bisect_budget.h"
 #include "probes/sequential.h"
 #include "probes/sitting.h"
 #include "probes/statistics.h"
@@ -16,47 +18,62 @@
 namespace culprit {
 
 std::optional<PairNoise> PooledPairNoise(std::span<const Observation> observations) {
-  // Sums per group: the pairs of one commit against one baseline (a verification's apart,
-  // though they compare the same builds: they are kept as the sitting they were).
-  struct Sums {
-    double sum = 0, sum_sq = 0;
-    int n = 0;
-  };
-  std::map<std::tuple<int, int, bool>, Sums> groups;
+  // The pairs per group: one commit against one baseline (a verification's apart, though they
+  // compare the same builds: they are kept as the sitting they were).
+  std::map<std::tuple<int, int, bool>, std::vector<double>> groups;
   for (const Observation& o : observations) {
-    Sums& g = groups[{o.commit, o.baseline, o.verification}];
+    std::vector<double>& g = groups[{o.commit, o.baseline, o.verification}];
     for (double d : o.d) {
-      if (!std::isfinite(d)) continue;
-      g.sum += d;
-      g.sum_sq += d * d;
-      ++g.n;
+      if (std::isfinite(d)) g.push_back(d);
     }
   }
   PairNoise noise;
+  std::vector<double> deviations;
   double ss = 0;
   for (const auto& [key, g] : groups) {
-    if (g.n == 0) continue;
-    noise.pairs += g.n;
-    noise.dof += g.n - 1;
-    ss += std::max(0.0, g.sum_sq - g.sum * g.sum / g.n);
+    if (g.empty()) continue;
+    noise.pairs += static_cast<int>(g.size());
+    noise.dof += static_cast<int>(g.size()) - 1;
+    double sum = 0;
+    for (double d : g) sum += d;
+    const double mean = sum / static_cast<double>(g.size());
+    for (double d : g) {
+      deviations.push_back(d - mean);
+      ss += (d - mean) * (d - mean);
+    }
   }
   if (noise.dof < kMinNoiseDof) return std::nullopt;
-  noise.sd = std::sqrt(ss / noise.dof);
+  noise.plain_sd = std::sqrt(ss / noise.dof);
+  noise.sd = TrimmedPairScale(deviations, noise.dof, kTrimShare);
   return noise;
 }
 
-namespace {
-
-// NULL's share of α at the last look of a check's NULL looks from `min_pairs` to `null_max_pairs`.
-double NullLastAlpha(double confidence, int min_pairs, int null_max_pairs) {
-  const double alpha = 1 - confidence;
-  const std::vector<int> looks =
-      StoppableLooks(LookSchedule(min_pairs, std::max(min_pairs, null_max_pairs)), alpha,
-                     Spending::kPocock, kPairsPerBlock);
-  return SpendAlpha(alpha, looks, Spending::kPocock).back();
+double TrimmedPairScale(std::span<const double> deviations, int dof, double share) {
+  assert(dof >= 1 && share >= 0 && share < 0.5);
+  std::vector<double> w(deviations.begin(), deviations.end());
+  const int n = static_cast<int>(w.size());
+  const int k = static_cast<int>(std::floor(share * n + 1e-9));
+  if (n == 0) return 0;
+  std::sort(w.begin(), w.end());
+  for (int i = 0; i < k; ++i) {
+    w[i] = w[k];
+    w[n - 1 - i] = w[n - 1 - k];
+  }
+  double mean = 0;
+  for (double x : w) mean += x;
+  mean /= n;
+  double ss = 0;
+  for (double x : w) ss += (x - mean) * (x - mean);
+  return std::sqrt(ss / dof) / (1 - 2.0 * k / n);
 }
 
-}  // namespace
+double NullLastAlpha(double confidence, int min_pairs, int null_max_pairs, double look_growth) {
+  const double alpha = 1 - confidence;
+  const std::vector<int> looks =
+      StoppableLooks(ConfirmationLooks(min_pairs, std::max(min_pairs, null_max_pairs), look_growth),
+                     alpha, Spending::kPocock, kPairsPerBlock);
+  return SpendAlpha(alpha, looks, Spending::kPocock).back();
+}
 
 int TiePairsNeeded(double noise, double band, double confidence, double power, int min_pairs,
                    int null_max_pairs) {
@@ -99,8 +116,9 @@ int PairsToRuleOut(const ShiftEstimate& now, double alternative) {
 namespace {
 
 // The pairs a tie needs at `power`, read at the NULL schedule that holds them: the least of
-// `from`, 2·from, 4·from, … whose last look is at or past its own need (a doubling schedule's
-// last share of α is the same whatever its length, so this settles at once in practice).
+// `from`, 2·from, 4·from, … whose last look is at or past its own need (the last share of α of
+// a schedule growing by a fixed factor hardly depends on its length, so this settles at once in
+// practice).
 int NeedAtFittingSchedule(double noise, double band, double confidence, double power, int min_pairs,
                           int from) {
   int need = INT_MAX;

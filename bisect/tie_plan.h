@@ -12,6 +12,7 @@
 #include <optional>
 #include <span>
 
+#include "bisect/bisect_config.h"
 #include "bisect/search_model.h"
 #include "probes/statistics.h"
 
@@ -19,22 +20,36 @@ namespace culprit {
 
 /// The spread of one pair's log-ratio d, pooled from batches whose pairs share a mean.
 struct PairNoise {
-  double sd = 0;  ///< Pooled sample standard deviation of d (outliers included).
+  /// The scale a tie's trimmed mean reads (TrimmedPairScale): the pooled deviations winsorized
+  /// at kTrimShare of the pairs at each end, over 1 − 2·kTrimShare. What a tie's and a
+  /// rule-out's interval is predicted from. Equal to plain_sd when no pair is set aside.
+  double sd = 0;
   int pairs = 0;  ///< Pairs it was computed from.
   int dof = 0;    ///< Degrees of freedom: pairs minus the groups they fell in.
+  /// Pooled sample standard deviation of d, outliers included: the plain mean's scale.
+  double plain_sd = 0;
 };
 
 /// Fewer degrees of freedom than this give no PairNoise: too few pairs to predict from.
 inline constexpr int kMinNoiseDof = 10;
 
-/// The pooled sample standard deviation of d over `observations`, each group of pairs of one
-/// commit against one baseline (verification pairs apart) centred on its own mean: every pair
-/// of such a group compares the same two builds, so whatever the first bad commit is, they
-/// share a mean, and the pooled spread is the noise of one pair with no model assumed. The
-/// sample deviation, not the search's Student-t scale: a tie's mean ratio is read from a
-/// t-interval, which the outliers widen. nullopt with fewer than kMinNoiseDof degrees of
-/// freedom.
+/// The spread of d over `observations`, each group of pairs of one commit against one baseline
+/// (verification pairs apart) centred on its own mean: every pair of such a group compares the
+/// same two builds, so whatever the first bad commit is, they share a mean, and the pooled
+/// spread is the noise of one pair with no model assumed. plain_sd is the pooled sample
+/// deviation (what the plain mean's t-interval reads); sd is TrimmedPairScale of the pooled
+/// deviations, what the tie's trimmed mean reads (probes/verdict.h, TrimForTie: a tie sets
+/// the few wild pairs at each end aside, so the spread they add must not count against it).
+/// nullopt with fewer than kMinNoiseDof degrees of freedom.
 std::optional<PairNoise> PooledPairNoise(std::span<const Observation> observations);
+
+/// The scale of one pair for a Yuen trimmed mean that sets aside k = ⌊`share` · n⌋ of the n
+/// `deviations` at each end: the deviations winsorized (the k smallest raised to the (k+1)-th
+/// smallest, the k largest lowered to the (k+1)-th largest), their sum of squares about their
+/// mean over `dof`, the root of that over 1 − 2k/n. A trimmed mean of m pairs then has a
+/// standard error of about this over √m (Yuen's, sqrt((m−1)·s_w²/(h(h−1))), h = m − 2k). The
+/// plain sample deviation (over `dof`) when k = 0. Requires dof >= 1, 0 <= share < 0.5.
+double TrimmedPairScale(std::span<const double> deviations, int dof, double share);
 
 /// The chance that a tie is shown, at a true ratio of exactly 1, that TiePairsNeeded plans
 /// for: kShowPower for "≈ N pairs" and whether a tie is sought within a check's budget (the
@@ -43,8 +58,17 @@ std::optional<PairNoise> PooledPairNoise(std::span<const Observation> observatio
 inline constexpr double kShowPower = 0.5;
 inline constexpr double kProvePower = 0.9;
 
-/// Pairs a check with NULL's last look at `null_max_pairs` (looks from `min_pairs` doubling,
-/// Pocock spending of 1 - `confidence`) needs to show a tie within ±`band` with probability
+/// NULL's share of α = 1 − `confidence` at its last look, `null_max_pairs`, as a check spends
+/// it: Pocock over the checks' looks (ConfirmationLooks from `min_pairs` growing by
+/// `look_growth`, by default [bisect] confirm_look_growth's default, to null_max_pairs; a
+/// configured growth changes how well the predicted power holds, never an error rate). 0.01003 of
+/// 0.05 at 10…160 by √2 (the look before it, 114, is at 0.71 of the information), 0.018994 by
+/// doubling.
+double NullLastAlpha(double confidence, int min_pairs, int null_max_pairs,
+                     double look_growth = BisectConfig{}.confirm_look_growth);
+
+/// Pairs a check with NULL's last look at `null_max_pairs` (NullLastAlpha's looks and
+/// spending) needs to show a tie within ±`band` with probability
 /// `power` when the true ratio is 1 and one pair's d has standard deviation `noise`:
 ///   n = (π/3) · ((z_{1-α/2} + z_{(1+power)/2}) · noise / τ)²,
 /// α the NULL's share at its last look, τ = ln(1 + band): the t-interval of the mean log ratio
@@ -86,8 +110,9 @@ inline constexpr double kMinAlternativeOverBand = 1.25;
 /// The alternative A a check hunts a further move against: the smallest move it rules out with
 /// probability kRuleOutPower within `tie_budget` pairs on a part where nothing moves,
 ///   ln A = √(π/3) · (z_{1-α_L/2} + z_{(1+kRuleOutPower)/2}) · noise / √tie_budget,
-/// α_L NULL's share of α at its last look (Pocock over looks doubling from `min_pairs` to
-/// tie_budget; 0.019 of 0.05), never below kMinAlternativeOverBand · τ, τ = ln(1 + band):
+/// α_L NULL's share of α at its last look (Pocock over the looks from `min_pairs` to
+/// tie_budget on the checks' looks: NullLastAlpha, 0.010 of 0.05), never below
+/// kMinAlternativeOverBand · τ, τ = ln(1 + band):
 /// TiePairsNeeded's rule read for the ratio at a given n instead of the n at a given ratio.
 /// A spread from fewer pairs than tie_budget, which PlanTie does not trust to skip a tie, is
 /// used here: A only sets what the check claims. Without any noise A is the floor,

@@ -50,17 +50,65 @@ TEST(TiePlan, TooFewPairsPredictNothing) {
   EXPECT_FALSE(PooledPairNoise(std::vector<Observation>{Obs(5, 0, {0.1, -0.1, 0.2, 0.0, 0.3})}));
 }
 
+TEST(TiePlan, PooledNoiseReadsTheSpreadOfTheTiesTrimmedMean) {
+  // One group of 40 pairs: ±0.1 nineteen times each, and two wild pairs, +2 and −2. k =
+  // ⌊2.5% · 40⌋ = 1 is set aside at each end: the winsorized pairs are all ±0.1 (SS 0.4 over
+  // 39 dof), over 1 − 2/40; the plain deviation keeps the wild pairs.
+  std::vector<double> d;
+  for (int i = 0; i < 19; ++i) {
+    d.push_back(0.1);
+    d.push_back(-0.1);
+  }
+  d.push_back(2.0);
+  d.push_back(-2.0);
+  std::optional<PairNoise> noise = PooledPairNoise(std::vector<Observation>{Obs(4, 0, d)});
+  ASSERT_TRUE(noise);
+  EXPECT_EQ(noise->pairs, 40);
+  EXPECT_EQ(noise->dof, 39);
+  EXPECT_NEAR(noise->plain_sd, std::sqrt((38 * 0.01 + 8) / 39), 1e-12);  // 0.4635
+  EXPECT_NEAR(noise->sd, std::sqrt(0.4 / 39) / (1 - 2.0 / 40), 1e-12);   // 0.1066
+  // Fewer than 40 pairs set none aside: the plain deviation.
+  EXPECT_NEAR(TrimmedPairScale(std::vector<double>{0.1, -0.1, 2.0, -2.0}, 3, kTrimShare),
+              std::sqrt(8.02 / 3), 1e-12);
+  // Deviations pooled over groups are winsorized together: two groups of 20 centred on their
+  // own means give the same as the one group above.
+  std::vector<double> g1, g2;  // 0.5 ± 0.1 ten times each; ±0.1 nine times each, +2, −2
+  for (int i = 0; i < 10; ++i) {
+    g1.push_back(0.5 + 0.1);
+    g1.push_back(0.5 - 0.1);
+    if (i < 9) {
+      g2.push_back(0.1);
+      g2.push_back(-0.1);
+    }
+  }
+  g2.push_back(2.0);
+  g2.push_back(-2.0);
+  std::optional<PairNoise> pooled =
+      PooledPairNoise(std::vector<Observation>{Obs(4, 0, g1), Obs(5, 0, g2)});
+  ASSERT_TRUE(pooled);
+  EXPECT_EQ(pooled->dof, 38);
+  EXPECT_NEAR(pooled->sd, std::sqrt(0.4 / 38) / (1 - 2.0 / 40), 1e-12);
+}
+
+TEST(TiePlan, NullsLastShareIsTheChecksOwn) {
+  // The checks look 10 (12), 14, 20, 28, 40, 56, 80, 114, 160: the last look gets
+  // α − α·ln(1 + (e − 1)·114/160) = 0.010028 of α = 0.05; by doubling (80 of 160) 0.018994.
+  EXPECT_NEAR(NullLastAlpha(0.95, 10, 160), 0.0100284, 1e-6);
+  EXPECT_NEAR(NullLastAlpha(0.95, 10, 160, 2.0), 0.0189940, 1e-6);
+}
+
 TEST(TiePlan, PairsNeededKnownAnswers) {
-  // NULL's last look of a doubling Pocock schedule (10 or 12, 20, ..., 160) gets
-  // α − α·ln(1 + (e − 1)/2) = 0.018994 of α = 0.05; z = 2.3457 + 0.6745 at 50% power;
-  // n = π/3 · (3.0202 · σ / ln 1.05)².
-  EXPECT_EQ(TiePairsNeeded(0.37, 0.05, 0.95, 0.5, 10, 160), 550);  // 549.31
-  EXPECT_EQ(TiePairsNeeded(0.37, 0.05, 0.95, 0.9, 10, 160), 960);  // 959.01
-  EXPECT_EQ(TiePairsNeeded(0.20, 0.05, 0.95, 0.5, 10, 160), 161);  // 160.50
+  // NULL's last look of the checks' √2 Pocock schedule (…, 114, 160) gets 0.010028 of α =
+  // 0.05; z = 2.5751 + 0.6745 at 50% power; n = π/3 · (3.2496 · σ / ln 1.05)².
+  EXPECT_EQ(TiePairsNeeded(0.37, 0.05, 0.95, 0.5, 10, 160), 636);   // 635.85
+  EXPECT_EQ(TiePairsNeeded(0.37, 0.05, 0.95, 0.9, 10, 160), 1073);  // 1072.34
+  EXPECT_EQ(TiePairsNeeded(0.20, 0.05, 0.95, 0.5, 10, 160), 186);   // 185.79
+  // A 10%-noise host's pairs once their wild ones are set aside (≈ 0.15): within 160.
+  EXPECT_EQ(TiePairsNeeded(0.15, 0.05, 0.95, 0.5, 10, 160), 105);  // 104.50
   // A quiet host: the pairs a NULL needs to have seen a slow tail at that α decide.
-  EXPECT_EQ(TiePairsNeeded(0.04, 0.05, 0.95, 0.5, 10, 160), PairsToSightTail(0.018994));
-  EXPECT_EQ(TiePairsNeeded(0.04, 0.05, 0.95, 0.5, 10, 160), 25);
-  EXPECT_EQ(TiePairsNeeded(0.0, 0.05, 0.95, 0.5, 10, 160), 25);
+  EXPECT_EQ(TiePairsNeeded(0.04, 0.05, 0.95, 0.5, 10, 160), PairsToSightTail(0.0100284));
+  EXPECT_EQ(TiePairsNeeded(0.04, 0.05, 0.95, 0.5, 10, 160), 29);
+  EXPECT_EQ(TiePairsNeeded(0.0, 0.05, 0.95, 0.5, 10, 160), 29);
 }
 
 TEST(TiePlan, PairsNeededGrowWithTheNoiseAndAreHugeOnAVeryNoisyHost) {
@@ -79,13 +127,13 @@ TEST(TiePlan, PairsNeededGrowWithTheNoiseAndAreHugeOnAVeryNoisyHost) {
             TiePairsNeeded(0.37, 0.05, 0.95, 0.5, 10, 160));
 }
 
-PairNoise Noise(double sd, int pairs) { return PairNoise{sd, pairs, pairs - 10}; }
+PairNoise Noise(double sd, int pairs) { return PairNoise{sd, pairs, pairs - 10, sd}; }
 
 TEST(TiePlan, ANoisyHostsTieIsNotSoughtWithinTheChecksBudget) {
   const TiePlan plan = PlanTie(Noise(0.37, 800), 0.05, 0.95, 10, 160, 1280, false);
   EXPECT_FALSE(plan.seek);
-  EXPECT_EQ(plan.pairs_needed, 550);
-  EXPECT_EQ(plan.pairs_to_prove, 960);
+  EXPECT_EQ(plan.pairs_needed, 633);  // read at the looks to 640 that hold it
+  EXPECT_EQ(plan.pairs_to_prove, 1070);
   EXPECT_DOUBLE_EQ(plan.noise, 0.37);
 }
 
@@ -93,16 +141,16 @@ TEST(TiePlan, AQuietHostsTieIsSoughtAsBefore) {
   const TiePlan plan = PlanTie(Noise(0.04, 800), 0.05, 0.95, 10, 160, 1280, false);
   EXPECT_TRUE(plan.seek);
   EXPECT_EQ(plan.budget, 160);
-  EXPECT_EQ(plan.pairs_needed, 25);
+  EXPECT_EQ(plan.pairs_needed, 29);
 }
 
 TEST(TiePlan, ProveFirstSeeksWithABudgetThatHoldsThePrediction) {
   TiePlan plan = PlanTie(Noise(0.37, 800), 0.05, 0.95, 10, 160, 1280, true);
   EXPECT_TRUE(plan.seek);
-  EXPECT_EQ(plan.budget, 1280);  // 960 needed: 160, 320, 640 do not hold it
+  EXPECT_EQ(plan.budget, 1280);  // 1070 needed: 160, 320, 640 do not hold it
   EXPECT_FALSE(plan.short_of_proof);
   plan = PlanTie(Noise(0.20, 800), 0.05, 0.95, 10, 160, 1280, true);
-  EXPECT_EQ(plan.budget, 320);  // 280 needed at 90%
+  EXPECT_EQ(plan.budget, 320);  // 312 needed at 90%
   // Even the cap is short: sought with it, and said.
   plan = PlanTie(Noise(0.60, 800), 0.05, 0.95, 10, 160, 1280, true);
   EXPECT_TRUE(plan.seek);
