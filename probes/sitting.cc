@@ -233,6 +233,10 @@ class PairedSitting {
             ? alphas_
             : SpendAlpha(1 - options.confidence, std::span<const int>(r_.looks.data(), null_looks_),
                          Spending::kPocock);
+    if (options.null_from_trimmed_look && options.trim_share > 0 && !options.sight_tail_once) {
+      null_alphas_ = NullSpendingFromTrimmedLook(std::span<const int>(r_.looks.data(), null_looks_),
+                                                 1 - options.confidence, options.trim_share);
+    }
   }
 
   void Run() {
@@ -417,7 +421,7 @@ class PairedSitting {
       verdict = ClassifyWithTails(*shift, *r_.tails, options_.band);
       decided_ = verdict == Verdict::kEffect || (verdict == Verdict::kNull && null_claimable_);
       if (!decided_ && options_.null_states_tie && look_ < null_looks_ &&
-          null_alphas_[look_] != alphas_[look_]) {
+          null_alphas_[look_] != alphas_[look_] && null_alphas_[look_] > 0) {
         // NULL's own spending (null_max_pairs): its interval is the one a tie is read from.
         Result<ShiftEstimate> null_shift = SignedRankEstimate(d, 1 - null_alphas_[look_]);
         if (null_shift) {
@@ -493,6 +497,7 @@ class PairedSitting {
     TailEvidence tails = *r_.tails;
     double confidence = r_.nominal_confidence;
     if (look_ < null_looks_ && null_alphas_[look_] != alphas_[look_]) {
+      if (!(null_alphas_[look_] > 0)) return false;  // a look NULL's spending skips
       Result<ShiftEstimate> null_shift = SignedRankEstimate(d, 1 - null_alphas_[look_]);
       if (!null_shift) return false;
       shift = *null_shift;
@@ -672,6 +677,22 @@ void NoteSittingEnd(const HostProbe* host, const HostState& start, const HostSta
   for (std::string& warning : HostChangeWarnings(host->Identity(), start, end)) {
     notes.push_back(std::move(warning));
   }
+}
+
+std::vector<double> NullSpendingFromTrimmedLook(std::span<const int> null_looks, double alpha,
+                                                double share) {
+  if (null_looks.empty()) return {};
+  const double last = null_looks.back();
+  for (size_t j = 0; j < null_looks.size(); ++j) {
+    const double first_share = PocockSpent(alpha, null_looks[j] / last);
+    if (!(first_share > 0 && first_share < 1)) continue;
+    if (TrimAtLook(null_looks[j], first_share, share) < 1) continue;
+    std::vector<double> alphas(null_looks.size(), 0.0);
+    const std::vector<double> spent = SpendAlpha(alpha, null_looks.subspan(j), Spending::kPocock);
+    std::copy(spent.begin(), spent.end(), alphas.begin() + static_cast<std::ptrdiff_t>(j));
+    return alphas;
+  }
+  return SpendAlpha(alpha, null_looks, Spending::kPocock);
 }
 
 SittingResult RunPairedSitting(SampleSource& source, const HostProbe* host,

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -128,6 +129,12 @@ struct SittingOptions {
   /// look's α: never so many that a slow tail could hide in them); 0: the plain mean. Not
   /// with sight_tail_once, whose one sighting is of the untrimmed pairs.
   double trim_share = kTrimShare;
+  /// Whether NULL's spending starts at its first look that can state a tie with a wild pair
+  /// set aside at each end (NullSpendingFromTrimmedLook), instead of at the first look: NULL's
+  /// looks before it could not sight a slow tail at their shares (a 10…160 check's looks at
+  /// 12 to 28 pairs need 32 to 43), so their α was spent for nothing. Needs trim_share > 0 and
+  /// not sight_tail_once; the bisect's checks (SittingBudget) set it.
+  bool null_from_trimmed_look = false;
   /// The pair counts at which to look, increasing (whole blocks); empty: min_pairs doubling
   /// to max_pairs (LookSchedule). Counts past max_pairs are dropped, and max_pairs (and a
   /// null_max_pairs below it) are made looks. The spending (Pocock) and StoppableLooks are
@@ -206,6 +213,18 @@ std::vector<double> KeptLogRatios(const std::vector<Sample>& samples);
 /// null: a caller whose sitting may stop before a snapshot passes null then).
 void NoteSittingEnd(const HostProbe* host, const HostState& start, const HostState& end,
                     std::optional<CalibrationCheck>& calibration, std::vector<std::string>& notes);
+
+/// NULL's nominal two-sided α at each of `null_looks` (the looks up to null_max_pairs, after
+/// StoppableLooks): Pocock spending of `alpha` over the looks from the first one, n_j, at which
+/// TrimAtLook(n_j, PocockSpent(alpha, n_j / the last look), `share`) >= 1, and 0 before it
+/// (those looks state no NULL); SpendAlpha over every look when no look is such. Pocock's
+/// increments after n_j are the same either way: n_j gets what the looks before it had, so the
+/// shares still sum to `alpha`, and a look before it could not have stated a tie anyway unless
+/// its pairs sight a slow tail at its own share without a pair set aside. E.g. {12, 14, 20, 28,
+/// 40, 56, 80, 114, 160} at 0.05: 0 up to 28, 0.0179 at 40 (one pair a side set aside:
+/// P(at most one tail run in 40) = 0.0121), then 0.0057, 0.0075, 0.0090, 0.0100.
+std::vector<double> NullSpendingFromTrimmedLook(std::span<const int> null_looks, double alpha,
+                                                double share);
 
 /// Runs a paired sitting of arm B against arm A. `host` may be null (no host
 /// state, tests). Never throws; a broken arm ends the sitting with `failure`.
