@@ -237,13 +237,20 @@ TEST(BisectRunnerOnScriptedWorld, ACheckWhoseRunsKeepFailingLeavesTheVerifiedCha
   // is skipped like an unbuildable one: then the answer is a range holding the change.)
   WorldOptions options = Quiet({{0.5}});
   options.timeout_rate = 0.6;
-  // Seed 22: on 20 the check's pairs, whose censored sides no longer carry their stand-in
-  // values into the ratio, now reach a (true) tie before the failures break the sitting.
-  RunnerTrialResult r = Trial(options, 22, "failing-check");
-  EXPECT_TRUE(r.score == TrialResult::Score::kExact || r.score == TrialResult::Score::kRange)
-      << r.wrong << "\n"
-      << r.report;
-  EXPECT_NE(r.report.find("its runs kept failing"), std::string::npos) << r.report;
+  // Which seed's check breaks depends on every step before it (seed 22 until the verification
+  // of a quiet host's change moved to 6 pairs; 20 before the censored sides left the ratio),
+  // so the first of a few seeds whose check breaks is the one asserted on; every seed tried
+  // must leave the change standing.
+  bool broke = false;
+  for (uint64_t seed = 20; seed < 40 && !broke; ++seed) {
+    SCOPED_TRACE(seed);
+    RunnerTrialResult r = Trial(options, seed, "failing-check");
+    EXPECT_TRUE(r.score == TrialResult::Score::kExact || r.score == TrialResult::Score::kRange)
+        << r.wrong << "\n"
+        << r.report;
+    broke = r.report.find("its runs kept failing") != std::string::npos;
+  }
+  EXPECT_TRUE(broke);
 }
 
 TEST(BisectRunnerOnScriptedWorld, AHostThatJumpsMidBisectDoesNotMoveTheAnswer) {
