@@ -50,6 +50,10 @@ SittingOptions SittingBudget(const SittingOptions& measure, const BisectConfig& 
   // pairs could have seen. So both stop once neither verdict is within their budgets' reach
   // (a move on the band's edge is, until about half the budget).
   options.stop_when_futile = check || confirm;
+  // A check's NULL spends its α from its first look that can state a tie with a wild pair set
+  // aside at each end (40 pairs of 12, 14, 20, 28, 40, …, 160): the looks before it cannot
+  // sight a slow tail at their shares, so what they held goes to that look.
+  options.null_from_trimmed_look = check;
   // The confirmation and the checks look more often than by doubling: a move (or a check's
   // tie) stops nearer the pairs it needs, and the sitting spends α over these looks, so the
   // overall α is kept. A check's tie budget (160) is a look of this schedule as of doubling.

@@ -72,6 +72,17 @@ TEST(BisectBudget, ConfirmationLooksGrowByTheGivenFactor) {
   EXPECT_EQ(ConfirmationLooks(6, 6, std::sqrt(2.0)), (std::vector<int>{6}));
 }
 
+TEST(BisectBudget, OnlyAChecksNullSpendsFromItsFirstTrimmedLook) {
+  const BisectConfig bisect;
+  EXPECT_TRUE(SittingBudget(Measure(), bisect, BisectStepKind::kCheck, false, 1 << 20)
+                  .null_from_trimmed_look);
+  for (BisectStepKind kind :
+       {BisectStepKind::kConfirm, BisectStepKind::kMeasure, BisectStepKind::kVerify}) {
+    EXPECT_FALSE(SittingBudget(Measure(), bisect, kind, false, 1 << 20).null_from_trimmed_look)
+        << BisectStepKindName(kind);
+  }
+}
+
 TEST(BisectBudget, TheConfirmationAndTheChecksLookAtTheFinerSchedule) {
   BisectConfig bisect;
   EXPECT_NEAR(bisect.confirm_look_growth, std::sqrt(2.0), 1e-6);
