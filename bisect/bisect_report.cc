@@ -13,6 +13,7 @@
 #include "base/timestamp.h"
 #include "bisect/bisect_budget.h"
 #include "bisect/range_split.h"
+#include "bisect/run_reuse.h"
 #include "bisect/step_lines.h"
 #include "probes/log_interval.h"
 #include "probes/summary.h"
@@ -299,9 +300,15 @@ std::string ChangeText(const BisectSegment& change, const std::string& head,
   const std::optional<MergeDescent> merge = MergeOf(change, facts);
   // The search runs on the first-parent chain: the commit before it in the range is its
   // first parent, which is what it was verified against (checked, not assumed, for a merge).
+  // "Fresh" only when it is: on a count that repeats the verification may hold runs an
+  // earlier step measured (run_reuse.h), and then its pairs are not independent of the search's.
+  const auto reused = in.reused.verifications.find(id);
+  const std::string pairs = reused == in.reused.verifications.end()
+                                ? fmt::format("{} fresh pairs", e.pairs)
+                                : fmt::format("{} pairs, re-using {},", e.pairs, reused->second);
   text += fmt::format(
-      "  ratio across it {} {} ({} fresh pairs against its {}parent {}): {}\n", FormatRatio(e),
-      AtConfidence(e.confidence), e.pairs, merge ? "first " : "", ShortCommit(commits[parent]),
+      "  ratio across it {} {} ({} against its {}parent {}): {}\n", FormatRatio(e),
+      AtConfidence(e.confidence), pairs, merge ? "first " : "", ShortCommit(commits[parent]),
       change.check == SegmentCheck::kOpposite ? "EFFECT the other way from the range, verified"
                                               : "EFFECT, verified");
   if (merge) {
@@ -729,6 +736,18 @@ std::string FormatBisectLog(const BisectState& s) {
                        l.note.empty() ? l.record_id : l.note + "  " + l.record_id);
   }
   return out;
+}
+
+std::string ReusedRunsText(const ReusedRunFacts& reused) {
+  if (reused.reused == 0) return "";
+  std::string text = fmt::format(
+      "runs re-used from earlier steps: {} of the {} in the step records (a count that repeats "
+      "is measured once, at most {} runs a commit; each record's reused_runs says which)\n",
+      reused.reused, reused.runs, kMaxReusableRuns);
+  for (const auto& [id, what] : reused.verifications) {
+    text += fmt::format("  the verification of {} re-used {}\n", ShortCommit(id), what);
+  }
+  return text;
 }
 
 }  // namespace culprit

@@ -58,6 +58,20 @@ struct CommitFacts {
   std::optional<MergeDescent> merge;
 };
 
+/// The runs a bisect's steps re-used from earlier steps (bisect/run_reuse.h: a count that
+/// repeats is measured once), read from the step records before the report is written.
+struct ReusedRunFacts {
+  int runs = 0;    ///< Measured runs in the step records (warm-ups not counted).
+  int reused = 0;  ///< Of them, copies of an earlier step's runs.
+  /// By full candidate commit id: what its verification re-used, as its record says it
+  /// ("2 runs of A from step 3, ..."); absent when the verification's pairs are all fresh.
+  std::map<std::string, std::string> verifications;
+};
+
+/// The ending line that says how many runs were re-used and what each verification re-used;
+/// "" when nothing was.
+std::string ReusedRunsText(const ReusedRunFacts& reused);
+
 /// What the final report of a bisect that searched is written from.
 struct SearchedFacts {
   const BisectState* state = nullptr;
@@ -66,6 +80,8 @@ struct SearchedFacts {
   int max_total_pairs = 0;  ///< [bisect]'s, said beside the pairs measured when set.
   /// By full commit id: the facts of every verified change's commit.
   std::map<std::string, CommitFacts> commits;
+  /// A verified change whose verification re-used runs never says "fresh pairs".
+  ReusedRunFacts reused;
 };
 
 /// Why `record` cannot stand for the bisect's confirmation of `good`..`bad` on `query` with

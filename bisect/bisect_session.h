@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bisect/bisect_budget.h"
 #include "bisect/bisect_report.h"
 #include "bisect/bisect_runner.h"
 #include "bisect/bisect_state.h"
@@ -78,10 +79,9 @@ class BisectRunner::Session {
   /// The whole range as segment 0, from the confirmation (states saved before segments).
   BisectSegment WholeRange() const;
   Result<BisectReport> Finish(const std::string& confirm_summary);
-  /// What the report says of runs the bisect's steps re-used (RunReuse), read from its step
-  /// records: how many of their runs are copies, and what the verifications re-used; "" when
-  /// none.
-  std::string ReuseEnding() const;
+  /// The runs the bisect's steps re-used (RunReuse), read from its step records: how many of
+  /// their runs are copies, and what each verification re-used.
+  ReusedRunFacts GatherReusedRuns() const;
   /// The final record's fields every ending shares: the range, the query, the host.
   Record ResultRecord() const;
   /// What the report of a bisect that searched says of its verified changes' commits, asked

@@ -17,7 +17,6 @@ using nlohmann::json;
 namespace {
 
 // Each enum's spellings, in the enum's order: the table is the one place they are written.
-constexpr std::string_view kStepKindNames[] = {"confirm", "measure", "verify", "check"};
 constexpr std::string_view kStatusNames[] = {"running", "interrupted", "done"};
 constexpr std::string_view kCheckNames[] = {"", "same", "tie", "opposite", "undecided"};
 constexpr std::string_view kOutcomeNames[] = {"", "change", "range", "inconclusive", "unsearched"};
@@ -34,15 +33,20 @@ Enum Require(const std::string_view (&names)[N], const json& j, const char* key)
   throw BadName(fmt::format("'{}' is not a {} this culprit writes", text, key));
 }
 
+// A step's kind, whose spellings are records' (ParseBisectStepKind).
+BisectStepKind RequireStepKind(const json& j) {
+  const std::string text = j.at("kind").get<std::string>();
+  if (std::optional<BisectStepKind> kind = ParseBisectStepKind(text)) return *kind;
+  throw BadName(fmt::format("'{}' is not a kind this culprit writes", text));
+}
+
 }  // namespace
 
-std::string_view BisectStepKindName(BisectStepKind kind) { return NameIn(kStepKindNames, kind); }
 std::string_view BisectStatusName(BisectStatus status) { return NameIn(kStatusNames, status); }
 std::string_view SegmentCheckName(SegmentCheck check) { return NameIn(kCheckNames, check); }
 std::string_view SegmentOutcomeName(SegmentOutcome outcome) {
   return NameIn(kOutcomeNames, outcome);
 }
-void PrintTo(BisectStepKind kind, std::ostream* out) { *out << BisectStepKindName(kind); }
 void PrintTo(BisectStatus status, std::ostream* out) { *out << BisectStatusName(status); }
 void PrintTo(SegmentCheck check, std::ostream* out) {
   *out << '"' << SegmentCheckName(check) << '"';
@@ -51,9 +55,6 @@ void PrintTo(SegmentOutcome outcome, std::ostream* out) {
   *out << '"' << SegmentOutcomeName(outcome) << '"';
 }
 
-std::optional<BisectStepKind> ParseBisectStepKind(std::string_view name) {
-  return ParseIn<BisectStepKind>(kStepKindNames, name);
-}
 std::optional<BisectStatus> ParseBisectStatus(std::string_view name) {
   return ParseIn<BisectStatus>(kStatusNames, name);
 }
@@ -179,7 +180,7 @@ Error Damaged(std::string_view source, std::string_view what) {
 BisectStepLog StepLogFromJson(const json& step) {
   BisectStepLog l;
   l.step = step.at("step").get<int>();
-  l.kind = Require<BisectStepKind>(kStepKindNames, step, "kind");
+  l.kind = RequireStepKind(step);
   l.index = step.at("index").get<int>();
   l.baseline = step.at("baseline").get<int>();
   l.commit = step.at("commit").get<std::string>();
@@ -251,7 +252,7 @@ Result<BisectSegment> SegmentFromJson(const json& g, int n, std::string_view sou
 // The step in flight of a range of `n` commits. Throws as above.
 Result<BisectPendingStep> PendingStepFromJson(const json& p, int n, std::string_view source) {
   BisectPendingStep step;
-  step.kind = Require<BisectStepKind>(kStepKindNames, p, "kind");
+  step.kind = RequireStepKind(p);
   step.index = p.at("index").get<int>();
   step.baseline = p.at("baseline").get<int>();
   step.pairs = p.at("pairs").get<int>();

@@ -15,19 +15,12 @@
 #include <vector>
 
 #include "base/result.h"
+#include "records/bisect_step_details.h"
 #include "records/record.h"
 
 namespace culprit {
 
 inline constexpr std::string_view kBisectStateSchema = "culprit.bisect/v1";
-
-/// What a step of the log was.
-enum class BisectStepKind {
-  kConfirm,  ///< The endpoints in one sitting, before anything is searched.
-  kMeasure,  ///< Evidence for the search: a candidate against a baseline.
-  kVerify,   ///< The sequential test of a commit against its parent.
-  kCheck,    ///< A part of the range a verified change leaves unexplained, end against end.
-};
 
 /// Where a bisect is.
 enum class BisectStatus { kRunning, kInterrupted, kDone };
@@ -50,20 +43,17 @@ enum class SegmentOutcome {
   kUnsearched,    ///< It moves, but the budget of changes was spent.
 };
 
-/// The spellings in the state file and in output: "confirm", "measure", "verify", "check";
-/// "running", "interrupted", "done"; "" (not measured), "same", "tie", "opposite",
-/// "undecided"; "" (none), "change", "range", "inconclusive", "unsearched".
-std::string_view BisectStepKindName(BisectStepKind kind);
+/// The spellings in the state file and in output (a step's kind, BisectStepKind, is
+/// records/bisect_step_details.h's): "running", "interrupted", "done"; "" (not measured), "same",
+/// "tie", "opposite", "undecided"; "" (none), "change", "range", "inconclusive", "unsearched".
 std::string_view BisectStatusName(BisectStatus status);
 std::string_view SegmentCheckName(SegmentCheck check);
 std::string_view SegmentOutcomeName(SegmentOutcome outcome);
 /// Inverses of the above (exact spelling); nullopt for anything else.
-std::optional<BisectStepKind> ParseBisectStepKind(std::string_view name);
 std::optional<BisectStatus> ParseBisectStatus(std::string_view name);
 std::optional<SegmentCheck> ParseSegmentCheck(std::string_view name);
 std::optional<SegmentOutcome> ParseSegmentOutcome(std::string_view name);
 /// Print the names above, for GoogleTest's messages.
-void PrintTo(BisectStepKind kind, std::ostream* out);
 void PrintTo(BisectStatus status, std::ostream* out);
 void PrintTo(SegmentCheck check, std::ostream* out);
 void PrintTo(SegmentOutcome outcome, std::ostream* out);

@@ -19,21 +19,6 @@
 namespace culprit {
 namespace {
 
-// A step's kind as its record says it (records/bisect_step_details.h).
-RecordedStepKind RecordedKind(BisectStepKind kind) {
-  switch (kind) {
-    case BisectStepKind::kConfirm:
-      return RecordedStepKind::kConfirm;
-    case BisectStepKind::kMeasure:
-      return RecordedStepKind::kMeasure;
-    case BisectStepKind::kVerify:
-      return RecordedStepKind::kVerify;
-    case BisectStepKind::kCheck:
-      return RecordedStepKind::kCheck;
-  }
-  return RecordedStepKind::kMeasure;
-}
-
 // What a record's details say of the runs its step re-used (none: nothing written).
 void WriteReuse(const Reuse& reuse, DetailMap* details) {
   if (reuse.empty()) return;
@@ -270,7 +255,7 @@ ComparisonPlan StepRecorder::Plan(const BisectState& state) const {
   plan.config_digest = config_.digest;
   BisectStepDetails details;
   details.bisect_run = state.run_id;
-  details.step_kind = RecordedKind(step_.kind);
+  details.step_kind = step_.kind;
   details.candidate_commit = plan.b.commit;
   details.baseline_commit = plan.a.commit;
   details.candidate_index = step_.index;
@@ -465,7 +450,7 @@ Result<ComparisonOutcome> StepRecorder::RunSitting(const BisectState& state, int
   plan.options = options;
   plan.config_digest = config_.digest;
   details.bisect_run = state.run_id;
-  details.step_kind = RecordedKind(kind);
+  details.step_kind = kind;
   details.WriteTo(&plan.details);
   SittingProgress* progress = reporter_.StartSitting(
       fmt::format("{} {} vs {}", BisectStepKindName(kind), ShortCommit(state.commits[b]),

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <climits>
+#include <ostream>
 
 namespace culprit {
 namespace {
@@ -52,12 +53,11 @@ std::optional<std::vector<int>> CountsIn(const DetailMap& in, std::string_view k
 
 }  // namespace
 
-std::string_view RecordedStepKindName(RecordedStepKind kind) {
-  return NameIn(kStepKindNames, kind);
+std::string_view BisectStepKindName(BisectStepKind kind) { return NameIn(kStepKindNames, kind); }
+std::optional<BisectStepKind> ParseBisectStepKind(std::string_view name) {
+  return ParseIn<BisectStepKind>(kStepKindNames, name);
 }
-std::optional<RecordedStepKind> ParseRecordedStepKind(std::string_view name) {
-  return ParseIn<RecordedStepKind>(kStepKindNames, name);
-}
+void PrintTo(BisectStepKind kind, std::ostream* out) { *out << BisectStepKindName(kind); }
 
 void BisectStepDetails::WriteTo(DetailMap* out) const {
   PutText(out, kBisectRun, bisect_run);
@@ -98,7 +98,7 @@ void BisectStepDetails::WriteTo(DetailMap* out) const {
 BisectStepDetails BisectStepDetails::FromDetails(const DetailMap& in) {
   BisectStepDetails d;
   d.bisect_run = TextIn(in, kBisectRun);
-  d.step_kind = EnumIn<RecordedStepKind>(kStepKindNames, in, kStepKind);
+  d.step_kind = EnumIn<BisectStepKind>(kStepKindNames, in, kStepKind);
   d.candidate_commit = TextIn(in, kCandidateCommit);
   d.baseline_commit = TextIn(in, kBaselineCommit);
   d.candidate_index = CountIn(in, kCandidateIndex);

@@ -11,6 +11,7 @@
 // fields and leaves the others alone; FromDetails reads any record, archived ones included:
 // a missing or unparsable value reads as nullopt, never throws.
 
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,22 +22,25 @@
 
 namespace culprit {
 
-/// What a step was, as its record says (the bisect's BisectStepKind, bisect/bisect_state.h,
-/// in the same order and spellings).
-enum class RecordedStepKind {
-  kConfirm,  ///< "confirm": the endpoints in one sitting.
-  kMeasure,  ///< "measure": evidence for the search.
+/// What a step of a bisect was: the bisect's log and state (bisect/bisect_state.h) and its
+/// step records share this one enum and its spellings, so that a record and the state file
+/// can never disagree on what a step was called.
+enum class BisectStepKind {
+  kConfirm,  ///< "confirm": the endpoints in one sitting, before anything is searched.
+  kMeasure,  ///< "measure": evidence for the search: a candidate against a baseline.
   kVerify,   ///< "verify": the sequential test of a commit against its parent.
   kCheck,    ///< "check": a part of the range a verified change leaves, end against end.
 };
-/// "confirm", "measure", "verify", "check", as written.
-std::string_view RecordedStepKindName(RecordedStepKind kind);
-/// Inverse of RecordedStepKindName (exact spelling); nullopt for anything else.
-std::optional<RecordedStepKind> ParseRecordedStepKind(std::string_view name);
+/// "confirm", "measure", "verify", "check", as written in records, the state and output.
+std::string_view BisectStepKindName(BisectStepKind kind);
+/// Inverse of BisectStepKindName (exact spelling); nullopt for anything else.
+std::optional<BisectStepKind> ParseBisectStepKind(std::string_view name);
+/// Prints BisectStepKindName, for GoogleTest's messages.
+void PrintTo(BisectStepKind kind, std::ostream* out);
 
 struct BisectStepDetails {
   std::optional<std::string> bisect_run;  ///< The bisect's run id.
-  std::optional<RecordedStepKind> step_kind;
+  std::optional<BisectStepKind> step_kind;
   std::optional<std::string> candidate_commit, baseline_commit;
   std::optional<int> candidate_index, baseline_index;  ///< Into the range (0 = good).
   /// What the near-deterministic rule said of the step, when it looked.

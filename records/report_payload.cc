@@ -171,13 +171,13 @@ BisectFacts ReadBisectFacts(const Record& record) {
 std::optional<int> StepIndex(const Record& step, int bad_index) {
   const BisectStepDetails details = BisectStepDetails::FromRecord(step);
   if (auto i = Integer(details.candidate_index)) return i;
-  if (details.step_kind == RecordedStepKind::kConfirm && bad_index > 0) return bad_index;
+  if (details.step_kind == BisectStepKind::kConfirm && bad_index > 0) return bad_index;
   return std::nullopt;
 }
 
 std::string StepKindText(const Record& step) {
-  const std::optional<RecordedStepKind> kind = BisectStepDetails::FromRecord(step).step_kind;
-  return kind ? std::string(RecordedStepKindName(*kind)) : std::string();
+  const std::optional<BisectStepKind> kind = BisectStepDetails::FromRecord(step).step_kind;
+  return kind ? std::string(BisectStepKindName(*kind)) : std::string();
 }
 
 std::string StepCommit(const Record& step) {

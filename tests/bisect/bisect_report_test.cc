@@ -219,6 +219,38 @@ CommitFacts Facts() {
   return f;
 }
 
+TEST(BisectReportText, AVerificationThatReusedRunsIsNotCalledFresh) {
+  Searched s;
+  s.facts.commits[s.state.commits[3]] = Facts();
+  s.facts.reused.runs = 40;
+  s.facts.reused.reused = 8;
+  s.facts.reused.verifications[s.state.commits[3]] = "2 runs of A from step 4, 2 of B from step 4";
+  Record record;
+  BisectReport report;
+  Result<std::string> text = SearchedEnding(s.facts, record, report);
+  ASSERT_TRUE(text) << text.error().message();
+  EXPECT_EQ(text->find("fresh"), std::string::npos) << *text;
+  EXPECT_NE(text->find("(60 pairs, re-using 2 runs of A from step 4, 2 of B from step 4, against "
+                       "its parent 2222222222): EFFECT, verified\n"),
+            std::string::npos)
+      << *text;
+}
+
+TEST(BisectReportText, ReusedRunsEndingSaysHowManyAndWhatEachVerificationReused) {
+  ReusedRunFacts none;
+  none.runs = 56;
+  EXPECT_EQ(ReusedRunsText(none), "");
+  ReusedRunFacts some;
+  some.runs = 56;
+  some.reused = 32;
+  some.verifications["511d53a826760dd11cd82947184583e2d094e2d2"] = "2 runs of A from step 8";
+  EXPECT_EQ(ReusedRunsText(some),
+            "runs re-used from earlier steps: 32 of the 56 in the step records (a count that "
+            "repeats is measured once, at most 4 runs a commit; each record's reused_runs says "
+            "which)\n"
+            "  the verification of 511d53a826 re-used 2 runs of A from step 8\n");
+}
+
 TEST(BisectReportText, CulpritWithItsCommitFacts) {
   Searched s;
   s.facts.commits[s.state.commits[3]] = Facts();

@@ -177,10 +177,12 @@ TEST(InstructionsBisect, CountsThatRepeatAreSearchedInTwoPairsAStepAndVerifiedIn
             "range of the runs' ratios (near-deterministic)");
   // The rule's range is the runs' observed range, not a coverage interval: the report and the
   // step record say so, and no confidence is printed for it.
-  EXPECT_NE(b.report.text.find("the runs' observed range (near-deterministic rule) (4 fresh "
-                               "pairs against its parent"),
+  // Its arms re-use the search's runs (run_reuse.h), so its pairs are not called fresh.
+  EXPECT_NE(b.report.text.find("the runs' observed range (near-deterministic rule) (4 pairs, "
+                               "re-using A "),
             std::string::npos)
       << b.report.text;
+  EXPECT_EQ(b.report.text.find("fresh pairs"), std::string::npos) << b.report.text;
   EXPECT_EQ(b.report.text.find("99.9999"), std::string::npos) << b.report.text;
   EXPECT_NE((*verify)["notes"].dump().find("the observed range of every ratio of this step's runs"),
             std::string::npos)

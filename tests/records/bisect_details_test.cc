@@ -134,7 +134,7 @@ const DetailMap kArchivedVerifyStep = {
 
 TEST(BisectStepDetails, ReadsTheDetailsAsTheStepRecorderWroteThem) {
   const BisectStepDetails d = BisectStepDetails::FromDetails(kArchivedVerifyStep);
-  EXPECT_EQ(d.step_kind, RecordedStepKind::kVerify);
+  EXPECT_EQ(d.step_kind, BisectStepKind::kVerify);
   EXPECT_EQ(d.candidate_index, 5);
   EXPECT_EQ(d.baseline_index, 4);
   EXPECT_EQ(d.verify_looks, (std::vector<int>{10, 20, 40}));
@@ -153,9 +153,9 @@ TEST(BisectStepDetails, ReadsTheDetailsAsTheStepRecorderWroteThem) {
 
 TEST(BisectStepDetails, ReadsEveryStepKindAndNothingElse) {
   for (const char* spelling : {"confirm", "measure", "verify", "check"}) {
-    const std::optional<RecordedStepKind> kind = ParseRecordedStepKind(spelling);
+    const std::optional<BisectStepKind> kind = ParseBisectStepKind(spelling);
     ASSERT_TRUE(kind) << spelling;
-    EXPECT_EQ(RecordedStepKindName(*kind), spelling);
+    EXPECT_EQ(BisectStepKindName(*kind), spelling);
   }
   EXPECT_FALSE(BisectStepDetails::FromDetails({{"step_kind", "Verify"}}).step_kind);
   EXPECT_FALSE(BisectStepDetails::FromDetails({{"verify_looks", "10,x"}}).verify_looks);
@@ -212,10 +212,10 @@ TEST(BisectStepDetails, ReadsDemoStepRecordsWrittenBeforeTheStruct) {
     d.WriteTo(&written);
     ComparisonDetails::FromDetails(*step).WriteTo(&written);
     PlacementDetails::FromDetails(*step).WriteTo(&written);
-    EXPECT_EQ(written, *step) << RecordedStepKindName(*d.step_kind);
+    EXPECT_EQ(written, *step) << BisectStepKindName(*d.step_kind);
   }
   const BisectStepDetails verify = BisectStepDetails::FromDetails(archived::kDemoVerifyStep);
-  EXPECT_EQ(verify.step_kind, RecordedStepKind::kVerify);
+  EXPECT_EQ(verify.step_kind, BisectStepKind::kVerify);
   EXPECT_EQ(verify.verify_looks, (std::vector<int>{8, 16, 32, 64, 128, 256, 640}));
   EXPECT_EQ(ComparisonDetails::FromDetails(archived::kDemoVerifyStep).sitting.alpha_spending,
             "none: a plain interval, not a sequential test");
