@@ -140,21 +140,6 @@ void SetIsolationVerdict(const IsolationResult& result, const ConditionOutcome* 
   }
 }
 
-/// The record's spelling of a reversibility verdict.
-RecordedReversibility Recorded(Reversibility r) {
-  switch (r) {
-    case Reversibility::kReversible:
-      return RecordedReversibility::kReversible;
-    case Reversibility::kNotReversible:
-      return RecordedReversibility::kNotReversible;
-    case Reversibility::kUndecided:
-      return RecordedReversibility::kUndecided;
-    case Reversibility::kNotTested:
-      break;
-  }
-  return RecordedReversibility::kNotTested;
-}
-
 /// The flat details: the plan, the design, the correction and the outcome, and where the
 /// engine broke when it did.
 IsolationDetails IsolationDetailsOf(const IsolationPlan& plan, const IsolationOptions& options,
@@ -172,7 +157,7 @@ IsolationDetails IsolationDetailsOf(const IsolationPlan& plan, const IsolationOp
   d.correction = std::string(kBonferroniCorrection);
   d.condition_alpha = result.condition_alpha;
   d.sitting.alpha_spending = std::string(kPocockIncrements);
-  d.reversibility = Recorded(result.reversibility.verdict);
+  d.reversibility = result.reversibility.verdict;
   if (result.suspect > 0) d.suspect = plan.conditions[result.suspect].name;
   if (result.calibration) d.sitting.calibration_change = result.calibration->change;
   if (result.failure) {
@@ -238,7 +223,7 @@ IsolationPayload MakeIsolationPayload(const IsolationResult& result) {
     p.conditions.push_back(ConditionPayload(result.conditions[c], c == 0));
   }
   p.suspect = result.suspect;
-  p.reversibility = std::string(ReversibilityName(result.reversibility.verdict));
+  p.reversibility = result.reversibility.verdict;
   p.reversibility_condition = result.reversibility.condition;
   p.reversibility_sentence = result.reversibility.sentence;
   p.calibration_start_ms = result.start.calibration_ms;
@@ -251,10 +236,6 @@ IsolationPayload MakeIsolationPayload(const IsolationResult& result) {
 }
 
 }  // namespace
-
-std::string_view ReversibilityName(Reversibility r) {
-  return RecordedReversibilityName(Recorded(r));
-}
 
 std::string FormatBytes(uint64_t bytes) {
   if (bytes >= (uint64_t{1} << 30)) return fmt::format("{:.1f} GiB", bytes / 1073741824.0);

@@ -14,9 +14,6 @@
 
 namespace culprit {
 
-/// "reversible", "not reversible", "undecided", "not tested".
-std::string_view ReversibilityName(Reversibility r);
-
 /// A condition's interval and verdict word, e.g. "+1.0% [-1.0%, +3.0%] (tie)",
 /// or "no estimate".
 std::string OutcomeText(const ConditionOutcome& c);

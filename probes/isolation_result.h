@@ -19,6 +19,7 @@
 #include "probes/residency_config.h"
 #include "probes/statistics.h"
 #include "probes/verdict.h"
+#include "records/isolation_details.h"
 #include "records/record.h"
 
 namespace culprit {
@@ -56,13 +57,6 @@ struct ConditionOutcome {
   std::optional<VerdictResult> verdict;   ///< None for the baseline, or with no verdict at all.
   double nominal_confidence = 0;
   int decided_at = 0;  ///< Rounds at the look whose interval is reported.
-};
-
-enum class Reversibility {
-  kNotTested,      ///< The plan holds and releases nothing.
-  kReversible,     ///< The released condition is NULL against the baseline.
-  kNotReversible,  ///< It is EFFECT: the cost stays after release.
-  kUndecided,      ///< INCONCLUSIVE, or no verdict.
 };
 
 struct ReversibilityResult {

@@ -22,17 +22,18 @@ constexpr std::string_view kPartial = "partial";
 constexpr std::string_view kFailedCondition = "failed_condition";
 constexpr std::string_view kFailedCommand = "failed_command";
 
-constexpr std::string_view kReversibilityNames[] = {"reversible", "not reversible", "undecided",
-                                                    "not tested"};
+// In the enum's order.
+constexpr std::string_view kReversibilityNames[] = {"not tested", "reversible", "not reversible",
+                                                    "undecided"};
 
 }  // namespace
 
-std::string_view RecordedReversibilityName(RecordedReversibility value) {
+std::string_view ReversibilityName(Reversibility value) {
   return NameIn(kReversibilityNames, value);
 }
 
-std::optional<RecordedReversibility> ParseRecordedReversibility(std::string_view name) {
-  return ParseIn<RecordedReversibility>(kReversibilityNames, name);
+std::optional<Reversibility> ParseReversibility(std::string_view name) {
+  return ParseIn<Reversibility>(kReversibilityNames, name);
 }
 
 void IsolationDetails::WriteTo(DetailMap* out) const {
@@ -70,7 +71,7 @@ IsolationDetails IsolationDetails::FromDetails(const DetailMap& in) {
   d.sample_tags = TextIn(in, kSampleTags);
   d.correction = TextIn(in, kCorrection);
   d.condition_alpha = NumberIn(in, kConditionAlpha);
-  d.reversibility = EnumIn<RecordedReversibility>(kReversibilityNames, in, kReversibility);
+  d.reversibility = EnumIn<Reversibility>(kReversibilityNames, in, kReversibility);
   d.partial = FlagIn(in, kPartial, "true", "false");
   d.failed_condition = TextIn(in, kFailedCondition);
   d.failed_command = TextIn(in, kFailedCommand);

@@ -32,18 +32,19 @@ inline constexpr std::string_view kIsolationSampleTags =
     "arm = condition, pair = round (-1: warm-up visit); warmup = true with a round: the "
     "settling run after the condition was set up";
 
-/// Whether the suspect's cost went away with its release, as the record says it (the
-/// isolation's Reversibility, probes/isolation_result.h, in the same order and spellings).
-enum class RecordedReversibility {
-  kReversible,     ///< "reversible": released, a tie with the baseline.
-  kNotReversible,  ///< "not reversible": the cost stays after release.
-  kUndecided,      ///< "undecided": the released condition's interval decided nothing.
-  kNotTested,      ///< "not tested": no released condition, or no effect to release.
+/// Whether the suspect's cost went away with its release: the isolation's verdict
+/// (probes/isolation_result.h's ReversibilityResult) and its records share this one enum and
+/// its spellings, so that what isolate decided and what its record says cannot drift apart.
+enum class Reversibility {
+  kNotTested,      ///< "not tested": the plan holds and releases nothing, or no effect to release.
+  kReversible,     ///< "reversible": the released condition is NULL against the baseline.
+  kNotReversible,  ///< "not reversible": it is EFFECT: the cost stays after release.
+  kUndecided,      ///< "undecided": INCONCLUSIVE, or no verdict.
 };
-/// "reversible", "not reversible", "undecided", "not tested", as written.
-std::string_view RecordedReversibilityName(RecordedReversibility value);
-/// Inverse of RecordedReversibilityName (exact spelling); nullopt for anything else.
-std::optional<RecordedReversibility> ParseRecordedReversibility(std::string_view name);
+/// "not tested", "reversible", "not reversible", "undecided", as written.
+std::string_view ReversibilityName(Reversibility value);
+/// Inverse of ReversibilityName (exact spelling); nullopt for anything else.
+std::optional<Reversibility> ParseReversibility(std::string_view name);
 
 struct IsolationDetails {
   SittingDetails sitting;
@@ -56,7 +57,7 @@ struct IsolationDetails {
   std::optional<std::string> sample_tags;                      ///< kIsolationSampleTags.
   std::optional<std::string> correction;                       ///< kBonferroniCorrection.
   std::optional<double> condition_alpha;                       ///< What each comparison spends.
-  std::optional<RecordedReversibility> reversibility;
+  std::optional<Reversibility> reversibility;
   /// "true" when the engine broke: the record is what was measured before; then the
   /// condition and the harness command it broke on.
   std::optional<bool> partial;

@@ -176,7 +176,7 @@ std::string IsolationPayloadToJson(const IsolationPayload& p) {
       {"conditions", conditions},
       {"suspect", p.suspect},
       {"reversibility",
-       {{"verdict", p.reversibility},
+       {{"verdict", p.reversibility ? ReversibilityName(*p.reversibility) : ""},
         {"condition", p.reversibility_condition},
         {"sentence", p.reversibility_sentence}}},
       {"calibration",
@@ -222,7 +222,7 @@ std::optional<IsolationPayload> ReadIsolationPayload(const Record& record) {
   }
   p.suspect = IntAt(doc, "suspect");
   const json reversibility = ObjectAt(doc, "reversibility");
-  p.reversibility = StringAt(reversibility, "verdict");
+  p.reversibility = ParseReversibility(StringAt(reversibility, "verdict"));
   p.reversibility_condition = IntAt(reversibility, "condition");
   p.reversibility_sentence = StringAt(reversibility, "sentence");
   const json calibration = ObjectAt(doc, "calibration");

@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "records/isolation_details.h"
 #include "records/record.h"
 
 namespace culprit {
@@ -81,9 +82,9 @@ struct IsolationPayload {
   double condition_alpha = 0;                         ///< Bonferroni: what each comparison spends.
   std::vector<IsolationConditionPayload> conditions;  ///< [0] is the baseline.
   int suspect = 0;                                    ///< Index; 0: the plan has none.
-  /// The reversibility verdict's name (probes/isolation_verdict.h's ReversibilityName: the
-  /// enum belongs to the layer that decides it), the released condition's index, the sentence.
-  std::string reversibility;
+  /// The reversibility verdict (none: the payload's spelling is not one this culprit writes),
+  /// the released condition's index, the sentence.
+  std::optional<Reversibility> reversibility;
   int reversibility_condition = 0;
   std::string reversibility_sentence;
   std::optional<double> calibration_start_ms, calibration_end_ms;

@@ -81,7 +81,7 @@ IsolateFacts ReadIsolateFacts(const Record& record) {
   IsolateFacts facts;
   const IsolationDetails details = IsolationDetails::FromRecord(record);
   if (std::optional<IsolationPayload> payload = ReadIsolationPayload(record)) {
-    facts.reversibility = payload->reversibility;
+    if (payload->reversibility) facts.reversibility = ReversibilityName(*payload->reversibility);
     facts.reversibility_sentence = payload->reversibility_sentence;
     for (size_t i = 0; i < payload->conditions.size(); ++i) {
       const IsolationConditionPayload& p = payload->conditions[i];
@@ -113,7 +113,7 @@ IsolateFacts ReadIsolateFacts(const Record& record) {
     }
   }
   if (facts.reversibility.empty() && details.reversibility) {
-    facts.reversibility = RecordedReversibilityName(*details.reversibility);
+    facts.reversibility = ReversibilityName(*details.reversibility);
   }
   return facts;
 }

@@ -22,7 +22,7 @@ TEST(IsolationDetails, ReadsADemoIsolateRecordWrittenBeforeTheStruct) {
   const IsolationDetails d = IsolationDetails::FromDetails(archived::kDemoIsolate);
   EXPECT_EQ(d.plan, "traversal index");
   EXPECT_EQ(d.suspect, "index held");
-  EXPECT_EQ(d.reversibility, RecordedReversibility::kReversible);
+  EXPECT_EQ(d.reversibility, Reversibility::kReversible);
   EXPECT_EQ(d.design, kIsolationDesign);
   EXPECT_EQ(d.correction, kBonferroniCorrection);
   EXPECT_EQ(d.sample_tags, kIsolationSampleTags);
@@ -55,20 +55,20 @@ TEST(IsolationDetails, ReadsAPartialRecordWrittenBeforeTheStruct) {
   EXPECT_EQ(d.partial, true);
   EXPECT_EQ(d.failed_condition, "rollup held");
   EXPECT_EQ(d.failed_command, "run scan 3");
-  EXPECT_EQ(d.reversibility, RecordedReversibility::kUndecided);
+  EXPECT_EQ(d.reversibility, Reversibility::kUndecided);
   EXPECT_EQ(d.rounds, 3);
   EXPECT_FALSE(d.sitting.calibration_change);
   EXPECT_EQ(WrittenBack(d), archived::kFixtureIsolatePartial);
 }
 
 TEST(IsolationDetails, EveryReversibilitySpellingRoundTrips) {
-  for (RecordedReversibility r :
-       {RecordedReversibility::kReversible, RecordedReversibility::kNotReversible,
-        RecordedReversibility::kUndecided, RecordedReversibility::kNotTested}) {
-    EXPECT_EQ(ParseRecordedReversibility(RecordedReversibilityName(r)), r);
+  for (Reversibility r : {Reversibility::kReversible, Reversibility::kNotReversible,
+                          Reversibility::kUndecided, Reversibility::kNotTested}) {
+    EXPECT_EQ(ParseReversibility(ReversibilityName(r)), r);
   }
-  EXPECT_EQ(RecordedReversibilityName(RecordedReversibility::kNotReversible), "not reversible");
-  EXPECT_FALSE(ParseRecordedReversibility("Reversible"));
+  EXPECT_EQ(ReversibilityName(Reversibility::kNotReversible), "not reversible");
+  EXPECT_EQ(ReversibilityName(Reversibility::kNotTested), "not tested");
+  EXPECT_FALSE(ParseReversibility("Reversible"));
 }
 
 TEST(IsolationDetails, ADamagedValueReadsAsNone) {

@@ -58,7 +58,7 @@ TEST(IsolationPayload, ReadsARecordWrittenBeforeTheStruct) {
   EXPECT_FALSE(p->conditions[3].ratio);
   EXPECT_FALSE(p->conditions[3].HeldBytes());
   EXPECT_EQ(p->suspect, 1);
-  EXPECT_EQ(p->reversibility, "reversible");
+  EXPECT_EQ(p->reversibility, Reversibility::kReversible);
   EXPECT_EQ(p->reversibility_condition, 3);
   EXPECT_EQ(p->calibration_start_ms, 28.1);
   EXPECT_FALSE(p->calibration_end_ms);  // null: the sitting stopped before its end snapshot
