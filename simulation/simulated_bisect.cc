@@ -288,6 +288,10 @@ Result<RunnerTrialResult> RunRunnerTrial(SimWorld& world, const std::filesystem:
     all_single = all_single && s.first == s.change;
   }
   r.literally_first = r.claimed_first && TiesOfEndsOnlyBeforeTheEarliestChange(segments).empty();
+  const std::vector<int> unplaced = UnplacedSegments(segments);
+  r.later_settled = !changes.empty() && std::none_of(unplaced.begin(), unplaced.end(), [&](int k) {
+    return !TieEarnsFirst(segments, k);
+  });
   if (r.wrong.empty() && r.claimed_first) {
     r.wrong = WrongCulpritClaim(world, segments, truth, r.literally_first,
                                 std::log1p(SimulatedBisectConfig(dir).measure.band));
@@ -345,6 +349,7 @@ Result<RunnerCellSummary> RunRunnerCell(const WorldOptions& world, int trials, u
     s.not_reproducible += r->not_reproducible;
     s.claimed_first += r->claimed_first;
     s.literally_first += r->literally_first;
+    s.later_settled += r->later_settled;
     s.others_named += r->others_named;
     s.mean_builds += r->builds;
     s.mean_pairs += r->pairs;
@@ -367,6 +372,7 @@ Result<RunnerCellSummary> RunRunnerCell(const WorldOptions& world, int trials, u
   s.errors /= n;
   s.claimed_first /= n;
   s.literally_first /= n;
+  s.later_settled /= n;
   s.others_named /= n;
   s.mean_builds /= n;
   s.mean_pairs /= n;

@@ -92,6 +92,10 @@ struct RunnerTrialResult {
   /// CULPRIT, and every commit before it measured (no tie before it shows only its ends,
   /// TiesOfEndsOnlyBeforeTheEarliestChange): "the first bad commit" in the literal sense.
   bool literally_first = false;
+  /// A change was verified, and every part whose tie earns no label (TieEarnsFirst false) was
+  /// settled: a tie, or every further move of ×A or more ruled out (UnplacedSegments holds
+  /// none of them). What "later moves ruled out" of issue 27's table counts.
+  bool later_settled = false;
   /// The world has changes the other way from the range, and every one was named (as a
   /// change the other way). They do not count in `score`, which is the range's changes.
   bool others_named = false;
@@ -127,6 +131,7 @@ struct RunnerCellSummary {
   std::string error_example;   ///< The first error's message.
   double claimed_first = 0;    ///< Fraction whose first change was called CULPRIT.
   double literally_first = 0;  ///< Fraction whose CULPRIT is literally first (every commit).
+  double later_settled = 0;    ///< Fraction whose later parts were all settled.
   double others_named = 0;     ///< Fraction that named every change the other way.
   double mean_builds = 0;
   int p95_builds = 0;

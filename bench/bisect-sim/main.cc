@@ -402,10 +402,10 @@ int main(int argc, char** argv) {
       fmt::print(
           "{:{}}   pairs by step: confirm {:.1f}, search {:.1f}, verify {:.1f}, check "
           "{:.1f}; CULPRIT (parts before it tie) {:.1f}%, first bad commit shown for every "
-          "commit {:.1f}%{}\n",
+          "commit {:.1f}%, later parts settled (a tie or x A ruled out) {:.1f}%{}\n",
           "", head.size(), runner->mean_confirm_pairs, runner->mean_search_pairs,
           runner->mean_verify_pairs, runner->mean_check_pairs, 100 * runner->claimed_first,
-          100 * runner->literally_first,
+          100 * runner->literally_first, 100 * runner->later_settled,
           BothWays(world)
               ? fmt::format("; the change the other way named {:.1f}%", 100 * runner->others_named)
               : "");
