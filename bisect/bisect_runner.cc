@@ -235,12 +235,13 @@ Result<ComparisonOutcome> BisectRunner::Session::Sitting(int a, int b, BisectSte
 TiePlan BisectRunner::Session::PlanCheckTie(int k, const SittingOptions& check) const {
   std::optional<PairNoise> noise;
   if (search_) noise = PooledPairNoise(search_->observations());
-  // --prove-first asks more only of the tie that earns the label; any other part's tie is
-  // sought when it fits the check's budget, as without it.
-  const bool prove =
-      (state_.prove_first || config_.bisect.prove_first) && TieEarnsFirst(state_.segments, k);
+  // Only the part before the earliest change earns a label with its tie ("first bad
+  // commit"): --prove-first asks more of that tie alone, and any other part's is not sought
+  // where a rule-out answers its question (PlanTie).
+  const bool earns_label = TieEarnsFirst(state_.segments, k);
+  const bool prove = (state_.prove_first || config_.bisect.prove_first) && earns_label;
   return PlanTie(noise, check.band, check.confidence, check.min_pairs, TieBudget(check),
-                 check.max_pairs, prove);
+                 check.max_pairs, prove, earns_label);
 }
 
 SearchOptions BisectRunner::Session::SearchBudget(int n, int endpoint_pairs) const {
@@ -446,6 +447,7 @@ Result<BisectReport> BisectRunner::Session::Advance() {
     segment.tie_pairs_needed = plan.pairs_needed;
     segment.tie_budget = plan.seek ? std::min(plan.budget, check.max_pairs) : 0;
     segment.tie_short = plan.short_of_proof;
+    segment.tie_earns_label = plan.earns_label;
     segment.alternative = plan.alternative;
     reporter_.Line(fmt::format(
         "checking what the changes found leave unexplained: {} against {} in one sitting{}",
@@ -473,6 +475,7 @@ Result<BisectReport> BisectRunner::Session::Advance() {
       // The failures, not the tie's plan, are why it is undecided.
       segment.tie_sought = true;
       segment.tie_short = false;
+      segment.tie_earns_label = true;
     } else if (segment.check == SegmentCheck::kUndecided) {
       segment.reason = UndecidedTieText(segment, TieBudget(check));
     }

@@ -135,6 +135,7 @@ std::string BisectStateToJson(const BisectState& s) {
                         {"tie_pairs_needed", g.tie_pairs_needed},
                         {"tie_budget", g.tie_budget},
                         {"tie_short", g.tie_short},
+                        {"tie_earns_label", g.tie_earns_label},
                         {"alternative", g.alternative},
                         {"ruled_out", g.ruled_out},
                         {"rule_out_pairs_needed", g.rule_out_pairs_needed},
@@ -233,6 +234,8 @@ Result<BisectSegment> SegmentFromJson(const json& g, int n, std::string_view sou
   seg.tie_pairs_needed = g.value("tie_pairs_needed", 0);
   seg.tie_budget = g.value("tie_budget", 0);
   seg.tie_short = g.value("tie_short", false);
+  // Absent in states written before an unearned tie was skipped: every tie was weighed by cost.
+  seg.tie_earns_label = g.value("tie_earns_label", true);
   // Absent in states written before a check hunted against an alternative: none was.
   seg.alternative = g.value("alternative", 0.0);
   seg.ruled_out = g.value("ruled_out", false);

@@ -110,6 +110,9 @@ struct BisectSegment {
   int tie_pairs_needed = 0;
   int tie_budget = 0;
   bool tie_short = false;
+  /// False: the tie was not sought because it would earn no label (TiePlan::earns_label), not
+  /// for its cost.
+  bool tie_earns_label = true;
   /// The check's further-move alternative A (TiePlan::alternative; 0: none), whether its
   /// sitting ruled out every move of ×A or more (SittingResult::ruled_out), and, for an
   /// undecided check that did not, ≈ the pairs ruling it out would have taken (0: a move of

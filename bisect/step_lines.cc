@@ -88,6 +88,14 @@ std::string CheckPlanText(const TiePlan& plan, int tie_budget) {
       plan.alternative > 1
           ? fmt::format(" of x{:.3f} or more, until found or ruled out", plan.alternative)
           : "";
+  if (!plan.seek && !plan.earns_label) {
+    return fmt::format(
+        "; a further move only{}: no tie sought, as only the part before the earliest change "
+        "shows a first bad commit",
+        plan.alternative > 1
+            ? fmt::format(" (x{:.3f} or more, until found or ruled out)", plan.alternative)
+            : "");
+  }
   if (!plan.seek) {
     return fmt::format(
         "; a further move only{}: a tie would take ≈ {} pairs at this noise ({:.3f} per pair), "
@@ -105,6 +113,9 @@ std::string CheckPlanText(const TiePlan& plan, int tie_budget) {
 }
 
 std::string UndecidedTieText(const BisectSegment& segment, int tie_budget) {
+  // A tie that earns no label was not sought for that reason: the rule-out's text says what
+  // the part could not tell.
+  if (!segment.tie_sought && !segment.tie_earns_label) return "";
   if (!segment.tie_sought) {
     return fmt::format(
         "a tie was not sought: showing one would take ≈ {} pairs at this noise, more than the "

@@ -43,14 +43,16 @@ int RoundedPairs(int pairs);
 
 /// What the line announcing a check adds about its tie (`plan`; `tie_budget`, the check's own):
 /// "" when the tie is sought within the check's budget, as always; else that only a further
-/// move is hunted and what a tie would take, or the larger budget `--prove-first` gives it;
+/// move is hunted and why: its tie earns no label (plan.earns_label false), or what a tie
+/// would take; or the larger budget `--prove-first` gives it;
 /// and, with plan.alternative A, that a further move of ×A or more is hunted until found or
 /// ruled out.
 std::string CheckPlanText(const TiePlan& plan, int tie_budget);
 
 /// The reason an undecided check of `segment` (its tie_* fields set from the plan) gives for
-/// its tie, or "": not sought and what it would take (`tie_budget` the check's own), or
-/// sought by `--prove-first` within a cap short of what it was predicted to need.
+/// its tie, or "": not sought for its cost and what it would take (`tie_budget` the check's
+/// own), or sought by `--prove-first` within a cap short of what it was predicted to need. ""
+/// for a tie not sought because it earns no label (its rule-out says what was not told).
 std::string UndecidedTieText(const BisectSegment& segment, int tie_budget);
 
 /// The progress line of a commit the search skips: it could not be built or measured, for

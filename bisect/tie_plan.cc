@@ -132,16 +132,22 @@ int NeedAtFittingSchedule(double noise, double band, double confidence, double p
 }  // namespace
 
 TiePlan PlanTie(std::optional<PairNoise> noise, double band, double confidence, int min_pairs,
-                int tie_budget, int cap, bool prove_first) {
+                int tie_budget, int cap, bool prove_first, bool earns_label) {
   TiePlan plan;
   cap = std::max(cap, 1);
   tie_budget = std::clamp(tie_budget, 1, cap);
   plan.budget = tie_budget;
   plan.alternative = FurtherMoveAlternative(noise, band, confidence, min_pairs, tie_budget);
+  plan.earns_label = earns_label;
+  // A tie that earns no label is read by nobody, and seeking it costs: the rule-out may end
+  // the check only once NULL's looks are over (CheckSittingBudget). The rule-out's wider band
+  // answers the part's own question sooner.
+  const bool unearned = !earns_label && plan.alternative > 1 + band;
+  if (unearned) plan.seek = false;
   // A spread from fewer pairs than the tie would take is not trusted: a quiet host's few
   // dozen pairs hold an outlier or two, or none, and their spread swings by a factor of five.
   if (!noise || noise->pairs < tie_budget) {
-    if (prove_first) plan.budget = cap;
+    if (prove_first && !unearned) plan.budget = cap;
     return plan;
   }
   plan.noise = noise->sd;
@@ -149,6 +155,7 @@ TiePlan PlanTie(std::optional<PairNoise> noise, double band, double confidence, 
       NeedAtFittingSchedule(noise->sd, band, confidence, kShowPower, min_pairs, tie_budget);
   plan.pairs_to_prove =
       NeedAtFittingSchedule(noise->sd, band, confidence, kProvePower, min_pairs, tie_budget);
+  if (unearned) return plan;
   if (!prove_first) {
     plan.seek = plan.pairs_needed <= tie_budget;
     return plan;

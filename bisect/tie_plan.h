@@ -97,6 +97,10 @@ struct TiePlan {
   /// stops once every move of ×A or more is ruled out (SittingOptions::rule_out_band); 0: no
   /// such stop (the hunt goes on to the check's budget or its futility stop).
   double alternative = 0;
+  /// Whether this part's tie earns a label (TieEarnsFirst: the part before the earliest
+  /// change, whose tie shows the first bad commit). False: not sought where a rule-out
+  /// answers the part's question (alternative beyond the band), however few pairs it needs.
+  bool earns_label = true;
 };
 
 /// The chance that a check rules out every move of ×A or more, on a part where nothing moves,
@@ -130,12 +134,15 @@ int PairsToRuleOut(const ShiftEstimate& now, double alternative);
 
 /// The plan of a check whose tie budget is `tie_budget` (its NULL's last look) and whose whole
 /// budget is `cap` (its last look; a move is hunted up to it), with its alternative
-/// (FurtherMoveAlternative) for the hunt. Without `noise` the tie is
-/// sought within tie_budget, as before any prediction. Otherwise, without `prove_first`, it
-/// is sought within tie_budget only when pairs_needed fits it; with `prove_first` it is sought
-/// within the least of tie_budget, tie_budget·2, ·4, … (and cap) that holds pairs_to_prove,
-/// and within cap when none does (short_of_proof). The budgets considered never exceed cap.
+/// (FurtherMoveAlternative) for the hunt. A tie that does not `earns_label` (TieEarnsFirst) is
+/// never sought when the alternative is beyond the band: the part's question is then whether
+/// another move of ×A or more hides there, which the rule-out answers. Otherwise, without
+/// `noise` the tie is sought within tie_budget, as before any prediction; without
+/// `prove_first` it is sought within tie_budget only when pairs_needed fits it; with
+/// `prove_first` it is sought within the least of tie_budget, tie_budget·2, ·4, … (and cap)
+/// that holds pairs_to_prove, and within cap when none does (short_of_proof). The budgets
+/// considered never exceed cap. pairs_needed and pairs_to_prove are predicted either way.
 TiePlan PlanTie(std::optional<PairNoise> noise, double band, double confidence, int min_pairs,
-                int tie_budget, int cap, bool prove_first);
+                int tie_budget, int cap, bool prove_first, bool earns_label = true);
 
 }  // namespace culprit

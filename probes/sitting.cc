@@ -527,7 +527,25 @@ class PairedSitting {
       tie = null_reach.tie_reachable;
       reach_.pairs_for_tie = null_reach.pairs_for_tie;
     }
-    return tie || reach_.effect_reachable;
+    return tie || reach_.effect_reachable || RuleOutInReach();
+  }
+
+  // A sitting that states no tie but rules moves out (a check whose tie was not sought) has
+  // the rule-out for its answer: it goes on while a later look may still rule out ×A, read
+  // as a tie within ±ln A at the last look (and at NULL's last, whose α the rule-out spends
+  // up to it). The interval alone can be inside ±ln A long before the rule-out may be
+  // stated, a NULL's tail sighting asking more pairs than an early look holds, so without
+  // this the futility stop would end such a check at its second look.
+  bool RuleOutInReach() const {
+    if (options_.null_states_tie || !RulesOutAtAll()) return false;
+    bool reach = ReachOfLastLook(*r_.shift, options_.rule_out_band, r_.looks.back(), alphas_.back())
+                     .tie_reachable;
+    if (look_ < null_looks_ && null_alphas_[null_looks_ - 1] > 0) {
+      reach = reach || ReachOfLastLook(*r_.shift, options_.rule_out_band, r_.looks[null_looks_ - 1],
+                                       null_alphas_[null_looks_ - 1])
+                           .tie_reachable;
+    }
+    return reach;
   }
 
   void Conclude() {

@@ -138,6 +138,25 @@ TEST(FurtherMoveCheck, AFlatPartAtKnownNoiseIsRuledOutWithinThePredictedPairs) {
   EXPECT_GE(ruled_out_by_160, 10) << "of 20";  // 12 with these seeds
 }
 
+TEST(FurtherMoveCheck, AQuietFlatPartIsHuntedUntilRuledOutNotStoppedAtItsSecondLook) {
+  // d's sd 0.04 (a quiet host), A the floor ×1.063. The interval is inside ±ln A from the
+  // first looks, but a rule-out, like a NULL, needs the pairs to sight a slow tail, more than
+  // those looks hold; no EFFECT is within reach either. The futility stop, reading only a
+  // tie and an effect, used to end the check at its second look with nothing ruled out. The
+  // rule-out is a check's answer when no tie is sought: it goes on until ×A is ruled out.
+  const double alternative = FurtherMoveAlternative(std::nullopt, 0.05, 0.95, 10, 160);
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    ScriptedSource source(1.0, 0.04 / std::sqrt(2.0), seed);
+    const SittingResult r = RunPairedSitting(
+        source, nullptr, CheckSittingBudget(DefaultCheck(seed), HuntOnly(alternative)), nullptr);
+    ASSERT_TRUE(r.verdict);
+    EXPECT_TRUE(r.ruled_out) << r.verdict->explanation;
+    EXPECT_FALSE(r.stopped_futile) << r.verdict->explanation;
+    EXPECT_NE(r.verdict->verdict, Verdict::kNull);  // no tie stated
+    EXPECT_LE(r.pairs_kept, 160);
+  }
+}
+
 TEST(FurtherMoveCheck, APartWithAx13MoveIsNotRuledOut) {
   // ×1.3 on 24%-noise runs (d's sd 0.34), against A = ×1.13: found, never ruled out.
   for (uint64_t seed = 1; seed <= 10; ++seed) {
@@ -239,11 +258,40 @@ TEST(FurtherMoveReport, TheCheckAnnouncesItsAlternative) {
             "; then a further move of x1.063 or more, until found or ruled out");
 }
 
+TEST(FurtherMoveReport, ATieThatEarnsNoLabelIsNotSoughtAndTheCheckSaysWhy) {
+  // A quiet host: the tie fits (≈ 40 pairs), but a part after the earliest change earns no
+  // label with it: the check hunts ×A alone, and says so instead of a cost it did not weigh.
+  const TiePlan earning = PlanTie(Noise(0.04, 500), 0.05, 0.95, 10, 160, 1280, false, true);
+  EXPECT_TRUE(earning.seek);
+  const TiePlan after = PlanTie(Noise(0.04, 500), 0.05, 0.95, 10, 160, 1280, false, false);
+  EXPECT_FALSE(after.seek);
+  EXPECT_FALSE(after.earns_label);
+  EXPECT_EQ(after.pairs_needed, earning.pairs_needed);  // predicted all the same
+  EXPECT_DOUBLE_EQ(after.alternative, earning.alternative);
+  EXPECT_EQ(CheckPlanText(after, 160),
+            "; a further move only (x1.063 or more, until found or ruled out): no tie sought, "
+            "as only the part before the earliest change shows a first bad commit");
+  // Nor is it sought with nothing to predict from, nor by --prove-first's larger budget.
+  EXPECT_FALSE(PlanTie(std::nullopt, 0.05, 0.95, 10, 160, 1280, false, false).seek);
+  const TiePlan proving = PlanTie(std::nullopt, 0.05, 0.95, 10, 160, 1280, true, false);
+  EXPECT_FALSE(proving.seek);
+  EXPECT_EQ(proving.budget, 160);
+  // Undecided, it gives no tie's reason: the rule-out's text says what was not told.
+  BisectSegment s = Undecided(after.alternative, false, 30);
+  s.tie_sought = false;
+  s.tie_earns_label = false;
+  s.tie_pairs_needed = after.pairs_needed;
+  EXPECT_EQ(UndecidedTieText(s, 160), "");
+  s.tie_earns_label = true;  // not sought for its cost: that cost is the reason
+  EXPECT_NE(UndecidedTieText(s, 160).find("more than the check's 160"), std::string::npos);
+}
+
 TEST(FurtherMoveReport, TheStateKeepsTheTypedFields) {
   BisectState state;
   state.commits = {"a", "b", "c"};
   state.segments = {Undecided(1.127, true, 0), Undecided(1.063, false, 480)};
   state.segments[0].small_move_suspected = true;
+  state.segments[1].tie_earns_label = false;
   Result<BisectState> back = BisectStateFromJson(BisectStateToJson(state), "test");
   ASSERT_TRUE(back) << back.error().message();
   ASSERT_EQ(back->segments.size(), 2u);
@@ -252,6 +300,8 @@ TEST(FurtherMoveReport, TheStateKeepsTheTypedFields) {
   EXPECT_TRUE(back->segments[0].small_move_suspected);
   EXPECT_FALSE(back->segments[1].ruled_out);
   EXPECT_EQ(back->segments[1].rule_out_pairs_needed, 480);
+  EXPECT_TRUE(back->segments[0].tie_earns_label);
+  EXPECT_FALSE(back->segments[1].tie_earns_label);
 }
 
 }  // namespace
