@@ -54,6 +54,7 @@ SittingOptions SittingBudget(const SittingOptions& measure, const BisectConfig& 
   // aside at each end (40 pairs of 12, 14, 20, 28, 40, …, 160): the looks before it cannot
   // sight a slow tail at their shares, so what they held goes to that look.
   options.null_from_trimmed_look = check;
+  if (check) options.trim_share = kCheckTrimShare;
   // The confirmation and the checks look more often than by doubling: a move (or a check's
   // tie) stops nearer the pairs it needs, and the sitting spends α over these looks, so the
   // overall α is kept. A check's tie budget (160) is a look of this schedule as of doubling.

@@ -107,6 +107,12 @@ std::string CheckPlanText(const TiePlan& plan, int tie_budget) {
   }
   std::string then = against.empty() ? "" : "; then a further move" + against;
   if (plan.budget <= tie_budget) return then;
+  if (plan.widened) {
+    return fmt::format(
+        "; a tie sought within {} pairs, beyond the check's {}, as it shows the first bad "
+        "commit (≈ {} needed at this noise, {:.3f} per pair){}",
+        plan.budget, tie_budget, RoundedPairs(plan.pairs_needed), plan.noise, then);
+  }
   return fmt::format("; a tie sought within {} pairs (--prove-first: ≈ {} needed{}){}", plan.budget,
                      RoundedPairs(plan.pairs_to_prove),
                      plan.short_of_proof ? ", more than the check may spend" : "", then);

@@ -158,6 +158,19 @@ TiePlan PlanTie(std::optional<PairNoise> noise, double band, double confidence, 
   if (unearned) return plan;
   if (!prove_first) {
     plan.seek = plan.pairs_needed <= tie_budget;
+    // The tie that earns the label, short of its proof within the check's budget: a wider
+    // one, its looks spending the same α (Pocock over more looks), while it is within reach.
+    const int wider = std::min(cap, kEarningTieBudgetFactor * tie_budget);
+    if (earns_label && plan.pairs_to_prove > tie_budget && wider > tie_budget) {
+      const int need =
+          NeedAtFittingSchedule(noise->sd, band, confidence, kShowPower, min_pairs, wider);
+      if (need <= wider) {
+        plan.seek = true;
+        plan.widened = true;
+        plan.budget = wider;
+        plan.pairs_needed = need;
+      }
+    }
     return plan;
   }
   // The least budget from tie_budget doubling (cap the last) that holds the proof's pairs.

@@ -101,7 +101,16 @@ struct TiePlan {
   /// change, whose tie shows the first bad commit). False: not sought where a rule-out
   /// answers the part's question (alternative beyond the band), however few pairs it needs.
   bool earns_label = true;
+  /// Sought within kEarningTieBudgetFactor times the check's tie budget, without
+  /// `--prove-first`: the tie that earns the label did not hold its proof within the check's own.
+  bool widened = false;
 };
+
+/// The tie that earns the "first bad commit" label (the part before the earliest change) is
+/// sought within up to this many times the check's tie budget when the check's own would not
+/// give it kProvePower: on a 10%-noise host its tie needs ≈ 170–290 pairs, and within 160 it
+/// was shown in 56% of bisects (docs/bisect.md). Further, only `--prove-first`.
+inline constexpr int kEarningTieBudgetFactor = 2;
 
 /// The chance that a check rules out every move of ×A or more, on a part where nothing moves,
 /// by its tie budget's last look: the power FurtherMoveAlternative plans A for.
@@ -138,7 +147,9 @@ int PairsToRuleOut(const ShiftEstimate& now, double alternative);
 /// never sought when the alternative is beyond the band: the part's question is then whether
 /// another move of ×A or more hides there, which the rule-out answers. Otherwise, without
 /// `noise` the tie is sought within tie_budget, as before any prediction; without
-/// `prove_first` it is sought within tie_budget only when pairs_needed fits it; with
+/// `prove_first` it is sought within tie_budget when pairs_needed fits it, and a tie that
+/// earns the label whose pairs_to_prove tie_budget does not hold is sought within
+/// kEarningTieBudgetFactor · tie_budget (and cap) when pairs_needed fits that (widened); with
 /// `prove_first` it is sought within the least of tie_budget, tie_budget·2, ·4, … (and cap)
 /// that holds pairs_to_prove, and within cap when none does (short_of_proof). The budgets
 /// considered never exceed cap. pairs_needed and pairs_to_prove are predicted either way.
