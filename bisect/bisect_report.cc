@@ -54,6 +54,13 @@ const char* CheckMeaning(const BisectSegment& s) {
   if (s.check == SegmentCheck::kTie) return "a tie";
   if (s.check == SegmentCheck::kSame) return "moves the way the range does";
   if (s.check == SegmentCheck::kOpposite) return "moves the other way";
+  // A part past the earliest change seeks no tie (PlanTie): "neither a tie" would read as a
+  // tie looked for and missed, where its interval may lie well inside the band.
+  if (!s.tie_sought && !s.tie_earns_label) {
+    return "no move beyond the band found; a tie not sought (no label rides on it past the "
+           "earliest "
+           "change)";
+  }
   return "neither a tie nor a move beyond the band (undecided)";
 }
 

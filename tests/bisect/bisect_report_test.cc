@@ -365,6 +365,40 @@ TEST(BisectReportText, ATieNotSoughtSaysWhatShowingItWouldTake) {
   EXPECT_EQ(record.details["culprit_is_first"], "no");
 }
 
+TEST(BisectReportText, APartPastTheChangeSaysItsTieWasNotSoughtRatherThanMissed) {
+  // The part after the change (3..4) hunted a further move only, as its tie earns no label,
+  // and ruled ×1.127 out on an interval well inside the band.
+  Searched s;
+  BisectSegment after;
+  after.lo = 3;
+  after.hi = 4;
+  after.check = SegmentCheck::kUndecided;
+  after.ratio = 1.0;
+  after.low = 0.997;
+  after.high = 1.002;
+  after.confidence = 0.95;
+  after.pairs = 40;
+  after.check_record = "rec-10";
+  after.tie_sought = false;
+  after.tie_earns_label = false;
+  after.alternative = 1.127;
+  after.ruled_out = true;
+  s.state.segments.push_back(after);
+  Record record;
+  BisectReport report;
+  Result<std::string> text = SearchedEnding(s.facts, record, report);
+  ASSERT_TRUE(text) << text.error().message();
+  EXPECT_NE(
+      text->find("  checked 3333333333..4444444444 (1 commits): no move beyond the band found; "
+                 "a tie not sought (no label rides on it past the earliest change) 1.000 "
+                 "[0.997, 1.002] at 95% confidence, 40 pairs; further moves of x1.127 or "
+                 "more ruled out\n"),
+      std::string::npos)
+      << *text;
+  EXPECT_EQ(text->find("neither a tie"), std::string::npos) << *text;
+  EXPECT_EQ(text->find("UNPLACED"), std::string::npos) << *text;  // ruled out: placed
+}
+
 TEST(BisectReportText, AnUnplacedPartOfSeveralCommitsNamesItsSweepAsTheNextCommand) {
   Searched s;
   BisectSegment& before = s.state.segments[1];
