@@ -1,4 +1,4 @@
-// Known answers of a check's hunt for a further move against an explicit alternative A
+// Known answers of a check: its hunt for a further move against an explicit alternative A
 // (bisect/tie_plan.h's FurtherMoveAlternative, probes/sitting.h's rule_out_band through
 // bisect/bisect_budget.h's CheckSittingBudget, and what the report says of it).
 
@@ -60,22 +60,28 @@ TEST(FurtherMoveAlternative, ThePlanCarriesIt) {
 }
 
 // B's runs are `ratio` times A's, each run log-normal with per-run spread `sigma` (a pair's d
-// has sd √2·sigma).
+// has sd √2·sigma). Optionally each run is wild (×1.5 to ×3, the simulator's outliers) with
+// probability `wild`, and B's twice as slow with probability `slow_share` (an intermittent
+// slowdown); with neither, no draw beyond the normal one is made.
 class ScriptedSource : public SampleSource {
  public:
-  ScriptedSource(double ratio, double sigma, uint64_t seed)
-      : ratio_(ratio), sigma_(sigma), rng_(seed) {}
+  ScriptedSource(double ratio, double sigma, uint64_t seed, double wild = 0, double slow_share = 0)
+      : ratio_(ratio), sigma_(sigma), wild_(wild), slow_share_(slow_share), rng_(seed) {}
   SampleOutcome Run(int arm) override {
+    double factor = (arm == 1 ? ratio_ : 1) * std::exp(sigma_ * normal_(rng_));
+    if (arm == 1 && slow_share_ > 0 && uniform_(rng_) < slow_share_) factor *= 2;
+    if (wild_ > 0 && uniform_(rng_) < wild_) factor *= 1.5 + 1.5 * uniform_(rng_);
     SampleOutcome s;
     s.ok = true;
-    s.value = 100 * (arm == 1 ? ratio_ : 1) * std::exp(sigma_ * normal_(rng_));
+    s.value = 100 * factor;
     return s;
   }
 
  private:
-  double ratio_, sigma_;
+  double ratio_, sigma_, wild_, slow_share_;
   std::mt19937_64 rng_;
   std::normal_distribution<double> normal_;
+  std::uniform_real_distribution<double> uniform_{0.0, 1.0};
 };
 
 SittingOptions DefaultCheck(uint64_t seed) {
@@ -302,6 +308,93 @@ TEST(FurtherMoveReport, TheStateKeepsTheTypedFields) {
   EXPECT_EQ(back->segments[1].rule_out_pairs_needed, 480);
   EXPECT_TRUE(back->segments[0].tie_earns_label);
   EXPECT_FALSE(back->segments[1].tie_earns_label);
+}
+
+// The tie a check seeks for the part before the earliest change, the one tie that earns a
+// label ("first bad commit"): its wider budget (kEarningTieBudgetFactor) and the share of
+// wild pairs its mean sets aside (kCheckTrimShare). Scripted runs, fixed seeds: no timing.
+
+TEST(CheckTie, TheTieThatEarnsTheLabelIsSoughtWithinTwiceTheChecksBudgetWhenItsOwnFallsShort) {
+  // A 10%-noise host with its wild runs (ŝ = 0.20): 312 pairs give the tie 90% power, more
+  // than the check's 160. Earning the label, it is sought within 320.
+  const TiePlan earning = PlanTie(Noise(0.20, 800), 0.05, 0.95, 10, 160, 1280, false, true);
+  EXPECT_TRUE(earning.seek);
+  EXPECT_TRUE(earning.widened);
+  EXPECT_EQ(earning.budget, 320);
+  EXPECT_GT(earning.pairs_needed, 0);
+  EXPECT_LE(earning.pairs_needed, 320);
+  // Past the earliest change it earns nothing: not sought at all.
+  EXPECT_FALSE(PlanTie(Noise(0.20, 800), 0.05, 0.95, 10, 160, 1280, false, false).seek);
+  // A 24%-noise host's tie (≈ 630 pairs) does not fit twice the budget either: not sought.
+  const TiePlan noisy = PlanTie(Noise(0.37, 800), 0.05, 0.95, 10, 160, 1280, false, true);
+  EXPECT_FALSE(noisy.seek);
+  EXPECT_FALSE(noisy.widened);
+  // A quiet host's holds its proof within 160: the check's own budget, as before.
+  const TiePlan quiet = PlanTie(Noise(0.04, 800), 0.05, 0.95, 10, 160, 1280, false, true);
+  EXPECT_TRUE(quiet.seek);
+  EXPECT_FALSE(quiet.widened);
+  EXPECT_EQ(quiet.budget, 160);
+  // Never beyond the check's cap.
+  const TiePlan capped = PlanTie(Noise(0.20, 800), 0.05, 0.95, 10, 160, 200, false, true);
+  EXPECT_LE(capped.budget, 200);
+}
+
+TEST(CheckTie, AWidenedTieSaysWhyItIsSoughtBeyondTheChecksBudget) {
+  TiePlan plan;
+  plan.budget = 320;
+  plan.widened = true;
+  plan.pairs_needed = 226;
+  plan.noise = 0.2;
+  plan.alternative = 1.068;
+  EXPECT_EQ(CheckPlanText(plan, 160),
+            "; a tie sought within 320 pairs, beyond the check's 160, as it shows the first bad "
+            "commit (≈ 230 needed at this noise, 0.200 per pair); then a further move of x1.068 "
+            "or more, until found or ruled out");
+}
+
+TiePlan Sought(int budget) {
+  TiePlan plan;
+  plan.budget = budget;
+  plan.alternative = 1.068;
+  return plan;
+}
+
+TEST(CheckTie, ACheckSetsAsideUpToOneWildPairInTwenty) {
+  EXPECT_DOUBLE_EQ(DefaultCheck(1).trim_share, kCheckTrimShare);
+  EXPECT_DOUBLE_EQ(kCheckTrimShare, 0.05);
+}
+
+TEST(CheckTie, WildRunsOnBothArmsHoldATieBackLessThanAtProbesShare) {
+  // No move; 10% noise a run, one run in fifty wild. The tie, sought within 320 pairs, is
+  // stated at least as often as with probes' 2.5% a side, and never an EFFECT.
+  int ties_at_check_share = 0, ties_at_probe_share = 0;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    for (double share : {kCheckTrimShare, kTrimShare}) {
+      SittingOptions options = CheckSittingBudget(DefaultCheck(seed), Sought(320));
+      options.trim_share = share;
+      ScriptedSource source(1.0, 0.10, seed, 0.02);
+      const SittingResult r = RunPairedSitting(source, nullptr, options, nullptr);
+      ASSERT_TRUE(r.verdict);
+      EXPECT_NE(r.verdict->verdict, Verdict::kEffect) << r.verdict->explanation;
+      const bool tie = r.verdict->verdict == Verdict::kNull;
+      (share == kCheckTrimShare ? ties_at_check_share : ties_at_probe_share) += tie;
+    }
+  }
+  EXPECT_GE(ties_at_check_share, ties_at_probe_share);
+  EXPECT_GE(ties_at_check_share, 16) << "of 20";
+}
+
+TEST(CheckTie, AnIntermittentSlowdownIsNeverATieAtTheChecksShare) {
+  // B twice as slow in 15% of its runs (a mean ×1.15) on a quiet host with wild runs: the
+  // typical pair ties, the mean does not, even with 5% of the pairs set aside at each end.
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    ScriptedSource source(1.0, 0.03, seed, 0.02, 0.15);
+    const SittingResult r = RunPairedSitting(
+        source, nullptr, CheckSittingBudget(DefaultCheck(seed), Sought(320)), nullptr);
+    ASSERT_TRUE(r.verdict);
+    EXPECT_NE(r.verdict->verdict, Verdict::kNull) << r.verdict->explanation;
+    EXPECT_FALSE(r.ruled_out) << r.verdict->explanation;  // its mean is beyond ×1.068
+  }
 }
 
 }  // namespace
