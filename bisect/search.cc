@@ -397,10 +397,22 @@ BisectSearch::Decision BisectSearch::Decide() const {
   }
   const std::string credible = fmt::format("{} commit(s) hold {:.0f}% of the model's posterior",
                                            out.credible_set.size(), 100 * target);
-  if (out.probability >= target) return Verify(out, budget, credible);
+  if (out.probability >= target || HoldsVerification(out)) return Verify(out, budget, credible);
   const double odds = StepOdds();
   return Split(out, cdf, SearchBatchPairs(fit.effect, fit.noise, options_.pairs_per_batch, odds),
                odds, budget, credible);
+}
+
+bool BisectSearch::HoldsVerification(const SearchOutcome& best) const {
+  const double hold = options_.verify_hold_probability;
+  if (!(hold > 0) || best.probability < hold || observations_.empty()) return false;
+  const Observation& last = observations_.back();
+  if (!last.verification || last.commit != best.last || last.baseline != best.first - 1) {
+    return false;
+  }
+  // A look that decided stands as it is: a move below the target is not named, a tie refutes.
+  return LookVerdict(verify_memo_, best.last, best.first - 1, /*verification=*/true).verdict ==
+         Verification::kUndecided;
 }
 
 // 1. The endpoints must differ by an EFFECT before anything is bisected.

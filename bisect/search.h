@@ -62,6 +62,15 @@ struct SearchOptions {
   /// a state saved without these fields resumes that way.
   double wary_step_odds = 99;
   double wary_target_probability = 0.99;
+  /// A verification under way goes on while its block is still the most probable one, holds
+  /// more than this posterior and no look has decided: its pairs (the block's last commit
+  /// against its parent) are the ones that tell the block from its neighbours, so a batch
+  /// that takes it below target_probability no longer sends the search back to measuring,
+  /// which turned it wary for the rest of the bisect (issue 27: 18%/24% confirm + search +
+  /// verify 539.4 -> 528.4 at seed 1; docs/bisect.md). 1%: the block is dropped only once all
+  /// but ruled out or overtaken. 0: back to measuring below the target, as a state saved
+  /// without this field resumes.
+  double verify_hold_probability = 0.01;
   /// Sequential looks of the endpoint confirmation and of the verification happen at
   /// verify_pairs_min, doubling up to verify_pairs_max (10, 20, 40, 80, 160, 320; see
   /// LookSchedule), with `spending` across the looks (SpendAlpha).
@@ -312,6 +321,10 @@ class BisectSearch {
   /// The decision that ends the search with `kind` and `reason`; `out` keeps what it found.
   static Decision Finish(SearchOutcome out, SearchOutcome::Kind kind, std::string reason);
   std::optional<Decision> ConfirmEndpoints(SearchOutcome& out, int budget) const;
+  /// Whether the verification of `best` (the most probable block, below the target) goes on
+  /// (SearchOptions::verify_hold_probability): the last pairs were its verification's, the
+  /// block holds the hold probability, and its looks are undecided.
+  bool HoldsVerification(const SearchOutcome& best) const;
   std::vector<double> Locate(const ModelFit& fit, double target, SearchOutcome& out) const;
   Decision Verify(SearchOutcome out, int budget, const std::string& credible) const;
   Decision Split(SearchOutcome out, const std::vector<double>& cdf, int batch, double odds,

@@ -78,6 +78,12 @@ Result<SearchOptions> OptionsFromJson(const nlohmann::json& jo) {
   if (!ReadDouble(jo, "wary_target_probability", o.wary_target_probability) ||
       o.wary_target_probability < 0 || o.wary_target_probability >= 1)
     return Invalid("wary_target_probability");
+  // States written before the field existed measured again as soon as a verification took its
+  // block below the target.
+  o.verify_hold_probability = 0;
+  if (!ReadDouble(jo, "verify_hold_probability", o.verify_hold_probability) ||
+      o.verify_hold_probability < 0 || o.verify_hold_probability >= 1)
+    return Invalid("verify_hold_probability");
   if (!ReadInt(jo, "verify_pairs_min", o.verify_pairs_min) || o.verify_pairs_min < 1)
     return Invalid("verify_pairs_min");
   if (!ReadInt(jo, "verify_pairs_max", o.verify_pairs_max) ||
@@ -195,6 +201,7 @@ std::string BisectSearch::ToJson() const {
                   {"step_odds", o.step_odds},
                   {"wary_step_odds", o.wary_step_odds},
                   {"wary_target_probability", o.wary_target_probability},
+                  {"verify_hold_probability", o.verify_hold_probability},
                   {"verify_pairs_min", o.verify_pairs_min},
                   {"verify_pairs_max", o.verify_pairs_max},
                   {"band", o.band},

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <vector>
 
 #include "probes/sequential.h"
@@ -640,6 +641,57 @@ TEST(BisectSearchTest, PosteriorFollowsTheEvidence) {
   EXPECT_NEAR(post[5], post[6], 1e-9);
   // The next candidate is the one commit that separates them.
   EXPECT_EQ(search.Next().commit, 5);
+}
+
+// Issue 27: a verification whose pairs take its block below the target goes on while the block
+// is still the most probable one (above verify_hold_probability, 1%) and no look has decided,
+// instead of sending the search back to measuring; with the hold off (a state saved before it
+// existed) the search measures again.
+TEST(BisectSearchTest, AVerificationGoesOnWhileItsBlockHoldsTheHoldProbability) {
+  SearchOptions options;
+  options.confirm_endpoints = false;
+  options.plan_verification = false;  // looks at 200 pairs: none decides in this test
+  options.verify_pairs_min = 200;
+  options.verify_pairs_max = 320;
+  const std::vector<double> bad = {0.30, 0.10, 0.25, 0.15, 0.20, 0.22, 0.18, 0.20};
+  const std::vector<double> good = {0.10, -0.10, 0.05, -0.05, 0.0, 0.02, -0.02, 0.0};
+  auto verified_at = [&](double value, int pairs) {
+    BisectSearch search(10, options);
+    search.AddObservation(10, bad);
+    search.AddObservation(5, bad);
+    search.AddObservation(4, good);
+    EXPECT_EQ(search.Next(), (Action{Action::Kind::kVerify, 5, 4, kVerifyBatchPairs}));
+    search.AddVerification(5, 4, std::vector<double>(pairs, value));
+    return search;
+  };
+  // The first scripted verification (pairs of one value, nearer "good" than "bad") that takes
+  // commit 5 below the target while it is still the most probable block.
+  std::optional<BisectSearch> below;
+  for (double value : {0.08, 0.07, 0.06, 0.05, 0.04}) {
+    for (int pairs = 1; pairs <= 40 && !below; ++pairs) {
+      BisectSearch search = verified_at(value, pairs);
+      const SearchOutcome now = search.Result();
+      if (now.probability < options.target_probability &&
+          now.probability >= options.verify_hold_probability && now.first == 5 && now.last == 5)
+        below = search;
+    }
+  }
+  ASSERT_TRUE(below.has_value());
+  const Action held = below->Next();
+  EXPECT_EQ(held.kind, Action::Kind::kVerify);
+  EXPECT_EQ(held.commit, 5);
+  EXPECT_EQ(held.baseline, 4);
+
+  nlohmann::json saved = nlohmann::json::parse(below->ToJson());
+  ASSERT_EQ(saved["options"]["verify_hold_probability"], 0.01);
+  saved["options"].erase("verify_hold_probability");
+  Result<BisectSearch> old = BisectSearch::FromJson(saved.dump(1));
+  ASSERT_TRUE(old.ok()) << old.error().message();
+  EXPECT_EQ(old->options().verify_hold_probability, 0);
+  EXPECT_EQ(old->Next().kind, Action::Kind::kMeasure);
+  Result<BisectSearch> resumed = BisectSearch::FromJson(below->ToJson());
+  ASSERT_TRUE(resumed.ok()) << resumed.error().message();
+  EXPECT_EQ(resumed->Next(), held);
 }
 
 }  // namespace
