@@ -518,8 +518,9 @@ class PairedSitting {
   // the effect's reach, with the pairs a tie would take.
   bool TieOrEffectInReach() {
     reach_ = ReachOfLastLook(*r_.shift, options_.band, r_.looks.back(), alphas_.back());
-    // A rule-out only adds a way to stop: a sitting that reaches neither verdict stops as
-    // before, and a part it did not rule out says what ruling it out would take.
+    // Where a tie may be stated, a rule-out only adds a way to stop: a sitting that reaches
+    // neither verdict stops as before, and a part it did not rule out says what ruling it out
+    // would take. Where none may, the rule-out is the answer (RuleOutInReach).
     bool tie = false;
     if (options_.null_states_tie && look_ < null_looks_) {
       LastLookReach null_reach = ReachOfLastLook(

@@ -99,7 +99,7 @@ struct SittingOptions {
   int null_max_pairs = 0;
   /// Whether a NULL may be stated at NULL's looks. False: those looks and their spending are
   /// kept for a rule-out (`rule_out_band`) only, and no tie is stated or sought (a bisect's
-  /// check whose tie was predicted not to fit its budget).
+  /// check whose tie was predicted not to fit its budget, or whose tie earns no label).
   bool null_states_tie = true;
   /// A further move's alternative: A - 1 for the smallest move ×A (> 1 + band) the sitting
   /// may rule out; 0: none. At a look that states neither verdict, every move of ×A or more
@@ -108,7 +108,9 @@ struct SittingOptions {
   /// It reads NULL's intervals at NULL's looks and EFFECT's past them, so it spends no α of
   /// its own (docs/statistics.md, "A further move against an explicit alternative"); it may
   /// stop the sitting only from the look at `rule_out_from_pairs` pairs on (a tie sought
-  /// first); it only adds a way to stop (the futility stop is as without it).
+  /// first). Where a tie is stated it only adds a way to stop; where none is
+  /// (null_states_tie false) it is the sitting's answer, and the futility stop waits while a
+  /// later look may still rule ×A out.
   double rule_out_band = 0;
   int rule_out_from_pairs = 0;
   /// The metric is near-deterministic (IsNearDeterministicMetric: instructions): after every
