@@ -88,22 +88,22 @@ std::string CheckPlanText(const TiePlan& plan, int tie_budget) {
       plan.alternative > 1
           ? fmt::format(" of x{:.3f} or more, until found or ruled out", plan.alternative)
           : "";
-  if (!plan.seek && !plan.earns_label) {
-    return fmt::format(
-        "; a further move only{}: no tie sought, as only the part before the earliest change "
-        "shows a first bad commit",
+  if (!plan.seek) {
+    // Only a further move is hunted: say why no tie is, a label it would not earn or its cost.
+    const std::string hunt =
         plan.alternative > 1
             ? fmt::format(" (x{:.3f} or more, until found or ruled out)", plan.alternative)
-            : "");
-  }
-  if (!plan.seek) {
+            : "";
+    if (!plan.earns_label) {
+      return fmt::format(
+          "; a further move only{}: no tie sought, as only the part before the earliest change "
+          "shows a first bad commit",
+          hunt);
+    }
     return fmt::format(
         "; a further move only{}: a tie would take ≈ {} pairs at this noise ({:.3f} per pair), "
         "more than its {}",
-        plan.alternative > 1
-            ? fmt::format(" (x{:.3f} or more, until found or ruled out)", plan.alternative)
-            : "",
-        RoundedPairs(plan.pairs_needed), plan.noise, tie_budget);
+        hunt, RoundedPairs(plan.pairs_needed), plan.noise, tie_budget);
   }
   std::string then = against.empty() ? "" : "; then a further move" + against;
   if (plan.budget <= tie_budget) return then;
