@@ -55,6 +55,25 @@ enum class Spending {
 std::vector<double> SpendAlpha(double alpha, std::span<const int> looks,
                                Spending spending = Spending::kObrienFleming);
 
+/// The nominal two-sided α at each of `looks` that spends exactly `increments` (SpendAlpha's)
+/// when the looks are read together instead of one at a time: for a statistic with
+/// independent increments whose information grows with the pairs (the canonical joint
+/// distribution of group-sequential tests, Jennison & Turnbull 2000, ch. 3 and 19; the
+/// signed-rank and Hodges–Lehmann statistics have it asymptotically, Jennison & Turnbull ch. 13),
+/// Z_k first crosses z_{1−a_k/2} at look k with probability increments[k] / 2, one side alone
+/// (a wrong verdict at the band's edge is a crossing of one side). Computed by the recursive
+/// numerical integration of Armitage, McPherson & Rowe (1969), the way Lan & DeMets (1983) turn
+/// a spending function into boundaries. Why: Bonferroni over the increments (SpendAlpha) bounds
+/// the overall rate whatever the correlation, but looks that share most of their pairs are
+/// strongly correlated, so the rate it keeps is well below α (0.030 of 0.05 over 10…1280 by √2
+/// with Pocock's spending); these boundaries keep α itself and stop sooner. a_k >= increments[k];
+/// an increment of 0 (a look that may not stop) gives 0. Known answer: Pocock's spending over
+/// 5 equally spaced looks at 0.05 gives z = 2.438, 2.427, 2.410, 2.397, 2.386 (Lan & DeMets'
+/// published boundaries). Requires looks strictly increasing and positive, one increment per
+/// look, each in [0, 1), summing below 1.
+std::vector<double> GroupSequentialAlphas(std::span<const int> looks,
+                                          std::span<const double> increments);
+
 /// `looks` with its first look moved up, `step` pairs at a time, until a signed-rank interval
 /// exists at the alpha SpendAlpha gives it (MinPairsForSignedRank(1 - increment) <= look).
 /// Why: a 95% Pocock test over 10..640 pairs spends 0.0013 at 10 pairs, and no signed-rank

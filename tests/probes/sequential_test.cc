@@ -55,6 +55,64 @@ TEST(SpendAlpha, PocockKnownValues) {
   EXPECT_LE(MinPairsForSignedRank(1 - obf[2]), 40u);
 }
 
+TEST(GroupSequentialAlphas, PocockSpendingOverFiveEqualLooksGivesLanDeMetsBoundaries) {
+  // Lan & DeMets' Pocock-type spending at two-sided 0.05 over 5 equally spaced looks: the
+  // published boundaries 2.438, 2.427, 2.410, 2.397, 2.386 (also by 4·10⁵ simulated paths).
+  const std::vector<int> looks = {1, 2, 3, 4, 5};
+  const std::vector<double> nominal =
+      GroupSequentialAlphas(looks, SpendAlpha(0.05, looks, Spending::kPocock));
+  const std::vector<double> z = {2.438, 2.427, 2.410, 2.397, 2.386};
+  ASSERT_EQ(nominal.size(), z.size());
+  for (size_t k = 0; k < z.size(); ++k) {
+    EXPECT_NEAR(-NormalQuantile(nominal[k] / 2), z[k], 0.0015) << "look " << k;
+  }
+}
+
+TEST(GroupSequentialAlphas, AFirstLookKeepsItsIncrementAndLaterLooksGetMore) {
+  const std::vector<int> looks = {10, 14, 20, 28, 40, 56, 80, 114, 160};
+  const std::vector<double> increments = SpendAlpha(0.05, looks, Spending::kPocock);
+  const std::vector<double> nominal = GroupSequentialAlphas(looks, increments);
+  EXPECT_DOUBLE_EQ(nominal[0], increments[0]);
+  for (size_t k = 1; k < looks.size(); ++k) EXPECT_GT(nominal[k], increments[k]) << "look " << k;
+  // A single look is its own increment; a look that may not stop stays at 0 and passes its
+  // paths on whole.
+  EXPECT_DOUBLE_EQ(GroupSequentialAlphas(std::vector<int>{160}, std::vector<double>{0.05})[0],
+                   0.05);
+  const std::vector<double> held =
+      GroupSequentialAlphas(std::vector<int>{20, 40}, std::vector<double>{0, 0.05});
+  EXPECT_EQ(held[0], 0);
+  EXPECT_NEAR(held[1], 0.05, 1e-6);
+}
+
+TEST(GroupSequentialAlphas, SimulatedPathsCrossAtTheSpentRate) {
+  // Gaussian random walks, one step a pair, looked at on the confirmation's schedule: the share
+  // that ever crosses a boundary is α (0.05) within its sampling error, where Bonferroni's
+  // increments keep about 0.030. Seeded, so the figure is the same on every host.
+  const std::vector<int> looks = {10, 14, 20, 28, 40, 56, 80, 114, 160, 226, 320};
+  const std::vector<double> increments = SpendAlpha(0.05, looks, Spending::kPocock);
+  const std::vector<double> nominal = GroupSequentialAlphas(looks, increments);
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> step(0, 1);
+  int crossed_exact = 0, crossed_bonferroni = 0;
+  const int paths = 20000;
+  for (int p = 0; p < paths; ++p) {
+    double sum = 0;
+    int n = 0;
+    bool exact = false, bonferroni = false;
+    for (size_t k = 0; k < looks.size(); ++k) {
+      for (; n < looks[k]; ++n) sum += step(rng);
+      const double z = std::abs(sum) / std::sqrt(looks[k]);
+      exact = exact || z > -NormalQuantile(nominal[k] / 2);
+      bonferroni = bonferroni || z > -NormalQuantile(increments[k] / 2);
+    }
+    crossed_exact += exact;
+    crossed_bonferroni += bonferroni;
+  }
+  // 0.05 ± 3 standard errors (0.0015 each at 20,000 paths).
+  EXPECT_NEAR(crossed_exact / static_cast<double>(paths), 0.05, 0.0046);
+  EXPECT_LT(crossed_bonferroni / static_cast<double>(paths), 0.04);
+}
+
 TEST(SpendAlpha, SumsToAlphaAndGrowsAcrossLooks) {
   for (auto [alpha, spending] :
        std::vector<std::pair<double, Spending>>{{0.01, Spending::kObrienFleming},
