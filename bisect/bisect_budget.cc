@@ -61,6 +61,9 @@ SittingOptions SittingBudget(const SittingOptions& measure, const BisectConfig& 
   if (confirm || check) {
     options.looks =
         ConfirmationLooks(options.min_pairs, options.max_pairs, bisect.confirm_look_growth);
+    // So many close looks share most of their pairs: read together (GroupSequentialAlphas),
+    // they keep the whole α, where one at a time they keep about 0.03 of 0.05.
+    options.joint_looks = bisect.joint_looks;
   }
   return options;
 }
@@ -124,6 +127,7 @@ SearchOptions MakeSearchOptions(const SittingOptions& measure, const BisectConfi
   search_options.target_probability = bisect.target_probability;
   search_options.step_odds = bisect.step_odds;
   search_options.plan_verification = bisect.plan_verification;
+  search_options.joint_looks = bisect.joint_looks;
   // Whether the culprit moves against its parent is the confirmation's question, with its
   // budget: a 10% change on a 24%-noise host is 5% beyond the band, and 320 pairs verified
   // it in a third of bisects (docs/bisect.md).

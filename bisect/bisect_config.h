@@ -21,6 +21,11 @@ struct BisectConfig {
   /// Plan the verification's looks from the search's fitted effect and noise
   /// (PlanVerification); false: the fixed looks 12, 20, 40, … up to confirm_max_pairs.
   bool plan_verification = true;
+  /// Read the looks of the confirmation, the verification and the checks together
+  /// (GroupSequentialAlphas: the whole α kept over their close looks, where one at a time
+  /// keeps about 0.03 of 0.05); false: one at a time (Bonferroni), as before issue 27's
+  /// joint looks.
+  bool joint_looks = true;
   int max_builds = 0;      ///< 0: automatic. All >= 0.
   int max_pairs = 0;       ///< 0: automatic.
   int pairs_per_step = 0;  ///< 0: automatic.

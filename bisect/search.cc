@@ -41,6 +41,7 @@ VerificationPlan FixedPlan(const SearchOptions& o) {
   VerificationPlan plan;
   plan.looks = VerificationLooks(o);
   plan.alphas = SpendAlpha(1 - o.confidence, plan.looks, o.spending);
+  if (o.joint_looks) plan.alphas = GroupSequentialAlphas(plan.looks, plan.alphas);
   return plan;
 }
 
@@ -249,6 +250,8 @@ VerificationPlan PlanVerification(double effect, double noise, const SearchOptio
     plan.looks.push_back(max);
     plan.alphas.push_back(alpha - first_alpha);
   }
+  // The first look keeps its share; the later ones, read with it, keep the rest of α whole.
+  if (o.joint_looks) plan.alphas = GroupSequentialAlphas(plan.looks, plan.alphas);
   return plan;
 }
 

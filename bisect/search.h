@@ -85,6 +85,11 @@ struct SearchOptions {
   /// (PlanVerification). A state saved without this field verified on the fixed schedule
   /// above and resumes that way.
   bool plan_verification = true;
+  /// Read the verification's looks together (GroupSequentialAlphas over the spending's
+  /// increments), as the confirmation's and the checks' (BisectConfig::joint_looks): the
+  /// whole α kept, where one at a time keeps about 0.03 of 0.05. A state saved without this
+  /// field read them one at a time and resumes that way.
+  bool joint_looks = true;
   /// A planned verification's looks after its first: each this many times the last, in whole
   /// blocks, up to verify_pairs_max (ConfirmationLooks), sharing the rest of α by `spending`.
   /// √2, the confirmation's growth (2, doubling, until issue 27's named-and-verified cost); a
@@ -186,7 +191,9 @@ struct VerificationPlan {
   bool planned = false;
   double effect = 0, noise = 0;  ///< The fit it was planned from (log scale; 0: none).
   std::vector<int> looks;        ///< Pair counts, ascending, the last verify_pairs_max.
-  std::vector<double> alphas;    ///< Two-sided α of each look; they sum to 1 - confidence.
+  /// Two-sided nominal α of each look: the spending's increments, which sum to 1 - confidence,
+  /// read together (GroupSequentialAlphas) when SearchOptions::joint_looks.
+  std::vector<double> alphas;
 };
 
 /// The verification's looks, planned from the search's fitted effect δ and noise s (the

@@ -107,6 +107,12 @@ Result<SearchOptions> OptionsFromJson(const nlohmann::json& jo) {
     if (!jo["plan_verification"].is_boolean()) return Invalid("plan_verification");
     o.plan_verification = jo["plan_verification"].get<bool>();
   }
+  // States written before the field existed read their verification's looks one at a time.
+  o.joint_looks = false;
+  if (jo.contains("joint_looks")) {
+    if (!jo["joint_looks"].is_boolean()) return Invalid("joint_looks");
+    o.joint_looks = jo["joint_looks"].get<bool>();
+  }
   // States written before the field existed doubled their planned looks.
   o.verify_look_growth = 2;
   if (!ReadDouble(jo, "verify_look_growth", o.verify_look_growth) || !(o.verify_look_growth > 1))
@@ -208,6 +214,7 @@ std::string BisectSearch::ToJson() const {
                   {"confidence", o.confidence},
                   {"confirm_endpoints", o.confirm_endpoints},
                   {"plan_verification", o.plan_verification},
+                  {"joint_looks", o.joint_looks},
                   {"verify_look_growth", o.verify_look_growth},
                   {"near_deterministic", o.near_deterministic},
                   {"spending", o.spending == Spending::kPocock ? "pocock" : "obrien-fleming"}};

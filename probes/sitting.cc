@@ -237,6 +237,12 @@ class PairedSitting {
       null_alphas_ = NullSpendingFromTrimmedLook(std::span<const int>(r_.looks.data(), null_looks_),
                                                  1 - options.confidence, options.trim_share);
     }
+    failure_alphas_ = alphas_;
+    if (options.joint_looks) {
+      alphas_ = GroupSequentialAlphas(r_.looks, alphas_);
+      null_alphas_ =
+          GroupSequentialAlphas(std::span<const int>(r_.looks.data(), null_looks_), null_alphas_);
+    }
   }
 
   void Run() {
@@ -437,7 +443,7 @@ class PairedSitting {
         }
       }
     }
-    TestFailures(alphas_[look_]);
+    TestFailures(failure_alphas_[look_]);
     // A NULL claims the arms are the same; it may stop the sitting early only
     // when the failures give no hint that they are not (p >= 0.5: a lone
     // failure passes). Otherwise sampling goes on, so the failure counts get
@@ -659,9 +665,10 @@ class PairedSitting {
   int max_failed_ = 0;
   int lost_samples_ = 0;        // Measured runs that failed or lost their pair (see TakeBlock).
   std::vector<double> alphas_;  // EFFECT's spending, one per look
-  std::vector<double> null_alphas_;  // NULL's, one per look up to null_max_pairs
-  size_t null_looks_ = 0;            // looks at which a NULL may be stated
-  bool null_claimable_ = true;       // r_.shift is from a look that may state a NULL
+  std::vector<double> failure_alphas_;  // the failure test's: the increments (joint_looks)
+  std::vector<double> null_alphas_;     // NULL's, one per look up to null_max_pairs
+  size_t null_looks_ = 0;               // looks at which a NULL may be stated
+  bool null_claimable_ = true;          // r_.shift is from a look that may state a NULL
   std::vector<KeptPair> kept_;
   size_t look_ = 0;
   LastLookReach reach_;  // At the last look taken, when stop_when_futile asked for it.

@@ -137,6 +137,13 @@ struct SittingOptions {
   /// 12 to 28 pairs need 32 to 43), so their α was spent for nothing. Needs trim_share > 0 and
   /// not sight_tail_once; the bisect's checks (SittingBudget) set it.
   bool null_from_trimmed_look = false;
+  /// Whether the looks' nominal α are read from their joint distribution
+  /// (GroupSequentialAlphas over the spending's increments) instead of one at a time
+  /// (Bonferroni: each look at its increment). Both keep the overall α; Bonferroni keeps
+  /// about 0.03 of 0.05 over many close looks, these boundaries 0.05, and stop sooner. The
+  /// failure-rate test (Fisher's, on counts) stays at the increments. The bisect's
+  /// confirmation and checks set it (SittingBudget); a probe does not (yet).
+  bool joint_looks = false;
   /// The pair counts at which to look, increasing (whole blocks); empty: min_pairs doubling
   /// to max_pairs (LookSchedule). Counts past max_pairs are dropped, and max_pairs (and a
   /// null_max_pairs below it) are made looks. The spending (Pocock) and StoppableLooks are

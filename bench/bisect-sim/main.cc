@@ -9,7 +9,7 @@
 //              [--confirm-max-pairs N] [--check-max-pairs N] [--search-max-pairs N]
 //              [--max-builds N] [--prove-first] [--scenario NAME]...
 //              [--pinpoint-report-low P] [--target-probability P] [--step-odds X]
-//              [--fixed-verification] [--reports] [--trace TRIAL]
+//              [--fixed-verification] [--looks-alone] [--reports] [--trace TRIAL]
 //
 // The default grid is one change (N = 100 and 1000; 5/10/18% effects; 5/10/24% noise; with
 // and without 10% unbuildable commits); --quick keeps N = 100 without unbuildable commits;
@@ -23,7 +23,8 @@
 // --prove-first sets [bisect] prove_first (`bisect run --prove-first`).
 // --target-probability, --step-odds and --fixed-verification set [bisect] target_probability,
 // step_odds and plan_verification = false (the search's stopping rule and the verification's
-// looks, issue 27 items 3 and 4).
+// looks, issue 27 items 3 and 4); --looks-alone sets joint_looks = false (each look at its
+// spending increment, Bonferroni, as before the joint looks).
 // --reports prints, after each cell, every trial that did not name every change exactly:
 // its score and the lines of its report that say why (to find where bisects end unnamed).
 // --trace TRIAL prints, for each cell, that one trial's bisect as `bisect run` shows it (every
@@ -57,7 +58,7 @@ int Usage(const std::string& message) {
                "[--search-only] [--verbose] [--confirm-max-pairs N] [--check-max-pairs N] "
                "[--search-max-pairs N] [--max-builds N] [--prove-first] [--scenario NAME] "
                "[--pinpoint-report-low P] [--target-probability P] [--step-odds X] "
-               "[--fixed-verification] [--reports] [--trace TRIAL]\n",
+               "[--fixed-verification] [--looks-alone] [--reports] [--trace TRIAL]\n",
                message.c_str());
   return 2;
 }
@@ -293,6 +294,8 @@ int main(int argc, char** argv) {
       }
     } else if (arg == "--fixed-verification") {
       bisect.plan_verification = false;
+    } else if (arg == "--looks-alone") {
+      bisect.joint_looks = false;
     } else if (arg == "--prove-first") {
       bisect.prove_first = true;
     } else if (arg == "--verbose") {
@@ -350,16 +353,19 @@ int main(int argc, char** argv) {
                                   : std::filesystem::temp_directory_path();
   dir /= fmt::format("bisect-sim-{}", static_cast<long>(getpid()));
 
-  fmt::print("bisect-sim: {} trials per cell, seed {}, drift step {}, outliers {}%, {}\n", trials,
-             seed, base.drift_step, 100 * base.outlier_rate,
-             search_only ? "BisectSearch alone (not the runner)"
-                         : fmt::format("culprit = `bisect run` (BisectRunner, default [measure]; "
-                                       "[bisect] confirm_max_pairs {}, check_max_pairs {}{}; "
-                                       "target_probability {}, step_odds {}, {} verification)",
-                                       bisect.confirm_max_pairs, bisect.check_max_pairs,
-                                       bisect.prove_first ? ", prove_first" : "",
-                                       bisect.target_probability, bisect.step_odds,
-                                       bisect.plan_verification ? "planned" : "fixed-look"));
+  fmt::print(
+      "bisect-sim: {} trials per cell, seed {}, drift step {}, outliers {}%, {}\n", trials, seed,
+      base.drift_step, 100 * base.outlier_rate,
+      search_only
+          ? "BisectSearch alone (not the runner)"
+          : fmt::format("culprit = `bisect run` (BisectRunner, default [measure]; "
+                        "[bisect] confirm_max_pairs {}, check_max_pairs {}{}; "
+                        "target_probability {}, step_odds {}, {} verification, looks "
+                        "read {})",
+                        bisect.confirm_max_pairs, bisect.check_max_pairs,
+                        bisect.prove_first ? ", prove_first" : "", bisect.target_probability,
+                        bisect.step_odds, bisect.plan_verification ? "planned" : "fixed-look",
+                        bisect.joint_looks ? "together" : "alone"));
   fmt::print(
       "builds: build attempts between the endpoints; pairs: every paired run culprit measured "
       "(max: the most in one trial); naive: candidate runs; runs: every run, endpoints and "

@@ -141,8 +141,16 @@ TEST(SearchBatchPairs, FewerPairsWhenTheEffectStandsFarAboveTheNoise) {
 
 // Issue 27, item 4: the verification's first look is where the signed-rank interval at half
 // the α clears the band as often as not, if the culprit moves by the search's fitted effect.
+// The spending's increments, each look read alone (joint_looks off): they sum to α. With
+// joint looks (the default) they are read together (JointLooksReadTheIncrementsTogether).
+SearchOptions LooksReadAlone() {
+  SearchOptions options;
+  options.joint_looks = false;
+  return options;
+}
+
 TEST(PlanVerification, TheFirstLookIsWhereTheFittedEffectClearsTheBand) {
-  const SearchOptions options;  // band 5%, confidence 95%, Pocock, looks up to 320
+  const SearchOptions options = LooksReadAlone();  // band 5%, 95%, Pocock, looks up to 320
   // 18% at 24% per-run noise (Student-t scale 0.24, sd 0.24·√2): (π/3)·(2.2414·0.3394 /
   // (0.1655 - 0.0488))² = 44.48, so 45 pairs, 46 in whole blocks.
   const VerificationPlan noisy = PlanVerification(std::log(1.18), 0.24, options);
@@ -188,7 +196,7 @@ TEST(PlanVerification, TheFirstLookIsWhereTheFittedEffectClearsTheBand) {
 // the α of the later looks is spread over more of them and sums to the same. A growth of 2 (a
 // state saved before the field existed) keeps the doubling looks to the pair.
 TEST(PlanVerification, TheLaterLooksGrowByTheGivenFactorAndTheAlphaStaysTheSame) {
-  SearchOptions options;
+  SearchOptions options = LooksReadAlone();
   options.verify_pairs_max = 1280;  // the runner's: [bisect] confirm_max_pairs
   const VerificationPlan fine = PlanVerification(std::log(1.18), 0.24, options);
   EXPECT_EQ(fine.looks, (std::vector<int>{46, 66, 92, 130, 184, 260, 368, 520, 736, 1040, 1280}));
@@ -202,6 +210,35 @@ TEST(PlanVerification, TheLaterLooksGrowByTheGivenFactorAndTheAlphaStaysTheSame)
   EXPECT_NEAR(doubling.alphas[0], 0.025, 1e-12);
   // Each later look spends less than a doubling look, since more looks share the same α.
   EXPECT_LT(fine.alphas[1], doubling.alphas[1]);
+}
+
+// The looks keep their increments' first-crossing rates read together: the first look its own
+// share, every later one more than its increment (GroupSequentialAlphas), the planned and the
+// fixed schedules alike.
+TEST(PlanVerification, JointLooksReadTheIncrementsTogether) {
+  SearchOptions options;
+  ASSERT_TRUE(options.joint_looks);
+  const VerificationPlan alone = PlanVerification(std::log(1.18), 0.24, LooksReadAlone());
+  const VerificationPlan joint = PlanVerification(std::log(1.18), 0.24, options);
+  EXPECT_EQ(joint.looks, alone.looks);
+  EXPECT_EQ(joint.alphas, GroupSequentialAlphas(alone.looks, alone.alphas));
+  EXPECT_NEAR(joint.alphas[0], 0.025, 1e-12);
+  for (size_t k = 1; k < joint.alphas.size(); ++k) EXPECT_GT(joint.alphas[k], alone.alphas[k]);
+  const VerificationPlan fixed = PlanVerification(0, 0.1, options);
+  const VerificationPlan fixed_alone = PlanVerification(0, 0.1, LooksReadAlone());
+  EXPECT_EQ(fixed.alphas, GroupSequentialAlphas(fixed_alone.looks, fixed_alone.alphas));
+}
+
+TEST(BisectSearchTest, AStateSavedWithoutJointLooksReadsItsLooksAlone) {
+  BisectSearch search(10);
+  nlohmann::json saved = nlohmann::json::parse(search.ToJson());
+  ASSERT_EQ(saved["options"]["joint_looks"], true);
+  saved["options"].erase("joint_looks");
+  Result<BisectSearch> old = BisectSearch::FromJson(saved.dump(1));
+  ASSERT_TRUE(old.ok()) << old.error().message();
+  EXPECT_FALSE(old->options().joint_looks);
+  saved["options"]["joint_looks"] = "yes";
+  EXPECT_FALSE(BisectSearch::FromJson(saved.dump(1)).ok());
 }
 
 TEST(BisectSearchTest, AStateSavedWithoutALookGrowthDoublesItsPlannedLooks) {
@@ -220,7 +257,7 @@ TEST(BisectSearchTest, AStateSavedWithoutALookGrowthDoublesItsPlannedLooks) {
 }
 
 TEST(PlanVerification, WithoutAFitOrWhenToldNotToTheLooksAreTheFixedOnes) {
-  SearchOptions options;
+  SearchOptions options = LooksReadAlone();
   const std::vector<int> fixed = StoppableLooks(LookSchedule(10, 320), 0.05, Spending::kPocock, 2);
   EXPECT_FALSE(PlanVerification(0, 0.1, options).planned);
   EXPECT_EQ(PlanVerification(0, 0.1, options).looks, fixed);
