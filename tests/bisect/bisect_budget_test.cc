@@ -83,6 +83,21 @@ TEST(BisectBudget, OnlyAChecksNullSpendsFromItsFirstTrimmedLook) {
   }
 }
 
+TEST(BisectBudget, TheConfirmationAndTheChecksReadTheirLooksTogetherUnlessToldNotTo) {
+  BisectConfig bisect;
+  ASSERT_TRUE(bisect.joint_looks);
+  for (BisectStepKind kind : {BisectStepKind::kConfirm, BisectStepKind::kCheck}) {
+    EXPECT_TRUE(SittingBudget(Measure(), bisect, kind, false, 1 << 20).joint_looks)
+        << BisectStepKindName(kind);
+  }
+  // A search step's sitting is not a sequential test of its own (the model reads its pairs).
+  EXPECT_FALSE(
+      SittingBudget(Measure(), bisect, BisectStepKind::kMeasure, false, 1 << 20).joint_looks);
+  bisect.joint_looks = false;
+  EXPECT_FALSE(
+      SittingBudget(Measure(), bisect, BisectStepKind::kConfirm, false, 1 << 20).joint_looks);
+}
+
 TEST(BisectBudget, TheConfirmationAndTheChecksLookAtTheFinerSchedule) {
   BisectConfig bisect;
   EXPECT_NEAR(bisect.confirm_look_growth, std::sqrt(2.0), 1e-6);

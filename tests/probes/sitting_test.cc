@@ -250,6 +250,33 @@ TEST(RunPairedSitting, GivenLooksAreTheScheduleItsAlphaIsSpentOver) {
             (std::vector<int>{10, 30, 40, 50, 100}));
 }
 
+// Read together (joint_looks, the bisect's), the looks' confidences are the spending's
+// boundaries: a look that decides reports 1 − GroupSequentialAlphas' α there, wider than its
+// increment alone, and a move a look alone would not decide is decided at the same look.
+TEST(RunPairedSitting, JointLooksDecideAtTheBoundariesReadTogether) {
+  SittingOptions o = Options();
+  o.max_pairs = 1280;
+  o.looks = {10, 14, 20, 28, 40, 56, 80, 114, 160, 226, 320, 452, 640, 906, 1280};
+  o.joint_looks = true;
+  ScriptedSource move(1.12, 0.10, 6);
+  SittingResult joint = RunPairedSitting(move, nullptr, o, nullptr);
+  ASSERT_TRUE(joint.verdict);
+  EXPECT_EQ(joint.verdict->verdict, Verdict::kEffect);
+  const std::vector<double> together =
+      GroupSequentialAlphas(joint.looks, SpendAlpha(0.05, joint.looks, Spending::kPocock));
+  const size_t at =
+      std::find(joint.looks.begin(), joint.looks.end(), joint.pairs_kept) - joint.looks.begin();
+  ASSERT_LT(at, joint.looks.size()) << joint.pairs_kept;
+  EXPECT_DOUBLE_EQ(joint.nominal_confidence, 1 - together[at]);
+  EXPECT_GT(together[at], SpendAlpha(0.05, joint.looks, Spending::kPocock)[at]);
+  // The same runs, each look alone: never sooner.
+  o.joint_looks = false;
+  ScriptedSource again(1.12, 0.10, 6);
+  SittingResult alone = RunPairedSitting(again, nullptr, o, nullptr);
+  ASSERT_TRUE(alone.verdict);
+  EXPECT_GE(alone.pairs_kept, joint.pairs_kept);
+}
+
 TEST(RunPairedSitting, ANullMaxKeepsTheTiesConfidenceAndLetsTheEffectHuntGoOn) {
   SittingOptions o = Options();
   o.max_pairs = 640;
