@@ -229,16 +229,26 @@ TEST(PlanVerification, JointLooksReadTheIncrementsTogether) {
   EXPECT_EQ(fixed.alphas, GroupSequentialAlphas(fixed_alone.looks, fixed_alone.alphas));
 }
 
+// A new search's state with one option written as `value` (nullopt: without the field, as a
+// state saved before it existed), read back.
+Result<BisectSearch> ResumedWithOption(const std::string& key,
+                                       std::optional<nlohmann::json> value) {
+  nlohmann::json saved = nlohmann::json::parse(BisectSearch(10).ToJson());
+  EXPECT_TRUE(saved["options"].contains(key)) << key;
+  if (value) {
+    saved["options"][key] = *value;
+  } else {
+    saved["options"].erase(key);
+  }
+  return BisectSearch::FromJson(saved.dump(1));
+}
+
 TEST(BisectSearchTest, AStateSavedWithoutJointLooksReadsItsLooksAlone) {
-  BisectSearch search(10);
-  nlohmann::json saved = nlohmann::json::parse(search.ToJson());
-  ASSERT_EQ(saved["options"]["joint_looks"], true);
-  saved["options"].erase("joint_looks");
-  Result<BisectSearch> old = BisectSearch::FromJson(saved.dump(1));
+  EXPECT_TRUE(BisectSearch(10).options().joint_looks);
+  Result<BisectSearch> old = ResumedWithOption("joint_looks", std::nullopt);
   ASSERT_TRUE(old.ok()) << old.error().message();
   EXPECT_FALSE(old->options().joint_looks);
-  saved["options"]["joint_looks"] = "yes";
-  EXPECT_FALSE(BisectSearch::FromJson(saved.dump(1)).ok());
+  EXPECT_FALSE(ResumedWithOption("joint_looks", "yes").ok());
 }
 
 TEST(BisectSearchTest, AStateSavedWithoutALookGrowthDoublesItsPlannedLooks) {
@@ -392,11 +402,8 @@ TEST(BisectSearchTest, AVerificationThatLosesItsCandidateTurnsTheSearchWaryButNo
 }
 
 TEST(BisectSearchTest, AStateSavedWithoutAPlanFlagVerifiesOnTheFixedLooks) {
-  BisectSearch search(10);
-  nlohmann::json saved = nlohmann::json::parse(search.ToJson());
-  ASSERT_EQ(saved["options"]["plan_verification"], true);
-  saved["options"].erase("plan_verification");
-  Result<BisectSearch> old = BisectSearch::FromJson(saved.dump(1));
+  EXPECT_TRUE(BisectSearch(10).options().plan_verification);
+  Result<BisectSearch> old = ResumedWithOption("plan_verification", std::nullopt);
   ASSERT_TRUE(old.ok()) << old.error().message();
   EXPECT_FALSE(old->options().plan_verification);
   EXPECT_FALSE(old->PlanFor(5, 4).planned);
