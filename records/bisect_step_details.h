@@ -46,7 +46,9 @@ struct BisectStepDetails {
   /// What the near-deterministic rule said of the step, when it looked.
   std::optional<std::string> near_deterministic;
   std::optional<double> step_odds, target_probability;  ///< The stopping rule in force.
-  /// A verification's looks (pairs) and the alpha spent at each, and how they were planned.
+  /// A verification's looks (pairs) and the nominal two-sided alpha each look's interval used
+  /// (its spending increment, or the increments read together: [bisect] joint_looks), and how
+  /// they were planned.
   std::optional<std::vector<int>> verify_looks;
   std::optional<std::vector<double>> verify_look_alphas;
   std::optional<std::string> verify_plan;
