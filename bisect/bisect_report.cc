@@ -130,6 +130,8 @@ BisectSegmentPayload SegmentPayload(const BisectSegment& s,
   p.tie_pairs_needed = s.tie_pairs_needed;
   p.tie_budget = s.tie_budget;
   p.further_move = {s.alternative, s.ruled_out, s.rule_out_pairs_needed, s.small_move_suspected};
+  p.recheck = SegmentCheckName(s.recheck);
+  p.recheck_record = s.recheck_record;
   return p;
 }
 
@@ -206,7 +208,10 @@ std::string NotShownFirstLine(const std::vector<BisectSegment>& segments,
 std::string UnplacedReason(const BisectSegment& s) {
   if (!CheckMeasured(s)) return "not checked: " + s.reason;
   const bool moves = s.check == SegmentCheck::kSame || s.check == SegmentCheck::kOpposite;
-  if (moves && s.outcome == SegmentOutcome::kUnsearched) return s.reason;
+  // Unsearched, or its search ended on a re-check that did not find the move again: the
+  // reason says it whole.
+  const bool not_reproduced = s.recheck != SegmentCheck::kNotMeasured && s.recheck != s.check;
+  if (moves && (s.outcome == SegmentOutcome::kUnsearched || not_reproduced)) return s.reason;
   if (moves) return "its search verified no change: " + s.reason;
   const std::string further = FurtherMoveText(s);
   if (!further.empty()) {

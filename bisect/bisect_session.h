@@ -58,6 +58,16 @@ class BisectRunner::Session {
   /// the budget of changes lasts); finishes when nothing is left.
   Result<BisectReport> Advance();
   Result<BisectReport> StartSegmentSearch(int k, std::vector<double> d);
+  /// Whether the active part's move is to be measured again (Recheck) before its search goes
+  /// on: a part a check found moving (not the whole range, which the user's endpoints and the
+  /// confirmation vouch for), not re-checked yet, whose search has turned wary
+  /// (BisectSearch::Wary: a verification did not hold), with pairs left for a sitting.
+  bool RecheckDue() const;
+  /// The active part's ends in one sitting of fresh pairs, planned as its check was. When it
+  /// finds the move the check found, its pairs join the search's endpoint observation and
+  /// true is returned; otherwise the part's search ends (kInconclusive: the part stays
+  /// unplaced, its reason saying both sittings) and false is returned.
+  Result<bool> Recheck();
   /// One sitting of commits[a] (arm A) against commits[b] (arm B) with the full sequential
   /// design of [measure], archived as a bisect-step record of kind `kind`.
   Result<ComparisonOutcome> Sitting(int a, int b, BisectStepKind kind);

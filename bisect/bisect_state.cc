@@ -139,7 +139,9 @@ std::string BisectStateToJson(const BisectState& s) {
                         {"alternative", g.alternative},
                         {"ruled_out", g.ruled_out},
                         {"rule_out_pairs_needed", g.rule_out_pairs_needed},
-                        {"small_move_suspected", g.small_move_suspected}});
+                        {"small_move_suspected", g.small_move_suspected},
+                        {"recheck", SegmentCheckName(g.recheck)},
+                        {"recheck_record", g.recheck_record}});
   }
   json j = {{"schema", s.schema},
             {"run_id", s.run_id},
@@ -241,6 +243,9 @@ Result<BisectSegment> SegmentFromJson(const json& g, int n, std::string_view sou
   seg.ruled_out = g.value("ruled_out", false);
   seg.rule_out_pairs_needed = g.value("rule_out_pairs_needed", 0);
   seg.small_move_suspected = g.value("small_move_suspected", false);
+  // Absent in states written before a part's move was re-checked: none was.
+  if (g.contains("recheck")) seg.recheck = Require<SegmentCheck>(kCheckNames, g, "recheck");
+  seg.recheck_record = g.value("recheck_record", std::string());
   // A verified change lies inside its segment, first..change, both past the good end; a
   // segment without one has neither. Anything else would index past the range's commits.
   const bool none = seg.first == -1 && seg.change == -1;

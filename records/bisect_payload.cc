@@ -27,29 +27,35 @@ json ChangeToJson(const BisectChangePayload& c) {
 
 json SegmentToJson(const BisectSegmentPayload& s) {
   const BisectFurtherMovePayload& f = s.further_move;
-  return {{"good_commit", s.good_commit},
-          {"bad_commit", s.bad_commit},
-          {"lo", s.lo},
-          {"hi", s.hi},
-          {"check", s.check},
-          {"ratio", s.ratio},
-          {"low", s.low},
-          {"high", s.high},
-          {"confidence", s.confidence},
-          {"pairs", s.pairs},
-          {"check_record", s.check_record},
-          {"outcome", s.outcome},
-          {"reason", s.reason},
-          {"tie_sought", s.tie_sought},
-          {"tie_pairs_needed", s.tie_pairs_needed},
-          {"tie_budget", s.tie_budget},
-          // The hunt for a further move against its alternative A: "ruled_out" says every
-          // move of ×A or more was (never first-ness: that is the tie's).
-          {"further_move",
-           {{"alternative", f.alternative},
-            {"ruled_out", f.ruled_out},
-            {"pairs_to_rule_out", f.pairs_to_rule_out},
-            {"small_move_suspected", f.small_move_suspected}}}};
+  json j = {{"good_commit", s.good_commit},
+            {"bad_commit", s.bad_commit},
+            {"lo", s.lo},
+            {"hi", s.hi},
+            {"check", s.check},
+            {"ratio", s.ratio},
+            {"low", s.low},
+            {"high", s.high},
+            {"confidence", s.confidence},
+            {"pairs", s.pairs},
+            {"check_record", s.check_record},
+            {"outcome", s.outcome},
+            {"reason", s.reason},
+            {"tie_sought", s.tie_sought},
+            {"tie_pairs_needed", s.tie_pairs_needed},
+            {"tie_budget", s.tie_budget},
+            // The hunt for a further move against its alternative A: "ruled_out" says every
+            // move of ×A or more was (never first-ness: that is the tie's).
+            {"further_move",
+             {{"alternative", f.alternative},
+              {"ruled_out", f.ruled_out},
+              {"pairs_to_rule_out", f.pairs_to_rule_out},
+              {"small_move_suspected", f.small_move_suspected}}}};
+  // Only a part that was re-checked has them: a payload without one is as it always was.
+  if (!s.recheck.empty()) {
+    j["recheck"] = s.recheck;
+    j["recheck_record"] = s.recheck_record;
+  }
+  return j;
 }
 
 BisectChangePayload ChangeFromJson(const json& j) {
@@ -91,6 +97,9 @@ BisectSegmentPayload SegmentFromJson(const json& j) {
   s.further_move.ruled_out = BoolAt(f, "ruled_out");
   s.further_move.pairs_to_rule_out = IntAt(f, "pairs_to_rule_out");
   s.further_move.small_move_suspected = BoolAt(f, "small_move_suspected");
+  // Absent in records archived before a part's move was re-checked: none was.
+  s.recheck = StringAt(j, "recheck");
+  s.recheck_record = StringAt(j, "recheck_record");
   return s;
 }
 

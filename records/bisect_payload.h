@@ -67,6 +67,9 @@ struct BisectSegmentPayload {
   bool tie_sought = false;
   int tie_pairs_needed = 0, tie_budget = 0;
   BisectFurtherMovePayload further_move;
+  /// A searched part's move measured again once its search's model of one change had failed
+  /// (the check's spellings; "" when not re-checked) and that sitting's record.
+  std::string recheck, recheck_record;
 };
 
 /// The range's move taken apart into the verified changes and what they leave (logs).

@@ -97,6 +97,8 @@ TEST(BisectStateJson, SegmentsRoundTrip) {
   before.hi = 1;
   before.check = SegmentCheck::kSame;
   before.search_json = R"({"schema":"x"})";
+  before.recheck = SegmentCheck::kUndecided;
+  before.recheck_record = "r-recheck";
   s.segments = {whole, before};
   s.active_segment = 1;
   Result<BisectState> back = BisectStateFromJson(BisectStateToJson(s), "state.json");
@@ -109,6 +111,21 @@ TEST(BisectStateJson, SegmentsRoundTrip) {
   EXPECT_DOUBLE_EQ(back->segments[0].verify_confidence, 0.99);
   EXPECT_EQ(back->segments[1].hi, 1);
   EXPECT_EQ(back->segments[1].search_json, R"({"schema":"x"})");
+  EXPECT_EQ(back->segments[1].recheck, SegmentCheck::kUndecided);
+  EXPECT_EQ(back->segments[1].recheck_record, "r-recheck");
+  EXPECT_EQ(back->segments[0].recheck, SegmentCheck::kNotMeasured);
+
+  // A state saved before a part's move was re-checked has no such keys: none was.
+  nlohmann::json old = nlohmann::json::parse(BisectStateToJson(s));
+  old["segments"][1].erase("recheck");
+  old["segments"][1].erase("recheck_record");
+  Result<BisectState> older = BisectStateFromJson(old.dump(), "state.json");
+  ASSERT_TRUE(older.ok()) << older.error().message();
+  EXPECT_EQ(older->segments[1].recheck, SegmentCheck::kNotMeasured);
+  EXPECT_EQ(older->segments[1].recheck_record, "");
+  // A class this culprit does not write is damage.
+  old["segments"][1]["recheck"] = "maybe";
+  EXPECT_FALSE(BisectStateFromJson(old.dump(), "state.json").ok());
 
   // A segment outside the range is damage, not an index to trust.
   s.segments[1].hi = 7;

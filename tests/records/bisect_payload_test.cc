@@ -81,6 +81,23 @@ TEST(BisectPayload, EveryKeyWrittenBeforeTheStructIsStillWritten) {
   EXPECT_EQ(after["version"], kBisectPayloadVersion);
 }
 
+TEST(BisectPayload, ARecheckedPartKeepsItsRecheckAndOthersHaveNone) {
+  Record r;
+  r.details_json = kBeforeTheStruct;
+  BisectPayload p = *ReadBisectPayload(r);
+  EXPECT_EQ(p.segments[1].recheck, "");  // absent before parts were re-checked
+  p.segments[1].recheck = "undecided";
+  p.segments[1].recheck_record = "r3";
+  const nlohmann::json j = nlohmann::json::parse(BisectPayloadToJson(p));
+  EXPECT_FALSE(j["segments"][0].contains("recheck"));
+  EXPECT_EQ(j["segments"][1]["recheck"], "undecided");
+  std::optional<BisectPayload> back = BisectPayloadFromJson(BisectPayloadToJson(p));
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->segments[1].recheck, "undecided");
+  EXPECT_EQ(back->segments[1].recheck_record, "r3");
+  EXPECT_EQ(back->segments[0].recheck_record, "");
+}
+
 TEST(BisectPayload, AnInconclusiveBisectHasNoChangesPartsOrDecomposition) {
   BisectPayload p;
   p.commits = {"a", "b", "c"};

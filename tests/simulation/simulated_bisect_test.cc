@@ -336,6 +336,32 @@ TEST(BisectRunnerOnScriptedWorld, ANoisyHostsTieIsNotMeasuredUnlessProveFirstAsk
   EXPECT_EQ(p->report.find("showing it would take"), std::string::npos) << p->report;
 }
 
+TEST(BisectRunnerOnScriptedWorld, AFalseMoveInALaterPartIsRecheckedNotSearchedToItsBudget) {
+  // The bench's 18%/24% cell, trial 64 of seed 1 (`bisect-sim --cell 100,0.18,0.24,0 --seed 1
+  // --trace 64`): c81 is named and verified, then the check of c81..c100, a part with no
+  // change, comes out an EFFECT (x1.353 on 20 pairs, a check's error at its α). The part's
+  // search finds nothing that moves and its first verification does not hold, so the part is
+  // re-checked on fresh pairs: the move is not there again, the search ends, and the part is
+  // left unplaced with both sittings said. Without the re-check that search ran to its pair
+  // budget: 5,178 pairs in the bisect.
+  WorldOptions options;
+  options.effect = 0.18;
+  options.sigma = 0.24;
+  const uint64_t seed = TrialSeed(1, 64);
+  SimWorld world(options, seed);
+  ASSERT_EQ(world.change_commits(), std::vector<int>{81});
+  Result<RunnerTrialResult> r = RunRunnerTrial(world, TrialDir("recheck"), seed | 1);
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  EXPECT_EQ(r->score, TrialResult::Score::kExact) << r->report;
+  EXPECT_NE(r->report.find("did not reproduce: once a verification in it had not held, a "
+                           "re-check on fresh pairs said"),
+            std::string::npos)
+      << r->report;
+  EXPECT_NE(r->report.find("UNPLACED: "), std::string::npos) << r->report;
+  EXPECT_FALSE(r->later_settled) << r->report;  // an unplaced later part is not settled
+  EXPECT_LT(r->pairs, 2000) << r->report;
+}
+
 TEST(BisectRunnerOnScriptedWorld, AMoveThatReturnsBeforeTheCulpritNeverMakesItLiterallyFirst) {
   // +10%, undone four commits later, then +20% (issue 27): the part before the +20% ties at
   // its ends. The +20% may be called CULPRIT, but only with the line that says its ties show
@@ -764,6 +790,62 @@ TEST(BisectRunnerOnScriptedWorld, TheTotalPairCapStopsTheRecursionAndSaysSo) {
       report.text.find("of [bisect] max_total_pairs = " + std::to_string(capped.max_total_pairs)),
       std::string::npos)
       << report.text;
+}
+
+TEST(BisectRunnerOnScriptedWorld, AKillDuringARecheckResumesIntoTheRecheckNotPastIt) {
+  // The world of AFalseMoveInALaterPartIsRecheckedNotSearchedToItsBudget. A process killed
+  // inside the re-check's sitting is stood for by a copy of the bisect's files taken at its
+  // first pair; a fresh runner resumes the copy. The state holds no re-check yet, so the
+  // resumed bisect measures it again before its search takes another step, and the part
+  // ends with one.
+  WorldOptions options;
+  options.effect = 0.18;
+  options.sigma = 0.24;
+  const uint64_t seed = TrialSeed(1, 64);
+  const std::filesystem::path dir = TrialDir("kill-in-recheck");
+  const std::filesystem::path copy = TrialDir("kill-in-recheck-copy");
+  SimWorld world(options, seed);
+  SimulatedEngine engine(world);
+  class RecheckWatch : public BisectReporter {
+   public:
+    void Line(const std::string& text) override {
+      if (text.starts_with("re-checking ")) rechecking = true;
+    }
+    bool rechecking = false;
+  } watch;
+  bool copied = false;
+  engine.OnPair([&](int) {
+    if (!watch.rechecking || copied) return;
+    copied = true;
+    std::filesystem::remove_all(copy);
+    std::filesystem::copy(dir, copy, std::filesystem::copy_options::recursive);
+  });
+  Result<BisectReport> whole = RunSimulatedBisect(engine, dir, seed | 1, watch);
+  ASSERT_TRUE(whole.ok()) << whole.error().message();
+  ASSERT_TRUE(copied) << whole->text;
+
+  Result<BisectState> killed = LoadBisectState(BisectStatePath(SimulatedBisectConfig(copy)));
+  ASSERT_TRUE(killed.ok()) << killed.error().message();
+  ASSERT_GT(killed->active_segment, 0);
+  EXPECT_EQ(killed->segments[killed->active_segment].recheck, SegmentCheck::kNotMeasured);
+
+  SimulatedEngine resumed_engine(world);
+  LineRecorder lines;
+  const BisectSections resumed_config =
+      SimulatedBisectConfig(copy);  // the runner keeps a reference
+  BisectRunner runner(resumed_config, {resumed_engine, resumed_engine, resumed_engine},
+                      /*host=*/nullptr, lines);
+  Result<BisectReport> resumed = runner.Resume();
+  ASSERT_TRUE(resumed.ok()) << resumed.error().message();
+  EXPECT_TRUE(resumed->found) << resumed->text;
+  // The re-check comes first, before any step of the search.
+  const size_t recheck = lines.lines.find("re-checking ");
+  ASSERT_NE(recheck, std::string::npos) << lines.lines;
+  EXPECT_EQ(lines.lines.substr(0, recheck).find(" measure "), std::string::npos) << lines.lines;
+  const BisectSegment& part = resumed->state.segments[killed->active_segment];
+  EXPECT_NE(part.recheck, SegmentCheck::kNotMeasured);
+  EXPECT_FALSE(part.recheck_record.empty());
+  std::filesystem::remove_all(copy);
 }
 
 }  // namespace
