@@ -89,10 +89,10 @@ int TiePairsNeeded(double noise, double band, double confidence, double power, i
 }
 
 double FurtherMoveAlternative(std::optional<PairNoise> noise, double band, double confidence,
-                              int min_pairs, int tie_budget) {
-  assert(band > 0 && confidence > 0 && confidence < 1 && min_pairs >= 1);
+                              int min_pairs, int tie_budget, double min_over_band) {
+  assert(band > 0 && confidence > 0 && confidence < 1 && min_pairs >= 1 && min_over_band > 1);
   tie_budget = std::max(tie_budget, min_pairs);
-  const double floor = kMinAlternativeOverBand * BandEdge(band);
+  const double floor = min_over_band * BandEdge(band);
   // A spread from fewer pairs than the tie budget is used too (PlanTie does not trust it to
   // skip a tie): A only says what the check claims to rule out, and a quiet host's spread
   // inflated by an outlier or two gives at most ×1.10 or so.
@@ -137,7 +137,9 @@ TiePlan PlanTie(std::optional<PairNoise> noise, double band, double confidence, 
   cap = std::max(cap, 1);
   tie_budget = std::clamp(tie_budget, 1, cap);
   plan.budget = tie_budget;
-  plan.alternative = FurtherMoveAlternative(noise, band, confidence, min_pairs, tie_budget);
+  plan.alternative =
+      FurtherMoveAlternative(noise, band, confidence, min_pairs, tie_budget,
+                             earns_label ? kMinAlternativeOverBand : kMinLaterAlternativeOverBand);
   plan.earns_label = earns_label;
   // A tie that earns no label is read by nobody, and seeking it costs: the rule-out may end
   // the check only once NULL's looks are over (CheckSittingBudget). The rule-out's wider band

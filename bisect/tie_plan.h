@@ -120,6 +120,14 @@ inline constexpr double kRuleOutPower = 0.9;
 /// is the tie, with its cost. 1.25: ×1.063 at a 5% band, below a +7% change.
 inline constexpr double kMinAlternativeOverBand = 1.25;
 
+/// The same floor for a part whose tie earns no label (a part after the earliest change):
+/// there the check asks only whether another change of practical size hides, and A's floor
+/// is its cost on a quiet host, where the noise puts A at the floor. 1.6: ×1.081 at a 5%
+/// band, within issue 27's "later moves ≥ ×1.10 ruled out" and below the +9% of bisect-sim's
+/// two-change worlds, which are all still named (at 2.0, ×1.103, a later +9% was ruled out
+/// instead in 7-10% of them; docs/bisect.md, "A later part's floor").
+inline constexpr double kMinLaterAlternativeOverBand = 1.6;
+
 /// The alternative A a check hunts a further move against: the smallest move it rules out with
 /// probability kRuleOutPower within `tie_budget` pairs on a part where nothing moves,
 ///   ln A = √(π/3) · (z_{1-α_L/2} + z_{(1+kRuleOutPower)/2}) · noise / √tie_budget,
@@ -129,10 +137,13 @@ inline constexpr double kMinAlternativeOverBand = 1.25;
 /// TiePairsNeeded's rule read for the ratio at a given n instead of the n at a given ratio.
 /// A spread from fewer pairs than tie_budget, which PlanTie does not trust to skip a tie, is
 /// used here: A only sets what the check claims. Without any noise A is the floor,
-/// exp(kMinAlternativeOverBand · τ). Returns A (> 1 + band).
-/// Requires band > 0, 0 < confidence < 1, 1 <= min_pairs <= tie_budget.
+/// exp(kMinAlternativeOverBand · τ). `min_over_band` replaces kMinAlternativeOverBand
+/// (PlanTie: kMinLaterAlternativeOverBand for a part whose tie earns no label). Returns A
+/// (> 1 + band). Requires band > 0, 0 < confidence < 1, 1 <= min_pairs <= tie_budget,
+/// min_over_band > 1.
 double FurtherMoveAlternative(std::optional<PairNoise> noise, double band, double confidence,
-                              int min_pairs, int tie_budget);
+                              int min_pairs, int tie_budget,
+                              double min_over_band = kMinAlternativeOverBand);
 
 /// ≈ The pairs an undecided check's interval `now` would need to rule out every move of
 /// ×`alternative` or more, if the noise to come is the noise so far (ReachOfLastLook's
@@ -143,7 +154,8 @@ int PairsToRuleOut(const ShiftEstimate& now, double alternative);
 
 /// The plan of a check whose tie budget is `tie_budget` (its NULL's last look) and whose whole
 /// budget is `cap` (its last look; a move is hunted up to it), with its alternative
-/// (FurtherMoveAlternative) for the hunt. A tie that does not `earns_label` (TieEarnsFirst) is
+/// (FurtherMoveAlternative, floored at kMinLaterAlternativeOverBand · τ when the tie does not
+/// earn the label) for the hunt. A tie that does not `earns_label` (TieEarnsFirst) is
 /// never sought when the alternative is beyond the band: the part's question is then whether
 /// another move of ×A or more hides there, which the rule-out answers. Otherwise, without
 /// `noise` the tie is sought within tie_budget, as before any prediction; without

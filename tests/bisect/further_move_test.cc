@@ -59,6 +59,24 @@ TEST(FurtherMoveAlternative, ThePlanCarriesIt) {
   EXPECT_NEAR(plan.alternative, 1.135, 0.001);
 }
 
+TEST(FurtherMoveAlternative, APartAfterTheEarliestChangeHuntsAboveTheLaterFloor) {
+  // A quiet host: the noise puts A at the floor. The part whose tie earns the label keeps
+  // ×1.063 (1.25 τ); a part after the earliest change hunts ×1.081 (1.6 τ) or more.
+  const double tau = std::log(1.05);
+  const TiePlan earning = PlanTie(Noise(0.04, 500), 0.05, 0.95, 10, 160, 1280, false, true);
+  EXPECT_DOUBLE_EQ(earning.alternative, std::exp(1.25 * tau));
+  const TiePlan later = PlanTie(Noise(0.04, 500), 0.05, 0.95, 10, 160, 1280, false, false);
+  EXPECT_DOUBLE_EQ(later.alternative, std::exp(1.6 * tau));
+  EXPECT_NEAR(later.alternative, 1.081, 0.001);
+  EXPECT_FALSE(later.seek);  // its rule-out answers its question
+  EXPECT_DOUBLE_EQ(
+      FurtherMoveAlternative(std::nullopt, 0.05, 0.95, 10, 160, kMinLaterAlternativeOverBand),
+      later.alternative);
+  // A noisy host's A is above both floors and the same for both parts.
+  EXPECT_DOUBLE_EQ(PlanTie(Noise(0.37, 500), 0.05, 0.95, 10, 160, 1280, false, false).alternative,
+                   PlanTie(Noise(0.37, 500), 0.05, 0.95, 10, 160, 1280, false, true).alternative);
+}
+
 // B's runs are `ratio` times A's, each run log-normal with per-run spread `sigma` (a pair's d
 // has sd √2·sigma). Optionally each run is wild (×1.5 to ×3, the simulator's outliers) with
 // probability `wild`, and B's twice as slow with probability `slow_share` (an intermittent
@@ -273,9 +291,9 @@ TEST(FurtherMoveReport, ATieThatEarnsNoLabelIsNotSoughtAndTheCheckSaysWhy) {
   EXPECT_FALSE(after.seek);
   EXPECT_FALSE(after.earns_label);
   EXPECT_EQ(after.pairs_needed, earning.pairs_needed);  // predicted all the same
-  EXPECT_DOUBLE_EQ(after.alternative, earning.alternative);
+  EXPECT_GT(after.alternative, earning.alternative);  // the later floor
   EXPECT_EQ(CheckPlanText(after, 160),
-            "; a further move only (x1.063 or more, until found or ruled out): no tie sought, "
+            "; a further move only (x1.081 or more, until found or ruled out): no tie sought, "
             "as only the part before the earliest change shows a first bad commit");
   // Nor is it sought with nothing to predict from, nor by --prove-first's larger budget.
   EXPECT_FALSE(PlanTie(std::nullopt, 0.05, 0.95, 10, 160, 1280, false, false).seek);
