@@ -363,12 +363,9 @@ Result<BisectReport> BisectRunner::Session::StartSegmentSearch(int k, std::vecto
   state_.active_segment = k;
   seg_lo_ = segment.lo;
   search_.emplace(n, SearchBudget(n, static_cast<int>(d.size())));
-  if (ActiveSearchesForSpeedup()) {
-    for (double& x : d) x = -x;
-  }
   // The check's pairs are this search's endpoint observation, as the confirmation's are
   // the whole range's.
-  search_->AddObservation(n, d);
+  search_->AddObservation(n, AsSearched(std::move(d)));
   for (int i = 1; i < n; ++i) {
     std::optional<bool> known = engine_.builds.KnownBuildable(state_.commits[seg_lo_ + i]);
     if (known == true) search_->MarkCached(i);
@@ -437,12 +434,8 @@ Result<bool> BisectRunner::Session::Recheck() {
   segment.recheck = outcome->sitting.failure ? SegmentCheck::kUndecided : again.check;
   segment.recheck_record = outcome->record.id;
   if (reproduced) {
-    std::vector<double> d = outcome->sitting.log_ratios;
-    if (ActiveSearchesForSpeedup()) {
-      for (double& x : d) x = -x;
-    }
     // Fresh pairs of the part's ends: more of the endpoint observation the search started from.
-    search_->AddObservation(search_->n_commits(), d);
+    search_->AddObservation(search_->n_commits(), AsSearched(outcome->sitting.log_ratios));
   } else {
     segment.outcome = SegmentOutcome::kInconclusive;
     segment.probability = search_->Result().probability;
@@ -628,22 +621,7 @@ Result<BisectReport> BisectRunner::Session::Search() {
       case Batch::Kind::kMeasured:
         break;
     }
-    // The search sees slowdowns as positive; a search for a speed-up flips them.
-    std::vector<double> d = batch.d;
-    if (ActiveSearchesForSpeedup()) {
-      for (double& x : d) x = -x;
-    }
-    if (action.kind == Action::Kind::kVerify) {
-      // A near-deterministic metric's runs, for the rule the search reads over them; flipped
-      // with d for a speed-up. A timed metric's state keeps none.
-      std::optional<ArmRuns> runs;
-      if (search_->options().near_deterministic) runs = KeptRuns(batch.samples);
-      if (runs && ActiveSearchesForSpeedup()) std::swap(runs->baseline, runs->commit);
-      search_->AddVerification(action.commit, action.baseline, d, std::move(runs));
-    } else {
-      search_->AddObservation(action.commit, d);
-      search_->MarkCached(action.commit);
-    }
+    FeedSearch(action, batch);
     recorder_.Add(kind, commit, baseline, batch);
     // When this batch ends its step, the step is archived before the state
     // is saved: a process killed after the save has lost no step's record.
@@ -658,6 +636,28 @@ Result<BisectReport> BisectRunner::Session::Search() {
   }
   CULPRIT_TRY(FlushStep());
   return SegmentDone();
+}
+
+void BisectRunner::Session::FeedSearch(const Action& action, const Batch& batch) {
+  const std::vector<double> d = AsSearched(batch.d);
+  if (action.kind == Action::Kind::kVerify) {
+    // A near-deterministic metric's runs, for the rule the search reads over them; flipped
+    // with d for a speed-up. A timed metric's state keeps none.
+    std::optional<ArmRuns> runs;
+    if (search_->options().near_deterministic) runs = KeptRuns(batch.samples);
+    if (runs && ActiveSearchesForSpeedup()) std::swap(runs->baseline, runs->commit);
+    search_->AddVerification(action.commit, action.baseline, d, std::move(runs));
+  } else {
+    search_->AddObservation(action.commit, d);
+    search_->MarkCached(action.commit);
+  }
+}
+
+std::vector<double> BisectRunner::Session::AsSearched(std::vector<double> d) const {
+  if (ActiveSearchesForSpeedup()) {
+    for (double& x : d) x = -x;
+  }
+  return d;
 }
 
 Result<FileLock> LockBisect(const BisectSections& config) {

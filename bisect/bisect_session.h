@@ -51,6 +51,12 @@ class BisectRunner::Session {
   Result<BisectReport> Confirmed(const Record& record, int pairs_kept, std::vector<double> d,
                                  BisectStepLog log);
   Result<BisectReport> Search();
+  /// Gives the search a measured batch of `action`: its pairs as the search sees them
+  /// (AsSearched), as a verification or as an observation of the commit.
+  void FeedSearch(const Action& action, const Batch& batch);
+  /// `d` (log ratios as measured) as the active search sees them: a slowdown positive, the
+  /// sign flipped for a search that looks for a speed-up (ActiveSearchesForSpeedup).
+  std::vector<double> AsSearched(std::vector<double> d) const;
   /// The active segment's search is done: its outcome is kept, and the parts of its
   /// segment a verified change leaves unexplained are added, unchecked.
   Result<BisectReport> SegmentDone();

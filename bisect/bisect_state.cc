@@ -86,6 +86,41 @@ json PendingStepToJson(const BisectPendingStep& p, const std::string& time) {
           {"samples", json::parse(RecordToJson(carrier))}};
 }
 
+// One segment as the state keeps it.
+json SegmentToJson(const BisectSegment& g) {
+  return json({{"lo", g.lo},
+               {"hi", g.hi},
+               {"check", SegmentCheckName(g.check)},
+               {"ratio", g.ratio},
+               {"low", g.low},
+               {"high", g.high},
+               {"confidence", g.confidence},
+               {"pairs", g.pairs},
+               {"check_record", g.check_record},
+               {"search", g.search_json.empty() ? json() : json::parse(g.search_json)},
+               {"outcome", SegmentOutcomeName(g.outcome)},
+               {"first", g.first},
+               {"change", g.change},
+               {"log_ratio", g.log_ratio},
+               {"log_low", g.log_low},
+               {"log_high", g.log_high},
+               {"verify_confidence", g.verify_confidence},
+               {"verification_pairs", g.verification_pairs},
+               {"probability", g.probability},
+               {"reason", g.reason},
+               {"tie_sought", g.tie_sought},
+               {"tie_pairs_needed", g.tie_pairs_needed},
+               {"tie_budget", g.tie_budget},
+               {"tie_short", g.tie_short},
+               {"tie_earns_label", g.tie_earns_label},
+               {"alternative", g.alternative},
+               {"ruled_out", g.ruled_out},
+               {"rule_out_pairs_needed", g.rule_out_pairs_needed},
+               {"small_move_suspected", g.small_move_suspected},
+               {"recheck", SegmentCheckName(g.recheck)},
+               {"recheck_record", g.recheck_record}});
+}
+
 }  // namespace
 
 std::string BisectStateToJson(const BisectState& s) {
@@ -110,39 +145,7 @@ std::string BisectStateToJson(const BisectState& s) {
                    {"drift", step.drift}});
   }
   json segments = json::array();
-  for (const BisectSegment& g : s.segments) {
-    segments.push_back({{"lo", g.lo},
-                        {"hi", g.hi},
-                        {"check", SegmentCheckName(g.check)},
-                        {"ratio", g.ratio},
-                        {"low", g.low},
-                        {"high", g.high},
-                        {"confidence", g.confidence},
-                        {"pairs", g.pairs},
-                        {"check_record", g.check_record},
-                        {"search", g.search_json.empty() ? json() : json::parse(g.search_json)},
-                        {"outcome", SegmentOutcomeName(g.outcome)},
-                        {"first", g.first},
-                        {"change", g.change},
-                        {"log_ratio", g.log_ratio},
-                        {"log_low", g.log_low},
-                        {"log_high", g.log_high},
-                        {"verify_confidence", g.verify_confidence},
-                        {"verification_pairs", g.verification_pairs},
-                        {"probability", g.probability},
-                        {"reason", g.reason},
-                        {"tie_sought", g.tie_sought},
-                        {"tie_pairs_needed", g.tie_pairs_needed},
-                        {"tie_budget", g.tie_budget},
-                        {"tie_short", g.tie_short},
-                        {"tie_earns_label", g.tie_earns_label},
-                        {"alternative", g.alternative},
-                        {"ruled_out", g.ruled_out},
-                        {"rule_out_pairs_needed", g.rule_out_pairs_needed},
-                        {"small_move_suspected", g.small_move_suspected},
-                        {"recheck", SegmentCheckName(g.recheck)},
-                        {"recheck_record", g.recheck_record}});
-  }
+  for (const BisectSegment& g : s.segments) segments.push_back(SegmentToJson(g));
   json j = {{"schema", s.schema},
             {"run_id", s.run_id},
             {"status", BisectStatusName(s.status)},

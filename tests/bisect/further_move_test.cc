@@ -291,7 +291,7 @@ TEST(FurtherMoveReport, ATieThatEarnsNoLabelIsNotSoughtAndTheCheckSaysWhy) {
   EXPECT_FALSE(after.seek);
   EXPECT_FALSE(after.earns_label);
   EXPECT_EQ(after.pairs_needed, earning.pairs_needed);  // predicted all the same
-  EXPECT_GT(after.alternative, earning.alternative);  // the later floor
+  EXPECT_GT(after.alternative, earning.alternative);    // the later floor
   EXPECT_EQ(CheckPlanText(after, 160),
             "; a further move only (x1.081 or more, until found or ruled out): no tie sought, "
             "as only the part before the earliest change shows a first bad commit");
