@@ -232,6 +232,18 @@ Result<ComparisonOutcome> BisectRunner::Session::Sitting(int a, int b, BisectSte
   return recorder_.RunSitting(state_, a, b, kind, options);
 }
 
+Result<ComparisonOutcome> BisectRunner::Session::CheckSitting(const BisectSegment& segment,
+                                                              const SittingOptions& check,
+                                                              const TiePlan& plan) {
+  Result<ComparisonOutcome> outcome =
+      Sitting(segment.lo, segment.hi, BisectStepKind::kCheck, CheckSittingBudget(check, plan));
+  if (!outcome) return outcome.error();
+  state_.records.push_back(outcome->record.id);
+  if (outcome->sitting.interrupted) return Interrupted();
+  if (outcome->archive_error) return *outcome->archive_error;
+  return outcome;
+}
+
 TiePlan BisectRunner::Session::PlanCheckTie(int k, const SittingOptions& check) const {
   std::optional<PairNoise> noise;
   if (search_) noise = PooledPairNoise(search_->observations());
@@ -408,12 +420,8 @@ Result<bool> BisectRunner::Session::Recheck() {
       "the move its check saw (x{:.3f} [{:.3f}, {:.3f}], {} pairs) may be the check's error",
       ShortCommit(state_.commits[segment.hi]), ShortCommit(state_.commits[segment.lo]),
       segment.ratio, segment.low, segment.high, segment.pairs));
-  Result<ComparisonOutcome> outcome =
-      Sitting(segment.lo, segment.hi, BisectStepKind::kCheck, CheckSittingBudget(check, plan));
+  Result<ComparisonOutcome> outcome = CheckSitting(segment, check, plan);
   if (!outcome) return outcome.error();
-  state_.records.push_back(outcome->record.id);
-  if (outcome->sitting.interrupted) return Interrupted();
-  if (outcome->archive_error) return *outcome->archive_error;
   BisectSegment again = segment;
   FillCheck(*outcome, state_.speedup, again);
   // Runs that kept failing are information, not a move: the part is not re-checked, and its
@@ -521,12 +529,8 @@ Result<BisectReport> BisectRunner::Session::Advance() {
         "checking what the changes found leave unexplained: {} against {} in one sitting{}",
         ShortCommit(state_.commits[segment.hi]), ShortCommit(state_.commits[segment.lo]),
         CheckPlanText(plan, TieBudget(check))));
-    Result<ComparisonOutcome> outcome =
-        Sitting(segment.lo, segment.hi, BisectStepKind::kCheck, CheckSittingBudget(check, plan));
+    Result<ComparisonOutcome> outcome = CheckSitting(segment, check, plan);
     if (!outcome) return outcome.error();
-    state_.records.push_back(outcome->record.id);
-    if (outcome->sitting.interrupted) return Interrupted();
-    if (outcome->archive_error) return *outcome->archive_error;
     // A check whose runs kept failing is undecided, with the reason: the changes already
     // verified stand, and the report says what this part could not tell.
     FillCheck(*outcome, state_.speedup, segment);

@@ -79,6 +79,11 @@ class BisectRunner::Session {
   Result<ComparisonOutcome> Sitting(int a, int b, BisectStepKind kind);
   Result<ComparisonOutcome> Sitting(int a, int b, BisectStepKind kind,
                                     const SittingOptions& options);
+  /// The sitting of a check of `segment` (or of its re-check): its ends under `check`'s
+  /// budget as `plan` shapes it, its record linked to the bisect. An interruption or a record
+  /// that could not be archived is the error.
+  Result<ComparisonOutcome> CheckSitting(const BisectSegment& segment, const SittingOptions& check,
+                                         const TiePlan& plan);
   /// What the check of segment `k` does about a tie (PlanTie): predicted from the noise of
   /// the last search's pairs, none of which the check will measure.
   TiePlan PlanCheckTie(int k, const SittingOptions& check) const;
