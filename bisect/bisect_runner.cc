@@ -424,8 +424,8 @@ Result<bool> BisectRunner::Session::Recheck() {
   if (!outcome) return outcome.error();
   BisectSegment again = segment;
   FillCheck(*outcome, state_.speedup, again);
-  // Runs that kept failing are information, not a move: the part is not re-checked, and its
-  // reason says why.
+  // Runs that kept failing are information, not the move found again: the search ends there,
+  // and the part's reason says why.
   const bool reproduced = !outcome->sitting.failure && again.check == segment.check;
   BisectStepLog log = SittingLog(static_cast<int>(state_.log.size()) + 1, BisectStepKind::kCheck,
                                  segment.lo, segment.hi, state_.commits, *outcome);
