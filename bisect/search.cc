@@ -283,7 +283,10 @@ const BisectSearch::VerdictMemo& BisectSearch::LookVerdict(VerdictMemo& memo, in
   if (memo.culprit == culprit && memo.parent == parent && memo.pairs == have &&
       memo.observations == seen)
     return memo;
-  memo = VerdictMemo{culprit, parent, have};
+  memo = VerdictMemo{};
+  memo.culprit = culprit;
+  memo.parent = parent;
+  memo.pairs = have;
   memo.observations = seen;
   // The endpoints on the fixed schedule; a verification on its plan.
   memo.plan = verification ? PlanFor(culprit, parent) : FixedPlan(options_);
