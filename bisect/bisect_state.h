@@ -123,11 +123,13 @@ struct BisectSegment {
   /// Ruled out, on an estimate beyond the band: a change below ×A may be there (the part
   /// stays unplaced).
   bool small_move_suspected = false;
-  /// A part's search whose model of one change failed once (BisectSearch::Wary) measures the
-  /// part's ends again on fresh pairs before it goes on (Session::Recheck): a check's EFFECT
-  /// is wrong at its α now and then, and a search of a part that does not move spends its
-  /// whole pair budget. The re-check's class (kNotMeasured: none) and record. When it is not
-  /// `check` again, the search ends there and the part stays unplaced, `reason` saying why.
+  /// A part's search (never segment 0's) that has turned wary (BisectSearch::Wary) after
+  /// verifying the part's bad end measures the part's ends again on fresh pairs before it
+  /// goes on (Session::RecheckDue, Recheck): a check's EFFECT is wrong at its α now and then,
+  /// and a search of a part that does not move spends its whole pair budget. The re-check's
+  /// class (kNotMeasured: none; kUndecided when its runs kept failing) and record. When it is
+  /// not `check` again, the search ends there and the part stays unplaced, `reason` saying
+  /// both sittings.
   SegmentCheck recheck = SegmentCheck::kNotMeasured;
   std::string recheck_record;
 };
