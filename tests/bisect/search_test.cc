@@ -369,7 +369,9 @@ TEST(BisectSearchTest, ARefutedCandidateIsExcludedAndTheSearchGoesOnToTheRealCha
   bool refuted_seen = false;
   for (const Action& a : log) {
     if (a.kind == Action::Kind::kVerify && a.commit == 2) refuted_seen = true;
-    if (refuted_seen) EXPECT_FALSE(a.kind == Action::Kind::kVerify && a.commit == 1);
+    if (refuted_seen) {
+      EXPECT_FALSE(a.kind == Action::Kind::kVerify && a.commit == 1);
+    }
   }
   EXPECT_TRUE(refuted_seen);
 }

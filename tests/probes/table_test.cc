@@ -163,7 +163,9 @@ TEST(TableSittingTest, AnArmThatAlwaysFailsIsNotMeasuredAndTheRestIsKept) {
   }
   // The broken arm ran its warm-ups only, not a measured run.
   for (const Sample& s : r.samples) {
-    if (s.arm % 3 == 2) EXPECT_TRUE(s.warmup);
+    if (s.arm % 3 == 2) {
+      EXPECT_TRUE(s.warmup);
+    }
   }
 }
 

@@ -91,7 +91,7 @@ inline Record FullRecord() {
   r.end.memory_available_kb = 19 * 1024 * 1024 + 512;
   r.start.swap_used_kb = 0;
   r.end.swap_used_kb = 4096;
-  r.host = HostIdentity{"bench-1", "AMD EPYC 7B13", "6.1.0-13-amd64", 8, 32ULL * 1024 * 1024};
+  r.host = HostIdentity{"bench-1", "AMD EPYC 7B13", "6.1.0-13-amd64", 8, 32ULL * 1024 * 1024, ""};
   r.host.machine_id = "m-0123456789abcdef";
   r.culprit_version = "0.1.0";
   r.config_digest = "sha256:abcd";

@@ -205,7 +205,7 @@ TEST(RecordJson, RefusesAKindOrVerdictCulpritNeverWrites) {
 }
 
 TEST(HostJson, SaysWhatCulpritHostMeasuredInTheRecordsEncoding) {
-  HostIdentity host{"bench-1", "AMD EPYC 7B13", "6.1.0-13-amd64", 8, 32ULL * 1024 * 1024};
+  HostIdentity host{"bench-1", "AMD EPYC 7B13", "6.1.0-13-amd64", 8, 32ULL * 1024 * 1024, ""};
   HostState state;
   state.load1 = 0.5;
   state.governor = "performance";

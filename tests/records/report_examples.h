@@ -40,7 +40,7 @@ inline Record Base(const std::string& id, const std::string& kind, const std::st
   r.band = 0.05;
   r.start = Host(101.5, 0.40, time);
   r.end = Host(102.7, 0.55, time);
-  r.host = HostIdentity{"bench-1", "AMD EPYC 7B13", "6.1.0-13-amd64", 8, std::nullopt};
+  r.host = HostIdentity{"bench-1", "AMD EPYC 7B13", "6.1.0-13-amd64", 8, std::nullopt, ""};
   r.culprit_version = "0.1.0";
   r.config_digest = "sha256:abcd";
   return r;
