@@ -446,7 +446,7 @@ std::string EarliestLines(const SearchedFacts& in, const std::vector<int>& chang
 // (noted in `record` too); `payloads` gets every segment.
 std::string SegmentLines(const std::vector<BisectSegment>& segments,
                          const std::vector<std::string>& commits, std::string_view query,
-                         Record& record, std::vector<BisectSegmentPayload>& payloads) {
+                         double band, Record& record, std::vector<BisectSegmentPayload>& payloads) {
   std::string text;
   for (size_t k = 0; k < segments.size(); ++k) {
     const BisectSegment& s = segments[k];
@@ -475,7 +475,10 @@ std::string SegmentLines(const std::vector<BisectSegment>& segments,
     record.notes.push_back(line);
     // A part of several commits whose ends tie or barely move may still hide a change beyond
     // the band (+7% then -4%): its sweep measures the commits inside it (bisect/sweep.h).
-    if (s.hi - s.lo >= 2) {
+    if (s.outcome == SegmentOutcome::kUnsearched && MovesInTheTailOnly(s, band)) {
+      // The sweep places shifts of the typical run too: the table reads the mean.
+      text += "  next: " + TailTableCommand(commits, s.lo, s.hi, query) + "\n";
+    } else if (s.hi - s.lo >= 2) {
       text += fmt::format("  next: culprit sweep {}..{}{}\n", ShortCommit(commits[s.lo]),
                           ShortCommit(commits[s.hi]),
                           query.empty() ? "" : fmt::format(" -q {}", query));
@@ -511,7 +514,7 @@ std::string ChangesText(const SearchedFacts& in, Record& record, BisectReport& r
   const std::string decomposition = FormatDecomposition(d);
   text += decomposition + "\n";
   text += SegmentLines(segments, commits, in.query != nullptr ? in.query->name : in.state->query,
-                       record, payload.segments);
+                       in.band, record, payload.segments);
 
   BisectDetails details;
   details.changes = list.ids;
@@ -638,6 +641,31 @@ std::string SettleCommand(const std::vector<int>& credible_set,
       std::max(1, CeilLog2(count)));
 }
 
+std::string TailOnlyReason(const BisectSegment& segment, std::string_view mean_ratio, double band) {
+  return fmt::format(
+      "its move is in the slow tail of its runs, not in the typical run: the pairs' "
+      "pseudo-median x{:.3f} [{:.3f}, {:.3f}] is not beyond the ±{:g}% band{}; an intermittent "
+      "slowdown moves so, and the search, which places a shift of the typical run, cannot place "
+      "it, so it was not searched",
+      segment.ratio, segment.low, segment.high, band * 100,
+      mean_ratio.empty() ? std::string(", their mean beyond it")
+                         : fmt::format(", their mean ratio {} beyond it", mean_ratio));
+}
+
+std::string TailTableCommand(const std::vector<std::string>& commits, int lo, int hi,
+                             std::string_view query) {
+  // The ends and up to three commits between, evenly spaced: where the tail starts lies
+  // between the last cell that ties and the first that moves.
+  std::vector<int> points = {lo};
+  const int inner = std::min(3, hi - lo - 1);
+  for (int k = 1; k <= inner; ++k) points.push_back(lo + (hi - lo) * k / (inner + 1));
+  points.push_back(hi);
+  std::string revs;
+  for (int p : points) revs += " --rev " + ShortCommit(commits[p]);
+  return fmt::format("culprit table{}{}", revs,
+                     query.empty() ? std::string() : fmt::format(" -q {}", query));
+}
+
 Result<std::string> SearchedEnding(const SearchedFacts& in, Record& record, BisectReport& report) {
   const BisectState& state = *in.state;
   const int n = static_cast<int>(state.commits.size()) - 1;
@@ -671,7 +699,22 @@ Result<std::string> SearchedEnding(const SearchedFacts& in, Record& record, Bise
   }
   std::string text;
   report.found = !VerifiedChanges(state.segments).empty();
-  if (!report.found) {
+  const BisectSegment* range = state.segments.empty() ? nullptr : &state.segments.front();
+  if (!report.found && range != nullptr && range->outcome == SegmentOutcome::kUnsearched &&
+      MovesInTheTailOnly(*range, in.band)) {
+    // Confirmed by the mean alone: no search was run, so no posterior or credible set speaks.
+    report.outcome = whole;
+    report.outcome.reason = range->reason;
+    record.verdict = Verdict::kInconclusive;
+    record.verdict_detail = range->reason;
+    const std::string next =
+        TailTableCommand(state.commits, 0, n, in.query != nullptr ? in.query->name : state.query);
+    text += fmt::format(
+        "INCONCLUSIVE: {}\n  {}\n  next: {}  (each commit against {} in one sitting, read by "
+        "the mean as well: the cells that move hold the slow tail)\n",
+        range->reason, builds_line, next, ShortCommit(state.commits.front()));
+    record.notes.push_back("next: " + next);
+  } else if (!report.found) {
     report.outcome = whole;
     if (whole.verification_pairs > 0) {
       Estimate e = LogInterval{whole.log_ratio, whole.log_ratio_low, whole.log_ratio_high}
