@@ -444,14 +444,21 @@ Result<bool> BisectRunner::Session::Recheck() {
                                  segment.lo, segment.hi, state_.commits, *outcome);
   log.note = "re-check: " + std::string(SegmentCheckName(again.check));
   state_.log.push_back(log);
-  const std::string measured = fmt::format(
-      "x{:.3f} [{:.3f}, {:.3f}], {} ({} pairs)", again.ratio, again.low, again.high,
-      outcome->record.verdict ? VerdictName(*outcome->record.verdict) : "-", again.pairs);
+  // A sitting whose runs failed before any pair has no figure: FillCheck left the check's
+  // own in `again`, which must not be printed as the re-check's.
+  const std::string measured =
+      outcome->record.estimate && again.pairs > 0
+          ? fmt::format(
+                "said x{:.3f} [{:.3f}, {:.3f}], {} ({} pairs)", again.ratio, again.low, again.high,
+                outcome->record.verdict ? VerdictName(*outcome->record.verdict) : "-", again.pairs)
+          : fmt::format("measured nothing ({} pairs)", again.pairs);
+  constexpr std::string_view kEnds = "; this part's search ends here, the part unplaced";
   reporter_.Line(fmt::format(
       "step {:>2} re-check {} against {}: {}: {}", log.step,
       ShortCommit(state_.commits[segment.hi]), ShortCommit(state_.commits[segment.lo]), measured,
-      reproduced ? "the move is there again; the search goes on"
-                 : "the move did not reproduce; this part's search ends here, the part unplaced"));
+      reproduced                 ? std::string("the move is there again; the search goes on")
+      : outcome->sitting.failure ? fmt::format("its runs kept failing{}", kEnds)
+                                 : fmt::format("the move did not reproduce{}", kEnds)));
   segment.recheck = outcome->sitting.failure ? SegmentCheck::kUndecided : again.check;
   segment.recheck_record = outcome->record.id;
   if (reproduced) {
@@ -462,7 +469,7 @@ Result<bool> BisectRunner::Session::Recheck() {
     segment.probability = search_->Result().probability;
     segment.reason = fmt::format(
         "its check's move (x{:.3f} [{:.3f}, {:.3f}], {} pairs) did not reproduce: once a "
-        "verification in it had not held, a re-check on fresh pairs said {}{}",
+        "verification in it had not held, a re-check on fresh pairs {}{}",
         segment.ratio, segment.low, segment.high, segment.pairs, measured,
         outcome->sitting.failure ? ": its runs kept failing: " + outcome->sitting.failure->message()
                                  : std::string());

@@ -98,6 +98,10 @@ class SimWorld {
   }
   bool Unbuildable(int commit) const { return unbuildable_[commit]; }
   int runs() const { return runs_; }
+  /// From now on, a run of a commit at or after the first change times out with this
+  /// probability (WorldOptions::timeout_rate): a host on which those builds start to hang
+  /// mid-bisect, for a test that needs a sitting's runs to fail from a given step on.
+  void SetTimeoutRate(double rate) { options_.timeout_rate = rate; }
 
   /// One run of `commit` now (log-time, 0 = the good commit on the host as it started);
   /// advances time. A run that timed out sets `*timed_out` (when given) and returns the

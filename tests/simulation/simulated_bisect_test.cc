@@ -850,6 +850,50 @@ TEST(BisectRunnerOnScriptedWorld, AKillDuringARecheckResumesIntoTheRecheckNotPas
   std::filesystem::remove_all(copy);
 }
 
+TEST(BisectRunnerOnScriptedWorld, ARecheckWhoseRunsKeepFailingEndsThePartsSearchAndSaysSo) {
+  // The world of AFalseMoveInALaterPartIsRecheckedNotSearchedToItsBudget, where from the
+  // re-check on every run of a commit at or after the change hangs. Runs that keep failing
+  // are information, not the move found again: the part's search ends there, the part is
+  // unplaced with the failure in its reason, and the change verified before stands.
+  WorldOptions options;
+  options.effect = 0.18;
+  options.sigma = 0.24;
+  const uint64_t seed = TrialSeed(1, 64);
+  SimWorld world(options, seed);
+  SimulatedEngine engine(world);
+  class Watch : public LineRecorder {
+   public:
+    explicit Watch(SimWorld& world) : world_(world) {}
+    void Line(const std::string& text) override {
+      LineRecorder::Line(text);
+      if (text.starts_with("re-checking ")) world_.SetTimeoutRate(1.0);
+    }
+
+   private:
+    SimWorld& world_;
+  } watch(world);
+  Result<BisectReport> r = RunSimulatedBisect(engine, TrialDir("failing-recheck"), seed | 1, watch);
+  ASSERT_TRUE(r.ok()) << r.error().message() << "\n" << watch.lines;
+  ASSERT_NE(watch.lines.find("re-checking "), std::string::npos) << watch.lines;
+  EXPECT_TRUE(r->found) << r->text;
+  EXPECT_NE(r->text.find("CHANGE " + SimulatedEngine::Id(81)), std::string::npos) << r->text;
+  int rechecked = 0;
+  for (const BisectSegment& part : r->state.segments) {
+    if (part.recheck == SegmentCheck::kNotMeasured) continue;
+    ++rechecked;
+    EXPECT_EQ(part.recheck, SegmentCheck::kUndecided);
+    EXPECT_EQ(part.outcome, SegmentOutcome::kInconclusive);
+    // No pair was measured: the check's figures are not said again as the re-check's.
+    EXPECT_NE(part.reason.find("a re-check on fresh pairs measured nothing (0 pairs): its runs "
+                               "kept failing: "),
+              std::string::npos)
+        << part.reason;
+    EXPECT_EQ(part.reason.find("said x"), std::string::npos) << part.reason;
+  }
+  EXPECT_EQ(rechecked, 1) << r->text;
+  EXPECT_NE(r->text.find("its runs kept failing"), std::string::npos) << r->text;
+}
+
 TEST(BisectRunnerOnScriptedWorld, AMoveInTheSlowTailIsNotSearchedAndSaysWhatPlacesIt) {
   // The only change makes runs twice as slow in 15% of them on a quiet host. Seed 31's
   // confirmation ties in the pairs' pseudo-median and moves in their mean: no shift of the
