@@ -14,6 +14,7 @@
 #include "bisect/bisect_budget.h"
 #include "bisect/range_split.h"
 #include "bisect/run_reuse.h"
+#include "bisect/slow_tail.h"
 #include "bisect/step_lines.h"
 #include "probes/log_interval.h"
 #include "probes/summary.h"
@@ -641,30 +642,25 @@ std::string SettleCommand(const std::vector<int>& credible_set,
       std::max(1, CeilLog2(count)));
 }
 
-std::string TailOnlyReason(const BisectSegment& segment, std::string_view mean_ratio, double band) {
+namespace {
+
+// The whole range confirmed by its mean alone (MovesInTheTailOnly): no search was run, so no
+// posterior or credible set speaks; the reason and the table that places the move do.
+std::string TailOnlyEnding(const BisectState& state, std::string_view query,
+                           const std::string& builds_line, Record& record) {
+  const BisectSegment& range = state.segments.front();
+  record.verdict = Verdict::kInconclusive;
+  record.verdict_detail = range.reason;
+  const int n = static_cast<int>(state.commits.size()) - 1;
+  const std::string next = TailTableCommand(state.commits, 0, n, query);
+  record.notes.push_back("next: " + next);
   return fmt::format(
-      "its move is in the slow tail of its runs, not in the typical run: the pairs' "
-      "pseudo-median x{:.3f} [{:.3f}, {:.3f}] is not beyond the ±{:g}% band{}; an intermittent "
-      "slowdown moves so, and the search, which places a shift of the typical run, cannot place "
-      "it, so it was not searched",
-      segment.ratio, segment.low, segment.high, band * 100,
-      mean_ratio.empty() ? std::string(", their mean beyond it")
-                         : fmt::format(", their mean ratio {} beyond it", mean_ratio));
+      "INCONCLUSIVE: {}\n  {}\n  next: {}  (each commit against {} in one sitting, read by the "
+      "mean as well: the cells that move hold the slow tail)\n",
+      range.reason, builds_line, next, ShortCommit(state.commits.front()));
 }
 
-std::string TailTableCommand(const std::vector<std::string>& commits, int lo, int hi,
-                             std::string_view query) {
-  // The ends and up to three commits between, evenly spaced: where the tail starts lies
-  // between the last cell that ties and the first that moves.
-  std::vector<int> points = {lo};
-  const int inner = std::min(3, hi - lo - 1);
-  for (int k = 1; k <= inner; ++k) points.push_back(lo + (hi - lo) * k / (inner + 1));
-  points.push_back(hi);
-  std::string revs;
-  for (int p : points) revs += " --rev " + ShortCommit(commits[p]);
-  return fmt::format("culprit table{}{}", revs,
-                     query.empty() ? std::string() : fmt::format(" -q {}", query));
-}
+}  // namespace
 
 Result<std::string> SearchedEnding(const SearchedFacts& in, Record& record, BisectReport& report) {
   const BisectState& state = *in.state;
@@ -702,18 +698,10 @@ Result<std::string> SearchedEnding(const SearchedFacts& in, Record& record, Bise
   const BisectSegment* range = state.segments.empty() ? nullptr : &state.segments.front();
   if (!report.found && range != nullptr && range->outcome == SegmentOutcome::kUnsearched &&
       MovesInTheTailOnly(*range, in.band)) {
-    // Confirmed by the mean alone: no search was run, so no posterior or credible set speaks.
     report.outcome = whole;
     report.outcome.reason = range->reason;
-    record.verdict = Verdict::kInconclusive;
-    record.verdict_detail = range->reason;
-    const std::string next =
-        TailTableCommand(state.commits, 0, n, in.query != nullptr ? in.query->name : state.query);
-    text += fmt::format(
-        "INCONCLUSIVE: {}\n  {}\n  next: {}  (each commit against {} in one sitting, read by "
-        "the mean as well: the cells that move hold the slow tail)\n",
-        range->reason, builds_line, next, ShortCommit(state.commits.front()));
-    record.notes.push_back("next: " + next);
+    text += TailOnlyEnding(state, in.query != nullptr ? in.query->name : state.query, builds_line,
+                           record);
   } else if (!report.found) {
     report.outcome = whole;
     if (whole.verification_pairs > 0) {

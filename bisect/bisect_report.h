@@ -97,19 +97,6 @@ std::string ConfirmationMismatch(const Record& record, const std::string& good,
 std::string SettleCommand(const std::vector<int>& credible_set,
                           const std::vector<std::string>& commits, std::string_view query);
 
-/// Why a part whose check moved by the mean alone (MovesInTheTailOnly) is not searched, as
-/// one clause: its pseudo-median's ratio and interval against the band, its mean ratio as the
-/// sitting printed it (`mean_ratio`, ComparisonDetails; "" when it has none), and why the
-/// search cannot place it.
-std::string TailOnlyReason(const BisectSegment& segment, std::string_view mean_ratio, double band);
-
-/// The one command that shows which commits of [lo, hi] carry a move in the slow tail: a
-/// table of a few commits of the part (its ends and up to three evenly spaced between) against
-/// its good end in one sitting, whose cells read the mean as well as the pseudo-median
-/// (probes/table.h). The bisect and the sweep place shifts of the typical run only.
-std::string TailTableCommand(const std::vector<std::string>& commits, int lo, int hi,
-                             std::string_view query);
-
 /// The final record's fields every ending shares: the range, the query, the band, the steps'
 /// records. The host's identity and snapshots are the caller's.
 Record BisectResultRecord(const BisectState& state, const QueryConfig& query, double band,

@@ -58,19 +58,6 @@ bool ShouldSearch(const BisectSegment& segment, int searches_made, int max_chang
          searches_made < max_changes;
 }
 
-bool MovesInTheTailOnly(const BisectSegment& segment, double band) {
-  if (segment.check != SegmentCheck::kSame && segment.check != SegmentCheck::kOpposite) {
-    return false;
-  }
-  if (!(segment.low > 0) || !(segment.high > 0)) return false;
-  // The pseudo-median's estimate inside the band, not only its interval short of beyond it: a
-  // shift near the band's edge can clear it in the mean before its pseudo-median does, and the
-  // search places such a shift.
-  const double tau = BandEdge(band);
-  return std::fabs(std::log(segment.ratio)) < tau &&
-         Classify(std::log(segment.low), std::log(segment.high), tau) != Verdict::kEffect;
-}
-
 bool SearchesForSpeedup(const BisectSegment& segment, bool range_speedup) {
   return segment.check == SegmentCheck::kOpposite ? !range_speedup : range_speedup;
 }

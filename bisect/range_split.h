@@ -31,15 +31,6 @@ std::vector<BisectSegment> UnexplainedParts(const BisectSegment& searched);
 /// Whether a checked segment is to be searched: it moves (either way) and fewer than
 /// `max_changes` searches were made.
 bool ShouldSearch(const BisectSegment& segment, int searches_made, int max_changes);
-/// Whether a segment's check moved (kSame or kOpposite) in its pairs' mean while their
-/// pseudo-median did not: its Hodges–Lehmann estimate `ratio` lies inside the band
-/// τ = BandEdge(`band`) and its interval [low, high] is not beyond it, so the EFFECT was
-/// ClassifyWithTails' of the mean (probes/verdict.h). An intermittent slowdown moves so (B
-/// twice as slow in 15% of its runs: pseudo-median ×1.00, mean ×1.15). The search places a
-/// shift of the typical run, which such a part does not have: it is not searched. (A
-/// pseudo-median estimated beyond the band with an interval that reaches inside it is a shift
-/// near the band's edge, which the search can place: searched.)
-bool MovesInTheTailOnly(const BisectSegment& segment, double band);
 /// Whether a segment's search looks for a speed-up: a part that moves the other way from
 /// the range (`range_speedup`: the range's bad end is faster) is searched in its own
 /// direction, so an improvement before a regression is named, not left unplaced.

@@ -1,6 +1,5 @@
 #include "bisect/bisect_report.h"
 
-#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -584,32 +583,6 @@ TEST(BisectReportText, ANarrowCredibleSetGetsTheCommandThatSettlesIt) {
   // The whole range, or nothing: no command that the user has not just run.
   EXPECT_EQ(SettleCommand({1, 2, 3, 4}, commits, "scan"), "");
   EXPECT_EQ(SettleCommand({}, commits, "scan"), "");
-}
-
-// A move in the slow tail is placed by a table of a few commits against the part's good end:
-// its ends and up to three evenly spaced between.
-TEST(BisectReportText, AMoveInTheTailGetsATableOfTheRangesCommits) {
-  std::vector<std::string> commits;
-  for (int i = 0; i <= 10; ++i) commits.push_back(std::string(40, static_cast<char>('a' + i)));
-  const auto id = [&](int i) { return commits[i].substr(0, 10); };
-  EXPECT_EQ(TailTableCommand(commits, 0, 10, "scan"),
-            fmt::format("culprit table --rev {} --rev {} --rev {} --rev {} --rev {} -q scan", id(0),
-                        id(2), id(5), id(7), id(10)));
-  EXPECT_EQ(TailTableCommand(commits, 3, 5, "scan"),
-            fmt::format("culprit table --rev {} --rev {} --rev {} -q scan", id(3), id(4), id(5)));
-  EXPECT_EQ(TailTableCommand(commits, 3, 4, ""),
-            fmt::format("culprit table --rev {} --rev {}", id(3), id(4)));
-  BisectSegment s;
-  s.check = SegmentCheck::kSame;
-  s.ratio = 1.024;
-  s.low = 1.011;
-  s.high = 1.046;
-  EXPECT_EQ(
-      TailOnlyReason(s, "1.146 [1.089, 1.207]", 0.05),
-      "its move is in the slow tail of its runs, not in the typical run: the pairs' "
-      "pseudo-median x1.024 [1.011, 1.046] is not beyond the ±5% band, their mean ratio "
-      "1.146 [1.089, 1.207] beyond it; an intermittent slowdown moves so, and the search, which "
-      "places a shift of the typical run, cannot place it, so it was not searched");
 }
 
 TEST(BisectReportText, DamagedSearchIsAnError) {

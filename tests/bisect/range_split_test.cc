@@ -32,40 +32,6 @@ BisectSegment Found(BisectSegment s, int change, double ratio, double half_width
   return s;
 }
 
-// A move in the slow tail: the check's EFFECT came from the mean while the pseudo-median is
-// estimated inside the band and its interval is not beyond it. Only then is the part not
-// searched.
-TEST(RangeSplit, AMoveInTheMeanWhoseTypicalRunTiesIsAMoveInTheTailOnly) {
-  BisectSegment s = Checked(0, 12, SegmentCheck::kSame, 1.024);
-  s.low = 1.011;  // bisect-sim's "x2 in 15% intermittent", seed 31: mean 1.146 [1.089, 1.207]
-  s.high = 1.046;
-  EXPECT_TRUE(MovesInTheTailOnly(s, 0.05));
-  // The other way from the range, the same.
-  BisectSegment faster = Checked(0, 12, SegmentCheck::kOpposite, 0.98);
-  faster.low = 0.96;
-  faster.high = 0.99;
-  EXPECT_TRUE(MovesInTheTailOnly(faster, 0.05));
-  // The interval may reach beyond the edge (seed 31 in a 32-commit world: 1.017 [0.999, 1.063],
-  // mean 1.138 [1.052, 1.232]) ...
-  s.ratio = 1.017;
-  s.low = 0.999;
-  s.high = 1.063;
-  EXPECT_TRUE(MovesInTheTailOnly(s, 0.05));
-  // ... but an estimate beyond the band is a shift near its edge, which the search places.
-  s.ratio = 1.056;
-  s.low = 1.02;
-  s.high = 1.09;
-  EXPECT_FALSE(MovesInTheTailOnly(s, 0.05));
-  // A shift beyond the band, a tie and an undecided check are not moves in the tail.
-  EXPECT_FALSE(MovesInTheTailOnly(Checked(0, 12, SegmentCheck::kSame, 1.2), 0.05));
-  EXPECT_FALSE(MovesInTheTailOnly(Checked(0, 12, SegmentCheck::kTie, 1.01), 0.05));
-  EXPECT_FALSE(MovesInTheTailOnly(Checked(0, 12, SegmentCheck::kUndecided, 1.01), 0.05));
-  // A check without figures (its runs kept failing) is not read as one.
-  BisectSegment unmeasured = Checked(0, 12, SegmentCheck::kSame, 1.0);
-  unmeasured.low = unmeasured.high = 0;
-  EXPECT_FALSE(MovesInTheTailOnly(unmeasured, 0.05));
-}
-
 TEST(RangeSplit, ChecksAreJudgedAgainstTheRangesDirection) {
   EXPECT_EQ(ClassifyCheck(Verdict::kEffect, 1.2, /*speedup=*/false), SegmentCheck::kSame);
   EXPECT_EQ(ClassifyCheck(Verdict::kEffect, 0.8, false), SegmentCheck::kOpposite);
