@@ -12,14 +12,14 @@
 namespace culprit {
 namespace {
 
-BisectSegment Checked(int lo, int hi, SegmentCheck check, double ratio = 1) {
+// A check of commits 0..12 with its pseudo-median's ratio and interval.
+BisectSegment Check(SegmentCheck check, double ratio, double low, double high) {
   BisectSegment s;
-  s.lo = lo;
-  s.hi = hi;
+  s.hi = 12;
   s.check = check;
   s.ratio = ratio;
-  s.low = ratio * 0.99;
-  s.high = ratio * 1.01;
+  s.low = low;
+  s.high = high;
   return s;
 }
 
@@ -27,34 +27,21 @@ BisectSegment Checked(int lo, int hi, SegmentCheck check, double ratio = 1) {
 // estimated inside the band and its interval is not beyond it. Only then is the part not
 // searched.
 TEST(SlowTail, AMoveInTheMeanWhoseTypicalRunTiesIsAMoveInTheTailOnly) {
-  BisectSegment s = Checked(0, 12, SegmentCheck::kSame, 1.024);
-  s.low = 1.011;  // bisect-sim's "x2 in 15% intermittent", seed 31: mean 1.146 [1.089, 1.207]
-  s.high = 1.046;
-  EXPECT_TRUE(MovesInTheTailOnly(s, 0.05));
+  // bisect-sim's "x2 in 15% intermittent", seed 31: mean 1.146 [1.089, 1.207].
+  EXPECT_TRUE(MovesInTheTailOnly(Check(SegmentCheck::kSame, 1.024, 1.011, 1.046), 0.05));
   // The other way from the range, the same.
-  BisectSegment faster = Checked(0, 12, SegmentCheck::kOpposite, 0.98);
-  faster.low = 0.96;
-  faster.high = 0.99;
-  EXPECT_TRUE(MovesInTheTailOnly(faster, 0.05));
-  // The interval may reach beyond the edge (seed 31 in a 32-commit world: 1.017 [0.999, 1.063],
-  // mean 1.138 [1.052, 1.232]) ...
-  s.ratio = 1.017;
-  s.low = 0.999;
-  s.high = 1.063;
-  EXPECT_TRUE(MovesInTheTailOnly(s, 0.05));
+  EXPECT_TRUE(MovesInTheTailOnly(Check(SegmentCheck::kOpposite, 0.98, 0.96, 0.99), 0.05));
+  // The interval may reach beyond the edge (seed 31 in a 32-commit world, mean 1.138
+  // [1.052, 1.232]) ...
+  EXPECT_TRUE(MovesInTheTailOnly(Check(SegmentCheck::kSame, 1.017, 0.999, 1.063), 0.05));
   // ... but an estimate beyond the band is a shift near its edge, which the search places.
-  s.ratio = 1.056;
-  s.low = 1.02;
-  s.high = 1.09;
-  EXPECT_FALSE(MovesInTheTailOnly(s, 0.05));
+  EXPECT_FALSE(MovesInTheTailOnly(Check(SegmentCheck::kSame, 1.056, 1.02, 1.09), 0.05));
   // A shift beyond the band, a tie and an undecided check are not moves in the tail.
-  EXPECT_FALSE(MovesInTheTailOnly(Checked(0, 12, SegmentCheck::kSame, 1.2), 0.05));
-  EXPECT_FALSE(MovesInTheTailOnly(Checked(0, 12, SegmentCheck::kTie, 1.01), 0.05));
-  EXPECT_FALSE(MovesInTheTailOnly(Checked(0, 12, SegmentCheck::kUndecided, 1.01), 0.05));
+  EXPECT_FALSE(MovesInTheTailOnly(Check(SegmentCheck::kSame, 1.2, 1.15, 1.25), 0.05));
+  EXPECT_FALSE(MovesInTheTailOnly(Check(SegmentCheck::kTie, 1.01, 0.99, 1.03), 0.05));
+  EXPECT_FALSE(MovesInTheTailOnly(Check(SegmentCheck::kUndecided, 1.01, 0.97, 1.06), 0.05));
   // A check without figures (its runs kept failing) is not read as one.
-  BisectSegment unmeasured = Checked(0, 12, SegmentCheck::kSame, 1.0);
-  unmeasured.low = unmeasured.high = 0;
-  EXPECT_FALSE(MovesInTheTailOnly(unmeasured, 0.05));
+  EXPECT_FALSE(MovesInTheTailOnly(Check(SegmentCheck::kSame, 1.0, 0, 0), 0.05));
 }
 
 // A move in the slow tail is placed by a table of a few commits against the part's good end:

@@ -35,6 +35,14 @@ WorldOptions Quiet(std::vector<SimChange> changes, int n = 64) {
   return QuietWorld(std::move(changes), n);
 }
 
+// The bench's 18%/24% cell, its outliers included (`bisect-sim --cell 100,0.18,0.24,0`).
+WorldOptions NoisyCell() {
+  WorldOptions options;
+  options.effect = 0.18;
+  options.sigma = 0.24;
+  return options;
+}
+
 RunnerTrialResult Trial(const WorldOptions& options, uint64_t seed, const std::string& name,
                         SimWorld** world_out = nullptr) {
   static std::unique_ptr<SimWorld> world;
@@ -315,9 +323,7 @@ TEST(BisectRunnerOnScriptedWorld, ANoisyHostsTieIsNotMeasuredUnlessProveFirstAsk
   // check's 160, so the check hunts a further move only and the report says what showing the
   // first bad commit would take. With --prove-first ([bisect] prove_first) the tie is sought
   // with a budget that holds the prediction, and shown.
-  WorldOptions options;
-  options.effect = 0.18;
-  options.sigma = 0.24;
+  const WorldOptions options = NoisyCell();
   const uint64_t seed = 5;
   RunnerTrialResult r = Trial(options, seed, "tie-not-sought");
   EXPECT_EQ(r.score, TrialResult::Score::kExact) << r.report;
@@ -346,9 +352,7 @@ TEST(BisectRunnerOnScriptedWorld, AFalseMoveInALaterPartIsRecheckedNotSearchedTo
   // re-checked on fresh pairs: the move is not there again, the search ends, and the part is
   // left unplaced with both sittings said. Without the re-check that search ran to its pair
   // budget: 5,178 pairs in the bisect.
-  WorldOptions options;
-  options.effect = 0.18;
-  options.sigma = 0.24;
+  const WorldOptions options = NoisyCell();
   const uint64_t seed = TrialSeed(1, 64);
   SimWorld world(options, seed);
   ASSERT_EQ(world.change_commits(), std::vector<int>{81});
@@ -800,9 +804,7 @@ TEST(BisectRunnerOnScriptedWorld, AKillDuringARecheckResumesIntoTheRecheckNotPas
   // first pair; a fresh runner resumes the copy. The state holds no re-check yet, so the
   // resumed bisect measures it again before its search takes another step, and the part
   // ends with one.
-  WorldOptions options;
-  options.effect = 0.18;
-  options.sigma = 0.24;
+  const WorldOptions options = NoisyCell();
   const uint64_t seed = TrialSeed(1, 64);
   const std::filesystem::path dir = TrialDir("kill-in-recheck");
   const std::filesystem::path copy = TrialDir("kill-in-recheck-copy");
@@ -855,9 +857,7 @@ TEST(BisectRunnerOnScriptedWorld, ARecheckWhoseRunsKeepFailingEndsThePartsSearch
   // re-check on every run of a commit at or after the change hangs. Runs that keep failing
   // are information, not the move found again: the part's search ends there, the part is
   // unplaced with the failure in its reason, and the change verified before stands.
-  WorldOptions options;
-  options.effect = 0.18;
-  options.sigma = 0.24;
+  const WorldOptions options = NoisyCell();
   const uint64_t seed = TrialSeed(1, 64);
   SimWorld world(options, seed);
   SimulatedEngine engine(world);
