@@ -2,9 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "base/numbers.h"
 #include "base/strings.h"
 #include "probes/summary.h"
+#include "probes/verdict.h"
 #include "records/bisect_step_details.h"
 #include "records/comparison_details.h"
 
@@ -67,6 +70,17 @@ std::string FurtherMoveText(const BisectSegment& s) {
         s.alternative, s.ratio);
   }
   if (s.ruled_out) return fmt::format("further moves of x{:.3f} or more ruled out", s.alternative);
+  if (s.low > 0 && s.high > 0 &&
+      Classify(std::log(s.low), std::log(s.high), std::log(s.alternative)) == Verdict::kNull) {
+    // Not for want of pairs: the sitting's rule-out asks more than this interval (the mean and
+    // the tails inside ±ln A too, at the rule-out's own confidence: RulesOutMove), and a
+    // projection of the interval alone would say fewer pairs than were measured.
+    return fmt::format(
+        "a further move of x{:.3f} or more not ruled out, though its pseudo-median's interval "
+        "is inside it: ruling it out needs the pairs' mean and tails inside it too, at the "
+        "rule-out's confidence (a slow tail may be there)",
+        s.alternative);
+  }
   if (s.rule_out_pairs_needed > 0) {
     return fmt::format(
         "a further move of x{:.3f} or more not ruled out (ruling it out would take ≈ {} pairs)",

@@ -106,6 +106,10 @@ double FurtherMoveAlternative(std::optional<PairNoise> noise, double band, doubl
 
 int PairsToRuleOut(const ShiftEstimate& now, double alternative) {
   if (!(alternative > 1) || now.n == 0) return 0;
+  // An interval already inside ±ln A that did not rule the move out was held back by more
+  // than its width (the mean and the tails, at the rule-out's confidence: RulesOutMove); a
+  // projection of the interval would say fewer pairs than were measured.
+  if (Classify(now.low, now.high, std::log(alternative)) == Verdict::kNull) return 0;
   const double alpha = std::clamp(1 - now.confidence, 1e-12, 0.5);
   const double pairs =
       ReachOfLastLook(now, alternative - 1, static_cast<int>(now.n), alpha).pairs_for_tie;

@@ -148,8 +148,9 @@ double FurtherMoveAlternative(std::optional<PairNoise> noise, double band, doubl
 /// ≈ The pairs an undecided check's interval `now` would need to rule out every move of
 /// ×`alternative` or more, if the noise to come is the noise so far (ReachOfLastLook's
 /// projection at now's confidence); 0 when the estimate is at or beyond ±ln alternative (a
-/// move that large is as likely as not there), when `alternative` is 0 (none), or when it
-/// would not fit an int.
+/// move that large is as likely as not there), when the interval already lies inside it (what
+/// held the rule-out back was more than its width: FurtherMoveText says what), when `alternative`
+/// is 0 (none), or when it would not fit an int.
 int PairsToRuleOut(const ShiftEstimate& now, double alternative);
 
 /// The plan of a check whose tie budget is `tie_budget` (its NULL's last look) and whose whole

@@ -232,6 +232,13 @@ TEST(FurtherMoveCheck, AnUndecidedIntervalSaysWhatRulingOutWouldTake) {
   now.estimate = 0.15;  // beyond ln A: a move that large is as likely as not there
   EXPECT_EQ(PairsToRuleOut(now, 1.13), 0);
   EXPECT_EQ(PairsToRuleOut(now, 0), 0);
+  // Already inside ±ln A: what held the rule-out back was more than the interval's width (a
+  // projection said "≈ 8 pairs" after 160).
+  now.estimate = 0.011;
+  now.low = -0.003;
+  now.high = 0.028;
+  now.n = 160;
+  EXPECT_EQ(PairsToRuleOut(now, 1.088), 0);
 }
 
 BisectSegment Undecided(double alternative, bool ruled_out, int needed) {
@@ -239,6 +246,9 @@ BisectSegment Undecided(double alternative, bool ruled_out, int needed) {
   s.lo = 0;
   s.hi = 2;
   s.check = SegmentCheck::kUndecided;
+  s.ratio = 1.02;  // an interval wider than any alternative below
+  s.low = 0.85;
+  s.high = 1.22;
   s.check_record = "r";
   s.alternative = alternative;
   s.ruled_out = ruled_out;
@@ -257,6 +267,21 @@ TEST(FurtherMoveReport, SaysWhatWasRuledOutOrWhatItWouldTake) {
   BisectSegment tie = Undecided(1.127, false, 0);
   tie.check = SegmentCheck::kTie;
   EXPECT_EQ(FurtherMoveText(tie), "");  // a tie says more
+}
+
+TEST(FurtherMoveReport, ARuleOutTheTailsHeldBackSaysSoNotAPairCount) {
+  // bisect-sim's "x2 in 15% then +30%", trial 1: the part before the +30% holds the
+  // intermittent commit. Its pseudo-median's interval lies inside ±ln 1.088 after 160 pairs,
+  // and it was not ruled out: not for want of pairs (the report said "≈ 8 pairs" before).
+  BisectSegment s = Undecided(1.088, false, 0);
+  s.ratio = 1.011;
+  s.low = 0.997;
+  s.high = 1.028;
+  s.pairs = 160;
+  EXPECT_EQ(FurtherMoveText(s),
+            "a further move of x1.088 or more not ruled out, though its pseudo-median's interval "
+            "is inside it: ruling it out needs the pairs' mean and tails inside it too, at the "
+            "rule-out's confidence (a slow tail may be there)");
 }
 
 TEST(FurtherMoveReport, ARuleOutWhoseEstimateIsBeyondTheBandSaysAChangeBelowAMayBeThere) {
