@@ -270,7 +270,7 @@ TEST(FurtherMoveReport, SaysWhatWasRuledOutOrWhatItWouldTake) {
 }
 
 TEST(FurtherMoveReport, ARuleOutTheTailsHeldBackSaysSoNotAPairCount) {
-  // bisect-sim's "x2 in 15% then +30%", trial 1: the part before the +30% holds the
+  // bisect-sim's "x2 in 15% then +30%", trial 2: the part before the +30% holds the
   // intermittent commit. Its pseudo-median's interval lies inside ±ln 1.088 after 160 pairs,
   // and it was not ruled out: not for want of pairs (the report said "≈ 8 pairs" before).
   BisectSegment s = Undecided(1.088, false, 0);
