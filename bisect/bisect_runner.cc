@@ -506,8 +506,10 @@ Result<BisectReport> BisectRunner::Session::Advance() {
     bool search = ShouldSearch(segment, SearchesMade(state_.segments), config_.bisect.max_changes);
     const bool moves =
         segment.check == SegmentCheck::kSame || segment.check == SegmentCheck::kOpposite;
+    // A move in the tail is never searched, whatever budget of searches is left: its reason
+    // is that, not the budget.
     const bool tail_only = MovesInTheTailOnly(segment, options_.band);
-    if (search && tail_only) {
+    if (tail_only) {
       search = false;
       segment.outcome = SegmentOutcome::kUnsearched;
       segment.reason = TailOnlyReason(

@@ -894,6 +894,36 @@ TEST(BisectRunnerOnScriptedWorld, ARecheckWhoseRunsKeepFailingEndsThePartsSearch
   EXPECT_NE(r->text.find("its runs kept failing"), std::string::npos) << r->text;
 }
 
+TEST(BisectRunnerOnScriptedWorld, APartThatMovesInItsTailIsUnplacedWithTheTableNotSearched) {
+  // bisect-sim's "x2 in 15% then +30%" (3% noise, 100 commits), trial 1 of seed 1: the +30% is
+  // named and verified, and the part before it, which holds the intermittent commit, checks
+  // out an EFFECT of its mean with its pseudo-median inside the band. It is not searched (the
+  // search spent 1,843 pairs a bisect there before): UNPLACED, with the table as its next
+  // command instead of a sweep, which places shifts of the typical run as the search does.
+  WorldOptions options;
+  options.sigma = 0.03;
+  options.changes = {{1.0, 0, 0.15}, {0.30}};
+  const uint64_t seed = TrialSeed(1, 1);
+  SimWorld world(options, seed);
+  Result<RunnerTrialResult> r = RunRunnerTrial(world, TrialDir("tail-part"), seed | 1);
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  EXPECT_TRUE(r->wrong.empty()) << r->wrong << "\n" << r->report;
+  EXPECT_TRUE(r->partial) << r->report;
+  EXPECT_NE(r->report.find("CHANGE " + SimulatedEngine::Id(world.change_commits()[1])),
+            std::string::npos)
+      << r->report;
+  const size_t unplaced = r->report.find("UNPLACED: ");
+  ASSERT_NE(unplaced, std::string::npos) << r->report;
+  const std::string rest = r->report.substr(unplaced);
+  EXPECT_NE(rest.find("its move is in the slow tail of its runs"), std::string::npos) << rest;
+  EXPECT_NE(rest.find("\n  next: culprit table --rev " + SimulatedEngine::Id(0).substr(0, 10)),
+            std::string::npos)
+      << rest;
+  EXPECT_EQ(rest.find("next: culprit sweep"), std::string::npos) << rest;
+  // The +30%'s search alone: the part's search would have run to its budget.
+  EXPECT_LT(r->search_pairs, 200) << r->report;
+}
+
 TEST(BisectRunnerOnScriptedWorld, AMoveInTheSlowTailIsNotSearchedAndSaysWhatPlacesIt) {
   // The only change makes runs twice as slow in 15% of them on a quiet host. Seed 31's
   // confirmation ties in the pairs' pseudo-median and moves in their mean: no shift of the
