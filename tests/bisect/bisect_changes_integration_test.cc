@@ -22,6 +22,7 @@
 #include "bisect/search.h"
 #include "engine/process.h"
 #include "records/record_store.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/culprit_cli.h"
 #include "tests/support/git_fixture.h"
 #include "tests/support/temp_dir.h"
@@ -50,7 +51,7 @@ class BisectChanges : public ::testing::Test {
   fs::path records_dir() const { return dir_.path() / "records"; }
   fs::path state_path() const { return dir_.path() / ".culprit" / "bisect.json"; }
   std::vector<std::string> Argv(const std::vector<std::string>& args) const {
-    std::vector<std::string> argv = {CULPRIT_EXE, "--config", config_.string()};
+    std::vector<std::string> argv = {CulpritExe(), "--config", config_.string()};
     argv.insert(argv.end(), args.begin(), args.end());
     return argv;
   }

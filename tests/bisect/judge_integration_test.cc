@@ -13,6 +13,7 @@
 
 #include "engine/process.h"
 #include "records/record_store.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/culprit_cli.h"
 #include "tests/support/git_fixture.h"
 #include "tests/support/temp_dir.h"
@@ -67,8 +68,8 @@ class JudgeCommand : public ::testing::Test {
 
   ProcessResult Judge(const std::vector<std::string>& args, const fs::path& config = fs::path()) {
     ProcessSpec spec;
-    spec.argv = {CULPRIT_EXE, "--config",    (config.empty() ? config_ : config).string(),
-                 "judge",     "--reference", reference_};
+    spec.argv = {CulpritExe(), "--config",    (config.empty() ? config_ : config).string(),
+                 "judge",      "--reference", reference_};
     spec.argv.insert(spec.argv.end(), args.begin(), args.end());
     spec.timeout = std::chrono::minutes(3);
     spec.output_limit = 1 << 22;
@@ -91,7 +92,7 @@ TEST_F(JudgeCommand, SameAsTheReferenceIsGood) {
   const std::string same =
       git.Commit({{"main.c", ReportedFigureSource("comment only")}}, {}, "reword a comment");
   ProcessSpec spec;
-  spec.argv = {CULPRIT_EXE,   "--config",    WriteLoopEngineConfig(tie, "2s", 0.2).string(),
+  spec.argv = {CulpritExe(),  "--config",    WriteLoopEngineConfig(tie, "2s", 0.2).string(),
                "judge",       "--reference", reference,
                "--candidate", same};
   spec.timeout = std::chrono::minutes(3);
@@ -118,7 +119,7 @@ TEST_F(JudgeCommand, FasterThanTheReferenceIsGood) {
   // The other way round: the slow commit as the reference makes the fast one
   // faster, which git bisect must also call good (0), never bad.
   ProcessSpec spec;
-  spec.argv = {CULPRIT_EXE,   "--config", config_.string(), "judge",
+  spec.argv = {CulpritExe(),  "--config", config_.string(), "judge",
                "--reference", slow_,      "--candidate",    same_};
   spec.timeout = std::chrono::minutes(3);
   ProcessResult r = RunProcess(spec);
@@ -174,7 +175,7 @@ TEST_F(JudgeCommand, BrokenConfigurationAbortsTheBisect) {
 
 TEST_F(JudgeCommand, UnbuildableReferenceAbortsTheBisect) {
   ProcessSpec spec;
-  spec.argv = {CULPRIT_EXE,   "--config", config_.string(), "judge",
+  spec.argv = {CulpritExe(),  "--config", config_.string(), "judge",
                "--reference", broken_,    "--candidate",    same_};
   spec.timeout = std::chrono::minutes(3);
   ProcessResult r = RunProcess(spec);
@@ -186,7 +187,7 @@ TEST_F(JudgeCommand, CrashingReferenceAbortsTheBisect) {
   // Against a reference that cannot run, every commit would be skipped (125):
   // that is not a fact about the checked-out commit, so it aborts (128).
   ProcessSpec spec;
-  spec.argv = {CULPRIT_EXE,   "--config", config_.string(), "judge",
+  spec.argv = {CulpritExe(),  "--config", config_.string(), "judge",
                "--reference", crash_,     "--candidate",    same_};
   spec.timeout = std::chrono::minutes(3);
   ProcessResult r = RunProcess(spec);

@@ -20,6 +20,7 @@
 #include "engine/process.h"
 #include "records/multi_bisect_payload.h"
 #include "records/record_store.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/culprit_cli.h"
 #include "tests/support/git_fixture.h"
 #include "tests/support/temp_dir.h"
@@ -86,7 +87,7 @@ class MultiQueryBisectCommand : public ::testing::Test {
 
   ProcessResult Culprit(const std::vector<std::string>& args) {
     ProcessSpec spec;
-    spec.argv = {CULPRIT_EXE};
+    spec.argv = {CulpritExe()};
     for (const std::string& a : Args(args)) spec.argv.push_back(a);
     spec.timeout = std::chrono::minutes(8);
     spec.output_limit = 1 << 22;

@@ -15,6 +15,7 @@
 #include "engine/process.h"
 #include "records/record_store.h"
 #include "records/sweep_payload.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/culprit_cli.h"
 #include "tests/support/git_fixture.h"
 #include "tests/support/temp_dir.h"
@@ -49,7 +50,7 @@ class SweepCommand : public ::testing::Test {
 
   ProcessResult Culprit(const std::vector<std::string>& args) {
     ProcessSpec spec;
-    spec.argv = {CULPRIT_EXE, "--config", config_.string()};
+    spec.argv = {CulpritExe(), "--config", config_.string()};
     spec.argv.insert(spec.argv.end(), args.begin(), args.end());
     spec.timeout = std::chrono::minutes(6);
     spec.output_limit = 1 << 22;

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "records/record_store.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/culprit_cli.h"
 #include "tests/support/temp_dir.h"
 
@@ -17,7 +18,7 @@ namespace culprit {
 namespace {
 namespace fs = std::filesystem;
 
-const std::string kFixture = CULPRIT_FIXTURE_DIR "/fixture_work";
+const std::string kFixture = FixturePath("fixture_work");
 
 std::vector<Record> RecordsIn(const fs::path& dir) { return RecordStore(dir).List().records; }
 
@@ -62,8 +63,9 @@ TEST(AdHocCli, TheRecordSaysWhatRanInheritedEnvironmentIncluded) {
   // inherited, and the record must say so, with culprit's own command line.
   TempDir dir;
   ProcessSpec spec;
-  spec.argv = {CULPRIT_EXE, "probe",   "--unset", "CULPRIT_FIXTURE_SLOW", "--max-pairs", "60", "--",
-               kFixture,    "--scale", "0.5"};
+  spec.argv = {CulpritExe(),  "probe", "--unset", "CULPRIT_FIXTURE_SLOW",
+               "--max-pairs", "60",    "--",      kFixture,
+               "--scale",     "0.5"};
   spec.cwd = dir.path();
   spec.set_env = {{"CULPRIT_FIXTURE_SLOW", "1"}};
   spec.timeout = std::chrono::minutes(5);

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "engine/process.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/culprit_cli.h"
 #include "tests/support/git_fixture.h"
 #include "tests/support/temp_dir.h"
@@ -160,7 +161,7 @@ TEST(CiExample, PullRequestCheckFindsTheRegressionAndInvestigatesIt) {
 
   ProcessResult r = RunScript({(kCi / "culprit-pr-check").string(), "--base", base, "--head", head,
                                "--out", "out", "--investigate", "--", "--seed", "7"},
-                              dir.path(), {{"CULPRIT", CULPRIT_EXE}});
+                              dir.path(), {{"CULPRIT", CulpritExe()}});
   ASSERT_EQ(r.exit_code, 3) << DescribeRun(r);
   const std::string summary = ReadFile(dir.path() / "out/summary.md");
   EXPECT_TRUE(Contains(summary, "| loop | " + head + " | **regression** +")) << summary;
@@ -174,7 +175,7 @@ TEST(CiExample, PullRequestCheckFindsTheRegressionAndInvestigatesIt) {
 TEST(CiExample, PullRequestCheckSaysWhatIsMissing) {
   TempDir dir;
   ProcessResult usage = RunScript({(kCi / "culprit-pr-check").string(), "--base", "x"}, dir.path(),
-                                  {{"CULPRIT", CULPRIT_EXE}});
+                                  {{"CULPRIT", CulpritExe()}});
   EXPECT_EQ(usage.exit_code, 2) << DescribeRun(usage);
   EXPECT_TRUE(Contains(usage.stderr_text, "--base and --head are both needed"))
       << DescribeRun(usage);

@@ -18,6 +18,7 @@
 
 #include "engine/git_repo.h"
 #include "engine/process.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/culprit_cli.h"
 #include "tests/support/git_fixture.h"
 #include "tests/support/temp_dir.h"
@@ -112,7 +113,7 @@ dir = "cache"
   // Runs `culprit ARGS... --config DIR/culprit.toml` from the temporary directory.
   ProcessResult Culprit(const std::vector<std::string>& args) {
     ProcessSpec spec;
-    spec.argv = {CULPRIT_EXE};
+    spec.argv = {CulpritExe()};
     spec.argv.insert(spec.argv.end(), args.begin(), args.end());
     spec.argv.push_back("--config");
     spec.argv.push_back((dir_.path() / "culprit.toml").string());
@@ -258,7 +259,7 @@ TEST_F(CompareCliTest, TheArchivedRecordCarriesTheExactCommandLine) {
                                          "10"};
   ProcessResult r = Culprit(args);
   EXPECT_EQ(r.exit_code, 0) << Show(r);
-  std::vector<std::string> expected = {CULPRIT_EXE};
+  std::vector<std::string> expected = {CulpritExe()};
   expected.insert(expected.end(), args.begin(), args.end());
   expected.push_back("--config");
   expected.push_back((dir_.path() / "culprit.toml").string());

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "engine/process.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/culprit_cli.h"
 #include "tests/support/git_fixture.h"
 #include "tests/support/temp_dir.h"
@@ -26,7 +27,7 @@ namespace {
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
 
-const std::string kFixture = CULPRIT_FIXTURE_DIR "/fixture_work";
+const std::string kFixture = FixturePath("fixture_work");
 
 std::vector<fs::path> JsonFiles(const fs::path& dir) {
   std::vector<fs::path> files;
@@ -318,7 +319,7 @@ TEST(ConfigCliTest, HostOnOneCpuSaysThreadsWillNotHelp) {
   if (::system("command -v taskset >/dev/null 2>&1") != 0) GTEST_SKIP() << "no taskset";
   TempDir dir;
   ProcessSpec spec;
-  spec.argv = {"taskset", "-c", "0", CULPRIT_EXE, "host"};
+  spec.argv = {"taskset", "-c", "0", CulpritExe(), "host"};
   spec.cwd = dir.path();
   spec.timeout = std::chrono::minutes(1);
   ProcessResult pinned = RunProcess(spec);

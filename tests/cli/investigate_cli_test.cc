@@ -20,6 +20,7 @@
 
 #include "engine/cachegrind.h"
 #include "engine/process.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/culprit_cli.h"
 #include "tests/support/git_fixture.h"
 #include "tests/support/temp_dir.h"
@@ -226,7 +227,7 @@ max_rounds = 120
                         std::map<std::string, std::string> env = {}) {
     ProcessSpec spec;
     spec.set_env = std::move(env);
-    spec.argv = {CULPRIT_EXE};
+    spec.argv = {CulpritExe()};
     spec.argv.insert(spec.argv.end(), args.begin(), args.end());
     spec.cwd = dir_.path();
     spec.timeout = std::chrono::minutes(12);  // a guard against a wedged test only

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "engine/process.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/culprit_cli.h"
 #include "tests/support/temp_dir.h"
 
@@ -32,7 +33,7 @@ namespace {
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
 
-const std::string kEngine = CULPRIT_FIXTURE_DIR "/residency_engine";
+const std::string kEngine = FixturePath("residency_engine");
 
 std::string TomlArray(const std::vector<std::string>& words) {
   std::string out = "[";
@@ -89,7 +90,7 @@ dir = "records"
 
   ProcessResult Culprit(const std::vector<std::string>& args) {
     ProcessSpec spec;
-    spec.argv = {CULPRIT_EXE};
+    spec.argv = {CulpritExe()};
     spec.argv.insert(spec.argv.end(), args.begin(), args.end());
     spec.argv.push_back("--config");
     spec.argv.push_back(Config().string());
@@ -271,9 +272,9 @@ int CountLines(const fs::path& path) {
 TEST_F(IsolateCliTest, InterruptWritesAnInterruptedRecordAndStopsTheEngine) {
   WriteConfig({kEngine, "--log", Log().string(), "--pidfile", Pidfile().string()});
   // One look only, at 160 rounds: the sitting cannot stop by itself soon.
-  const std::vector<std::string> args = {CULPRIT_EXE, "isolate",        "--min-pairs",
-                                         "160",       "--max-pairs",    "160",
-                                         "--config",  Config().string()};
+  const std::vector<std::string> args = {CulpritExe(), "isolate",        "--min-pairs",
+                                         "160",        "--max-pairs",    "160",
+                                         "--config",   Config().string()};
   std::vector<char*> argv;
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -283,7 +284,7 @@ TEST_F(IsolateCliTest, InterruptWritesAnInterruptedRecordAndStopsTheEngine) {
   posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   pid_t pid = 0;
-  ASSERT_EQ(posix_spawn(&pid, CULPRIT_EXE, &actions, nullptr, argv.data(), environ), 0);
+  ASSERT_EQ(posix_spawn(&pid, CulpritExe().c_str(), &actions, nullptr, argv.data(), environ), 0);
   posix_spawn_file_actions_destroy(&actions);
 
   // A wait, not a timed assertion: the deadline only keeps a broken culprit from wedging the test.
@@ -359,7 +360,7 @@ TEST_F(IsolateCliTest, CppAdapterOfTheDocsPassesTheCheck) {
   const std::string source =
       ReadAll(fs::path(CULPRIT_SOURCE_DIR) / "tests/fixtures/minimal_harness.cc");
   EXPECT_TRUE(Contains(DocsHarness(), source)) << "docs/harness.md must show minimal_harness.cc";
-  WriteConfig({CULPRIT_FIXTURE_DIR "/minimal_harness"}, "30s", "sum", {"cache", "index"});
+  WriteConfig({FixturePath("minimal_harness")}, "30s", "sum", {"cache", "index"});
   ProcessResult r = Culprit({"harness", "check"});
   EXPECT_FALSE(Contains(r.stdout_text, "FAIL")) << r.stdout_text;
   EXPECT_EQ(r.exit_code, 0) << DescribeRun(r);

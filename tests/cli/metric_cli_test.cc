@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "records/record_store.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/culprit_cli.h"
 #include "tests/support/temp_dir.h"
 
@@ -15,7 +16,7 @@ namespace culprit {
 namespace {
 namespace fs = std::filesystem;
 
-const std::string kFixture = CULPRIT_FIXTURE_DIR "/fixture_work";
+const std::string kFixture = FixturePath("fixture_work");
 
 std::vector<Record> RecordsIn(const fs::path& dir) { return RecordStore(dir).List().records; }
 

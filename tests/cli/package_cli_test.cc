@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/process.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/culprit_cli.h"
 #include "tests/support/temp_dir.h"
 
@@ -36,10 +37,9 @@ TEST(DebPackage, UnpackedPackageRunsTheDemoAndDeclaresItsDependencies) {
     if (!Have(tool)) GTEST_SKIP() << tool << " is not installed: no .deb is built here";
   }
   TempDir dir;
-  ProcessResult cpack =
-      RunIn({"cpack", "-G", "DEB", "--config",
-             std::string(CULPRIT_BINARY_DIR) + "/CPackConfig.cmake", "-B", dir.path().string()},
-            dir.path());
+  ProcessResult cpack = RunIn({"cpack", "-G", "DEB", "--config", BinaryDir() + "/CPackConfig.cmake",
+                               "-B", dir.path().string()},
+                              dir.path());
   ASSERT_TRUE(cpack.ok()) << DescribeRun(cpack);
   fs::path deb;
   for (const fs::directory_entry& e : fs::directory_iterator(dir.path())) {

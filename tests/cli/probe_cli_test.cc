@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "engine/process.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/culprit_cli.h"
 #include "tests/support/temp_dir.h"
 
@@ -33,7 +34,7 @@ namespace {
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
 
-const std::string kFixture = CULPRIT_FIXTURE_DIR "/fixture_work";
+const std::string kFixture = FixturePath("fixture_work");
 
 class ProbeCliTest : public ::testing::Test {
  protected:
@@ -101,7 +102,7 @@ dir = "records"
   ProcessResult Culprit(const std::vector<std::string>& args,
                         const std::map<std::string, std::string>& env = {}) {
     ProcessSpec spec;
-    spec.argv = {CULPRIT_EXE};
+    spec.argv = {CulpritExe()};
     spec.argv.insert(spec.argv.end(), args.begin(), args.end());
     spec.argv.push_back("--config");
     spec.argv.push_back(Config().string());
@@ -316,7 +317,7 @@ void ProbeCliTest::InterruptAndCheck(const std::vector<int>& signals) {
   fs::remove(dir_.path() / "runs.log");
   // A sitting that cannot stop early: its only look is at 160 pairs (about 20 s).
   const std::vector<std::string> args = {
-      CULPRIT_EXE,   "probe", "-q",          "long", "-o",       "SOME_IGNORED_VAR=1", "--json",
+      CulpritExe(),  "probe", "-q",          "long", "-o",       "SOME_IGNORED_VAR=1", "--json",
       "--min-pairs", "160",   "--max-pairs", "160",  "--config", Config().string()};
   std::vector<char*> argv;
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
@@ -327,7 +328,7 @@ void ProbeCliTest::InterruptAndCheck(const std::vector<int>& signals) {
   posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   pid_t pid = 0;
-  ASSERT_EQ(posix_spawn(&pid, CULPRIT_EXE, &actions, nullptr, argv.data(), environ), 0);
+  ASSERT_EQ(posix_spawn(&pid, CulpritExe().c_str(), &actions, nullptr, argv.data(), environ), 0);
   posix_spawn_file_actions_destroy(&actions);
 
   // Wait until the warm-ups and a few pairs have started (runs.log gets a line

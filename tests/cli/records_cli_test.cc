@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "engine/process.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/culprit_cli.h"
 #include "tests/support/temp_dir.h"
 
@@ -39,12 +40,12 @@ class RecordsCliTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new TempDir();
-    WriteTextFile(dir_->path() / "culprit.toml", R"([engine]
+    WriteTextFile(dir_->path() / "culprit.toml", std::string(R"([engine]
 repo = "."
 build = [["true"]]
 
 [queries.work]
-command = [")" CULPRIT_FIXTURE_DIR R"(/fixture_work", "--scale", "0.25"]
+command = [")") + FixturePath("fixture_work") + R"(", "--scale", "0.25"]
 metric = { regex = 'median_ms=([0-9.]+)' }
 timeout = "20s"
 

@@ -9,13 +9,14 @@
 
 #include "records/record_store.h"
 #include "records/table_payload.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/culprit_cli.h"
 #include "tests/support/temp_dir.h"
 
 namespace culprit {
 namespace {
 
-const std::string kEngine = CULPRIT_FIXTURE_DIR "/table_engine";
+const std::string kEngine = FixturePath("table_engine");
 
 // Two engines: "theirs" does three times the work on q2 and q3 (table_engine --slow-on).
 std::vector<std::string> CheckArgs(const std::vector<std::string>& before) {

@@ -8,13 +8,14 @@
 #include <string>
 
 #include "records/record_store.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/culprit_cli.h"
 #include "tests/support/temp_dir.h"
 
 namespace culprit {
 namespace {
 
-const std::string kEngine = CULPRIT_FIXTURE_DIR "/table_engine";
+const std::string kEngine = FixturePath("table_engine");
 
 TEST(TableCli, AdHocCommandsWithAQueryPlaceholderMakeATable) {
   TempDir dir;

@@ -12,6 +12,7 @@
 
 #include "engine/cachegrind.h"
 #include "probes/query_sample_source.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/culprit_cli.h"
 #include "tests/support/temp_dir.h"
 
@@ -20,7 +21,7 @@ namespace {
 
 using Kind = MetricRule::Kind;
 
-const std::string kWork = CULPRIT_FIXTURE_DIR "/fixture_work";
+const std::string kWork = FixturePath("fixture_work");
 
 #define SKIP_WITHOUT_VALGRIND()                                                       \
   do {                                                                                \

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/instruction_counter.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/temp_dir.h"
 
 namespace culprit {
@@ -20,7 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kWork = CULPRIT_FIXTURE_DIR "/fixture_work";
+const std::string kWork = FixturePath("fixture_work");
 
 bool Has(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;

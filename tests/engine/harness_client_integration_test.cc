@@ -7,13 +7,14 @@
 #include <vector>
 
 #include "engine/harness_client.h"
+#include "tests/support/build_paths.h"
 
 namespace culprit {
 namespace {
 
 using namespace std::chrono_literals;
 
-const std::string kEngine = CULPRIT_FIXTURE_DIR "/residency_engine";
+const std::string kEngine = FixturePath("residency_engine");
 
 bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;

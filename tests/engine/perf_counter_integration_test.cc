@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/instruction_counter.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/temp_dir.h"
 
 namespace culprit {
@@ -17,7 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kWork = CULPRIT_FIXTURE_DIR "/fixture_work";
+const std::string kWork = FixturePath("fixture_work");
 
 ProcessSpec Spec(std::vector<std::string> argv) {
   ProcessSpec spec;

@@ -20,6 +20,7 @@
 #include "base/interrupt.h"
 #include "engine/line_process.h"
 #include "engine/process.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/temp_dir.h"
 
 namespace culprit {
@@ -27,7 +28,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-const std::string kWork = CULPRIT_FIXTURE_DIR "/fixture_work";
+const std::string kWork = FixturePath("fixture_work");
 
 ProcessSpec Spec(std::vector<std::string> argv) {
   ProcessSpec spec;

@@ -10,11 +10,12 @@
 #include "engine/process.h"
 #include "probes/query_sample_source.h"
 #include "probes/sitting.h"
+#include "tests/support/build_paths.h"
 
 namespace culprit {
 namespace {
 
-const std::string kWork = CULPRIT_FIXTURE_DIR "/fixture_work";
+const std::string kWork = FixturePath("fixture_work");
 
 ProcessResult RunOk(std::vector<std::string> argv) {
   ProcessSpec spec;

@@ -8,11 +8,12 @@
 #include "base/atomic_file.h"
 #include "base/strings.h"
 #include "engine/process.h"
+#include "tests/support/build_paths.h"
 
 namespace culprit {
 namespace {
 
-const std::string kPrintAddresses = CULPRIT_FIXTURE_DIR "/print_addresses";
+const std::string kPrintAddresses = FixturePath("print_addresses");
 
 std::string AddressesOf(const RunPlacement& placement) {
   ProcessSpec spec;

@@ -35,6 +35,7 @@
 #include "bisect/bisect_state.h"
 #include "bisect/search.h"
 #include "records/record_store.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/culprit_cli.h"
 #include "tests/support/fault_checks.h"
 #include "tests/support/git_fixture.h"
@@ -103,7 +104,7 @@ class FaultBisectKill : public ::testing::Test {
   }
 
   std::vector<std::string> Argv(const std::vector<std::string>& args) const {
-    std::vector<std::string> argv = {CULPRIT_EXE, "--config", config_.string()};
+    std::vector<std::string> argv = {CulpritExe(), "--config", config_.string()};
     argv.insert(argv.end(), args.begin(), args.end());
     return argv;
   }

@@ -22,6 +22,7 @@
 #include "base/atomic_file.h"
 #include "bisect/bisect_state.h"
 #include "records/record_store.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/culprit_cli.h"
 #include "tests/support/fault_checks.h"
 #include "tests/support/git_fixture.h"
@@ -67,7 +68,7 @@ TEST(FaultConcurrency, ABisectAndProbesShareOneCacheAndOneArchive) {
   };
 
   const fs::path out = dir.path() / "bisect.out", err = dir.path() / "bisect.err";
-  std::vector<std::string> bisect = {CULPRIT_EXE,     "--config", config.string(),
+  std::vector<std::string> bisect = {CulpritExe(),    "--config", config.string(),
                                      "bisect",        "run",      "--good",
                                      commits.front(), "--bad",    commits.back()};
   pid_t pid = SpawnInBackground(bisect, out, err);

@@ -32,6 +32,7 @@
 #include "base/atomic_file.h"
 #include "base/strings.h"
 #include "records/record.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/culprit_cli.h"
 #include "tests/support/fault_checks.h"
 #include "tests/support/git_fixture.h"
@@ -41,7 +42,7 @@ namespace culprit {
 namespace {
 namespace fs = std::filesystem;
 
-const std::string kFixture = CULPRIT_FIXTURE_DIR "/fixture_work";
+const std::string kFixture = FixturePath("fixture_work");
 
 enum class Disk { kTmpfs, kInjected };
 
@@ -78,7 +79,7 @@ class FaultDiskFull : public ::testing::TestWithParam<Disk> {
       const char* old = std::getenv(name);
       return old != nullptr && *old != '\0' ? value + separator + old : value;
     };
-    return {{"LD_PRELOAD", with("LD_PRELOAD", CULPRIT_ENOSPC_PRELOAD, ":")},
+    return {{"LD_PRELOAD", with("LD_PRELOAD", EnospcPreload(), ":")},
             {"ASAN_OPTIONS", with("ASAN_OPTIONS", "verify_asan_link_order=0", ":")},
             {"CULPRIT_FAKE_DISK_DIR", disk().string()},
             {"CULPRIT_FAKE_DISK_BYTES", std::to_string(kDiskBytes)}};

@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/support/build_paths.h"
 #include "tests/support/culprit_cli.h"
 #include "tests/support/fault_checks.h"
 #include "tests/support/temp_dir.h"
@@ -26,7 +27,7 @@ namespace culprit {
 namespace {
 namespace fs = std::filesystem;
 
-const std::string kEngine = CULPRIT_FIXTURE_DIR "/fault_engine";
+const std::string kEngine = FixturePath("fault_engine");
 // What culprit may add to its own resident set while an engine prints 1 GiB, over what it
 // holds measuring an engine that prints one line. Relative, because the same culprit starts
 // at about 10 MiB in a release build and at 170 to 290 MiB under AddressSanitizer (shadow
@@ -83,7 +84,7 @@ class FaultHostileEngine : public ::testing::Test {
   // Runs culprit to its end and takes its peak RSS from wait4 (culprit's own,
   // folded with the descendants it reaped: the engine runs).
   CulpritRun Culprit(const std::vector<std::string>& args) {
-    std::vector<std::string> argv = {CULPRIT_EXE, "--config", config().string()};
+    std::vector<std::string> argv = {CulpritExe(), "--config", config().string()};
     argv.insert(argv.end(), args.begin(), args.end());
     const fs::path out = dir_.path() / "culprit.out", err = dir_.path() / "culprit.err";
     pid_t pid = SpawnInBackground(argv, out, err);

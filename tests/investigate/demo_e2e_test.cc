@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/process.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/culprit_cli.h"
 #include "tests/support/temp_dir.h"
 
@@ -46,7 +47,7 @@ std::vector<std::string> CommitsWithSubject(const std::filesystem::path& repo,
 
 ProcessResult RunDemo(const TempDir& dir) {
   ProcessSpec spec;
-  spec.argv = {CULPRIT_EXE, "demo", "--dir", (dir.path() / "demo").string()};
+  spec.argv = {CulpritExe(), "demo", "--dir", (dir.path() / "demo").string()};
   spec.timeout = std::chrono::minutes(14);  // below ctest's 15-minute limit
   spec.output_limit = 1 << 22;
   return RunProcess(spec);

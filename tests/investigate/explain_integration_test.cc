@@ -15,6 +15,7 @@
 #include "engine/process.h"
 #include "records/explain_payload.h"
 #include "records/record_store.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/culprit_cli.h"
 #include "tests/support/git_fixture.h"
 #include "tests/support/temp_dir.h"
@@ -247,9 +248,9 @@ TEST_F(ExplainCommand, TheRecordSaysTheCommandLineThatRan) {
   std::vector<Record> records = Explains();
   ASSERT_EQ(records.size(), 1u);
   const std::vector<std::string> expected = {
-      CULPRIT_EXE, "--config",  (dir_.path() / "culprit.toml").string(),
-      "explain",   commits_[1], "-q",
-      "lookup",    "--top",     "3"};
+      CulpritExe(), "--config",  (dir_.path() / "culprit.toml").string(),
+      "explain",    commits_[1], "-q",
+      "lookup",     "--top",     "3"};
   EXPECT_EQ(records[0].invocation, expected);
 }
 

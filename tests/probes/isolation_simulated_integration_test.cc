@@ -13,11 +13,12 @@
 #include "base/median.h"
 #include "engine/cachegrind.h"
 #include "probes/isolation_simulated.h"
+#include "tests/support/build_paths.h"
 
 namespace culprit {
 namespace {
 
-const std::string kEngine = CULPRIT_FIXTURE_DIR "/residency_engine";
+const std::string kEngine = FixturePath("residency_engine");
 
 IsolationPlan RollupPlan() {
   IsolationPlan plan;

@@ -14,13 +14,14 @@
 #include "probes/measure_commands.h"
 #include "probes/query_sample_source.h"
 #include "probes/sitting.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/culprit_cli.h"
 #include "tests/support/temp_dir.h"
 
 namespace culprit {
 namespace {
 
-const std::string kWork = CULPRIT_FIXTURE_DIR "/fixture_work";
+const std::string kWork = FixturePath("fixture_work");
 
 ProcessArm WorkArm(const std::string& scale) {
   ProcessArm arm;

@@ -12,13 +12,14 @@
 #include "probes/table_command.h"
 #include "records/record_store.h"
 #include "records/table_payload.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/culprit_cli.h"
 #include "tests/support/temp_dir.h"
 
 namespace culprit {
 namespace {
 
-const std::string kEngine = CULPRIT_FIXTURE_DIR "/table_engine";
+const std::string kEngine = FixturePath("table_engine");
 
 std::string ConfigText(const std::filesystem::path& dir) {
   std::string text = "[records]\ndir = " + Quoted((dir / "records").string()) + "\n";

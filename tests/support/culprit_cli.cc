@@ -7,6 +7,7 @@
 
 #include <thread>
 
+#include "tests/support/build_paths.h"
 #include "tests/support/temp_dir.h"
 
 extern char** environ;
@@ -15,7 +16,7 @@ namespace culprit {
 
 pid_t SpawnCulprit(const std::vector<std::string>& args, const std::filesystem::path& cwd,
                    const std::filesystem::path& out, const std::filesystem::path& err) {
-  std::vector<std::string> all = {CULPRIT_EXE};
+  std::vector<std::string> all = {CulpritExe()};
   all.insert(all.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (const std::string& a : all) argv.push_back(const_cast<char*>(a.c_str()));
@@ -26,7 +27,8 @@ pid_t SpawnCulprit(const std::vector<std::string>& args, const std::filesystem::
   posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
   pid_t pid = 0;
-  const int spawned = posix_spawn(&pid, CULPRIT_EXE, &actions, nullptr, argv.data(), environ);
+  const int spawned =
+      posix_spawn(&pid, CulpritExe().c_str(), &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   return spawned == 0 ? pid : 0;
 }
@@ -45,7 +47,7 @@ bool WaitWhileRunning(pid_t pid, const std::function<bool()>& ready, std::chrono
 ProcessResult RunCulprit(const std::vector<std::string>& args, const std::filesystem::path& cwd,
                          const std::map<std::string, std::string>& set_env) {
   ProcessSpec spec;
-  spec.argv = {CULPRIT_EXE};
+  spec.argv = {CulpritExe()};
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
   spec.cwd = cwd;
   spec.set_env = set_env;

@@ -16,15 +16,14 @@
 
 namespace culprit {
 
-/// Runs CULPRIT_EXE with `args` from `cwd`, the environment inherited plus
-/// `set_env`. The timeout only guards against a wedged test; no test asserts
-/// on time.
+/// Runs the culprit under test (CulpritExe()) with `args` from `cwd`, the environment inherited
+/// plus `set_env`. The timeout only guards against a wedged test; no test asserts on time.
 ProcessResult RunCulprit(const std::vector<std::string>& args, const std::filesystem::path& cwd,
                          const std::map<std::string, std::string>& set_env = {});
 
-/// Starts CULPRIT_EXE with `args` in `cwd` without waiting, its stdout and stderr written to
-/// the files `out` and `err`, for a test that signals it mid-run; its pid (0 when it could
-/// not start).
+/// Starts the culprit under test with `args` in `cwd` without waiting, its stdout and stderr
+/// written to the files `out` and `err`, for a test that signals it mid-run; its pid (0 when it
+/// could not start).
 pid_t SpawnCulprit(const std::vector<std::string>& args, const std::filesystem::path& cwd,
                    const std::filesystem::path& out, const std::filesystem::path& err);
 
