@@ -290,6 +290,26 @@ TEST(VerdictTails, ARankTieTheTailsContradictIsInconclusiveWithAReason) {
   EXPECT_FALSE(TailDisagreement(tails, band).empty());
 }
 
+// Every tie asks the mean (kTailHint is 1): a wide mean with no pair in either tail holds the
+// tie back, and the reason says so without claiming that the tails lean (they do not).
+TEST(VerdictTails, AWideMeanWithBalancedTailsIsNotCalledALeaningTail) {
+  TailEvidence tails;
+  tails.mean = ShiftEstimate{0.011, -0.053, 0.075, 0.98, 160, false};
+  tails.tails = TailBalance{0.0, std::log(3.0), 0, 0, 1.0};
+  const std::string balanced = TailDisagreement(tails, 0.05);
+  EXPECT_TRUE(Contains(balanced, "reaches outside the ±5% band (the tails: B slower")) << balanced;
+  EXPECT_TRUE(Contains(balanced, "in 0 pairs, faster in 0")) << balanced;
+  EXPECT_FALSE(Contains(balanced, "lean")) << balanced;
+
+  tails.tails = TailBalance{0.0, std::log(3.0), 7, 0, 0.016};
+  const std::string leaning = TailDisagreement(tails, 0.05);
+  EXPECT_TRUE(Contains(leaning,
+                       "the tails lean one way (B slower beyond x3.00 of the typical "
+                       "pair in 7 pairs, faster in 0"))
+      << leaning;
+  EXPECT_TRUE(Contains(leaning, "reaches outside the ±5% band")) << leaning;
+}
+
 TEST(VerdictTails, ACleanTieStaysNullAndSaysTheMeanAgrees) {
   std::mt19937_64 rng(5);
   std::normal_distribution<double> noise(0, 0.03);
