@@ -214,7 +214,12 @@ dir = 'cache'
     ExpectCodeIsNoEffect(payload["factors"][1], audit);
     EXPECT_EQ(payload["factors"][2]["name"], "order");
     EXPECT_EQ(payload["factors"][2]["verdict"], "EFFECT") << audit.dump(2);
-    EXPECT_GT(payload["factors"][2]["low"].get<double>(), 1.5) << audit.dump(2);
+    // The effect is about 3x. The sitting stops at the first look whose interval clears the
+    // band, so on a loaded host that interval is wide: under the sanitizer lane at load 2.3,
+    // 3.04 [1.36, 5.60] at 10 pairs (2026-12-06), which once failed a "low > 1.5" here. The
+    // estimate is what says "about 3x"; the EFFECT already puts the interval beyond the band.
+    EXPECT_GT(payload["factors"][2]["low"].get<double>(), 1.15) << audit.dump(2);
+    EXPECT_GT(payload["factors"][2]["ratio"].get<double>(), 2.0) << audit.dump(2);
     EXPECT_TRUE(payload.contains("remainder")) << audit.dump(2);
     EXPECT_EQ(audit["links"].size(), 3u);
     // Each factor's record is in the archive.
