@@ -470,6 +470,7 @@ Result<ComparisonOutcome> StepRecorder::RunSitting(const BisectState& state, int
                     /*keep_fresh=*/!outcome.sitting.interrupted && !outcome.sitting.failure,
                     static_cast<int>(state.log.size()) + 1);
   WriteReuse(reused, &plan.details);
+  NoteSlowRunBursts(plan, outcome);
   HostIdentity identity;
   if (host_) identity = host_->Identity();
   outcome.record = MakeComparisonRecord(plan, outcome.sitting, identity);

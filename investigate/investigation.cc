@@ -195,7 +195,7 @@ Result<bool> Session::Confirm() {
   }
   reporter_.Result(FormatComparisonSummary(*outcome));
   InvestigationStepRecord step = StepFromRecord("confirm", outcome->record);
-  step.sentence = ConfirmSentence(r, step);
+  step.sentence = ConfirmSentence(r, step, outcome->bursts);
   reporter_.Result("=> " + step.sentence + "\n\n");
   state_.confirm = step;
   if (step.verdict != Verdict::kEffect) {
@@ -248,7 +248,7 @@ Result<bool> Session::Probes() {
       step.verdict = Verdict::kError;
       step.sentence = "not tested: " + FirstLine(status.error().message());
     } else {
-      step.sentence = ProbeSentence(step);
+      step.sentence = ProbeSentence(step, outcome->bursts);
     }
     reporter_.Result(FormatComparisonSummary(*outcome));
     reporter_.Result(fmt::format("=> {}: {}\n\n", name, step.sentence));

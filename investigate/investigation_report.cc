@@ -75,7 +75,22 @@ std::string InvestigationExplainLine(const InvestigationExplain& e) {
   return fmt::format("explain of {}: {}", ShortCommit(e.commit), e.detail);
 }
 
-std::string ConfirmSentence(const InvestigateRequest& r, const InvestigationStepRecord& step) {
+namespace {
+
+// "; the host's noise came in bursts during it (...)": what an undecided step's sitting saw of
+// the host, or "" when its slow runs did not come in bursts.
+std::string BurstClause(const std::optional<SlowRunBursts>& bursts) {
+  if (!bursts) return "";
+  return fmt::format(
+      "; the host's noise came in bursts during it ({} of {} runs far slower, x{:.2f}, in both "
+      "arms alike and bunched in time: its record's note), so a quieter host may settle it",
+      bursts->SlowRuns(), bursts->Runs(), bursts->factor);
+}
+
+}  // namespace
+
+std::string ConfirmSentence(const InvestigateRequest& r, const InvestigationStepRecord& step,
+                            const std::optional<SlowRunBursts>& bursts) {
   if (step.verdict == Verdict::kEffect) {
     return fmt::format("confirmed: {} moved {} between {} and {} in one sitting", r.query,
                        PercentChange(*step.ratio), r.good, r.bad);
@@ -88,12 +103,13 @@ std::string ConfirmSentence(const InvestigateRequest& r, const InvestigationStep
   }
   return fmt::format(
       "NOT CONFIRMED: the move between {} and {} on {} is neither an EFFECT nor a tie within "
-      "the pair budget ({}, INCONCLUSIVE). More pairs (--max-pairs) or a quieter host could "
+      "the pair budget ({}, INCONCLUSIVE){}. More pairs (--max-pairs) or a quieter host could "
       "settle it; nothing was bisected on an unconfirmed move",
-      r.good, r.bad, r.query, InvestigationRatioText(step));
+      r.good, r.bad, r.query, InvestigationRatioText(step), BurstClause(bursts));
 }
 
-std::string ProbeSentence(const InvestigationStepRecord& step) {
+std::string ProbeSentence(const InvestigationStepRecord& step,
+                          const std::optional<SlowRunBursts>& bursts) {
   if (step.verdict == Verdict::kNull) {
     return "ruled out: forcing it changes nothing measurable (" + InvestigationRatioText(step) +
            ")";
@@ -102,7 +118,7 @@ std::string ProbeSentence(const InvestigationStepRecord& step) {
     return "supported: this knob moves it (" + InvestigationRatioText(step) + ")";
   }
   return "not settled: neither ruled out nor supported within the pair budget (" +
-         InvestigationRatioText(step) + ")";
+         InvestigationRatioText(step) + ")" + BurstClause(bursts);
 }
 
 std::string RelevanceDetail(CulpritRelevance relevance, const std::string& query,

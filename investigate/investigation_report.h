@@ -15,6 +15,7 @@
 #include "investigate/investigation_state.h"
 #include "probes/host.h"
 #include "probes/residency_config.h"
+#include "probes/slow_run_bursts.h"
 #include "records/explain_payload.h"
 #include "records/record.h"
 
@@ -44,12 +45,16 @@ std::string InvestigationExplainLine(const InvestigationExplain& e);
 
 /// Step 1's sentence from the confirmation's verdict: "confirmed: Q moved +N% between
 /// GOOD and BAD in one sitting", "NOT REPRODUCIBLE: ..." (a tie) or "NOT CONFIRMED:
-/// ..." (INCONCLUSIVE). An EFFECT requires the step's ratio.
-std::string ConfirmSentence(const InvestigateRequest& request, const InvestigationStepRecord& step);
+/// ..." (INCONCLUSIVE). An EFFECT requires the step's ratio. An INCONCLUSIVE sitting whose
+/// slow runs came in bursts (`bursts`) says so: the host's noise, named as the step's.
+std::string ConfirmSentence(const InvestigateRequest& request, const InvestigationStepRecord& step,
+                            const std::optional<SlowRunBursts>& bursts = std::nullopt);
 
 /// Step 2's sentence of a probe that has a verdict: "ruled out: ..." (NULL),
-/// "supported: ..." (EFFECT), "not settled: ..." (otherwise), each with its ratio.
-std::string ProbeSentence(const InvestigationStepRecord& step);
+/// "supported: ..." (EFFECT), "not settled: ..." (otherwise), each with its ratio; a "not
+/// settled" whose sitting's slow runs came in bursts (`bursts`) says so.
+std::string ProbeSentence(const InvestigationStepRecord& step,
+                          const std::optional<SlowRunBursts>& bursts = std::nullopt);
 
 /// Step 4's detail for `relevance` (kOnPath, kOffPath or kUnknown), from what
 /// CheckRelevance found for the query named `query` and the culprit's changed files.

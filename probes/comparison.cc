@@ -180,12 +180,18 @@ Record MakeComparisonRecord(const ComparisonPlan& plan, const SittingResult& sit
   return record;
 }
 
+void NoteSlowRunBursts(const ComparisonPlan& plan, ComparisonOutcome& outcome) {
+  outcome.bursts = FindSlowRunBursts(outcome.sitting.samples, plan.options.band, plan.better);
+  if (outcome.bursts) outcome.sitting.notes.push_back(DescribeSlowRunBursts(*outcome.bursts));
+}
+
 Result<ComparisonOutcome> RunComparison(const ComparisonPlan& plan, SampleSource& source,
                                         const HostProbe* host, RecordStore& store,
                                         SittingProgress* progress) {
   CULPRIT_TRY(store.CheckWritable());
   ComparisonOutcome outcome;
   outcome.sitting = RunPairedSitting(source, host, plan.options, progress);
+  NoteSlowRunBursts(plan, outcome);
   HostIdentity identity;
   if (host != nullptr) identity = host->Identity();
   outcome.record = MakeComparisonRecord(plan, outcome.sitting, identity);

@@ -15,6 +15,7 @@
 #include "probes/host.h"
 #include "probes/query_sample_source.h"
 #include "probes/sitting.h"
+#include "probes/slow_run_bursts.h"
 #include "records/record.h"
 #include "records/record_store.h"
 
@@ -51,6 +52,9 @@ struct ComparisonPlan {
 /// A finished comparison: the sitting, its record, and where it was archived.
 struct ComparisonOutcome {
   SittingResult sitting;
+  /// Slow runs that came in bursts in both arms (FindSlowRunBursts); its note is in the
+  /// sitting's and the record's notes. nullopt: none found.
+  std::optional<SlowRunBursts> bursts;
   Record record;
   std::filesystem::path record_path;  ///< In the archive, or the fallback file (archive_error).
   /// The archive refused the record at the end (disk full, directory gone):
@@ -62,6 +66,12 @@ struct ComparisonOutcome {
 /// Builds the record of a sitting (pure: no I/O).
 Record MakeComparisonRecord(const ComparisonPlan& plan, const SittingResult& sitting,
                             const HostIdentity& host);
+
+/// Looks for slow runs that came in bursts in both arms of `outcome`'s sitting
+/// (FindSlowRunBursts, with plan's band and direction): sets outcome.bursts and adds its note
+/// to the sitting's notes, before the record is made. Every paired sitting that makes a
+/// comparison record calls it once.
+void NoteSlowRunBursts(const ComparisonPlan& plan, ComparisonOutcome& outcome);
 
 /// Runs the sitting with `source` (arm 0 = plan.a, 1 = plan.b) and archives it,
 /// whatever happened: a broken arm, a NULL, an interrupted sitting are all

@@ -86,6 +86,28 @@ TEST(InvestigationReportTest, RatioTextAndStepSentences) {
   EXPECT_EQ(ProbeSentence(step), "supported: this knob moves it (ratio 1.000 [0.980, 1.020])");
 }
 
+TEST(InvestigationReportTest, AnUndecidedStepWhoseRunsCameInBurstsNamesTheHost) {
+  SlowRunBursts bursts;
+  bursts.slow[0] = 20;
+  bursts.slow[1] = 21;
+  bursts.runs[0] = bursts.runs[1] = 160;
+  bursts.factor = 1.8;
+  InvestigationStepRecord step =
+      Step("parallel_gate", "r1", Verdict::kInconclusive, 1.007, 0.975, 1.048);
+  EXPECT_EQ(ProbeSentence(step, bursts),
+            "not settled: neither ruled out nor supported within the pair budget (ratio 1.007 "
+            "[0.975, 1.048]); the host's noise came in bursts during it (41 of 320 runs far "
+            "slower, x1.80, in both arms alike and bunched in time: its record's note), so a "
+            "quieter host may settle it");
+  EXPECT_NE(ConfirmSentence(Request(), step, bursts).find("(41 of 320 runs far slower"),
+            std::string::npos);
+  // A step that decided says what it decided, bursts or not: they did not hold it back.
+  step.verdict = Verdict::kNull;
+  EXPECT_EQ(ProbeSentence(step, bursts), ProbeSentence(step));
+  step.verdict = Verdict::kEffect;
+  EXPECT_EQ(ConfirmSentence(Request(), step, bursts), ConfirmSentence(Request(), step));
+}
+
 TEST(InvestigationReportTest, RelevanceDetailSaysWhatThePathIs) {
   Relevance found;
   found.on_path = {"src/scan.cc"};
