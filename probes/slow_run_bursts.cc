@@ -153,7 +153,7 @@ std::string DescribeSlowRunBursts(const SlowRunBursts& b) {
       "(x{:.2f} at the median), in both arms alike (A {} of {}, B {} of {}; Fisher's exact "
       "test p = {:.2g}) and bunched in time ({} of them within runs {} to {}; their rate "
       "differs between blocks of {} runs beyond chance, permutation test p = {:.2g}): "
-      "something on the host came and went during the sitting. A pair with one run in a burst "
+      "something on the host slowed runs in part of the sitting. A pair with one run in a burst "
       "is a wild pair, and such pairs widen the mean without telling the arms apart; rerun on "
       "a quiet host",
       b.SlowRuns(), b.Runs(), b.factor, b.slow[0], b.runs[0], b.slow[1], b.runs[1], b.arm_p,

@@ -108,7 +108,8 @@ TEST(SlowRunBursts, RunsAreReadInTheOrderTheyRanAndOnlyMeasuredOnesCount) {
   EXPECT_EQ(shuffled->time_p, in_order->time_p);  // the permutations use a fixed seed
 }
 
-// Slow runs in both arms during the sitting's first 30 pairs or so, at a ratio of 1 between the arms.
+// Slow runs in both arms during the sitting's first 30 pairs or so, at a ratio of 1 between the
+// arms.
 class BurstingSource : public SampleSource {
  public:
   SampleOutcome Run(int arm) override {
