@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 
 #include "base/atomic_file.h"
 #include "base/strings.h"
@@ -13,6 +14,7 @@
 #include "probes/host_tuning.h"
 #include "probes/isolate_command.h"
 #include "probes/query_sample_source.h"
+#include "probes/slow_run_bursts.h"
 #include "probes/verdict.h"
 #include "records/audit_details.h"
 #include "records/record_store.h"
@@ -317,6 +319,7 @@ std::optional<ComparisonOutcome> MeasureOrderFactor(
   }
   o.factor_record_paths.emplace_back("order", measured->record_path);
   f.factors.push_back(FactorFromRecord("order", measured->record));
+  AddFactorBurstsNote("order", *measured, o.notes);
   Status order_status = OutcomeStatus(*measured);
   if (!order_status) o.failure = order_status.error();
   std::vector<double> in_order = KeptSamples(measured->sitting, 1);
@@ -325,6 +328,13 @@ std::optional<ComparisonOutcome> MeasureOrderFactor(
 }
 
 }  // namespace
+
+void AddFactorBurstsNote(std::string_view factor, const ComparisonOutcome& outcome,
+                         std::vector<std::string>& notes) {
+  if (!outcome.bursts) return;
+  notes.push_back(
+      fmt::format("the {} factor's sitting: {}", factor, DescribeSlowRunBursts(*outcome.bursts)));
+}
 
 void AddProvenanceNotes(const PublishedNumber& published, const HostProbe* host,
                         std::vector<std::string>& notes) {
@@ -438,6 +448,7 @@ Result<AuditOutcome> RunAudit(const AuditContext& context, const PublishedNumber
   Result<ComparisonOutcome> code = MeasureCode(context, published, published_rev, request, f.query);
   if (!code) return code.error();
   o.factor_record_paths.emplace_back("code", code->record_path);
+  AddFactorBurstsNote("code", *code, o.notes);
   AuditFactor code_factor = FactorFromRecord("code", code->record);
   RecordStore store(config.records);
   AuditFactor drift = MeasureDrift(published, *code, *options, store, o);

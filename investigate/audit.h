@@ -21,6 +21,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/result.h"
@@ -106,6 +107,13 @@ struct PublishRequest {
 /// query whose run fails (no successful sample): no row is made up.
 Result<std::vector<PublishedNumber>> RunPublish(const AuditContext& context,
                                                 const PublishRequest& request);
+
+/// The note of a factor's sitting whose slow runs came in bursts in both arms (its
+/// ComparisonOutcome::bursts: the host's noise, which an undecided factor may owe its width
+/// to), into `notes`: "the code factor's sitting: slow runs came in bursts: ...". Nothing
+/// when there were none.
+void AddFactorBurstsNote(std::string_view factor, const ComparisonOutcome& outcome,
+                         std::vector<std::string>& notes);
 
 /// What the published number's provenance means for the host drift, as notes: it came from
 /// another machine (another host name or CPU model, or, when both sides know it, another

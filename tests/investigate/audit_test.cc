@@ -236,5 +236,26 @@ TEST(AuditProvenance, AnotherMachineOfTheSameNameIsAnotherHost) {
   EXPECT_FALSE(SaysAnotherHost(notes));
 }
 
+TEST(AuditFactorBursts, AFactorWhoseSittingHadBurstsSaysSoBesideTheFactors) {
+  ComparisonOutcome code;
+  std::vector<std::string> notes;
+  AddFactorBurstsNote("code", code, notes);
+  EXPECT_TRUE(notes.empty());  // no bursts, no note
+
+  SlowRunBursts bursts;
+  bursts.slow[0] = 58;
+  bursts.slow[1] = 55;
+  bursts.runs[0] = bursts.runs[1] = 160;
+  bursts.factor = 1.59;
+  code.bursts = bursts;
+  AddFactorBurstsNote("code", code, notes);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_TRUE(
+      notes[0].starts_with("the code factor's sitting: slow runs came in bursts: 113 of "
+                           "320 runs"))
+      << notes[0];
+  EXPECT_TRUE(Has(notes[0], "rerun on a quiet host")) << notes[0];
+}
+
 }  // namespace
 }  // namespace culprit
