@@ -307,7 +307,7 @@ IsolationResult RunIsolationSitting(HarnessSession& harness, const IsolationPlan
   NoteSittingEnd(r.start.time.empty() || r.end.time.empty() ? nullptr : host, r.start, r.end,
                  r.calibration, r.notes);
   r.reversibility = JudgeReversibility(r.conditions, r.suspect);
-  r.conclusion = IsolationConclusion(r, plan.query);
+  r.conclusion = IsolationConclusion(r, plan.query, options.band);
   return r;
 }
 

@@ -235,6 +235,41 @@ IsolationPayload MakeIsolationPayload(const IsolationResult& result) {
   return p;
 }
 
+// What follows when a control costs too (an EFFECT of its own). The suspect may still cost
+// far more than any control: when the low end of the suspect's interval lies beyond the high
+// end of every costly control's by more than the band, the suspect's own share is shown, at
+// least that factor (both intervals hold together with at least 1 - 2 · condition_alpha:
+// Bonferroni). Otherwise the controls explain as much as the suspect, as far as these rounds
+// can tell.
+std::string ControlsCostTooText(const IsolationResult& result, const std::string& names,
+                                double band) {
+  const ConditionOutcome& s = result.conditions[result.suspect];
+  double largest_high = -INFINITY;
+  std::string largest;
+  for (size_t i = 1; i < result.conditions.size(); ++i) {
+    const ConditionOutcome& c = result.conditions[i];
+    if (static_cast<int>(i) == result.suspect ||
+        static_cast<int>(i) == result.reversibility.condition) {
+      continue;
+    }
+    if (!c.verdict || c.verdict->verdict != Verdict::kEffect || !c.shift) continue;
+    if (c.shift->high > largest_high) {
+      largest_high = c.shift->high;
+      largest = c.condition.hold.empty() ? "`" + c.condition.name + "`" : Structures(c);
+    }
+  }
+  const double beyond = s.shift ? s.shift->low - largest_high : -INFINITY;
+  if (!(beyond > std::log1p(band))) {
+    return fmt::format("holding the controls moves it too: memory held in general, not {} alone",
+                       names);
+  }
+  return fmt::format(
+      "holding the controls moves it too, but {} costs at least x{:.3f} more than {}, the "
+      "costliest (the low end of its interval over the high end of theirs): a residency effect "
+      "mostly of {} itself, a little of memory held in general",
+      names, std::exp(beyond), largest, names);
+}
+
 }  // namespace
 
 std::string FormatBytes(uint64_t bytes) {
@@ -244,7 +279,8 @@ std::string FormatBytes(uint64_t bytes) {
   return fmt::format("{} B", bytes);
 }
 
-std::string IsolationConclusion(const IsolationResult& result, const std::string& query) {
+std::string IsolationConclusion(const IsolationResult& result, const std::string& query,
+                                double band) {
   if (result.failure) {
     return fmt::format("no conclusion: the engine broke ({})", result.failure->message());
   }
@@ -294,8 +330,7 @@ std::string IsolationConclusion(const IsolationResult& result, const std::string
   } else if (rev == Reversibility::kNotReversible) {
     then = "the cost stays after release: damage or a leak, not residency";
   } else if (control_effect) {
-    then = fmt::format("holding the controls moves it too: memory held in general, not {} alone",
-                       names);
+    then = ControlsCostTooText(result, names, band);
   } else if (rev == Reversibility::kReversible) {
     then =
         controls > 0

@@ -23,7 +23,11 @@ std::string OutcomeText(const ConditionOutcome& c);
 /// "holding `traversal_index` (64.0 MiB) costs series.count +29.0% [+22.0%, +35.0%];
 ///  `plain_columns` (64.0 MiB) +1.0% [-1.0%, +3.0%] (tie); released: tie
 ///  → a residency effect of `traversal_index` itself, not of memory held in general".
-std::string IsolationConclusion(const IsolationResult& result, const std::string& query);
+/// When a control costs too and the suspect's interval lies beyond every costly control's
+/// by more than `band` (low end over high end), it says the suspect's own share, at least that
+/// factor, instead of "memory held in general, not ... alone".
+std::string IsolationConclusion(const IsolationResult& result, const std::string& query,
+                                double band);
 
 /// What the sitting knows at a look, per condition: each one's ratio to the
 /// baseline on every complete round so far (decided or not), with its
