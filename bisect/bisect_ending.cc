@@ -84,6 +84,7 @@ Result<BisectReport> BisectRunner::Session::Finish(const std::string& confirm_su
     text = *searched;
   }
   text += DriftEnding(state_.log, record);
+  text += BurstsEnding(state_.log, record);
   text += ReusedRunsText(reused);
   Result<std::filesystem::path> path = store_.Write(record);
   if (!path) return path.error().WithContext("archiving the bisect");

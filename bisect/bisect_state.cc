@@ -143,6 +143,11 @@ std::string BisectStateToJson(const BisectState& s) {
                    {"note", step.note},
                    {"calibrated", step.calibrated},
                    {"drift", step.drift}});
+    if (step.bursts) {
+      log.back()["bursts"] = {{"slow", {step.bursts->slow[0], step.bursts->slow[1]}},
+                              {"runs", {step.bursts->runs[0], step.bursts->runs[1]}},
+                              {"factor", step.bursts->factor}};
+    }
   }
   json segments = json::array();
   for (const BisectSegment& g : s.segments) segments.push_back(SegmentToJson(g));
@@ -204,6 +209,17 @@ BisectStepLog StepLogFromJson(const json& step) {
   // Absent in states written before steps were calibrated.
   l.calibrated = step.value("calibrated", false);
   l.drift = step.value("drift", 0.0);
+  // Absent in states written before bursts were kept, and for a step without any.
+  if (step.contains("bursts")) {
+    const json& b = step.at("bursts");
+    SlowRunBursts bursts;
+    for (int arm : {0, 1}) {
+      bursts.slow[arm] = b.at("slow").at(arm).get<int>();
+      bursts.runs[arm] = b.at("runs").at(arm).get<int>();
+    }
+    bursts.factor = b.at("factor").get<double>();
+    l.bursts = bursts;
+  }
   return l;
 }
 

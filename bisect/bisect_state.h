@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "probes/slow_run_bursts.h"
 #include "records/bisect_step_details.h"
 #include "records/record.h"
 
@@ -79,6 +80,11 @@ struct BisectStepLog {
   /// times were taken, and end / start - 1 (positive: the host got slower).
   bool calibrated = false;
   double drift = 0;
+  /// The step's sitting had slow runs in bursts in both arms (FindSlowRunBursts): the host's
+  /// noise. The state keeps the counts and the factor (slow, runs, factor); the rest of the
+  /// evidence is in the step's record's note. nullopt for a search batch, a step without a
+  /// sitting of its own, and every step of a state saved before it was kept.
+  std::optional<SlowRunBursts> bursts;
 };
 
 /// One part of the range, [lo, hi] by commit index (lo its good end, hi its bad end),

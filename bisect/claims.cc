@@ -50,4 +50,20 @@ std::string DescribeDrift(const BisectStepLog& step) {
       BisectStepKindName(step.kind), step.commit.substr(0, 10));
 }
 
+std::string DescribeBurstSteps(const std::vector<BisectStepLog>& log) {
+  std::vector<std::string> steps;
+  for (const BisectStepLog& step : log) {
+    if (!step.bursts) continue;
+    steps.push_back(fmt::format("step {} ({} of {}: {} of {} runs far slower, x{:.2f})", step.step,
+                                BisectStepKindName(step.kind), step.commit.substr(0, 10),
+                                step.bursts->SlowRuns(), step.bursts->Runs(), step.bursts->factor));
+  }
+  if (steps.empty()) return "";
+  return fmt::format(
+      "HOST NOISE: the runs of {} came in bursts, in both arms alike and bunched in time (each "
+      "step's record says more): the host stalled some runs, which widens a sitting's mean "
+      "and costs it pairs, since a tie must agree with the mean; re-run on a quiet host",
+      Join(steps, ", "));
+}
+
 }  // namespace culprit

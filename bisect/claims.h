@@ -2,7 +2,7 @@
 
 // What a bisect's result may say, beyond the changes it found: whether an
 // endpoint confirmation that is not an EFFECT means "not reproducible" (only a
-// NULL does) or "could not tell", and whether the host drifted during a step.
+// NULL does) or "could not tell", and whether the host drifted or stalled during a step.
 // Pure text and arithmetic over what was measured; no I/O.
 
 #include <string>
@@ -39,5 +39,10 @@ int StepWithLargestDrift(const std::vector<BisectStepLog>& log, double limit = k
 
 /// "HOST DRIFT: ..." naming the step and the drift, for the result.
 std::string DescribeDrift(const BisectStepLog& step);
+
+/// "HOST NOISE: ..." naming every step of `log` whose sitting had slow runs in bursts in both
+/// arms (BisectStepLog::bursts), with their counts: the host's noise, which widens a sitting's
+/// mean and costs it pairs (a tie must agree with the mean); "" when no step had any.
+std::string DescribeBurstSteps(const std::vector<BisectStepLog>& log);
 
 }  // namespace culprit

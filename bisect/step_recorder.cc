@@ -71,6 +71,7 @@ BisectStepLog SittingLog(int step, BisectStepKind kind, int a, int b,
     log.calibrated = true;
     log.drift = outcome.sitting.calibration->change;
   }
+  log.bursts = outcome.bursts;
   return log;
 }
 

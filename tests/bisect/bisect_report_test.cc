@@ -617,6 +617,21 @@ TEST(BisectReportText, StatusAndLog) {
             "build failed  \n");
 }
 
+TEST(BisectReportText, HostNoiseOnlyWhenAStepsRunsCameInBursts) {
+  Record record;
+  std::vector<BisectStepLog> log = {Step(1, BisectStepKind::kCheck, 2, 10)};
+  EXPECT_EQ(BurstsEnding(log, record), "");
+  EXPECT_TRUE(record.notes.empty());
+  SlowRunBursts bursts;
+  bursts.slow[0] = bursts.slow[1] = 10;
+  bursts.runs[0] = bursts.runs[1] = 100;
+  bursts.factor = 1.8;
+  log[0].bursts = bursts;
+  EXPECT_EQ(BurstsEnding(log, record), DescribeBurstSteps(log) + "\n");
+  ASSERT_EQ(record.notes.size(), 1u);
+  EXPECT_EQ(record.notes[0], DescribeBurstSteps(log));
+}
+
 TEST(BisectReportText, DriftOnlyWhenAStepDrifted) {
   Record record;
   std::vector<BisectStepLog> log = {Step(1, BisectStepKind::kMeasure, 2, 10)};

@@ -63,6 +63,35 @@ TEST(BisectStateJson, AStepWithoutAnIntervalIsPrintedWithoutOne) {
   EXPECT_TRUE(older->log[0].has_interval);
 }
 
+TEST(BisectStateJson, AStepsBurstsRoundTripAndOlderStatesHaveNone) {
+  BisectState s = TwoCommits();
+  BisectStepLog step;
+  step.step = 1;
+  step.kind = BisectStepKind::kCheck;
+  step.commit = std::string(40, 'b');
+  step.record_id = "rec-1";
+  SlowRunBursts bursts;
+  bursts.slow[0] = 24;
+  bursts.slow[1] = 21;
+  bursts.runs[0] = 160;
+  bursts.runs[1] = 158;
+  bursts.factor = 1.71;
+  step.bursts = bursts;
+  BisectStepLog quiet = step;
+  quiet.step = 2;
+  quiet.bursts.reset();
+  s.log = {step, quiet};
+  Result<BisectState> back = BisectStateFromJson(BisectStateToJson(s), "state.json");
+  ASSERT_TRUE(back.ok()) << back.error().message();
+  ASSERT_TRUE(back->log[0].bursts);
+  EXPECT_EQ(back->log[0].bursts->slow[0], 24);
+  EXPECT_EQ(back->log[0].bursts->slow[1], 21);
+  EXPECT_EQ(back->log[0].bursts->runs[1], 158);
+  EXPECT_DOUBLE_EQ(back->log[0].bursts->factor, 1.71);
+  EXPECT_FALSE(back->log[1].bursts);
+  EXPECT_FALSE(nlohmann::json::parse(BisectStateToJson(s))["log"][1].contains("bursts"));
+}
+
 TEST(BisectStateJson, RunsFlagsRoundTripAndOlderStatesHaveNone) {
   BisectState s = TwoCommits();
   s.max_pairs = 300;

@@ -69,5 +69,24 @@ TEST(BisectClaims, ADriftOverTenPercentInAStepIsReported) {
   EXPECT_EQ(StepWithLargestDrift(log, 0.15), -1);
 }
 
+TEST(BisectClaims, StepsWhoseRunsCameInBurstsAreNamedWithTheirCounts) {
+  std::vector<BisectStepLog> log = {Step(1, true, 0.0), Step(2, true, 0.0), Step(3, true, 0.0)};
+  EXPECT_EQ(DescribeBurstSteps(log), "");  // none had bursts: nothing said
+  SlowRunBursts bursts;
+  bursts.slow[0] = 24;
+  bursts.slow[1] = 21;
+  bursts.runs[0] = bursts.runs[1] = 160;
+  bursts.factor = 1.71;
+  log[1].kind = BisectStepKind::kCheck;
+  log[1].bursts = bursts;
+  log[2].bursts = bursts;
+  EXPECT_EQ(DescribeBurstSteps(log),
+            "HOST NOISE: the runs of step 2 (check of cccccccccc: 45 of 320 runs far slower, "
+            "x1.71), step 3 (measure of dddddddddd: 45 of 320 runs far slower, x1.71) came in "
+            "bursts, in both arms alike and bunched in time (each step's record says more): the "
+            "host stalled some runs, which widens a sitting's mean and costs it pairs, since a "
+            "tie must agree with the mean; re-run on a quiet host");
+}
+
 }  // namespace
 }  // namespace culprit
