@@ -11,6 +11,7 @@
 #include "bisect/bisect_report.h"
 #include "bisect/bisect_runner.h"
 #include "bisect/bisect_session.h"
+#include "bisect/claims.h"
 #include "bisect/range_split.h"
 #include "records/bisect_step_details.h"
 

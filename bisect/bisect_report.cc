@@ -751,13 +751,6 @@ std::string DriftEnding(const std::vector<BisectStepLog>& log, Record& record) {
   return drift + "\n";
 }
 
-std::string BurstsEnding(const std::vector<BisectStepLog>& log, Record& record) {
-  const std::string bursts = DescribeBurstSteps(log);
-  if (bursts.empty()) return "";
-  record.notes.push_back(bursts);
-  return bursts + "\n";
-}
-
 std::string FormatBisectStatus(const BisectState& s) {
   std::string out = fmt::format("bisect {}..{} on {}: {}\n", s.good_rev, s.bad_rev, s.query,
                                 BisectStatusName(s.status));

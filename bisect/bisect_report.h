@@ -121,10 +121,6 @@ Result<std::string> SearchedEnding(const SearchedFacts& facts, Record& record,
 /// `record` too); "" otherwise.
 std::string DriftEnding(const std::vector<BisectStepLog>& log, Record& record);
 
-/// "HOST NOISE: ..." and a line break when steps of `log` had slow runs in bursts
-/// (DescribeBurstSteps; noted in `record` too); "" otherwise.
-std::string BurstsEnding(const std::vector<BisectStepLog>& log, Record& record);
-
 /// `culprit bisect status` and `log` as text.
 std::string FormatBisectStatus(const BisectState& state);
 std::string FormatBisectLog(const BisectState& state);

@@ -66,4 +66,11 @@ std::string DescribeBurstSteps(const std::vector<BisectStepLog>& log) {
       Join(steps, ", "));
 }
 
+std::string BurstsEnding(const std::vector<BisectStepLog>& log, Record& record) {
+  const std::string bursts = DescribeBurstSteps(log);
+  if (bursts.empty()) return "";
+  record.notes.push_back(bursts);
+  return bursts + "\n";
+}
+
 }  // namespace culprit

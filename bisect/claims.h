@@ -45,4 +45,8 @@ std::string DescribeDrift(const BisectStepLog& step);
 /// mean and costs it pairs (a tie must agree with the mean); "" when no step had any.
 std::string DescribeBurstSteps(const std::vector<BisectStepLog>& log);
 
+/// "HOST NOISE: ..." and a line break when steps of `log` had slow runs in bursts
+/// (DescribeBurstSteps; noted in `record` too); "" otherwise.
+std::string BurstsEnding(const std::vector<BisectStepLog>& log, Record& record);
+
 }  // namespace culprit

@@ -2,8 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "base/atomic_file.h"
 #include "records/record.h"
@@ -140,6 +143,44 @@ TEST(RunComparison, AnUnwritableArchiveStopsBeforeAnythingIsMeasured) {
   ASSERT_FALSE(outcome);
   EXPECT_NE(outcome.error().message().find("not writable"), std::string::npos);
   EXPECT_EQ(counting.runs, 0);
+}
+
+// Slow runs in both arms during the sitting's first 30 pairs or so, at a ratio of 1 between the
+// arms.
+class BurstingSource : public SampleSource {
+ public:
+  SampleOutcome Run(int /*arm*/) override {
+    const int i = calls_++;
+    SampleOutcome outcome;
+    outcome.ok = true;
+    outcome.value = 7.0 * (1 + 0.01 * ((i * 7) % 5)) * (i >= 10 && i < 70 && i % 3 ? 1.8 : 1.0);
+    return outcome;
+  }
+
+ private:
+  int calls_ = 0;
+};
+
+TEST(RunComparison, SlowRunsInBurstsAreNotedInTheRecordAndTheVerdictStands) {
+  TempDir dir;
+  RecordStore store(dir.path() / "records");
+  ComparisonPlan plan = TwoArmPlan();
+  plan.options.min_pairs = 80;
+  plan.options.max_pairs = 80;
+  BurstingSource source;
+  Result<ComparisonOutcome> outcome = RunComparison(plan, source, nullptr, store, nullptr);
+  ASSERT_TRUE(outcome) << outcome.error().message();
+  ASSERT_TRUE(outcome->bursts);
+  EXPECT_EQ(outcome->bursts->Runs(), 160);
+  const auto noted = [](const std::vector<std::string>& notes) {
+    return std::ranges::any_of(
+        notes, [](const std::string& n) { return n.starts_with("slow runs came in bursts"); });
+  };
+  EXPECT_TRUE(noted(outcome->sitting.notes));
+  EXPECT_TRUE(noted(outcome->record.notes));
+  // The note changes no verdict: the slow runs stay in the statistics.
+  EXPECT_EQ(outcome->sitting.pairs_kept, 80);
+  EXPECT_EQ(outcome->sitting.pairs_dropped, 0);
 }
 
 }  // namespace

@@ -7,9 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "probes/comparison.h"
 #include "records/record.h"
-#include "tests/support/temp_dir.h"
 
 namespace culprit {
 namespace {
@@ -106,50 +104,6 @@ TEST(SlowRunBursts, RunsAreReadInTheOrderTheyRanAndOnlyMeasuredOnesCount) {
   EXPECT_EQ(shuffled->SlowRuns(), in_order->SlowRuns());
   EXPECT_EQ(shuffled->window_first, in_order->window_first);
   EXPECT_EQ(shuffled->time_p, in_order->time_p);  // the permutations use a fixed seed
-}
-
-// Slow runs in both arms during the sitting's first 30 pairs or so, at a ratio of 1 between the
-// arms.
-class BurstingSource : public SampleSource {
- public:
-  SampleOutcome Run(int arm) override {
-    const int i = calls_++;
-    SampleOutcome outcome;
-    outcome.ok = true;
-    outcome.value = 7.0 * (1 + 0.01 * ((i * 7) % 5)) * (i >= 10 && i < 70 && i % 3 ? 1.8 : 1.0);
-    (void)arm;
-    return outcome;
-  }
-
- private:
-  int calls_ = 0;
-};
-
-TEST(RunComparison, SlowRunsInBurstsAreNotedInTheRecordAndTheVerdictStands) {
-  TempDir dir;
-  RecordStore store(dir.path() / "records");
-  ComparisonPlan plan;
-  plan.kind = RecordKind::kProbe;
-  plan.query = "q";
-  plan.a.name = "A";
-  plan.b.name = "B";
-  plan.options.seed = 5;
-  plan.options.min_pairs = 80;
-  plan.options.max_pairs = 80;
-  BurstingSource source;
-  Result<ComparisonOutcome> outcome = RunComparison(plan, source, nullptr, store, nullptr);
-  ASSERT_TRUE(outcome) << outcome.error().message();
-  ASSERT_TRUE(outcome->bursts);
-  EXPECT_EQ(outcome->bursts->Runs(), 160);
-  const auto noted = [](const std::vector<std::string>& notes) {
-    return std::ranges::any_of(
-        notes, [](const std::string& n) { return n.starts_with("slow runs came in bursts"); });
-  };
-  EXPECT_TRUE(noted(outcome->sitting.notes));
-  EXPECT_TRUE(noted(outcome->record.notes));
-  // The note changes no verdict: the slow runs stay in the statistics.
-  EXPECT_EQ(outcome->sitting.pairs_kept, 80);
-  EXPECT_EQ(outcome->sitting.pairs_dropped, 0);
 }
 
 }  // namespace
