@@ -258,7 +258,8 @@ std::string ControlsCostTooText(const IsolationResult& result, const std::string
       largest = c.condition.hold.empty() ? "`" + c.condition.name + "`" : Structures(c);
     }
   }
-  const double beyond = s.shift ? s.shift->low - largest_high : -INFINITY;
+  // No costly control with an interval (or no suspect interval): nothing to bound the share by.
+  const double beyond = s.shift && !largest.empty() ? s.shift->low - largest_high : -INFINITY;
   if (!(beyond > std::log1p(band))) {
     return fmt::format("holding the controls moves it too: memory held in general, not {} alone",
                        names);

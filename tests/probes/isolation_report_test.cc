@@ -116,6 +116,12 @@ TEST(IsolationReportTest, ASuspectFarBeyondACostlyControlKeepsItsOwnShare) {
   r.conditions[2].shift = Shift(1.15, 1.13, 1.17);
   EXPECT_NE(IsolationConclusion(r, "scan", 0.05).find("memory held in general, not `index` alone"),
             std::string::npos);
+  // A costly control without an interval bounds nothing: the sentence stays general.
+  r.conditions[1].shift.reset();
+  r.conditions[2].shift = Shift(1.591, 1.378, 1.934);
+  EXPECT_NE(IsolationConclusion(r, "scan", 0.05).find("memory held in general, not `index` alone"),
+            std::string::npos);
+  r.conditions[1].shift = Shift(1.074, 1.063, 1.087);
   // The band decides what "more" is: at 30% the same +59.1% is not shown beyond the control.
   r.conditions[2].shift = Shift(1.591, 1.378, 1.934);
   EXPECT_NE(IsolationConclusion(r, "scan", 0.30).find("memory held in general, not `index` alone"),
