@@ -67,7 +67,8 @@ double BunchingStatistic(const std::vector<char>& slow, const std::vector<int>& 
 // exact when it is at most kBurstTimeP. Past that it stops early and returns the p of the
 // shuffles so far, already above kBurstTimeP (the count only grows): a sitting whose slow runs
 // are not bunched, the usual case, costs a few dozen shuffles instead of kBurstPermutations
-// (bisect-sim's simulated outliers made every third sitting pay for all of them).
+// (paying for all of them in every sitting with enough slow runs, bisect-sim's 18%/24% cell,
+// whose simulated outliers give many sittings six, took 31 s instead of 20 s).
 // Fisher–Yates with std::mt19937_64 draws taken modulo by hand, so that the same samples give
 // the same p on every standard library (std::shuffle's algorithm is unspecified).
 double TimeP(const std::vector<char>& slow, const std::vector<int>& blocks) {
