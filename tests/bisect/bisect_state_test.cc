@@ -90,6 +90,13 @@ TEST(BisectStateJson, AStepsBurstsRoundTripAndOlderStatesHaveNone) {
   EXPECT_DOUBLE_EQ(back->log[0].bursts->factor, 1.71);
   EXPECT_FALSE(back->log[1].bursts);
   EXPECT_FALSE(nlohmann::json::parse(BisectStateToJson(s))["log"][1].contains("bursts"));
+
+  // A damaged entry is a clear error naming the file, not a crash or a silent zero.
+  nlohmann::json damaged = nlohmann::json::parse(BisectStateToJson(s));
+  damaged["log"][0]["bursts"]["slow"] = "many";
+  Result<BisectState> bad = BisectStateFromJson(damaged.dump(), "state.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message().find("state.json"), std::string::npos) << bad.error().message();
 }
 
 TEST(BisectStateJson, RunsFlagsRoundTripAndOlderStatesHaveNone) {
