@@ -93,6 +93,9 @@ SittingOptions CheckSittingBudget(const SittingOptions& check, const TiePlan& pl
   const bool rule_out = plan.alternative > 1 + check.band;
   if (plan.seek) {
     options.null_max_pairs = std::min(plan.budget, check.max_pairs);
+    // The prediction behind it is from pairs this sitting does not use, so the spending is
+    // fixed before its first pair, as any valid spending must be.
+    options.null_from_pairs = plan.null_from_pairs;
     if (rule_out) {
       options.rule_out_band = plan.alternative - 1;
       // The tie first: a rule-out may end the check only once NULL's looks are over.

@@ -181,6 +181,7 @@ TiePlan PlanTie(std::optional<PairNoise> noise, double band, double confidence, 
   }
   // The least budget from tie_budget doubling (cap the last) that holds the proof's pairs.
   plan.seek = true;
+  plan.null_from_pairs = plan.pairs_needed;
   for (long long b = tie_budget;; b *= 2) {
     const int budget = static_cast<int>(std::min<long long>(b, cap));
     if (TiePairsNeeded(noise->sd, band, confidence, kProvePower, min_pairs, budget) <= budget) {

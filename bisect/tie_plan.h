@@ -104,6 +104,12 @@ struct TiePlan {
   /// Sought within kEarningTieBudgetFactor times the check's tie budget, without
   /// `--prove-first`: the tie that earns the label did not hold its proof within the check's own.
   bool widened = false;
+  /// NULL's spending starts at the last of its looks at or before this many pairs
+  /// (SittingOptions::null_from_pairs); 0: at its first trimmed look. `--prove-first` sets
+  /// pairs_needed: its tie's budget holds the proof's pairs, several √2 looks past the pairs at
+  /// which the tie is shown half the time, and the looks well before those would state it rarely
+  /// (docs/statistics.md, "A proof's tie spends from where it may be shown").
+  int null_from_pairs = 0;
 };
 
 /// The tie that earns the "first bad commit" label (the part before the earliest change) is

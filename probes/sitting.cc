@@ -235,7 +235,8 @@ class PairedSitting {
                          Spending::kPocock);
     if (options.null_from_trimmed_look && options.trim_share > 0 && !options.sight_tail_once) {
       null_alphas_ = NullSpendingFromTrimmedLook(std::span<const int>(r_.looks.data(), null_looks_),
-                                                 1 - options.confidence, options.trim_share);
+                                                 1 - options.confidence, options.trim_share,
+                                                 options.null_from_pairs);
     }
     failure_alphas_ = alphas_;
     if (options.joint_looks) {
@@ -706,10 +707,16 @@ void NoteSittingEnd(const HostProbe* host, const HostState& start, const HostSta
 }
 
 std::vector<double> NullSpendingFromTrimmedLook(std::span<const int> null_looks, double alpha,
-                                                double share) {
+                                                double share, int from_pairs) {
   if (null_looks.empty()) return {};
   const double last = null_looks.back();
+  // The last look at or before from_pairs (none when from_pairs precedes every look).
+  size_t from = 0;
+  for (size_t j = 1; j < null_looks.size(); ++j) {
+    if (null_looks[j] <= from_pairs) from = j;
+  }
   for (size_t j = 0; j < null_looks.size(); ++j) {
+    if (j < from) continue;
     const double first_share = PocockSpent(alpha, null_looks[j] / last);
     if (!(first_share > 0 && first_share < 1)) continue;
     if (TrimAtLook(null_looks[j], first_share, share) < 1) continue;

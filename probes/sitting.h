@@ -137,6 +137,13 @@ struct SittingOptions {
   /// 12 to 28 pairs need 32 to 43), so their α was spent for nothing. Needs trim_share > 0 and
   /// not sight_tail_once; the bisect's checks (SittingBudget) set it.
   bool null_from_trimmed_look = false;
+  /// With null_from_trimmed_look: NULL's spending starts no earlier than the last of NULL's
+  /// looks at or before this many pairs (0: no such start), what the looks before it held going
+  /// to it (NullSpendingFromTrimmedLook's `from_pairs`). A bisect's `--prove-first` check sets
+  /// the pairs its tie was predicted to need (TiePlan::null_from_pairs, predicted from pairs the
+  /// check does not use): the looks well before them would state the tie rarely, and their α
+  /// buys more at the looks that may.
+  int null_from_pairs = 0;
   /// Whether the looks' nominal α are read from their joint distribution
   /// (GroupSequentialAlphas over the spending's increments) instead of one at a time
   /// (Bonferroni: each look at its increment). Both keep the overall α; Bonferroni keeps
@@ -232,8 +239,11 @@ void NoteSittingEnd(const HostProbe* host, const HostState& start, const HostSta
 /// its pairs sight a slow tail at its own share without a pair set aside. E.g. {12, 14, 20, 28,
 /// 40, 56, 80, 114, 160} at 0.05: 0 up to 28, 0.0179 at 40 (one pair a side set aside:
 /// P(at most one tail run in 40) = 0.0121), then 0.0057, 0.0075, 0.0090, 0.0100.
+/// `from_pairs` > 0 moves the start later, never earlier: to the last look at or before
+/// from_pairs when that is past n_j (the last look when every look is at or before it), again
+/// with what the looks before it held, so the later shares and the sum are unchanged.
 std::vector<double> NullSpendingFromTrimmedLook(std::span<const int> null_looks, double alpha,
-                                                double share);
+                                                double share, int from_pairs = 0);
 
 /// Runs a paired sitting of arm B against arm A. `host` may be null (no host
 /// state, tests). Never throws; a broken arm ends the sitting with `failure`.

@@ -131,6 +131,11 @@ TEST(FurtherMoveCheck, ACheckHuntingOnlyReadsNullsLooksForTheRuleOutAndStatesNoT
   const SittingOptions sought = CheckSittingBudget(DefaultCheck(1), seek);
   EXPECT_TRUE(sought.null_states_tie);
   EXPECT_EQ(sought.rule_out_from_pairs, 160);
+  EXPECT_EQ(sought.null_from_pairs, 0);  // nothing predicted: from the first trimmed look
+  // A plan whose NULL spends from ≈ 120 pairs (`--prove-first`'s): so does the sitting.
+  seek.null_from_pairs = 120;
+  EXPECT_EQ(CheckSittingBudget(DefaultCheck(1), seek).null_from_pairs, 120);
+  EXPECT_EQ(CheckSittingBudget(DefaultCheck(1), HuntOnly(1.13)).null_from_pairs, 0);
   // No alternative: the check as before.
   EXPECT_EQ(CheckSittingBudget(DefaultCheck(1), HuntOnly(0)).rule_out_band, 0);
 }

@@ -142,6 +142,7 @@ TEST(TiePlan, AQuietHostsTieIsSoughtAsBefore) {
   EXPECT_TRUE(plan.seek);
   EXPECT_EQ(plan.budget, 160);
   EXPECT_EQ(plan.pairs_needed, 29);
+  EXPECT_EQ(plan.null_from_pairs, 0);  // without --prove-first, from the first trimmed look
 }
 
 TEST(TiePlan, ProveFirstSeeksWithABudgetThatHoldsThePrediction) {
@@ -149,8 +150,11 @@ TEST(TiePlan, ProveFirstSeeksWithABudgetThatHoldsThePrediction) {
   EXPECT_TRUE(plan.seek);
   EXPECT_EQ(plan.budget, 1280);  // 1070 needed: 160, 320, 640 do not hold it
   EXPECT_FALSE(plan.short_of_proof);
+  // NULL spends from where the tie is shown half the time (≈ 633: from the look of 452).
+  EXPECT_EQ(plan.null_from_pairs, 633);
   plan = PlanTie(Noise(0.20, 800), 0.05, 0.95, 10, 160, 1280, true);
   EXPECT_EQ(plan.budget, 320);  // 312 needed at 90%
+  EXPECT_EQ(plan.null_from_pairs, plan.pairs_needed);
   // Even the cap is short: sought with it, and said.
   plan = PlanTie(Noise(0.60, 800), 0.05, 0.95, 10, 160, 1280, true);
   EXPECT_TRUE(plan.seek);
@@ -168,10 +172,12 @@ TEST(TiePlan, NoiseFromFewerPairsThanTheTieWouldTakeIsNotTrusted) {
   plan = PlanTie(std::nullopt, 0.05, 0.95, 10, 160, 1280, false);
   EXPECT_TRUE(plan.seek);
   EXPECT_EQ(plan.budget, 160);
-  // --prove-first with nothing to predict from: the check's whole budget.
+  // --prove-first with nothing to predict from: the check's whole budget, NULL spending from
+  // its first trimmed look.
   plan = PlanTie(Noise(0.30, 40), 0.05, 0.95, 10, 160, 1280, true);
   EXPECT_TRUE(plan.seek);
   EXPECT_EQ(plan.budget, 1280);
+  EXPECT_EQ(plan.null_from_pairs, 0);
 }
 
 // Runs of two arms that tie: 1% log-normal noise around 100 ms.

@@ -672,6 +672,37 @@ TEST(NullSpendingFromTrimmedLook, StartsAtTheFirstLookThatCanSetAWildPairAside) 
   EXPECT_EQ(NullSpendingFromTrimmedLook(looks, 0.05, 0), all);
 }
 
+TEST(NullSpendingFromTrimmedLook, AStartFromThePairsATieNeedsMovesItLaterNeverEarlier) {
+  const std::vector<int> looks = {12, 14, 20, 28, 40, 56, 80, 114, 160};
+  const std::vector<double> all = SpendAlpha(0.05, looks, Spending::kPocock);
+  auto sum = [](const std::vector<double>& a) {
+    double s = 0;
+    for (double x : a) s += x;
+    return s;
+  };
+  // A tie predicted to need 100 pairs: the last look at or before them is 80, which gets what
+  // every look before it held, PocockSpent(0.05, 0.5) = 0.031; the later shares are Pocock's.
+  const std::vector<double> a = NullSpendingFromTrimmedLook(looks, 0.05, kTrimShare, 100);
+  ASSERT_EQ(a.size(), looks.size());
+  for (int k = 0; k < 6; ++k) EXPECT_EQ(a[k], 0) << looks[k];
+  EXPECT_NEAR(a[6], PocockSpent(0.05, 80.0 / 160), 1e-12);
+  EXPECT_NEAR(a[6], 0.031, 0.0005);
+  for (size_t k = 7; k < looks.size(); ++k) EXPECT_NEAR(a[k], all[k], 1e-15) << looks[k];
+  EXPECT_NEAR(sum(a), 0.05, 1e-12);
+  // Exactly on a look: that look.
+  EXPECT_GT(NullSpendingFromTrimmedLook(looks, 0.05, kTrimShare, 114)[7], 0);
+  EXPECT_EQ(NullSpendingFromTrimmedLook(looks, 0.05, kTrimShare, 114)[6], 0);
+  // Never before the first look that can set a wild pair aside (40), and 0 is no start.
+  EXPECT_EQ(NullSpendingFromTrimmedLook(looks, 0.05, kTrimShare, 30),
+            NullSpendingFromTrimmedLook(looks, 0.05, kTrimShare));
+  EXPECT_EQ(NullSpendingFromTrimmedLook(looks, 0.05, kTrimShare, 0),
+            NullSpendingFromTrimmedLook(looks, 0.05, kTrimShare));
+  // A need past the last look: the whole α at the last look.
+  const std::vector<double> last = NullSpendingFromTrimmedLook(looks, 0.05, kTrimShare, 5000);
+  EXPECT_NEAR(last.back(), 0.05, 1e-12);
+  EXPECT_NEAR(sum(last), 0.05, 1e-12);
+}
+
 // A quiet tie (1% noise) with one wild run in each arm: A's 3rd and B's 25th runs are 2.5 times
 // as slow, so the first 40 pairs hold one wild pair on each side.
 class WildRunsSource : public SampleSource {
@@ -713,6 +744,22 @@ TEST(RunPairedSitting, ACheckStatesATieWithAWildPairSetAsideAtItsFirstNullLook) 
   ASSERT_TRUE(before.verdict);
   EXPECT_EQ(before.verdict->verdict, Verdict::kNull) << before.verdict->explanation;
   EXPECT_EQ(before.pairs_kept, 56);
+}
+
+TEST(RunPairedSitting, ATieIsNotStatedBeforeTheLookItsSpendingStartsAt) {
+  // The sitting above, its tie predicted to need 90 pairs: no look before 80 may state it
+  // (though 40 could), and 80 states it at the share every look up to it held.
+  SittingOptions o = Options();
+  o.warmup = 0;
+  o.looks = {10, 14, 20, 28, 40, 56, 80, 114};
+  o.null_from_trimmed_look = true;
+  o.null_from_pairs = 90;
+  WildRunsSource source(5);
+  const SittingResult r = RunPairedSitting(source, nullptr, o, nullptr);
+  ASSERT_TRUE(r.verdict);
+  EXPECT_EQ(r.verdict->verdict, Verdict::kNull) << r.verdict->explanation;
+  EXPECT_EQ(r.pairs_kept, 80);
+  EXPECT_NEAR(1 - r.nominal_confidence, PocockSpent(0.05, 80.0 / 160), 1e-9);
 }
 
 TEST(RunPairedSitting, NullsSpendingFromItsTrimmedLookKeepsAnIntermittentSlowdownFromATie) {
