@@ -107,7 +107,7 @@ struct TiePlan {
   /// NULL's spending starts at the last of its looks at or before this many pairs
   /// (SittingOptions::null_from_pairs); 0: at its first trimmed look. `--prove-first` sets
   /// pairs_needed: its tie's budget holds the proof's pairs, several √2 looks past the pairs at
-  /// which the tie is shown half the time, and the looks well before those would state it rarely
+  /// which the tie is shown half the time, and at 24% noise the looks up to 452 cannot state it
   /// (docs/statistics.md, "A proof's tie spends from where it may be shown").
   int null_from_pairs = 0;
 };
