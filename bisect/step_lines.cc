@@ -127,9 +127,18 @@ std::string CheckPlanText(const TiePlan& plan, int tie_budget) {
         "commit (≈ {} needed at this noise, {:.3f} per pair){}",
         plan.budget, tie_budget, RoundedPairs(plan.pairs_needed), plan.noise, then);
   }
-  return fmt::format("; a tie sought within {} pairs (--prove-first: ≈ {} needed{}){}", plan.budget,
-                     RoundedPairs(plan.pairs_to_prove),
-                     plan.short_of_proof ? ", more than the check may spend" : "", then);
+  // A tie whose NULL spends from a later look (TiePlan::null_from_pairs) is not stated before
+  // it, however it reads: the line says so, so an early-looking tie that goes on is explained.
+  const std::string from =
+      plan.null_from_pairs > 0
+          ? fmt::format(
+                "; no tie stated before the last look at or under ≈ {} pairs, where it is "
+                "shown half the time",
+                RoundedPairs(plan.null_from_pairs))
+          : "";
+  return fmt::format("; a tie sought within {} pairs (--prove-first: ≈ {} needed{}{}){}",
+                     plan.budget, RoundedPairs(plan.pairs_to_prove),
+                     plan.short_of_proof ? ", more than the check may spend" : "", from, then);
 }
 
 std::string UndecidedTieText(const BisectSegment& segment, int tie_budget) {

@@ -462,6 +462,11 @@ TEST(BisectReportText, TheCheckLineSaysWhatItDoesAboutTheTie) {
   EXPECT_EQ(CheckPlanText(plan, 160),
             "; a tie sought within 1280 pairs (--prove-first: ≈ 970 "
             "needed)");
+  // NULL's spending from a later look (TiePlan::null_from_pairs): said on the line.
+  plan.null_from_pairs = 633;
+  EXPECT_EQ(CheckPlanText(plan, 160),
+            "; a tie sought within 1280 pairs (--prove-first: ≈ 970 needed; no tie stated "
+            "before the last look at or under ≈ 630 pairs, where it is shown half the time)");
   EXPECT_EQ(RoundedPairs(88), 88);
   EXPECT_EQ(RoundedPairs(549), 550);
   EXPECT_EQ(RoundedPairs(1234), 1200);
