@@ -9,7 +9,7 @@ namespace culprit {
 namespace fs = std::filesystem;
 namespace {
 
-constexpr size_t kLogTailLines = 20;
+constexpr size_t kBuildLogTailLines = 20;
 
 /// How to have an unbuildable commit tried again, for the user.
 std::string RetryAdvice(const BuildFailure& failure, std::string_view rebuild) {
@@ -58,7 +58,7 @@ BuildFailure RememberedFailure(const std::string& commit, const fs::path& dir,
 
 std::string LogTail(const fs::path& log) {
   Result<std::string> text = ReadFile(log);
-  return text ? TailLines(*text, kLogTailLines) : std::string();
+  return text ? TailLines(*text, kBuildLogTailLines) : std::string();
 }
 
 Error UnbuildableError(const CommitInfo& commit, const BuildFailure& failure,

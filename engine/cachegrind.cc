@@ -20,7 +20,7 @@ namespace {
 constexpr std::string_view kOutPrefix = "cachegrind.out.";
 constexpr std::string_view kLogPrefix = "valgrind.";
 /// Lines of valgrind's own log shown with a failed run.
-constexpr size_t kLogTailLines = 4;
+constexpr size_t kValgrindLogTailLines = 4;
 
 /// A directory removed, with what it holds, when this goes.
 struct ScratchDir {
@@ -76,7 +76,7 @@ std::string ValgrindLastWords(const fs::path& dir) {
     }
     words += kept;
   }
-  return TailLines(words, kLogTailLines);
+  return TailLines(words, kValgrindLogTailLines);
 }
 
 }  // namespace

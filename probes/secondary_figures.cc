@@ -12,7 +12,7 @@ namespace culprit {
 namespace {
 
 /// A kept pair: its A run and its B run.
-struct KeptPair {
+struct KeptRunPair {
   const Sample* a = nullptr;
   const Sample* b = nullptr;
 };
@@ -20,13 +20,13 @@ struct KeptPair {
 bool Kept(const Sample& s) { return s.ok && !s.dropped && !s.warmup && s.pair >= 0; }
 
 /// The pairs of `samples` whose two runs were both kept, in pair order.
-std::vector<KeptPair> KeptPairs(std::span<const Sample> samples) {
-  std::map<int, KeptPair> by_pair;
+std::vector<KeptRunPair> KeptPairs(std::span<const Sample> samples) {
+  std::map<int, KeptRunPair> by_pair;
   for (const Sample& s : samples) {
     if (!Kept(s) || s.arm < 0 || s.arm > 1) continue;
     (s.arm == 0 ? by_pair[s.pair].a : by_pair[s.pair].b) = &s;
   }
-  std::vector<KeptPair> pairs;
+  std::vector<KeptRunPair> pairs;
   for (const auto& [index, pair] : by_pair) {
     if (pair.a != nullptr && pair.b != nullptr) pairs.push_back(pair);
   }
@@ -41,7 +41,7 @@ std::optional<double> PositiveCount(const std::optional<long>& count) {
   return count && *count > 0 ? std::optional<double>(static_cast<double>(*count)) : std::nullopt;
 }
 
-SecondaryFigure Figure(const std::vector<KeptPair>& pairs, const NamedMetric& metric,
+SecondaryFigure Figure(const std::vector<KeptRunPair>& pairs, const NamedMetric& metric,
                        double confidence) {
   SecondaryFigure figure;
   figure.kind = metric.kind;
@@ -49,7 +49,7 @@ SecondaryFigure Figure(const std::vector<KeptPair>& pairs, const NamedMetric& me
   figure.unit = metric.unit.empty() ? "ms" : std::string(metric.unit);  // wall: ms
   figure.pairs_kept = static_cast<int>(pairs.size());
   std::vector<double> log_ratios, a_values, b_values;
-  for (const KeptPair& pair : pairs) {
+  for (const KeptRunPair& pair : pairs) {
     std::optional<double> a = ResourceFigure(*pair.a, metric.kind);
     std::optional<double> b = ResourceFigure(*pair.b, metric.kind);
     if (!a || !b) continue;
@@ -110,7 +110,7 @@ std::optional<double> ResourceFigure(const Sample& sample, MetricRule::Kind kind
 std::vector<SecondaryFigure> SecondaryFigures(std::span<const Sample> samples,
                                               MetricRule::Kind primary, double confidence) {
   std::vector<SecondaryFigure> figures;
-  const std::vector<KeptPair> pairs = KeptPairs(samples);
+  const std::vector<KeptRunPair> pairs = KeptPairs(samples);
   if (pairs.empty()) return figures;
   for (const NamedMetric& metric : kNamedMetrics) {
     if (metric.kind == primary) continue;

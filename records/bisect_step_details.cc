@@ -10,7 +10,7 @@ namespace culprit {
 namespace {
 
 // The keys, as bisect step records have spelled them from the start.
-constexpr std::string_view kBisectRun = "bisect_run";
+constexpr std::string_view kStepBisectRun = "bisect_run";
 constexpr std::string_view kStepKind = "step_kind";
 constexpr std::string_view kCandidateCommit = "candidate_commit";
 constexpr std::string_view kBaselineCommit = "baseline_commit";
@@ -60,7 +60,7 @@ std::optional<BisectStepKind> ParseBisectStepKind(std::string_view name) {
 void PrintTo(BisectStepKind kind, std::ostream* out) { *out << BisectStepKindName(kind); }
 
 void BisectStepDetails::WriteTo(DetailMap* out) const {
-  PutText(out, kBisectRun, bisect_run);
+  PutText(out, kStepBisectRun, bisect_run);
   PutEnum(kStepKindNames, out, kStepKind, step_kind);
   PutText(out, kCandidateCommit, candidate_commit);
   PutText(out, kBaselineCommit, baseline_commit);
@@ -97,7 +97,7 @@ void BisectStepDetails::WriteTo(DetailMap* out) const {
 
 BisectStepDetails BisectStepDetails::FromDetails(const DetailMap& in) {
   BisectStepDetails d;
-  d.bisect_run = TextIn(in, kBisectRun);
+  d.bisect_run = TextIn(in, kStepBisectRun);
   d.step_kind = EnumIn<BisectStepKind>(kStepKindNames, in, kStepKind);
   d.candidate_commit = TextIn(in, kCandidateCommit);
   d.baseline_commit = TextIn(in, kBaselineCommit);
