@@ -28,6 +28,12 @@ function(culprit_library name)
   file(CREATE_LINK ${CMAKE_CURRENT_SOURCE_DIR} ${view}/${folder} SYMBOLIC)
   if(sources)
     add_library(${name} STATIC ${sources})
+    # Batches of eight files, one compiler process each (CULPRIT_UNITY_BUILD, the top
+    # CMakeLists.txt): the sanitizer build compiles every file alone, so a file that only
+    # compiles with its batch neighbours' includes still fails somewhere.
+    if(CULPRIT_UNITY_BUILD AND NOT CULPRIT_SANITIZE)
+      set_target_properties(${name} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 8)
+    endif()
     target_link_libraries(${name} ${ARGN})
     target_include_directories(${name} PUBLIC ${view})
     target_include_directories(${name} PRIVATE ${CULPRIT_LAYERING_DIR}/${folder}/guard)
