@@ -65,6 +65,10 @@ SittingOptions SittingBudget(const SittingOptions& measure, const BisectConfig& 
     // they keep the whole α, where one at a time they keep about 0.03 of 0.05.
     options.joint_looks = bisect.joint_looks;
   }
+  // The confirmation's moves stop at a tenth of its 1280 pairs or less (a move at the band's
+  // edge apart): its EFFECT spends on √t. A check keeps Pocock's function, as its further-move
+  // rule-out and tie plan (PlanTie) read its looks that way.
+  if (confirm && bisect.spend_on_root_time) options.effect_spending = Spending::kPocockOnRootTime;
   return options;
 }
 
@@ -131,6 +135,8 @@ SearchOptions MakeSearchOptions(const SittingOptions& measure, const BisectConfi
   search_options.step_odds = bisect.step_odds;
   search_options.plan_verification = bisect.plan_verification;
   search_options.joint_looks = bisect.joint_looks;
+  search_options.later_looks_spending =
+      bisect.spend_on_root_time ? Spending::kPocockOnRootTime : Spending::kPocock;
   // Whether the culprit moves against its parent is the confirmation's question, with its
   // budget: a 10% change on a 24%-noise host is 5% beyond the band, and 320 pairs verified
   // it in a third of bisects (docs/bisect.md).

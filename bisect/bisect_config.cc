@@ -8,13 +8,15 @@ Status ReadBisectSection(const ConfigTable& root, BisectConfig* bisect) {
   auto table = node->Table("bisect");
   if (!table) return table.error();
   CULPRIT_TRY(table->CheckKeys(
-      "bisect", {"target_probability", "max_builds", "max_pairs", "pairs_per_step", "max_changes",
-                 "confirm_max_pairs", "check_max_pairs", "max_total_pairs", "prove_first",
-                 "step_odds", "plan_verification", "confirm_look_growth", "joint_looks"}));
+      "bisect",
+      {"target_probability", "max_builds", "max_pairs", "pairs_per_step", "max_changes",
+       "confirm_max_pairs", "check_max_pairs", "max_total_pairs", "prove_first", "step_odds",
+       "plan_verification", "confirm_look_growth", "joint_looks", "spend_on_root_time"}));
   CULPRIT_TRY(table->ReadDouble("bisect", "target_probability", &bisect->target_probability, 0, 1));
   CULPRIT_TRY(table->ReadDouble("bisect", "step_odds", &bisect->step_odds, 1, 1e9));
   CULPRIT_TRY(table->ReadBool("bisect", "plan_verification", &bisect->plan_verification));
   CULPRIT_TRY(table->ReadBool("bisect", "joint_looks", &bisect->joint_looks));
+  CULPRIT_TRY(table->ReadBool("bisect", "spend_on_root_time", &bisect->spend_on_root_time));
   CULPRIT_TRY(
       table->ReadDouble("bisect", "confirm_look_growth", &bisect->confirm_look_growth, 1, 4));
   CULPRIT_TRY(table->ReadInt("bisect", "max_builds", &bisect->max_builds, 0));

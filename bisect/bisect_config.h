@@ -26,6 +26,12 @@ struct BisectConfig {
   /// keeps about 0.03 of 0.05); false: one at a time (Bonferroni), as before issue 27's
   /// joint looks.
   bool joint_looks = true;
+  /// The confirmation's EFFECT and a planned verification's looks after its first spend α by
+  /// Pocock's function of √(pairs / budget) (Spending::kPocockOnRootTime): more of it at the
+  /// looks where moves of 10–30% stop, less at the last few, which only a move at the band's
+  /// edge reaches. false: Pocock's function of pairs / budget, as before issue 27's spending
+  /// on √t. Either keeps the overall α.
+  bool spend_on_root_time = true;
   int max_builds = 0;      ///< 0: automatic. All >= 0.
   int max_pairs = 0;       ///< 0: automatic.
   int pairs_per_step = 0;  ///< 0: automatic.

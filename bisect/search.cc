@@ -238,7 +238,8 @@ VerificationPlan PlanVerification(double effect, double noise, const SearchOptio
     // The confirmation's finer looks from the first on (its first element is `first`).
     const std::vector<int> looks = ConfirmationLooks(first, max, growth);
     const std::vector<int> later(looks.begin() + 1, looks.end());
-    const std::vector<double> later_alphas = SpendAlpha(alpha - first_alpha, later, o.spending);
+    const std::vector<double> later_alphas =
+        SpendAlpha(alpha - first_alpha, later, o.later_looks_spending);
     plan.looks.insert(plan.looks.end(), later.begin(), later.end());
     plan.alphas.insert(plan.alphas.end(), later_alphas.begin(), later_alphas.end());
   } else if (2 * first <= max) {

@@ -96,6 +96,12 @@ struct SearchOptions {
   /// look nearer the pairs a culprit needs stops it sooner, and the α is the same in all. In
   /// (1, 2); 2 or more doubles. A state saved without this field doubled and resumes that way.
   double verify_look_growth = 1.41421356;
+  /// How a planned verification spreads the half of α its first look leaves over the looks
+  /// after it. On √t (Spending::kPocockOnRootTime), as the confirmation's EFFECT: those looks
+  /// run to the verification's budget (1280 pairs), and a culprit the first look misses stops
+  /// at the next few, where Pocock's own function has spent little of that half. A state
+  /// saved without this field spent it by Pocock's function and resumes that way.
+  Spending later_looks_spending = Spending::kPocockOnRootTime;
   /// The metric is near-deterministic (IsNearDeterministicMetric: instructions). The model's
   /// noise floor is then kNearDeterministicMinNoise, not kMinNoise (SearchNoiseFloor), and a
   /// verification also reads the near-deterministic rule (LookNearDeterministic) over the runs

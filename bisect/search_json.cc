@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "bisect/search.h"
 
@@ -19,6 +20,26 @@ constexpr std::string_view kDamagedHint =
 Error Invalid(std::string_view what) {
   return Error(fmt::format("the bisect state has an invalid '{}'", what))
       .WithHint(std::string(kDamagedHint));
+}
+
+// The state's names of the spending functions (strings only here, enums inside).
+std::string_view SpendingName(Spending spending) {
+  switch (spending) {
+    case Spending::kPocock:
+      return "pocock";
+    case Spending::kPocockOnRootTime:
+      return "pocock-root-time";
+    case Spending::kObrienFleming:
+      break;
+  }
+  return "obrien-fleming";
+}
+
+std::optional<Spending> SpendingFromName(const nlohmann::json& name) {
+  for (Spending s : {Spending::kObrienFleming, Spending::kPocock, Spending::kPocockOnRootTime}) {
+    if (name.is_string() && name.get<std::string>() == SpendingName(s)) return s;
+  }
+  return std::nullopt;
 }
 
 /// The state's JSON object, once its schema is the one this culprit reads.
@@ -120,11 +141,17 @@ Result<SearchOptions> OptionsFromJson(const nlohmann::json& jo) {
   // States written before the field existed were spent the O'Brien–Fleming way.
   o.spending = Spending::kObrienFleming;
   if (jo.contains("spending")) {
-    if (jo["spending"] == "pocock") {
-      o.spending = Spending::kPocock;
-    } else if (jo["spending"] != "obrien-fleming") {
-      return Invalid("spending");
-    }
+    std::optional<Spending> spending = SpendingFromName(jo["spending"]);
+    if (!spending) return Invalid("spending");
+    o.spending = *spending;
+  }
+  // States written before the field existed spent a planned verification's later looks as
+  // its first (Pocock's function).
+  o.later_looks_spending = Spending::kPocock;
+  if (jo.contains("later_looks_spending")) {
+    std::optional<Spending> later = SpendingFromName(jo["later_looks_spending"]);
+    if (!later) return Invalid("later_looks_spending");
+    o.later_looks_spending = *later;
   }
   if (!(o.target_probability > 0 && o.target_probability < 1)) {
     return Invalid("target_probability");
@@ -217,7 +244,8 @@ std::string BisectSearch::ToJson() const {
                   {"joint_looks", o.joint_looks},
                   {"verify_look_growth", o.verify_look_growth},
                   {"near_deterministic", o.near_deterministic},
-                  {"spending", o.spending == Spending::kPocock ? "pocock" : "obrien-fleming"}};
+                  {"spending", SpendingName(o.spending)},
+                  {"later_looks_spending", SpendingName(o.later_looks_spending)}};
   j["unbuildable"] = unbuildable_;
   j["cached"] = cached_;
   nlohmann::json obs = nlohmann::json::array();

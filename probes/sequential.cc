@@ -40,6 +40,10 @@ double PocockSpent(double alpha, double information_fraction) {
   return alpha * std::log1p((std::numbers::e - 1) * information_fraction);
 }
 
+double PocockSpentOnRootTime(double alpha, double information_fraction) {
+  return PocockSpent(alpha, std::sqrt(std::clamp(information_fraction, 0.0, 1.0)));
+}
+
 std::vector<double> SpendAlpha(double alpha, std::span<const int> looks, Spending spending) {
   assert(alpha > 0 && alpha < 1);
   std::vector<double> increments;
@@ -52,9 +56,10 @@ std::vector<double> SpendAlpha(double alpha, std::span<const int> looks, Spendin
   for (size_t k = 0; k < looks.size(); ++k) {
     // The last look takes exactly what is left, so the sum is alpha to the bit.
     double t = looks[k] / total;
-    double cumulative = k + 1 == looks.size()           ? alpha
-                        : spending == Spending::kPocock ? PocockSpent(alpha, t)
-                                                        : ObrienFlemingSpent(alpha, t);
+    double cumulative = k + 1 == looks.size()                     ? alpha
+                        : spending == Spending::kPocock           ? PocockSpent(alpha, t)
+                        : spending == Spending::kPocockOnRootTime ? PocockSpentOnRootTime(alpha, t)
+                                                                  : ObrienFlemingSpent(alpha, t);
     increments.push_back(cumulative - spent);
     spent = cumulative;
   }

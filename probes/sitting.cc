@@ -238,6 +238,12 @@ class PairedSitting {
                                                  1 - options.confidence, options.trim_share,
                                                  options.null_from_pairs);
     }
+    // EFFECT's α goes where the schedule's moves stop (SittingOptions::effect_spending); a
+    // tie needs the pairs it needs, so NULL's stays Pocock's, and the two are then read apart
+    // (null_alphas_ differs from alphas_), as a check's are.
+    if (options.effect_spending != Spending::kPocock) {
+      alphas_ = SpendAlpha(1 - options.confidence, r_.looks, options.effect_spending);
+    }
     failure_alphas_ = alphas_;
     if (options.joint_looks) {
       alphas_ = GroupSequentialAlphas(r_.looks, alphas_);

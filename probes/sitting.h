@@ -16,6 +16,7 @@
 #include "base/result.h"
 #include "probes/calibration.h"
 #include "probes/host.h"
+#include "probes/sequential.h"
 #include "probes/statistics.h"
 #include "probes/verdict.h"
 #include "records/record.h"
@@ -157,6 +158,11 @@ struct SittingOptions {
   /// applied to this schedule as to the doubling one, so the overall α is kept whatever it is.
   /// The bisect's confirmation looks more often than by doubling (ConfirmationLooks).
   std::vector<int> looks;
+  /// How EFFECT's α (and the failure test's) is spread over the looks. NULL's keeps Pocock's,
+  /// and so does the choice of the first look (StoppableLooks). The bisect's confirmation
+  /// spends on √t (Spending::kPocockOnRootTime, SittingBudget): its moves stop at a tenth of
+  /// its 1280 pairs, where Pocock's own function has spent a fifth of α.
+  Spending effect_spending = Spending::kPocock;
 };
 
 /// Runs that gave no number, per arm, over the measured (not warm-up) runs, and Fisher's exact

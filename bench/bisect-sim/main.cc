@@ -9,7 +9,7 @@
 //              [--confirm-max-pairs N] [--check-max-pairs N] [--search-max-pairs N]
 //              [--max-builds N] [--prove-first] [--scenario NAME]...
 //              [--pinpoint-report-low P] [--target-probability P] [--step-odds X]
-//              [--fixed-verification] [--looks-alone] [--reports] [--trace TRIAL]
+//              [--fixed-verification] [--looks-alone] [--pocock-time] [--reports] [--trace TRIAL]
 //
 // The default grid is one change (N = 100 and 1000; 5/10/18% effects; 5/10/24% noise; with
 // and without 10% unbuildable commits); --quick keeps N = 100 without unbuildable commits;
@@ -24,7 +24,9 @@
 // --target-probability, --step-odds and --fixed-verification set [bisect] target_probability,
 // step_odds and plan_verification = false (the search's stopping rule and the verification's
 // looks, issue 27 items 3 and 4); --looks-alone sets joint_looks = false (each look at its
-// spending increment, Bonferroni, as before the joint looks).
+// spending increment, Bonferroni, as before the joint looks); --pocock-time sets
+// spend_on_root_time = false (the confirmation and the verification's later looks spend by
+// Pocock's function of pairs / budget, as before the spending on √t).
 // --reports prints, after each cell, every trial that did not name every change exactly:
 // its score and the lines of its report that say why (to find where bisects end unnamed).
 // --trace TRIAL prints, for each cell, that one trial's bisect as `bisect run` shows it (every
@@ -51,15 +53,16 @@
 namespace {
 
 int Usage(const std::string& message) {
-  std::fprintf(stderr,
-               "bisect-sim: error: %s\n"
-               "usage: bisect-sim [--trials N] [--seed S] [--quick] [--scenarios] "
-               "[--no-outliers] [--no-drift] [--cell N,EFFECT,SIGMA,UNBUILDABLE] "
-               "[--search-only] [--verbose] [--confirm-max-pairs N] [--check-max-pairs N] "
-               "[--search-max-pairs N] [--max-builds N] [--prove-first] [--scenario NAME] "
-               "[--pinpoint-report-low P] [--target-probability P] [--step-odds X] "
-               "[--fixed-verification] [--looks-alone] [--reports] [--trace TRIAL]\n",
-               message.c_str());
+  std::fprintf(
+      stderr,
+      "bisect-sim: error: %s\n"
+      "usage: bisect-sim [--trials N] [--seed S] [--quick] [--scenarios] "
+      "[--no-outliers] [--no-drift] [--cell N,EFFECT,SIGMA,UNBUILDABLE] "
+      "[--search-only] [--verbose] [--confirm-max-pairs N] [--check-max-pairs N] "
+      "[--search-max-pairs N] [--max-builds N] [--prove-first] [--scenario NAME] "
+      "[--pinpoint-report-low P] [--target-probability P] [--step-odds X] "
+      "[--fixed-verification] [--looks-alone] [--pocock-time] [--reports] [--trace TRIAL]\n",
+      message.c_str());
   return 2;
 }
 
@@ -296,6 +299,8 @@ int main(int argc, char** argv) {
       bisect.plan_verification = false;
     } else if (arg == "--looks-alone") {
       bisect.joint_looks = false;
+    } else if (arg == "--pocock-time") {
+      bisect.spend_on_root_time = false;
     } else if (arg == "--prove-first") {
       bisect.prove_first = true;
     } else if (arg == "--verbose") {
@@ -361,11 +366,12 @@ int main(int argc, char** argv) {
           : fmt::format("culprit = `bisect run` (BisectRunner, default [measure]; "
                         "[bisect] confirm_max_pairs {}, check_max_pairs {}{}; "
                         "target_probability {}, step_odds {}, {} verification, looks "
-                        "read {})",
+                        "read {}, spent on {})",
                         bisect.confirm_max_pairs, bisect.check_max_pairs,
                         bisect.prove_first ? ", prove_first" : "", bisect.target_probability,
                         bisect.step_odds, bisect.plan_verification ? "planned" : "fixed-look",
-                        bisect.joint_looks ? "together" : "alone"));
+                        bisect.joint_looks ? "together" : "alone",
+                        bisect.spend_on_root_time ? "√t" : "t"));
   fmt::print(
       "builds: build attempts between the endpoints; pairs: every paired run culprit measured "
       "(max: the most in one trial); naive: candidate runs; runs: every run, endpoints and "

@@ -98,6 +98,26 @@ TEST(BisectBudget, TheConfirmationAndTheChecksReadTheirLooksTogetherUnlessToldNo
       SittingBudget(Measure(), bisect, BisectStepKind::kConfirm, false, 1 << 20).joint_looks);
 }
 
+// The confirmation's EFFECT spends on √t; a check, whose rule-out and tie plan read its looks
+// by Pocock's function, and the other steps keep it; spend_on_root_time = false restores it.
+TEST(BisectBudget, OnlyTheConfirmationsEffectSpendsOnRootTime) {
+  BisectConfig bisect;
+  ASSERT_TRUE(bisect.spend_on_root_time);
+  EXPECT_EQ(
+      SittingBudget(Measure(), bisect, BisectStepKind::kConfirm, false, 1 << 20).effect_spending,
+      Spending::kPocockOnRootTime);
+  for (BisectStepKind kind :
+       {BisectStepKind::kCheck, BisectStepKind::kMeasure, BisectStepKind::kVerify}) {
+    EXPECT_EQ(SittingBudget(Measure(), bisect, kind, false, 1 << 20).effect_spending,
+              Spending::kPocock)
+        << BisectStepKindName(kind);
+  }
+  bisect.spend_on_root_time = false;
+  EXPECT_EQ(
+      SittingBudget(Measure(), bisect, BisectStepKind::kConfirm, false, 1 << 20).effect_spending,
+      Spending::kPocock);
+}
+
 TEST(BisectBudget, TheConfirmationAndTheChecksLookAtTheFinerSchedule) {
   BisectConfig bisect;
   EXPECT_NEAR(bisect.confirm_look_growth, std::sqrt(2.0), 1e-6);
@@ -233,6 +253,12 @@ TEST(BisectBudget, SearchOptionsConfigOverrides) {
   EXPECT_DOUBLE_EQ(o.step_odds, 49);
   EXPECT_FALSE(o.plan_verification);
   EXPECT_DOUBLE_EQ(o.band, 0.02);
+  bisect = BisectConfig{};
+  EXPECT_EQ(MakeSearchOptions(Measure(), bisect, 100, 300, no_cap).later_looks_spending,
+            Spending::kPocockOnRootTime);
+  bisect.spend_on_root_time = false;
+  EXPECT_EQ(MakeSearchOptions(Measure(), bisect, 100, 300, no_cap).later_looks_spending,
+            Spending::kPocock);
 }
 
 TEST(BisectBudget, SearchOptionsWithinTheTotalCap) {

@@ -21,7 +21,8 @@ TEST(BisectSection, ReadsEveryKey) {
   Status status = ReadConfigText(
       "[bisect]\ntarget_probability = 0.95\nmax_builds = 12\nmax_pairs = 400\npairs_per_step = 8\n"
       "max_changes = 5\nconfirm_max_pairs = 320\ncheck_max_pairs = 480\nmax_total_pairs = 2000\n"
-      "step_odds = 49\nplan_verification = false\nconfirm_look_growth = 2\njoint_looks = false\n",
+      "step_odds = 49\nplan_verification = false\nconfirm_look_growth = 2\njoint_looks = false\n"
+      "spend_on_root_time = false\n",
       [&](const ConfigTable& root) { return ReadBisectSection(root, &bisect); });
   ASSERT_TRUE(status.ok()) << status.error().message();
   EXPECT_DOUBLE_EQ(bisect.target_probability, 0.95);
@@ -37,6 +38,8 @@ TEST(BisectSection, ReadsEveryKey) {
   EXPECT_DOUBLE_EQ(bisect.confirm_look_growth, 2);
   EXPECT_FALSE(bisect.joint_looks);
   EXPECT_TRUE(BisectConfig{}.joint_looks);
+  EXPECT_FALSE(bisect.spend_on_root_time);
+  EXPECT_TRUE(BisectConfig{}.spend_on_root_time);
 }
 
 TEST(BisectSection, TheConfirmationsLooksGrowByAFactorAboveOne) {

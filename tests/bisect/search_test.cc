@@ -198,6 +198,9 @@ TEST(PlanVerification, TheFirstLookIsWhereTheFittedEffectClearsTheBand) {
 TEST(PlanVerification, TheLaterLooksGrowByTheGivenFactorAndTheAlphaStaysTheSame) {
   SearchOptions options = LooksReadAlone();
   options.verify_pairs_max = 1280;  // the runner's: [bisect] confirm_max_pairs
+  // The growth's own effect, on Pocock's function of t (√t: see
+  // TheLaterLooksSpendTheRestOfAlphaOnRootTime).
+  options.later_looks_spending = Spending::kPocock;
   const VerificationPlan fine = PlanVerification(std::log(1.18), 0.24, options);
   EXPECT_EQ(fine.looks, (std::vector<int>{46, 66, 92, 130, 184, 260, 368, 520, 736, 1040, 1280}));
   double total = 0;
@@ -210,6 +213,32 @@ TEST(PlanVerification, TheLaterLooksGrowByTheGivenFactorAndTheAlphaStaysTheSame)
   EXPECT_NEAR(doubling.alphas[0], 0.025, 1e-12);
   // Each later look spends less than a doubling look, since more looks share the same α.
   EXPECT_LT(fine.alphas[1], doubling.alphas[1]);
+}
+
+// A planned verification spreads the half of α its first look leaves over its later looks on
+// √t (as the confirmation's EFFECT): the looks just after the first, where a culprit the first
+// look misses stops, get more than Pocock's function of t gives them, the last less, and the
+// α is the same.
+TEST(PlanVerification, TheLaterLooksSpendTheRestOfAlphaOnRootTime) {
+  SearchOptions options = LooksReadAlone();
+  options.verify_pairs_max = 1280;
+  ASSERT_EQ(options.later_looks_spending, Spending::kPocockOnRootTime);
+  const VerificationPlan root = PlanVerification(std::log(1.18), 0.24, options);
+  options.later_looks_spending = Spending::kPocock;
+  const VerificationPlan pocock = PlanVerification(std::log(1.18), 0.24, options);
+  ASSERT_EQ(root.looks, pocock.looks);  // 46, 66, 92, …, 1280
+  EXPECT_NEAR(root.alphas[0], 0.025, 1e-12);
+  EXPECT_NEAR(pocock.alphas[0], 0.025, 1e-12);
+  std::vector<int> later(root.looks.begin() + 1, root.looks.end());
+  std::vector<double> expected = SpendAlpha(0.025, later, Spending::kPocockOnRootTime);
+  for (size_t k = 1; k < root.looks.size(); ++k) {
+    EXPECT_NEAR(root.alphas[k], expected[k - 1], 1e-15) << root.looks[k];
+  }
+  for (size_t k = 1; k <= 3; ++k) EXPECT_GT(root.alphas[k], pocock.alphas[k]) << root.looks[k];
+  EXPECT_LT(root.alphas.back(), pocock.alphas.back());
+  double total = 0;
+  for (double a : root.alphas) total += a;
+  EXPECT_NEAR(total, 0.05, 1e-12);
 }
 
 // The looks keep their increments' first-crossing rates read together: the first look its own
@@ -249,6 +278,19 @@ TEST(BisectSearchTest, AStateSavedWithoutJointLooksReadsItsLooksAlone) {
   ASSERT_TRUE(old.ok()) << old.error().message();
   EXPECT_FALSE(old->options().joint_looks);
   EXPECT_FALSE(ResumedWithOption("joint_looks", "yes").ok());
+}
+
+TEST(BisectSearchTest, AStateSavedWithoutLaterLooksSpendingSpendsThemByPococksFunction) {
+  EXPECT_EQ(BisectSearch(10).options().later_looks_spending, Spending::kPocockOnRootTime);
+  Result<BisectSearch> old = ResumedWithOption("later_looks_spending", std::nullopt);
+  ASSERT_TRUE(old.ok()) << old.error().message();
+  EXPECT_EQ(old->options().later_looks_spending, Spending::kPocock);
+  Result<BisectSearch> same = ResumedWithOption("later_looks_spending", "pocock-root-time");
+  ASSERT_TRUE(same.ok()) << same.error().message();
+  EXPECT_EQ(same->options().later_looks_spending, Spending::kPocockOnRootTime);
+  Result<BisectSearch> bad = ResumedWithOption("later_looks_spending", "root");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message().find("later_looks_spending"), std::string::npos);
 }
 
 TEST(BisectSearchTest, AStateSavedWithoutALookGrowthDoublesItsPlannedLooks) {

@@ -55,6 +55,41 @@ TEST(SpendAlpha, PocockKnownValues) {
   EXPECT_LE(MinPairsForSignedRank(1 - obf[2]), 40u);
 }
 
+// The bisect's confirmation: Pocock's function of √t spends more of α where its moves stop
+// (80 to 226 of 1280 pairs at 18%/24%) and less at the last looks, and still sums to α.
+TEST(SpendAlpha, PocockOnRootTimeKnownValuesAndWhereItsAlphaGoes) {
+  // 0.05 ln(1 + 1.718282 √t): t = 1/8 (160 of 1280) gives 0.0237341, t = 1/2 0.0397628.
+  EXPECT_NEAR(PocockSpentOnRootTime(0.05, 0.125),
+              0.05 * std::log1p((std::exp(1.0) - 1) * std::sqrt(0.125)), 1e-15);
+  EXPECT_NEAR(PocockSpentOnRootTime(0.05, 0.125), 0.0237341, 1e-7);
+  EXPECT_NEAR(PocockSpentOnRootTime(0.05, 0.5), 0.0397628, 1e-7);
+  EXPECT_EQ(PocockSpentOnRootTime(0.05, 0), 0);
+  EXPECT_EQ(PocockSpentOnRootTime(0.05, 1), 0.05);
+  const std::vector<int> looks = {12,  14,  20,  28,  40,  56,  80,  114,
+                                  160, 226, 320, 452, 640, 906, 1280};
+  const std::vector<double> root = SpendAlpha(0.05, looks, Spending::kPocockOnRootTime);
+  const std::vector<double> pocock = SpendAlpha(0.05, looks, Spending::kPocock);
+  EXPECT_NEAR(std::accumulate(root.begin(), root.end(), 0.0), 0.05, 1e-15);
+  // By 160 pairs: 0.0237 of α on √t against 0.0097 on t.
+  EXPECT_NEAR(std::accumulate(root.begin(), root.begin() + 9, 0.0), 0.02373, 1e-5);
+  EXPECT_NEAR(std::accumulate(pocock.begin(), pocock.begin() + 9, 0.0), 0.00973, 1e-5);
+  for (size_t k : {6u, 7u, 8u}) EXPECT_GT(root[k], pocock[k]) << looks[k];  // 80, 114, 160
+  // The last two looks (906, 1280): 0.0102 against 0.0190; each still a tenth of α or so.
+  EXPECT_NEAR(root[13] + root[14], 0.0102, 1e-4);
+  EXPECT_NEAR(pocock[13] + pocock[14], 0.0190, 1e-4);
+  EXPECT_GT(root[14], 0.004);
+  // Read together, every look up to 226 pairs has a wider α (a lower boundary) on √t, so a
+  // move that stops there on t stops there or sooner on √t; from 320 on, the other way.
+  const std::vector<double> root_joint = GroupSequentialAlphas(looks, root);
+  const std::vector<double> pocock_joint = GroupSequentialAlphas(looks, pocock);
+  for (size_t k = 0; k < looks.size(); ++k) {
+    if (looks[k] <= 226) {
+      EXPECT_GT(root_joint[k], pocock_joint[k]) << looks[k];
+    }
+  }
+  EXPECT_LT(root_joint.back(), pocock_joint.back());
+}
+
 TEST(GroupSequentialAlphas, PocockSpendingOverFiveEqualLooksGivesLanDeMetsBoundaries) {
   // Lan & DeMets' Pocock-type spending at two-sided 0.05 over 5 equally spaced looks: the
   // published boundaries 2.438, 2.427, 2.410, 2.397, 2.386 (also by 4·10⁵ simulated paths).

@@ -277,6 +277,52 @@ TEST(RunPairedSitting, JointLooksDecideAtTheBoundariesReadTogether) {
   EXPECT_GE(alone.pairs_kept, joint.pairs_kept);
 }
 
+// The bisect's confirmation spends EFFECT's α on √t (effect_spending): a move stops at that
+// spending's boundaries read together, a look sooner where Pocock's function would make it
+// wait, and a tie is still read at NULL's own (Pocock's) boundaries.
+TEST(RunPairedSitting, EffectSpendsOnRootTimeWhileNullKeepsPococks) {
+  SittingOptions o = Options();
+  o.max_pairs = 1280;
+  o.looks = {10, 14, 20, 28, 40, 56, 80, 114, 160, 226, 320, 452, 640, 906, 1280};
+  o.joint_looks = true;
+  o.effect_spending = Spending::kPocockOnRootTime;
+  int sooner = 0;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    ScriptedSource move(1.18, 0.24, seed);
+    SittingResult root = RunPairedSitting(move, nullptr, o, nullptr);
+    ASSERT_TRUE(root.verdict) << seed;
+    ASSERT_EQ(root.verdict->verdict, Verdict::kEffect) << seed;
+    const std::vector<double> together = GroupSequentialAlphas(
+        root.looks, SpendAlpha(0.05, root.looks, Spending::kPocockOnRootTime));
+    const size_t at =
+        std::find(root.looks.begin(), root.looks.end(), root.pairs_kept) - root.looks.begin();
+    ASSERT_LT(at, root.looks.size()) << root.pairs_kept;
+    EXPECT_DOUBLE_EQ(root.nominal_confidence, 1 - together[at]) << seed;
+    SittingOptions pocock_options = o;
+    pocock_options.effect_spending = Spending::kPocock;
+    ScriptedSource again(1.18, 0.24, seed);
+    SittingResult pocock = RunPairedSitting(again, nullptr, pocock_options, nullptr);
+    ASSERT_TRUE(pocock.verdict) << seed;
+    // Up to 226 pairs every look's boundary is lower on √t, so such a move never waits longer.
+    if (pocock.pairs_kept <= 226) {
+      EXPECT_LE(root.pairs_kept, pocock.pairs_kept) << seed;
+    }
+    if (root.pairs_kept < pocock.pairs_kept) ++sooner;
+  }
+  EXPECT_GT(sooner, 0);
+  // A quiet tie: stated at NULL's Pocock boundaries, not EFFECT's.
+  ScriptedSource quiet(1.0, 0.02, 3);
+  SittingResult tie = RunPairedSitting(quiet, nullptr, o, nullptr);
+  ASSERT_TRUE(tie.verdict);
+  ASSERT_EQ(tie.verdict->verdict, Verdict::kNull);
+  const std::vector<double> null_together =
+      GroupSequentialAlphas(tie.looks, SpendAlpha(0.05, tie.looks, Spending::kPocock));
+  const size_t at =
+      std::find(tie.looks.begin(), tie.looks.end(), tie.pairs_kept) - tie.looks.begin();
+  ASSERT_LT(at, tie.looks.size()) << tie.pairs_kept;
+  EXPECT_DOUBLE_EQ(tie.nominal_confidence, 1 - null_together[at]);
+}
+
 TEST(RunPairedSitting, ANullMaxKeepsTheTiesConfidenceAndLetsTheEffectHuntGoOn) {
   SittingOptions o = Options();
   o.max_pairs = 640;

@@ -895,15 +895,19 @@ TEST(BisectRunnerOnScriptedWorld, ARecheckWhoseRunsKeepFailingEndsThePartsSearch
 }
 
 TEST(BisectRunnerOnScriptedWorld, APartThatMovesInItsTailIsUnplacedWithTheTableNotSearched) {
-  // bisect-sim's "x2 in 15% then +30%" (3% noise, 100 commits), trial 1 of seed 1: the +30% is
+  // bisect-sim's "x2 in 15% then +30%" (3% noise, 100 commits), trial 6 of seed 1: the +30% is
   // named and verified, and the part before it, which holds the intermittent commit, checks
   // out an EFFECT of its mean with its pseudo-median inside the band. It is not searched (the
   // search spent 1,843 pairs a bisect there before): UNPLACED, with the table as its next
   // command instead of a sweep, which places shifts of the typical run as the search does.
+  // (About 4 trials in 10 check out so; the others leave the part undecided, also UNPLACED.
+  // Trial 1 did until the confirmation spent on √t, which changed the pairs every later step
+  // draws; trial 6 does with either spending: `bisect-sim --scenario "x2 in 15% then"
+  // --trace 6 [--pocock-time]`.)
   WorldOptions options;
   options.sigma = 0.03;
   options.changes = {{1.0, 0, 0.15}, {0.30}};
-  const uint64_t seed = TrialSeed(1, 1);
+  const uint64_t seed = TrialSeed(1, 6);
   SimWorld world(options, seed);
   Result<RunnerTrialResult> r = RunRunnerTrial(world, TrialDir("tail-part"), seed | 1);
   ASSERT_TRUE(r.ok()) << r.error().message();
