@@ -35,13 +35,6 @@ std::string_view SpendingName(Spending spending) {
   return "obrien-fleming";
 }
 
-std::optional<Spending> SpendingFromName(const nlohmann::json& name) {
-  for (Spending s : {Spending::kObrienFleming, Spending::kPocock, Spending::kPocockOnRootTime}) {
-    if (name.is_string() && name.get<std::string>() == SpendingName(s)) return s;
-  }
-  return std::nullopt;
-}
-
 /// The state's JSON object, once its schema is the one this culprit reads.
 Result<nlohmann::json> ParseState(std::string_view text) {
   const std::string hint(kDamagedHint);
@@ -74,6 +67,18 @@ bool ReadInt(const nlohmann::json& jo, const char* key, int& field) {
   if (!jo[key].is_number_integer()) return false;
   field = jo[key].get<int>();
   return true;
+}
+
+// A spending is one of SpendingName's names.
+bool ReadSpending(const nlohmann::json& jo, const char* key, Spending& field) {
+  if (!jo.contains(key)) return true;
+  for (Spending s : {Spending::kObrienFleming, Spending::kPocock, Spending::kPocockOnRootTime}) {
+    if (jo[key].is_string() && jo[key].get<std::string>() == SpendingName(s)) {
+      field = s;
+      return true;
+    }
+  }
+  return false;
 }
 
 /// The search's options from the state's "options" object: each present one
@@ -140,19 +145,12 @@ Result<SearchOptions> OptionsFromJson(const nlohmann::json& jo) {
     return Invalid("verify_look_growth");
   // States written before the field existed were spent the O'Brien–Fleming way.
   o.spending = Spending::kObrienFleming;
-  if (jo.contains("spending")) {
-    std::optional<Spending> spending = SpendingFromName(jo["spending"]);
-    if (!spending) return Invalid("spending");
-    o.spending = *spending;
-  }
+  if (!ReadSpending(jo, "spending", o.spending)) return Invalid("spending");
   // States written before the field existed spent a planned verification's later looks as
   // its first (Pocock's function).
   o.later_looks_spending = Spending::kPocock;
-  if (jo.contains("later_looks_spending")) {
-    std::optional<Spending> later = SpendingFromName(jo["later_looks_spending"]);
-    if (!later) return Invalid("later_looks_spending");
-    o.later_looks_spending = *later;
-  }
+  if (!ReadSpending(jo, "later_looks_spending", o.later_looks_spending))
+    return Invalid("later_looks_spending");
   if (!(o.target_probability > 0 && o.target_probability < 1)) {
     return Invalid("target_probability");
   }
