@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
-#include <optional>
 
 #include "bisect/search.h"
 
