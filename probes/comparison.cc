@@ -115,7 +115,9 @@ void AddEstimate(const SittingResult& sitting, Record& record) {
   } else if (sitting.shift) {
     record.estimate = RatioEstimate(*sitting.shift);
     details.nominal_confidence = sitting.nominal_confidence;
-    details.sitting.alpha_spending = std::string(kPocockIncrements);
+    details.sitting.alpha_spending = std::string(
+        sitting.effect_spending == Spending::kPocockOnRootTime ? kEffectOnRootTimeIncrements
+                                                               : kPocockIncrements);
     if (sitting.tails && sitting.tails->mean) {
       // Beside the Hodges–Lehmann ratio: the mean moves with a slow tail, the pseudo-median
       // does not, and a NULL needs both (ClassifyWithTails).

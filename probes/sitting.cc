@@ -244,6 +244,7 @@ class PairedSitting {
     if (options.effect_spending != Spending::kPocock) {
       alphas_ = SpendAlpha(1 - options.confidence, r_.looks, options.effect_spending);
     }
+    r_.effect_spending = options.effect_spending;
     failure_alphas_ = alphas_;
     if (options.joint_looks) {
       alphas_ = GroupSequentialAlphas(r_.looks, alphas_);

@@ -20,6 +20,11 @@ namespace culprit {
 
 /// alpha_spending of a sequential sitting: the α spent in Pocock increments over its looks.
 inline constexpr std::string_view kPocockIncrements = "pocock-increments";
+/// alpha_spending of a sitting whose EFFECT spent α on √(pairs / budget) and whose NULL by
+/// Pocock's function of pairs / budget (the bisect's confirmation, docs/statistics.md
+/// "Spending on √t").
+inline constexpr std::string_view kEffectOnRootTimeIncrements =
+    "pocock-increments; EFFECT's on the square root of the pairs' share of the budget";
 
 struct SittingDetails {
   std::optional<uint64_t> seed;              ///< The order's randomization.

@@ -9,8 +9,10 @@
 #include <vector>
 
 #include "base/atomic_file.h"
+#include "records/comparison_details.h"
 #include "records/record.h"
 #include "records/report_payload.h"
+#include "records/sitting_details.h"
 #include "tests/records/record_fixture.h"
 #include "tests/support/temp_dir.h"
 
@@ -67,6 +69,24 @@ TEST(MakeComparisonRecord, KeepsTheCalibrationsBetweenLooksForTheHostPlot) {
   EXPECT_EQ(MakeComparisonRecord(ComparisonPlan{}, SittingResult{}, HostIdentity{})
                 .details.count("checkpoint_calibrations_ms"),
             0u);
+}
+
+// The record says how the sitting spent its α: Pocock's increments, or, for the bisect's
+// confirmation (EFFECT on √t), that EFFECT's were on the square root of the budget's share.
+TEST(MakeComparisonRecord, SaysHowTheSittingSpentItsAlpha) {
+  SittingResult sitting;
+  sitting.shift = ShiftEstimate{
+      .estimate = 0.2, .low = 0.1, .high = 0.3, .confidence = 0.99, .n = 80, .exact = true};
+  sitting.nominal_confidence = 0.99;
+  EXPECT_EQ(
+      ComparisonDetails::FromRecord(MakeComparisonRecord(ComparisonPlan{}, sitting, HostIdentity{}))
+          .sitting.alpha_spending,
+      std::optional<std::string>(std::string(kPocockIncrements)));
+  sitting.effect_spending = Spending::kPocockOnRootTime;
+  EXPECT_EQ(
+      ComparisonDetails::FromRecord(MakeComparisonRecord(ComparisonPlan{}, sitting, HostIdentity{}))
+          .sitting.alpha_spending,
+      std::optional<std::string>(std::string(kEffectOnRootTimeIncrements)));
 }
 
 TEST(MakeComparisonRecord, WhatWasNotReadStaysAbsent) {

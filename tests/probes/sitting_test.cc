@@ -214,6 +214,12 @@ TEST(RunPairedSitting, AFutilityStopLeavesDecidableSittingsAlone) {
   }
 }
 
+// The index of the look the sitting stopped at: its kept pairs among its looks (the size of
+// its looks when it stopped elsewhere).
+size_t DecidingLook(const SittingResult& r) {
+  return std::find(r.looks.begin(), r.looks.end(), r.pairs_kept) - r.looks.begin();
+}
+
 TEST(RunPairedSitting, GivenLooksAreTheScheduleItsAlphaIsSpentOver) {
   // The bisect's confirmation: looks about √2 apart over 10..1280 (ConfirmationLooks).
   SittingOptions o = Options();
@@ -264,8 +270,7 @@ TEST(RunPairedSitting, JointLooksDecideAtTheBoundariesReadTogether) {
   EXPECT_EQ(joint.verdict->verdict, Verdict::kEffect);
   const std::vector<double> together =
       GroupSequentialAlphas(joint.looks, SpendAlpha(0.05, joint.looks, Spending::kPocock));
-  const size_t at =
-      std::find(joint.looks.begin(), joint.looks.end(), joint.pairs_kept) - joint.looks.begin();
+  const size_t at = DecidingLook(joint);
   ASSERT_LT(at, joint.looks.size()) << joint.pairs_kept;
   EXPECT_DOUBLE_EQ(joint.nominal_confidence, 1 - together[at]);
   EXPECT_GT(together[at], SpendAlpha(0.05, joint.looks, Spending::kPocock)[at]);
@@ -294,10 +299,10 @@ TEST(RunPairedSitting, EffectSpendsOnRootTimeWhileNullKeepsPococks) {
     ASSERT_EQ(root.verdict->verdict, Verdict::kEffect) << seed;
     const std::vector<double> together = GroupSequentialAlphas(
         root.looks, SpendAlpha(0.05, root.looks, Spending::kPocockOnRootTime));
-    const size_t at =
-        std::find(root.looks.begin(), root.looks.end(), root.pairs_kept) - root.looks.begin();
+    const size_t at = DecidingLook(root);
     ASSERT_LT(at, root.looks.size()) << root.pairs_kept;
     EXPECT_DOUBLE_EQ(root.nominal_confidence, 1 - together[at]) << seed;
+    EXPECT_EQ(root.effect_spending, Spending::kPocockOnRootTime);  // what the record says
     SittingOptions pocock_options = o;
     pocock_options.effect_spending = Spending::kPocock;
     ScriptedSource again(1.18, 0.24, seed);
@@ -317,8 +322,7 @@ TEST(RunPairedSitting, EffectSpendsOnRootTimeWhileNullKeepsPococks) {
   ASSERT_EQ(tie.verdict->verdict, Verdict::kNull);
   const std::vector<double> null_together =
       GroupSequentialAlphas(tie.looks, SpendAlpha(0.05, tie.looks, Spending::kPocock));
-  const size_t at =
-      std::find(tie.looks.begin(), tie.looks.end(), tie.pairs_kept) - tie.looks.begin();
+  const size_t at = DecidingLook(tie);
   ASSERT_LT(at, tie.looks.size()) << tie.pairs_kept;
   EXPECT_DOUBLE_EQ(tie.nominal_confidence, 1 - null_together[at]);
 }
