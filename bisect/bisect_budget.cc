@@ -65,9 +65,9 @@ SittingOptions SittingBudget(const SittingOptions& measure, const BisectConfig& 
     // they keep the whole α, where one at a time they keep about 0.03 of 0.05.
     options.joint_looks = bisect.joint_looks;
   }
-  // The confirmation's moves stop at a tenth of its 1280 pairs or less (a move at the band's
-  // edge apart): its EFFECT spends on √t. A check keeps Pocock's function, as its further-move
-  // rule-out and tie plan (PlanTie) read its looks that way.
+  // Most of the confirmation's moves stop within a fifth of its 1280 pairs; only one within a
+  // few percent of the band's edge goes further: its EFFECT spends on √t. A check keeps Pocock's
+  // function, as its further-move rule-out and tie plan (PlanTie) read its looks that way.
   if (confirm && bisect.spend_on_root_time) options.effect_spending = Spending::kPocockOnRootTime;
   return options;
 }

@@ -35,7 +35,7 @@ double PocockSpent(double alpha, double information_fraction);
 /// Why: over a long schedule of close looks (the bisect's confirmation, 12 … 1280 pairs √2
 /// apart) PocockSpent keeps most of α for the last few looks, which only a move at the
 /// band's edge reaches: 0.0097 of 0.05 is spent by 160 pairs, 0.019 at 906 and 1280 alone,
-/// where an 18% move at 24% noise stops at 80 to 226. On √t it is 0.024 by 160 and 0.010 at
+/// where an 18% move at 24% noise stops at 56 to 226. On √t it is 0.024 by 160 and 0.010 at
 /// the last two, so such a move stops a look sooner, and one near the band still finds
 /// about a tenth of α at each late look (docs/statistics.md, "Spending on √t"). Any spending
 /// fixed before the first pair keeps the overall α.
