@@ -113,6 +113,9 @@ SittingOptions CheckSittingBudget(const SittingOptions& check, const TiePlan& pl
     options.null_states_tie = false;
     options.rule_out_band = plan.alternative - 1;
     options.rule_out_from_pairs = 0;
+    // Where the rule-out is shown half the time (TiePlan::null_from_pairs): the looks before
+    // it would spend α on intervals still wider than ±ln A.
+    options.null_from_pairs = plan.null_from_pairs;
     return options;
   }
   const std::vector<int> looks = LookSchedule(check.min_pairs, check.max_pairs);

@@ -133,6 +133,15 @@ int NeedAtFittingSchedule(double noise, double band, double confidence, double p
   return need;
 }
 
+// Where a check that hunts a further move only (no tie sought, A beyond the band) starts
+// NULL's spending, which serves the rule-out alone: the pairs at which the rule-out of ×A is
+// shown half the time. 0 for a check that seeks its tie, or has no rule-out.
+int RuleOutFromPairs(const TiePlan& plan, double noise, double band, double confidence,
+                     int min_pairs, int tie_budget) {
+  if (plan.seek || !(plan.alternative > 1 + band)) return 0;
+  return TiePairsNeeded(noise, plan.alternative - 1, confidence, kShowPower, min_pairs, tie_budget);
+}
+
 }  // namespace
 
 TiePlan PlanTie(std::optional<PairNoise> noise, double band, double confidence, int min_pairs,
@@ -161,7 +170,11 @@ TiePlan PlanTie(std::optional<PairNoise> noise, double band, double confidence, 
       NeedAtFittingSchedule(noise->sd, band, confidence, kShowPower, min_pairs, tie_budget);
   plan.pairs_to_prove =
       NeedAtFittingSchedule(noise->sd, band, confidence, kProvePower, min_pairs, tie_budget);
-  if (unearned) return plan;
+  if (unearned) {
+    plan.null_from_pairs =
+        RuleOutFromPairs(plan, noise->sd, band, confidence, min_pairs, tie_budget);
+    return plan;
+  }
   if (!prove_first) {
     plan.seek = plan.pairs_needed <= tie_budget;
     // The tie that earns the label, short of its proof within the check's budget: a wider
@@ -177,6 +190,8 @@ TiePlan PlanTie(std::optional<PairNoise> noise, double band, double confidence, 
         plan.pairs_needed = need;
       }
     }
+    plan.null_from_pairs =
+        RuleOutFromPairs(plan, noise->sd, band, confidence, min_pairs, tie_budget);
     return plan;
   }
   // The least budget from tie_budget doubling (cap the last) that holds the proof's pairs.

@@ -108,7 +108,12 @@ struct TiePlan {
   /// (SittingOptions::null_from_pairs); 0: at its first trimmed look. `--prove-first` sets
   /// pairs_needed: its tie's budget holds the proof's pairs, several √2 looks past the pairs at
   /// which the tie is shown half the time, and at 24% noise the looks up to 452 cannot state it
-  /// (docs/statistics.md, "A proof's tie spends from where it may be shown").
+  /// (docs/statistics.md, "A proof's tie spends from where it may be shown"). A check that
+  /// hunts a further move only (seek false, alternative beyond the band, noise predicted) sets
+  /// the pairs at which its rule-out of ×A is shown half the time (TiePairsNeeded against a
+  /// band of A − 1 at kShowPower): NULL's looks then serve the rule-out alone, and the looks
+  /// well before those pairs hardly ever rule it out (95 pairs of 160 wherever the noise sets
+  /// A; docs/statistics.md, "The rule-out spends from where it may be shown").
   int null_from_pairs = 0;
 };
 
@@ -171,7 +176,10 @@ int PairsToRuleOut(const ShiftEstimate& now, double alternative);
 /// kEarningTieBudgetFactor · tie_budget (and cap) when pairs_needed fits that (widened); with
 /// `prove_first` it is sought within the least of tie_budget, tie_budget·2, ·4, … (and cap)
 /// that holds pairs_to_prove, and within cap when none does (short_of_proof). The budgets
-/// considered never exceed cap. pairs_needed and pairs_to_prove are predicted either way.
+/// considered never exceed cap. pairs_needed and pairs_to_prove are predicted either way. A
+/// plan with `noise` that seeks no tie and has an alternative beyond the band sets
+/// null_from_pairs to where its rule-out is shown half the time; `prove_first`'s sought tie
+/// sets it to pairs_needed.
 TiePlan PlanTie(std::optional<PairNoise> noise, double band, double confidence, int min_pairs,
                 int tie_budget, int cap, bool prove_first, bool earns_label = true);
 

@@ -167,6 +167,60 @@ TEST(FurtherMoveCheck, AFlatPartAtKnownNoiseIsRuledOutWithinThePredictedPairs) {
   EXPECT_GE(ruled_out_by_160, 10) << "of 20";  // 12 with these seeds
 }
 
+TEST(FurtherMoveAlternative, AHuntOnlyPlanSpendsFromWhereTheRuleOutIsShownHalfTheTime) {
+  // Where the noise sets A (above its floor), ln A is planned for power 0.9 at 160 pairs, so
+  // the pairs at which the rule-out is shown half the time are the same for any noise:
+  // 160 · ((z_{1-α_L/2} + z_0.75) / (z_{1-α_L/2} + z_0.95))² = 160 · (3.250 / 4.221)² ≈ 95.
+  for (double sd : {0.30, 0.35, 0.37, 0.50}) {
+    const TiePlan plan = PlanTie(Noise(sd, 500), 0.05, 0.95, 10, 160, 1280, false);
+    ASSERT_FALSE(plan.seek) << sd;
+    EXPECT_EQ(plan.null_from_pairs, 95) << sd;
+    EXPECT_EQ(plan.null_from_pairs,
+              TiePairsNeeded(sd, plan.alternative - 1, 0.95, kShowPower, 10, 160))
+        << sd;
+    // A part after the earliest change, whose tie earns nothing: the same.
+    EXPECT_EQ(PlanTie(Noise(sd, 500), 0.05, 0.95, 10, 160, 1280, false, false).null_from_pairs, 95)
+        << sd;
+  }
+  // A quiet host's later part: A at its floor, ruled out on fewer pairs than its first
+  // trimmed look (40), so the start changes nothing there.
+  EXPECT_LE(PlanTie(Noise(0.04, 500), 0.05, 0.95, 10, 160, 1280, false, false).null_from_pairs, 40);
+  // A tie sought: NULL's looks are the tie's, spent from the first trimmed look as before.
+  EXPECT_EQ(PlanTie(Noise(0.15, 500), 0.05, 0.95, 10, 160, 1280, false).null_from_pairs, 0);
+  // Nothing predicted (a spread from fewer pairs than the tie budget): no start either.
+  EXPECT_EQ(PlanTie(Noise(0.37, 100), 0.05, 0.95, 10, 160, 1280, false).null_from_pairs, 0);
+}
+
+TEST(FurtherMoveCheck, ARuleOutSpentFromItsPlannedStartSettlesAsManyFlatPartsOnFewerPairs) {
+  // The flat part of AFlatPartAtKnownNoiseIsRuledOutWithinThePredictedPairs, checked as
+  // before (NULL's spending from its first trimmed look, 40) and from the plan's start (80,
+  // the last look at or before 95): the looks at 40 and 56 held nearly half of NULL's α and
+  // at this noise rule out almost nothing; given to 80, they let checks stop sooner, none
+  // before it.
+  const double sd = 0.37;
+  const TiePlan planned = PlanTie(Noise(sd, 500), 0.05, 0.95, 10, 160, 1280, false);
+  ASSERT_EQ(planned.null_from_pairs, 95);
+  const SittingOptions late = CheckSittingBudget(DefaultCheck(1), planned);
+  EXPECT_EQ(late.null_from_pairs, 95);
+  int settled[2] = {0, 0}, pairs[2] = {0, 0};
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    for (int from_plan : {0, 1}) {
+      TiePlan plan = HuntOnly(planned.alternative);
+      if (from_plan) plan.null_from_pairs = planned.null_from_pairs;
+      ScriptedSource source(1.0, sd / std::sqrt(2.0), seed);
+      const SittingResult r =
+          RunPairedSitting(source, nullptr, CheckSittingBudget(DefaultCheck(seed), plan), nullptr);
+      ASSERT_TRUE(r.verdict);
+      EXPECT_NE(r.verdict->verdict, Verdict::kEffect) << r.verdict->explanation;
+      if (from_plan && r.ruled_out) EXPECT_GE(r.pairs_kept, 80) << seed;
+      settled[from_plan] += r.ruled_out && r.pairs_kept <= 160;
+      pairs[from_plan] += r.pairs_kept;
+    }
+  }
+  EXPECT_GE(settled[1], settled[0]) << "of 20";  // 18 and 18 with these seeds
+  EXPECT_LT(pairs[1], pairs[0]);                 // 2490 against 2592
+}
+
 TEST(FurtherMoveCheck, AQuietFlatPartIsHuntedUntilRuledOutNotStoppedAtItsSecondLook) {
   // d's sd 0.04 (a quiet host), A the floor ×1.063. The interval is inside ±ln A from the
   // first looks, but a rule-out, like a NULL, needs the pairs to sight a slow tail, more than
