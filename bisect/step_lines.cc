@@ -104,9 +104,18 @@ std::string CheckPlanText(const TiePlan& plan, int tie_budget) {
           : "";
   if (!plan.seek) {
     // Only a further move is hunted: say why no tie is, a label it would not earn or its cost.
+    // A rule-out whose spending starts later (TiePlan::null_from_pairs) says so, as a tie's
+    // does: an interval inside ±ln A before that look goes on.
+    const std::string from =
+        plan.null_from_pairs > 0
+            ? fmt::format(
+                  ", not before the last look at or under ≈ {} pairs, where it is ruled "
+                  "out half the time",
+                  RoundedPairs(plan.null_from_pairs))
+            : "";
     const std::string hunt =
         plan.alternative > 1
-            ? fmt::format(" (x{:.3f} or more, until found or ruled out)", plan.alternative)
+            ? fmt::format(" (x{:.3f} or more, until found or ruled out{})", plan.alternative, from)
             : "";
     if (!plan.earns_label) {
       return fmt::format(

@@ -135,11 +135,17 @@ int NeedAtFittingSchedule(double noise, double band, double confidence, double p
 
 // Where a check that hunts a further move only (no tie sought, A beyond the band) starts
 // NULL's spending, which serves the rule-out alone: the pairs at which the rule-out of ×A is
-// shown half the time. 0 for a check that seeks its tie, or has no rule-out.
+// shown half the time. 0 for a check that seeks its tie, or has no rule-out, or whose
+// rule-out is shown half the time on the pairs a NULL needs to sight a slow tail (a quiet
+// host's): it could not stop sooner anyway, and the check's line would announce a start
+// that changes nothing.
 int RuleOutFromPairs(const TiePlan& plan, double noise, double band, double confidence,
                      int min_pairs, int tie_budget) {
   if (plan.seek || !(plan.alternative > 1 + band)) return 0;
-  return TiePairsNeeded(noise, plan.alternative - 1, confidence, kShowPower, min_pairs, tie_budget);
+  const int need =
+      TiePairsNeeded(noise, plan.alternative - 1, confidence, kShowPower, min_pairs, tie_budget);
+  const int sighting = PairsToSightTail(NullLastAlpha(confidence, min_pairs, tie_budget));
+  return need > sighting ? need : 0;
 }
 
 }  // namespace

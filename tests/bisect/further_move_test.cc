@@ -182,9 +182,9 @@ TEST(FurtherMoveAlternative, AHuntOnlyPlanSpendsFromWhereTheRuleOutIsShownHalfTh
     EXPECT_EQ(PlanTie(Noise(sd, 500), 0.05, 0.95, 10, 160, 1280, false, false).null_from_pairs, 95)
         << sd;
   }
-  // A quiet host's later part: A at its floor, ruled out on fewer pairs than its first
-  // trimmed look (40), so the start changes nothing there.
-  EXPECT_LE(PlanTie(Noise(0.04, 500), 0.05, 0.95, 10, 160, 1280, false, false).null_from_pairs, 40);
+  // A quiet host's later part: A at its floor, shown half the time on the 29 pairs a NULL
+  // needs to sight a slow tail (before the first trimmed look, 40): no start is planned.
+  EXPECT_EQ(PlanTie(Noise(0.04, 500), 0.05, 0.95, 10, 160, 1280, false, false).null_from_pairs, 0);
   // A tie sought: NULL's looks are the tie's, spent from the first trimmed look as before.
   EXPECT_EQ(PlanTie(Noise(0.15, 500), 0.05, 0.95, 10, 160, 1280, false).null_from_pairs, 0);
   // Nothing predicted (a spread from fewer pairs than the tie budget): no start either.
@@ -358,6 +358,12 @@ TEST(FurtherMoveReport, TheCheckAnnouncesItsAlternative) {
   hunt.noise = 0.37;
   EXPECT_EQ(CheckPlanText(hunt, 160),
             "; a further move only (x1.127 or more, until found or ruled out): a tie would take "
+            "≈ 550 pairs at this noise (0.370 per pair), more than its 160");
+  // A rule-out spent from ≈ 95 pairs says it is not stated before the look there.
+  hunt.null_from_pairs = 95;
+  EXPECT_EQ(CheckPlanText(hunt, 160),
+            "; a further move only (x1.127 or more, until found or ruled out, not before the last "
+            "look at or under ≈ 95 pairs, where it is ruled out half the time): a tie would take "
             "≈ 550 pairs at this noise (0.370 per pair), more than its 160");
   TiePlan seek;
   seek.budget = 160;
