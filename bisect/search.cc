@@ -126,7 +126,7 @@ int SearchBatchPairs(double effect, double noise, int max_batch, double step_odd
 int BisectSearch::max_builds() const {
   if (options_.max_builds > 0) return options_.max_builds;
   const int log2n = static_cast<int>(std::ceil(std::log2(static_cast<double>(n_))));
-  return std::min(n_ - 1, log2n + 8);
+  return std::min(n_ - 1, log2n + kBuildsBeyondHalving);
 }
 
 int BisectSearch::max_pairs() const {

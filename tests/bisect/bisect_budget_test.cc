@@ -213,11 +213,12 @@ TEST(BisectBudget, SearchOptionsAutomaticBudget) {
   EXPECT_DOUBLE_EQ(o.step_odds, 19);
   EXPECT_TRUE(o.plan_verification);
   EXPECT_EQ(o.verify_pairs_max, 1280);
-  // 100 commits: ⌈log2 100⌉ + 8 = 15 builds of 60 pairs a step, both ways, and the
-  // verification's and the endpoints' 1280 each: 2 * 1280 + 2 * 60 * 15.
-  EXPECT_EQ(o.max_pairs, 4360);
+  // 100 commits: ⌈log2 100⌉ + 11 = 18 builds of 60 pairs a step, both ways, and the
+  // verification's and the endpoints' 1280 each: 2 * 1280 + 2 * 60 * 18.
+  static_assert(kBuildsBeyondHalving == 11);
+  EXPECT_EQ(o.max_pairs, 4720);
   // An endpoint sitting beyond its share adds what it took beyond it.
-  EXPECT_EQ(MakeSearchOptions(Measure(), bisect, 100, 1500, no_cap).max_pairs, 4360 + 220);
+  EXPECT_EQ(MakeSearchOptions(Measure(), bisect, 100, 1500, no_cap).max_pairs, 4720 + 220);
 }
 
 TEST(BisectBudget, SearchOptionsConfigOverrides) {
@@ -226,7 +227,7 @@ TEST(BisectBudget, SearchOptionsConfigOverrides) {
   bisect.pairs_per_step = 20;
   SearchOptions o = MakeSearchOptions(Measure(), bisect, 100, 300, no_cap);
   EXPECT_EQ(o.max_pairs_per_step, 20);
-  EXPECT_EQ(o.max_pairs, 2 * 1280 + 2 * 20 * 15);
+  EXPECT_EQ(o.max_pairs, 2 * 1280 + 2 * 20 * 18);
   bisect = BisectConfig{};
   bisect.max_builds = 4;
   o = MakeSearchOptions(Measure(), bisect, 100, 300, no_cap);
@@ -270,7 +271,7 @@ TEST(BisectBudget, SearchOptionsWithinTheTotalCap) {
   // Nearly spent: the search has its endpoint observation and what is left.
   EXPECT_EQ(MakeSearchOptions(Measure(), bisect, 100, 300, 4).max_pairs, 304);
   bisect.max_total_pairs = 100000;  // A cap above the automatic budget changes nothing.
-  EXPECT_EQ(MakeSearchOptions(Measure(), bisect, 100, 300, 99700).max_pairs, 4360);
+  EXPECT_EQ(MakeSearchOptions(Measure(), bisect, 100, 300, 99700).max_pairs, 4720);
 }
 
 }  // namespace

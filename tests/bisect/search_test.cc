@@ -560,6 +560,16 @@ TEST(BisectSearchTest, BuildBudgetExhaustedIsInconclusiveWithACredibleSet) {
   EXPECT_TRUE(std::binary_search(out.credible_set.begin(), out.credible_set.end(), 37));
 }
 
+TEST(BisectSearchTest, TheAutomaticBuildBudgetIsLog2NPlusElevenWithinTheRange) {
+  // ⌈log2 N⌉ + kBuildsBeyondHalving (11), never more than the N − 1 commits between the ends.
+  EXPECT_EQ(BisectSearch(100, SearchOptions{}).max_builds(), 7 + 11);
+  EXPECT_EQ(BisectSearch(1000, SearchOptions{}).max_builds(), 10 + 11);
+  EXPECT_EQ(BisectSearch(12, SearchOptions{}).max_builds(), 11);
+  SearchOptions given;
+  given.max_builds = 30;
+  EXPECT_EQ(BisectSearch(100, given).max_builds(), 30);
+}
+
 // zstd v1.5.2..v1.5.4, on a loaded host: with the builds spent and the first bad commit one
 // of #25 and #26 (#24 measured good, #26 bad, #25 never built), the search measured #24 and
 // #26 in turn for 14 more steps, ~100 pairs that could not tell #25 from #26. A commit that
