@@ -45,7 +45,10 @@ struct SearchOptions {
   /// count: the attempt was made). 0: ceil(log2 N) + kBuildsBeyondHalving, at most N − 1.
   int max_builds = 0;
   /// Pairs allowed in total (endpoints, search and verification). 0: automatic, generous:
-  /// 80 per allowed build plus the endpoint and verification maxima.
+  /// 2 · max_pairs_per_step per allowed build (max_builds()) plus 2 · verify_pairs_max, the
+  /// endpoint and verification maxima (BisectSearch::max_pairs). A state saved with
+  /// max_builds 0 resumes under this culprit's automatic build budget; its max_pairs, saved
+  /// as a number by the runner (MakeSearchOptions), stays what it was.
   int max_pairs = 0;
   /// Pairs asked for at a time while searching, at most (SearchBatchPairs asks for fewer
   /// when the fitted effect stands far above the noise). 4, two blocks of an AB and a BA pair
