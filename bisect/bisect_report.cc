@@ -393,12 +393,16 @@ std::string EndsOnlyLines(const std::vector<BisectSegment>& segments,
   std::string text;
   for (int k : TiesOfEndsOnlyBeforeTheEarliestChange(segments)) {
     const BisectSegment& s = segments[k];
+    const int inside = s.hi - s.lo - 1;
     text += fmt::format(
-        "  shown at the ends only: {} ties at its ends; the {} commit(s) inside were not each "
-        "measured, so a move there that returns (+10% then -10%) is not ruled out; to measure "
-        "each: culprit sweep {}..{} --every 1{}\n",
-        Span(commits, s.lo, s.hi), s.hi - s.lo - 1, ShortCommit(commits[s.lo]),
-        ShortCommit(commits[s.hi]), query.empty() ? "" : fmt::format(" -q {}", query));
+        "  shown at the ends only: {} ties at its ends; {} measured, so a move there that "
+        "returns (+10% then -10%) is not ruled out; to measure each: culprit sweep {}..{} "
+        "--every 1{}\n",
+        Span(commits, s.lo, s.hi),
+        inside == 1 ? std::string("the commit inside was not")
+                    : fmt::format("the {} commits inside were not each", inside),
+        ShortCommit(commits[s.lo]), ShortCommit(commits[s.hi]),
+        query.empty() ? "" : fmt::format(" -q {}", query));
   }
   return text;
 }

@@ -294,13 +294,27 @@ TEST(BisectReportText, ACulpritOverATieOfItsEndsOnlySaysWhatItsInsideLacks) {
   Result<std::string> text = SearchedEnding(s.facts, record, report);
   ASSERT_TRUE(text) << text.error().message();
   EXPECT_TRUE(text->starts_with("CULPRIT ")) << *text;
-  EXPECT_NE(text->find("  shown at the ends only: 0000000000..2222222222 ties at its ends; the 1 "
-                       "commit(s) inside were not each measured, so a move there that returns "
+  EXPECT_NE(text->find("  shown at the ends only: 0000000000..2222222222 ties at its ends; the "
+                       "commit inside was not measured, so a move there that returns "
                        "(+10% then -10%) is not ruled out; to measure each: culprit sweep "
                        "0000000000..2222222222 --every 1 -q scan\n"),
             std::string::npos)
       << *text;
   EXPECT_EQ(record.details["culprit_is_first"], "ends");
+}
+
+TEST(BisectReportText, ATieOfItsEndsOnlyCountsTheCommitsItsInsideLacks) {
+  Searched s;
+  s.state.segments[0].first = s.state.segments[0].change = 4;
+  s.state.segments[1].hi = 3;
+  Record record;
+  BisectReport report;
+  Result<std::string> text = SearchedEnding(s.facts, record, report);
+  ASSERT_TRUE(text) << text.error().message();
+  EXPECT_NE(text->find("  shown at the ends only: 0000000000..3333333333 ties at its ends; the 2 "
+                       "commits inside were not each measured, so a move there"),
+            std::string::npos)
+      << *text;
 }
 
 // A tie of one commit (its parent against the good end) measures every commit before the
