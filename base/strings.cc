@@ -226,6 +226,10 @@ std::string PercentChange(double ratio) {
 
 std::string PercentOf(double fraction) { return fmt::format("{:g}%", fraction * 100); }
 
+std::string CountOf(long long n, std::string_view noun) {
+  return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s");
+}
+
 std::string ShortCommit(std::string_view id) {
   return std::string(id.substr(0, std::min(id.size(), kShortCommitLength)));
 }

@@ -66,6 +66,11 @@ std::string PercentChange(double ratio);
 /// FormatProbability.
 std::string PercentOf(double fraction);
 
+/// `n` and the noun, plural unless n is 1: (1, "commit") -> "1 commit", (3, "build") ->
+/// "3 builds". For the count-nouns culprit prints (commit, build, pair), whose plural adds an
+/// s; not for nouns that change otherwise.
+std::string CountOf(long long n, std::string_view noun);
+
 /// The short form of a commit id everywhere culprit prints one: its first
 /// kShortCommitLength characters (the whole id if shorter).
 inline constexpr size_t kShortCommitLength = 10;

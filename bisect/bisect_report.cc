@@ -326,9 +326,9 @@ std::string ChangeText(const BisectSegment& change, const std::string& head,
                                               : "EFFECT, verified");
   if (merge) {
     text += fmt::format(
-        "  a merge: it brought in {} commit(s) from {}; a merge is not named as the culprit: "
+        "  a merge: it brought in {} from {}; a merge is not named as the culprit: "
         "the commit inside it is searched on the branch {}..{}\n",
-        merge->brought_in, ShortCommit(merge->bad), ShortCommit(merge->good),
+        CountOf(merge->brought_in, "commit"), ShortCommit(merge->bad), ShortCommit(merge->good),
         ShortCommit(merge->bad));
   }
   // The search's model's posterior, not a calibrated certainty (docs/statistics.md): past
@@ -416,11 +416,12 @@ std::string EarliestLines(const SearchedFacts& in, const std::vector<int>& chang
   const bool first_is_first = ShownFirst(segments, in.state->log, in.band);
   if (merge) {
     return fmt::format(
-        "MERGE {}  the earliest change the way the range moved is a merge; the {} commit(s) it "
-        "brought in are searched next, on the branch's first-parent chain: culprit bisect run "
-        "--good {} --bad {} -q {}\n",
-        commits[earliest.change], merge->brought_in, ShortCommit(merge->good),
-        ShortCommit(merge->bad), in.query->name);
+        "MERGE {}  the earliest change the way the range moved is a merge; the {} it brought "
+        "in {} searched next, on the branch's first-parent chain: culprit bisect run --good {} "
+        "--bad {} -q {}\n",
+        commits[earliest.change], CountOf(merge->brought_in, "commit"),
+        merge->brought_in == 1 ? "is" : "are", ShortCommit(merge->good), ShortCommit(merge->bad),
+        in.query->name);
   }
   if (const int moved = MoveBeforeTheEarliestChange(segments, in.state->log, in.band);
       moved >= 0 && FirstChangeIsFirst(segments)) {
@@ -640,10 +641,10 @@ std::string SettleCommand(const std::vector<int>& credible_set,
   if (first < 1 || last > n || (first == 1 && last == n)) return "";
   const int count = last - first + 1;
   return fmt::format(
-      "to settle it: culprit bisect run --good {} --bad {} -q {}  ({} commit(s), about {} "
-      "build(s)); or raise [bisect] max_builds and max_pairs and run this range again",
-      ShortCommit(commits[first - 1]), ShortCommit(commits[last]), query, count,
-      std::max(1, CeilLog2(count)));
+      "to settle it: culprit bisect run --good {} --bad {} -q {}  ({}, about {}); or raise "
+      "[bisect] max_builds and max_pairs and run this range again",
+      ShortCommit(commits[first - 1]), ShortCommit(commits[last]), query, CountOf(count, "commit"),
+      CountOf(std::max(1, CeilLog2(count)), "build"));
 }
 
 namespace {

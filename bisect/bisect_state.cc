@@ -329,7 +329,8 @@ Result<BisectState> BisectStateFromJson(std::string_view text, std::string_view 
     s.speedup = j.at("speedup").get<bool>();
     s.commits = j.at("commits").get<std::vector<std::string>>();
     if (s.commits.size() < 2) {
-      return Damaged(source, fmt::format("it names {} commit(s), not a range", s.commits.size()));
+      return Damaged(source,
+                     fmt::format("it names {}, not a range", CountOf(s.commits.size(), "commit")));
     }
     if (!j.at("search").is_null()) s.search_json = j.at("search").dump();
     for (const json& step : j.at("log")) s.log.push_back(StepLogFromJson(step));

@@ -6,6 +6,7 @@
 #include <cassert>
 #include <cmath>
 
+#include "base/strings.h"
 #include "bisect/bisect_budget.h"
 #include "probes/sequential.h"
 #include "probes/sitting.h"
@@ -402,8 +403,10 @@ BisectSearch::Decision BisectSearch::Decide() const {
                   "every commit the search could name was refuted by its verification against "
                   "its parent");
   }
-  const std::string credible = fmt::format("{} commit(s) hold {:.0f}% of the model's posterior",
-                                           out.credible_set.size(), 100 * target);
+  const size_t credible_size = out.credible_set.size();
+  const std::string credible =
+      fmt::format("{} {} {:.0f}% of the model's posterior", CountOf(credible_size, "commit"),
+                  credible_size == 1 ? "holds" : "hold", 100 * target);
   if (out.probability >= target || HoldsVerification(out)) return Verify(out, budget, credible);
   const double odds = StepOdds();
   return Split(out, cdf, SearchBatchPairs(fit.effect, fit.noise, options_.pairs_per_batch, odds),

@@ -1,4 +1,4 @@
-// TrimBlanks, SplitWords, PercentChange and PercentOf of base/strings.h: the helpers that
+// TrimBlanks, SplitWords, PercentChange, PercentOf and CountOf of base/strings.h: the helpers that
 // had a copy in several layers before they lived there.
 
 #include <gtest/gtest.h>
@@ -39,6 +39,12 @@ TEST(PercentChange, IsTheSignedChangeARatioStandsFor) {
   EXPECT_EQ(PercentChange(2), "+100.0%");
   EXPECT_EQ(PercentChange(INFINITY), "n/a");
   EXPECT_EQ(PercentChange(NAN), "n/a");
+}
+
+TEST(CountOf, IsTheNumberAndItsNounPluralUnlessOne) {
+  EXPECT_EQ(CountOf(1, "commit"), "1 commit");
+  EXPECT_EQ(CountOf(0, "commit"), "0 commits");
+  EXPECT_EQ(CountOf(2, "build"), "2 builds");
 }
 
 TEST(PercentOf, IsAFractionWithTheDigitsItHas) {

@@ -497,14 +497,14 @@ TEST(BisectReportText, MergeIsDescendedIntoNotNamed) {
   Result<std::string> text = SearchedEnding(s.facts, record, report);
   ASSERT_TRUE(text) << text.error().message();
   EXPECT_TRUE(text->starts_with("MERGE " + s.state.commits[3])) << *text;
-  EXPECT_NE(text->find("  a merge: it brought in 5 commit(s) from bbbbbbbbbb; a merge is not "
+  EXPECT_NE(text->find("  a merge: it brought in 5 commits from bbbbbbbbbb; a merge is not "
                        "named as the culprit: the commit inside it is searched on the branch "
                        "aaaaaaaaaa..bbbbbbbbbb\n"),
             std::string::npos)
       << *text;
   EXPECT_NE(text->find("MERGE " + s.state.commits[3] +
                        "  the earliest change the way the range moved is a merge; the 5 "
-                       "commit(s) it brought in are searched next, on the branch's first-parent "
+                       "commits it brought in are searched next, on the branch's first-parent "
                        "chain: culprit bisect run --good aaaaaaaaaa --bad bbbbbbbbbb -q scan\n"),
             std::string::npos)
       << *text;
@@ -594,11 +594,11 @@ TEST(BisectReportText, ANarrowCredibleSetGetsTheCommandThatSettlesIt) {
   const std::vector<std::string> commits = Commits();  // 0000000000 .. 4444444444
   EXPECT_EQ(SettleCommand({2, 3}, commits, "scan"),
             "to settle it: culprit bisect run --good 1111111111 --bad 3333333333 -q scan  (2 "
-            "commit(s), about 1 build(s)); or raise [bisect] max_builds and max_pairs and run "
+            "commits, about 1 build); or raise [bisect] max_builds and max_pairs and run "
             "this range again");
   EXPECT_TRUE(SettleCommand({4}, commits, "scan")
                   .starts_with("to settle it: culprit bisect run --good 3333333333 --bad "
-                               "4444444444 -q scan  (1 commit(s)"));
+                               "4444444444 -q scan  (1 commit, about 1 build)"));
   // The whole range, or nothing: no command that the user has not just run.
   EXPECT_EQ(SettleCommand({1, 2, 3, 4}, commits, "scan"), "");
   EXPECT_EQ(SettleCommand({}, commits, "scan"), "");

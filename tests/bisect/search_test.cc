@@ -1,5 +1,6 @@
 #include "bisect/search.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -79,6 +80,30 @@ void RunToEnd(BisectSearch& search, ScriptedWorld& world, std::vector<Action>* l
   for (int i = 0; i < 10000 && Step(search, world, log); ++i) {
   }
   ASSERT_EQ(search.Next().kind, Action::Kind::kDone);
+}
+
+// A search cut short says how many commits hold the target's share of the posterior, in
+// words that agree with the count ("1 commit holds", "3 commits hold"): budgets from the
+// endpoints' to a whole search's end it with one commit and with several.
+TEST(BisectSearchTest, ABudgetRunOutSaysHowManyCommitsHoldThePosterior) {
+  int one = 0, several = 0;
+  for (int max_pairs = 8; max_pairs <= 200; max_pairs += 4) {
+    ScriptedWorld world(13, 0.20, 8);
+    SearchOptions options;
+    options.max_pairs = max_pairs;
+    BisectSearch search(20, options);
+    RunToEnd(search, world);
+    const SearchOutcome out = search.Result();
+    if (out.reason.find("of the model's posterior") == std::string::npos) continue;
+    const size_t held = out.credible_set.size();
+    (held == 1 ? one : several) += 1;
+    const std::string expected =
+        held == 1 ? "; 1 commit holds 90% of the model's posterior"
+                  : fmt::format("; {} commits hold 90% of the model's posterior", held);
+    EXPECT_TRUE(out.reason.ends_with(expected)) << max_pairs << ": " << out.reason;
+  }
+  EXPECT_GT(one, 0);
+  EXPECT_GT(several, 0);
 }
 
 TEST(BisectSearchTest, FindsAndVerifiesTheCulprit) {
