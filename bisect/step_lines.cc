@@ -35,14 +35,14 @@ std::string SearchStepLine(const BisectStepLog& s, int n, const BisectSearch& se
   }
   return fmt::format(
       "step {:>2} {:<7} {} (#{} of {})  {:>3} pairs  ratio {}  "
-      "P(first bad ≤ it) {:.3f}  {} left (roughly {} build{} more), best {} p={:.3f}  builds {} "
+      "P(first bad ≤ it) {:.3f}  {} left (roughly {} more), best {} p={:.3f}  builds {} "
       "(⌈log2 N⌉={}) pairs {}{}",
       s.step, BisectStepKindName(s.kind), ShortCommit(s.commit), s.index, n, s.pairs,
       StepRatioText(s),
       // Like git's "roughly k steps": halving what is left, one build at a time.
-      s.mass_at_or_before, left, CeilLog2(left), CeilLog2(left) == 1 ? "" : "s",
-      ShortCommit(s.best_commit), s.best_probability, search.builds_used(), CeilLog2(n),
-      search.pairs_used(), s.note.empty() ? "" : "  " + s.note);
+      s.mass_at_or_before, left, CountOf(CeilLog2(left), "build"), ShortCommit(s.best_commit),
+      s.best_probability, search.builds_used(), CeilLog2(n), search.pairs_used(),
+      s.note.empty() ? "" : "  " + s.note);
 }
 
 std::string CheckStepLine(const BisectStepLog& log, const BisectSegment& segment,

@@ -132,8 +132,8 @@ void StepRecorder::ReportReuse(BisectStepKind kind, const std::string& candidate
   if (reuse.empty()) return;
   std::vector<std::string> parts;
   for (const ReusedRuns& r : reuse.runs) {
-    parts.push_back(fmt::format("re-used {} run{} of {} from step {}", r.runs,
-                                r.runs == 1 ? "" : "s", ShortCommit(r.commit), r.step));
+    parts.push_back(fmt::format("re-used {} of {} from step {}", CountOf(r.runs, "run"),
+                                ShortCommit(r.commit), r.step));
   }
   reporter_.Line(fmt::format("  {} {} vs {}: {} (not run again)", BisectStepKindName(kind),
                              ShortCommit(candidate), ShortCommit(baseline), Join(parts, "; ")));

@@ -118,15 +118,13 @@ CompilerCacheStats ParseCompilerCacheStatsLog(std::string_view text) {
 }
 
 std::string DescribeCompilerCacheStats(const CompilerCacheStats& stats) {
-  std::string out = fmt::format("ccache: {} hit{}", stats.hits, stats.hits == 1 ? "" : "s");
+  std::string out = "ccache: " + CountOf(stats.hits, "hit");
   if (stats.remote_hits > 0) out += fmt::format(" ({} from the remote)", stats.remote_hits);
   out += fmt::format(", {} miss{}", stats.misses, stats.misses == 1 ? "" : "es");
   if (stats.uncacheable > 0) out += fmt::format(", {} not cacheable", stats.uncacheable);
   if (stats.remote_errors > 0) {
-    out += fmt::format(
-        "; the remote storage failed {} time{} (unreachable?): those "
-        "compilations ran here",
-        stats.remote_errors, stats.remote_errors == 1 ? "" : "s");
+    out += fmt::format("; the remote storage failed {} (unreachable?): those compilations ran here",
+                       CountOf(stats.remote_errors, "time"));
   }
   return out;
 }

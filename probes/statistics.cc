@@ -228,10 +228,8 @@ Result<ShiftEstimate> SignedRankEstimate(std::span<const double> d, double confi
   RankInterval index = SignedRankOrderIndex(n, confidence, method);
   if (index.k == 0) {
     size_t minimum = MinPairsForSignedRank(confidence);
-    return Error(
-               fmt::format("{} pair{} cannot give a {} signed-rank interval: it needs at least {} "
-                           "pairs",
-                           n, n == 1 ? "" : "s", PercentOf(confidence), minimum))
+    return Error(fmt::format("{} cannot give a {} signed-rank interval: it needs at least {} pairs",
+                             CountOf(n, "pair"), PercentOf(confidence), minimum))
         .WithHint(
             fmt::format("collect at least {} pairs (min_pairs) or lower the confidence", minimum));
   }
@@ -345,8 +343,8 @@ double StudentTQuantile(double p, double dof) {
 Result<ShiftEstimate> MeanShiftEstimate(std::span<const double> d, double confidence) {
   if (!ValidConfidence(confidence)) return BadConfidence(confidence);
   if (d.size() < 2) {
-    return Error(fmt::format("{} pair{} cannot give a mean's interval: it needs at least 2",
-                             d.size(), d.size() == 1 ? "" : "s"));
+    return Error(fmt::format("{} cannot give a mean's interval: it needs at least 2",
+                             CountOf(d.size(), "pair")));
   }
   CULPRIT_TRY(CheckFinite(d, "log-ratio of pair"));
   const double n = static_cast<double>(d.size());

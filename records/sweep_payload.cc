@@ -29,9 +29,8 @@ std::string PointName(const SweepQueryFacts& q, int i) {
 std::vector<std::string> PartLines(const SweepQueryFacts& q, const SweepFacts& f, bool markdown) {
   std::vector<std::string> out;
   for (const SweepPartFacts& p : q.parts) {
-    const std::string between =
-        fmt::format("between {} and {} ({} commit{})", PointName(q, p.from), PointName(q, p.to),
-                    p.commits, p.commits == 1 ? "" : "s");
+    const std::string between = fmt::format("between {} and {} ({})", PointName(q, p.from),
+                                            PointName(q, p.to), CountOf(p.commits, "commit"));
     std::string line;
     if (p.kind == "change") {
       line = fmt::format("moved {} {}", Ratio(p.ratio, p.low, p.high), between);
