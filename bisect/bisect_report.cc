@@ -416,12 +416,11 @@ std::string EarliestLines(const SearchedFacts& in, const std::vector<int>& chang
   const bool first_is_first = ShownFirst(segments, in.state->log, in.band);
   if (merge) {
     return fmt::format(
-        "MERGE {}  the earliest change the way the range moved is a merge; the {} it brought "
-        "in {} searched next, on the branch's first-parent chain: culprit bisect run --good {} "
+        "MERGE {}  the earliest change the way the range moved is a merge; next, the {} it "
+        "brought in, searched on the branch's first-parent chain: culprit bisect run --good {} "
         "--bad {} -q {}\n",
-        commits[earliest.change], CountOf(merge->brought_in, "commit"),
-        merge->brought_in == 1 ? "is" : "are", ShortCommit(merge->good), ShortCommit(merge->bad),
-        in.query->name);
+        commits[earliest.change], CountOf(merge->brought_in, "commit"), ShortCommit(merge->good),
+        ShortCommit(merge->bad), in.query->name);
   }
   if (const int moved = MoveBeforeTheEarliestChange(segments, in.state->log, in.band);
       moved >= 0 && FirstChangeIsFirst(segments)) {

@@ -503,8 +503,8 @@ TEST(BisectReportText, MergeIsDescendedIntoNotNamed) {
             std::string::npos)
       << *text;
   EXPECT_NE(text->find("MERGE " + s.state.commits[3] +
-                       "  the earliest change the way the range moved is a merge; the 5 "
-                       "commits it brought in are searched next, on the branch's first-parent "
+                       "  the earliest change the way the range moved is a merge; next, the "
+                       "5 commits it brought in, searched on the branch's first-parent "
                        "chain: culprit bisect run --good aaaaaaaaaa --bad bbbbbbbbbb -q scan\n"),
             std::string::npos)
       << *text;
