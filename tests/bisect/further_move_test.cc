@@ -212,7 +212,9 @@ TEST(FurtherMoveCheck, ARuleOutSpentFromItsPlannedStartSettlesAsManyFlatPartsOnF
           RunPairedSitting(source, nullptr, CheckSittingBudget(DefaultCheck(seed), plan), nullptr);
       ASSERT_TRUE(r.verdict);
       EXPECT_NE(r.verdict->verdict, Verdict::kEffect) << r.verdict->explanation;
-      if (from_plan && r.ruled_out) EXPECT_GE(r.pairs_kept, 80) << seed;
+      if (from_plan && r.ruled_out) {
+        EXPECT_GE(r.pairs_kept, 80) << seed;
+      }
       settled[from_plan] += r.ruled_out && r.pairs_kept <= 160;
       pairs[from_plan] += r.pairs_kept;
     }
