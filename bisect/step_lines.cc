@@ -47,16 +47,41 @@ std::string SearchStepLine(const BisectStepLog& s, int n, const BisectSearch& se
 
 std::string CheckStepLine(const BisectStepLog& log, const BisectSegment& segment,
                           const std::vector<std::string>& commits,
-                          const std::optional<Verdict>& verdict) {
+                          const std::optional<Verdict>& verdict,
+                          const FailureComparison& failures) {
   // A step line, like the search's: what changes from run to run comes after the commit.
   const std::string further = FurtherMoveText(segment);
+  const std::string unmeasured =
+      CheckFailuresText(failures, ShortCommit(commits[segment.lo]), ShortCommit(log.commit));
   return fmt::format(
       "step {:>2} check   {} (#{} of {})  {:>3} pairs  ratio {:.3f} [{:.3f}, {:.3f}] against "
-      "{} (#{}): {} ({}){}",
+      "{} (#{}): {} ({}){}{}",
       log.step, ShortCommit(log.commit), segment.hi, commits.size() - 1, log.pairs, log.ratio,
       log.low, log.high, ShortCommit(commits[segment.lo]), segment.lo,
       verdict ? VerdictName(*verdict) : "-", SegmentCheckName(segment.check),
-      further.empty() ? "" : "; " + further);
+      further.empty() ? "" : "; " + further, unmeasured.empty() ? "" : "; " + unmeasured);
+}
+
+std::string CheckFailuresText(const FailureComparison& failures, std::string_view lo_commit,
+                              std::string_view hi_commit) {
+  if (failures.Unmeasured(0) + failures.Unmeasured(1) == 0) return "";
+  auto arm = [&](int i, std::string_view commit) {
+    const int unmeasured = failures.Unmeasured(i);
+    std::string text =
+        fmt::format("{} of {} of {}", unmeasured, CountOf(failures.runs[i], "run"), commit);
+    if (failures.timed_out[i] > 0) {
+      text += failures.timed_out[i] < unmeasured
+                  ? fmt::format(" ({} timed out)", failures.timed_out[i])
+              : unmeasured == 1 ? std::string(" (timed out)")
+                                : std::string(" (all timed out)");
+    }
+    return text;
+  };
+  std::string text =
+      fmt::format("runs without a number: {}, {}", arm(1, hi_commit), arm(0, lo_commit));
+  if (failures.p_value < 1)
+    text += fmt::format("; Fisher's exact test p = {:.2g}", failures.p_value);
+  return text;
 }
 
 std::string FurtherMoveText(const BisectSegment& s) {

@@ -7,11 +7,13 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bisect/bisect_state.h"
 #include "bisect/search.h"
 #include "bisect/tie_plan.h"
+#include "probes/sitting.h"
 #include "records/record.h"
 
 namespace culprit {
@@ -27,10 +29,21 @@ std::string ChangedFilesText(const std::vector<std::string>& files);
 /// what `search` (after the step) leaves and has spent.
 std::string SearchStepLine(const BisectStepLog& step, int n, const BisectSearch& search);
 
-/// The progress line of a check of `segment` (its step `step`, the sitting's `verdict`).
+/// The progress line of a check of `segment` (its step `step`, the sitting's `verdict`), with
+/// the sitting's runs that gave no number when there were any (CheckFailuresText): a tie or a
+/// rule-out read a timed-out run as censored, and the line says how many there were.
 std::string CheckStepLine(const BisectStepLog& step, const BisectSegment& segment,
                           const std::vector<std::string>& commits,
-                          const std::optional<Verdict>& verdict);
+                          const std::optional<Verdict>& verdict,
+                          const FailureComparison& failures = {});
+
+/// The runs of a check's sitting that gave no number, arm 0 its good end `lo_commit` and arm 1
+/// its bad end `hi_commit`, bad end first: "runs without a number: 160 of 640 runs of
+/// 23259b0064 (all timed out), 158 of 640 runs of c7ab560025 (150 timed out); Fisher's exact
+/// test p = 0.93".
+/// "" when every measured run gave one.
+std::string CheckFailuresText(const FailureComparison& failures, std::string_view lo_commit,
+                              std::string_view hi_commit);
 
 /// What the check of `s` says of a further move against its alternative A: "further moves of
 /// x1.130 or more ruled out", or that one was not and ≈ what ruling it out would take; "" for

@@ -96,6 +96,39 @@ TEST(BisectReportText, CheckAndSkippedStepLines) {
             "compile)");
 }
 
+// A check whose runs timed out says how many beside its verdict and its rule-out: the tie or
+// the rule-out read them as censored, and a reader of the line should see them.
+TEST(BisectReportText, ACheckLineSaysHowManyRunsGaveNoNumber) {
+  BisectSegment segment;
+  segment.lo = 1;
+  segment.hi = 4;
+  segment.check = SegmentCheck::kTie;
+  BisectStepLog log = Step(7, BisectStepKind::kCheck, 4, 30);
+  FailureComparison failures;
+  failures.runs[0] = failures.runs[1] = 30;
+  failures.timed_out[1] = 8;
+  failures.failed[1] = 1;
+  failures.timed_out[0] = 7;
+  failures.p_value = 0.77;
+  EXPECT_EQ(CheckStepLine(log, segment, Commits(), Verdict::kNull, failures),
+            "step  7 check   4444444444 (#4 of 4)   30 pairs  ratio 1.200 [1.100, 1.300] "
+            "against 1111111111 (#1): NULL (tie); runs without a number: 9 of 30 runs of "
+            "4444444444 (8 timed out), 7 of 30 runs of 1111111111 (all timed out); Fisher's exact "
+            "test p = 0.77");
+  failures = FailureComparison{};
+  failures.runs[0] = failures.runs[1] = 1;
+  failures.timed_out[0] = 1;
+  EXPECT_EQ(CheckFailuresText(failures, "1111111111", "4444444444"),
+            "runs without a number: 0 of 1 run of 4444444444, 1 of 1 run of 1111111111 (timed "
+            "out)");
+  // Every run gave a number: the line is as it always was.
+  failures = FailureComparison{};
+  failures.runs[0] = failures.runs[1] = 30;
+  EXPECT_EQ(CheckFailuresText(failures, "1111111111", "4444444444"), "");
+  EXPECT_EQ(CheckStepLine(log, segment, Commits(), Verdict::kNull, failures),
+            CheckStepLine(log, segment, Commits(), Verdict::kNull));
+}
+
 TEST(BisectReportText, StepRecordIsEvidenceNotAVerdict) {
   Record record;
   DescribeStepRecord(Step(2, BisectStepKind::kMeasure, 2, 2), Commits()[0], 1.25, 2, record);
