@@ -181,8 +181,7 @@ std::string NotShownFirstLine(const std::vector<BisectSegment>& segments,
                            s.tie_sought ? "" : "checked for a further move only: ", CheckMeaning(s),
                            fmt::format("{:.3f} [{:.3f}, {:.3f}]", s.ratio, s.low, s.high),
                            AtConfidence(s.confidence), s.pairs);
-      const std::string further = FurtherMoveText(s);
-      if (!further.empty()) before += "; " + further;
+      before += CheckedPartSuffix(s, commits);
       if (s.ruled_out && !s.small_move_suspected) smaller_than = s.alternative;
     }
   }
@@ -458,16 +457,15 @@ std::string SegmentLines(const std::vector<BisectSegment>& segments,
     payloads.push_back(SegmentPayload(s, commits));
     if (k == 0) continue;
     if (!CheckMeasured(s)) {
-      text += fmt::format("  not checked {} ({} commits): {}\n", Span(commits, s.lo, s.hi),
-                          s.hi - s.lo, s.reason);
+      text += fmt::format("  not checked {} ({}): {}\n", Span(commits, s.lo, s.hi),
+                          CountOf(s.hi - s.lo, "commit"), s.reason);
       continue;
     }
-    const std::string further = FurtherMoveText(s);
     text += fmt::format(
-        "  checked {} ({} commits): {} {:.3f} [{:.3f}, {:.3f}] {}, "
+        "  checked {} ({}): {} {:.3f} [{:.3f}, {:.3f}] {}, "
         "{} pairs{}\n",
-        Span(commits, s.lo, s.hi), s.hi - s.lo, CheckMeaning(s), s.ratio, s.low, s.high,
-        AtConfidence(s.confidence), s.pairs, further.empty() ? "" : "; " + further);
+        Span(commits, s.lo, s.hi), CountOf(s.hi - s.lo, "commit"), CheckMeaning(s), s.ratio, s.low,
+        s.high, AtConfidence(s.confidence), s.pairs, CheckedPartSuffix(s, commits));
   }
   for (int k : UnplacedSegments(segments)) {
     const BisectSegment& s = segments[k];

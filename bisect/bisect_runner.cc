@@ -482,6 +482,7 @@ Result<BisectReport> BisectRunner::Session::Advance() {
     // verified stand, and the report says what this part could not tell.
     FillCheck(*outcome, state_.speedup, segment);
     segment.ruled_out = outcome->sitting.ruled_out && segment.check == SegmentCheck::kUndecided;
+    segment.check_failures = outcome->sitting.failures;
     segment.small_move_suspected =
         segment.ruled_out && std::fabs(std::log(segment.ratio)) >= BandEdge(options_.band);
     segment.rule_out_pairs_needed =

@@ -86,6 +86,33 @@ json PendingStepToJson(const BisectPendingStep& p, const std::string& time) {
           {"samples", json::parse(RecordToJson(carrier))}};
 }
 
+// A check's runs that gave no number, per arm (arm 0 the good end).
+json FailuresToJson(const FailureComparison& f) {
+  return json({{"failed", {f.failed[0], f.failed[1]}},
+               {"timed_out", {f.timed_out[0], f.timed_out[1]}},
+               {"runs", {f.runs[0], f.runs[1]}},
+               {"p_value", f.p_value},
+               {"differ", f.differ}});
+}
+
+// Counts a sitting could have made: none negative, no arm with more runs without a number
+// than runs. Throws on a missing or mistyped field, as the rest of the state's reading does.
+std::optional<FailureComparison> FailuresFromJson(const json& g) {
+  FailureComparison f;
+  for (int arm : {0, 1}) {
+    f.failed[arm] = g.at("failed").at(arm).get<int>();
+    f.timed_out[arm] = g.at("timed_out").at(arm).get<int>();
+    f.runs[arm] = g.at("runs").at(arm).get<int>();
+    if (f.failed[arm] < 0 || f.timed_out[arm] < 0 || f.Unmeasured(arm) > f.runs[arm]) {
+      return std::nullopt;
+    }
+  }
+  f.p_value = g.at("p_value").get<double>();
+  f.differ = g.at("differ").get<bool>();
+  if (!(f.p_value >= 0 && f.p_value <= 1)) return std::nullopt;
+  return f;
+}
+
 // One segment as the state keeps it.
 json SegmentToJson(const BisectSegment& g) {
   return json({{"lo", g.lo},
@@ -118,7 +145,8 @@ json SegmentToJson(const BisectSegment& g) {
                {"rule_out_pairs_needed", g.rule_out_pairs_needed},
                {"small_move_suspected", g.small_move_suspected},
                {"recheck", SegmentCheckName(g.recheck)},
-               {"recheck_record", g.recheck_record}});
+               {"recheck_record", g.recheck_record},
+               {"check_failures", FailuresToJson(g.check_failures)}});
 }
 
 }  // namespace
@@ -265,6 +293,16 @@ Result<BisectSegment> SegmentFromJson(const json& g, int n, std::string_view sou
   // Absent in states written before a part's move was re-checked: none was.
   if (g.contains("recheck")) seg.recheck = Require<SegmentCheck>(kCheckNames, g, "recheck");
   seg.recheck_record = g.value("recheck_record", std::string());
+  // Absent in states written before a check's failure counts were kept: the ending then
+  // says nothing of them, as it did.
+  if (g.contains("check_failures")) {
+    std::optional<FailureComparison> failures = FailuresFromJson(g.at("check_failures"));
+    if (!failures) {
+      return Damaged(source, fmt::format("segment {}..{}: check failure counts no sitting makes",
+                                         seg.lo, seg.hi));
+    }
+    seg.check_failures = *failures;
+  }
   // A verified change lies inside its segment, first..change, both past the good end; a
   // segment without one has neither. Anything else would index past the range's commits.
   const bool none = seg.first == -1 && seg.change == -1;

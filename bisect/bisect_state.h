@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "probes/sitting.h"
 #include "probes/slow_run_bursts.h"
 #include "records/bisect_step_details.h"
 #include "records/record.h"
@@ -138,6 +139,11 @@ struct BisectSegment {
   /// both sittings.
   SegmentCheck recheck = SegmentCheck::kNotMeasured;
   std::string recheck_record;
+  /// The check's runs that gave no number, arm 0 its good end and 1 its bad end, and Fisher's
+  /// test of their rates (SittingResult::failures): a tie or a rule-out read its timed-out runs
+  /// as censored, and the ending says how many there were. Zero counts in a state saved before
+  /// they were kept.
+  FailureComparison check_failures;
 };
 
 /// The step in flight when the state was saved: the pairs of its batches so far. The search

@@ -84,6 +84,16 @@ std::string CheckFailuresText(const FailureComparison& failures, std::string_vie
   return text;
 }
 
+std::string CheckedPartSuffix(const BisectSegment& s, const std::vector<std::string>& commits) {
+  std::string text;
+  for (const std::string& part :
+       {FurtherMoveText(s), CheckFailuresText(s.check_failures, ShortCommit(commits[s.lo]),
+                                              ShortCommit(commits[s.hi]))}) {
+    if (!part.empty()) text += "; " + part;
+  }
+  return text;
+}
+
 std::string FurtherMoveText(const BisectSegment& s) {
   if (!(s.alternative > 1) || s.check != SegmentCheck::kUndecided || s.check_record.empty()) {
     return "";

@@ -45,6 +45,11 @@ std::string CheckStepLine(const BisectStepLog& step, const BisectSegment& segmen
 std::string CheckFailuresText(const FailureComparison& failures, std::string_view lo_commit,
                               std::string_view hi_commit);
 
+/// What the ending's line of a checked part `s` adds after its pairs: "; " and FurtherMoveText,
+/// then "; " and CheckFailuresText of its sitting (its ends commits[s.lo] and commits[s.hi]),
+/// each when not empty: "" for a check with no alternative whose every run gave a number.
+std::string CheckedPartSuffix(const BisectSegment& s, const std::vector<std::string>& commits);
+
 /// What the check of `s` says of a further move against its alternative A: "further moves of
 /// x1.130 or more ruled out", or that one was not and ≈ what ruling it out would take; "" for
 /// a check with no alternative, not measured, or not undecided (a tie or a move says more).

@@ -436,7 +436,7 @@ TEST(BisectReportText, APartPastTheChangeSaysItsTieWasNotSoughtRatherThanMissed)
   Result<std::string> text = SearchedEnding(s.facts, record, report);
   ASSERT_TRUE(text) << text.error().message();
   EXPECT_NE(
-      text->find("  checked 3333333333..4444444444 (1 commits): no move beyond the band found; "
+      text->find("  checked 3333333333..4444444444 (1 commit): no move beyond the band found; "
                  "a tie not sought (no label rides on it past the earliest change) 1.000 "
                  "[0.997, 1.002] at 95% confidence, 40 pairs; further moves of x1.127 or "
                  "more ruled out\n"),
@@ -444,6 +444,53 @@ TEST(BisectReportText, APartPastTheChangeSaysItsTieWasNotSoughtRatherThanMissed)
       << *text;
   EXPECT_EQ(text->find("neither a tie"), std::string::npos) << *text;
   EXPECT_EQ(text->find("UNPLACED"), std::string::npos) << *text;  // ruled out: placed
+}
+
+// The ending's line of a checked part says how many of its runs gave no number, as the check's
+// step line did: a rule-out that read a quarter of its runs as censored is not read as any
+// other. A check whose every run gave a number keeps the line it always had.
+TEST(BisectReportText, AnEndingsCheckedLineSaysHowManyRunsGaveNoNumber) {
+  Searched s;
+  BisectSegment after;
+  after.lo = 3;
+  after.hi = 4;
+  after.check = SegmentCheck::kUndecided;
+  after.ratio = 1.0;
+  after.low = 0.99;
+  after.high = 1.02;
+  after.confidence = 0.95;
+  after.pairs = 160;
+  after.check_record = "rec-10";
+  after.tie_sought = false;
+  after.tie_earns_label = false;
+  after.alternative = 1.2;
+  after.ruled_out = true;
+  s.state.segments.push_back(after);
+  Record record;
+  BisectReport report;
+  Result<std::string> clean = SearchedEnding(s.facts, record, report);
+  ASSERT_TRUE(clean) << clean.error().message();
+  const std::string line =
+      "  checked 3333333333..4444444444 (1 commit): no move beyond the band found; a tie not "
+      "sought (no label rides on it past the earliest change) 1.000 [0.990, 1.020] at 95% "
+      "confidence, 160 pairs; further moves of x1.200 or more ruled out";
+  EXPECT_NE(clean->find(line + "\n"), std::string::npos) << *clean;
+
+  FailureComparison& failures = s.state.segments.back().check_failures;
+  failures.runs[0] = failures.runs[1] = 162;
+  failures.timed_out[0] = 41;
+  failures.timed_out[1] = 38;
+  failures.failed[1] = 2;
+  failures.p_value = 0.71;
+  Record again;
+  Result<std::string> text = SearchedEnding(s.facts, again, report);
+  ASSERT_TRUE(text) << text.error().message();
+  EXPECT_NE(
+      text->find(line + "; runs without a number: 40 of 162 runs of 4444444444 (38 timed out), "
+                        "41 of 162 runs of 3333333333 (all timed out); Fisher's exact test "
+                        "p = 0.71\n"),
+      std::string::npos)
+      << *text;
 }
 
 TEST(BisectReportText, AnUnplacedPartOfSeveralCommitsNamesItsSweepAsTheNextCommand) {

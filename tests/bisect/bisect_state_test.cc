@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <tuple>
 
 #include "bisect/bisect_runner.h"
 
@@ -168,6 +169,53 @@ TEST(BisectStateJson, SegmentsRoundTrip) {
   Result<BisectState> bad = BisectStateFromJson(BisectStateToJson(s), "state.json");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().message().find("segment 0..7"), std::string::npos) << bad.error().message();
+}
+
+// A check's runs that gave no number are kept with its part, for the ending to say; a state
+// saved before they were kept has none, and counts no sitting makes are damage.
+TEST(BisectStateJson, ACheckFailureCountsRoundTripAndOlderStatesHaveNone) {
+  BisectState s = TwoCommits();
+  BisectSegment whole;
+  whole.lo = 0;
+  whole.hi = 1;
+  whole.check = SegmentCheck::kUndecided;
+  whole.check_failures.runs[0] = 40;
+  whole.check_failures.runs[1] = 41;
+  whole.check_failures.timed_out[0] = 9;
+  whole.check_failures.failed[1] = 3;
+  whole.check_failures.timed_out[1] = 7;
+  whole.check_failures.p_value = 0.8;
+  s.segments = {whole};
+  Result<BisectState> back = BisectStateFromJson(BisectStateToJson(s), "state.json");
+  ASSERT_TRUE(back.ok()) << back.error().message();
+  const FailureComparison& f = back->segments[0].check_failures;
+  EXPECT_EQ(f.runs[0], 40);
+  EXPECT_EQ(f.runs[1], 41);
+  EXPECT_EQ(f.timed_out[0], 9);
+  EXPECT_EQ(f.Unmeasured(1), 10);
+  EXPECT_DOUBLE_EQ(f.p_value, 0.8);
+  EXPECT_FALSE(f.differ);
+
+  nlohmann::json old = nlohmann::json::parse(BisectStateToJson(s));
+  old["segments"][0].erase("check_failures");
+  Result<BisectState> older = BisectStateFromJson(old.dump(), "state.json");
+  ASSERT_TRUE(older.ok()) << older.error().message();
+  EXPECT_EQ(older->segments[0].check_failures.Unmeasured(0), 0);
+  EXPECT_EQ(older->segments[0].check_failures.runs[1], 0);
+
+  // More runs without a number than runs, a negative count, a p-value past 1.
+  for (auto [field, arm, value] : {std::tuple{"timed_out", 0, 41}, {"failed", 1, -1}}) {
+    nlohmann::json bad = nlohmann::json::parse(BisectStateToJson(s));
+    bad["segments"][0]["check_failures"][field][arm] = value;
+    Result<BisectState> damaged = BisectStateFromJson(bad.dump(), "state.json");
+    ASSERT_FALSE(damaged.ok()) << field;
+    EXPECT_NE(damaged.error().message().find("check failure counts no sitting makes"),
+              std::string::npos)
+        << damaged.error().message();
+  }
+  nlohmann::json bad = nlohmann::json::parse(BisectStateToJson(s));
+  bad["segments"][0]["check_failures"]["p_value"] = 1.5;
+  EXPECT_FALSE(BisectStateFromJson(bad.dump(), "state.json").ok());
 }
 
 TEST(BisectStateJson, AChangeOrAStepOutsideTheRangeIsDamagedNotTrusted) {
