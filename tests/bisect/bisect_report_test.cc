@@ -412,10 +412,9 @@ TEST(BisectReportText, ATieNotSoughtSaysWhatShowingItWouldTake) {
   EXPECT_EQ(record.details["culprit_is_first"], "no");
 }
 
-TEST(BisectReportText, APartPastTheChangeSaysItsTieWasNotSoughtRatherThanMissed) {
-  // The part after the change (3..4) hunted a further move only, as its tie earns no label,
-  // and ruled ×1.127 out on an interval well inside the band.
-  Searched s;
+// The part after the change (3..4) that hunted a further move only, as its tie earns no
+// label, and ruled ×1.127 out on an interval well inside the band.
+BisectSegment PartAfterRuledOut() {
   BisectSegment after;
   after.lo = 3;
   after.hi = 4;
@@ -430,7 +429,12 @@ TEST(BisectReportText, APartPastTheChangeSaysItsTieWasNotSoughtRatherThanMissed)
   after.tie_earns_label = false;
   after.alternative = 1.127;
   after.ruled_out = true;
-  s.state.segments.push_back(after);
+  return after;
+}
+
+TEST(BisectReportText, APartPastTheChangeSaysItsTieWasNotSoughtRatherThanMissed) {
+  Searched s;
+  s.state.segments.push_back(PartAfterRuledOut());
   Record record;
   BisectReport report;
   Result<std::string> text = SearchedEnding(s.facts, record, report);
@@ -451,45 +455,30 @@ TEST(BisectReportText, APartPastTheChangeSaysItsTieWasNotSoughtRatherThanMissed)
 // other. A check whose every run gave a number keeps the line it always had.
 TEST(BisectReportText, AnEndingsCheckedLineSaysHowManyRunsGaveNoNumber) {
   Searched s;
-  BisectSegment after;
-  after.lo = 3;
-  after.hi = 4;
-  after.check = SegmentCheck::kUndecided;
-  after.ratio = 1.0;
-  after.low = 0.99;
-  after.high = 1.02;
-  after.confidence = 0.95;
-  after.pairs = 160;
-  after.check_record = "rec-10";
-  after.tie_sought = false;
-  after.tie_earns_label = false;
-  after.alternative = 1.2;
-  after.ruled_out = true;
-  s.state.segments.push_back(after);
+  s.state.segments.push_back(PartAfterRuledOut());
   Record record;
   BisectReport report;
   Result<std::string> clean = SearchedEnding(s.facts, record, report);
   ASSERT_TRUE(clean) << clean.error().message();
   const std::string line =
       "  checked 3333333333..4444444444 (1 commit): no move beyond the band found; a tie not "
-      "sought (no label rides on it past the earliest change) 1.000 [0.990, 1.020] at 95% "
-      "confidence, 160 pairs; further moves of x1.200 or more ruled out";
+      "sought (no label rides on it past the earliest change) 1.000 [0.997, 1.002] at 95% "
+      "confidence, 40 pairs; further moves of x1.127 or more ruled out";
   EXPECT_NE(clean->find(line + "\n"), std::string::npos) << *clean;
 
   FailureComparison& failures = s.state.segments.back().check_failures;
-  failures.runs[0] = failures.runs[1] = 162;
-  failures.timed_out[0] = 41;
-  failures.timed_out[1] = 38;
+  failures.runs[0] = failures.runs[1] = 42;
+  failures.timed_out[0] = 11;
+  failures.timed_out[1] = 8;
   failures.failed[1] = 2;
   failures.p_value = 0.71;
   Record again;
   Result<std::string> text = SearchedEnding(s.facts, again, report);
   ASSERT_TRUE(text) << text.error().message();
-  EXPECT_NE(
-      text->find(line + "; runs without a number: 40 of 162 runs of 4444444444 (38 timed out), "
-                        "41 of 162 runs of 3333333333 (all timed out); Fisher's exact test "
-                        "p = 0.71\n"),
-      std::string::npos)
+  EXPECT_NE(text->find(line + "; runs without a number: 10 of 42 runs of 4444444444 (8 timed out), "
+                              "11 of 42 runs of 3333333333 (all timed out); Fisher's exact test "
+                              "p = 0.71\n"),
+            std::string::npos)
       << *text;
 }
 
