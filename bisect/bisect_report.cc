@@ -529,9 +529,10 @@ std::string ChangesText(const SearchedFacts& in, Record& record, BisectReport& r
                                  : CulpritIsFirst::kEnds;
   details.decomposition = decomposition;
   details.WriteTo(&record.details);
-  record.verdict_detail = single && first_is_first ? earliest.reason
-                                                   : fmt::format("{} verified change(s); {}",
-                                                                 changes.size(), decomposition);
+  record.verdict_detail =
+      single && first_is_first
+          ? earliest.reason
+          : fmt::format("{}; {}", CountOf(changes.size(), "verified change"), decomposition);
   payload.changes = list.payloads;
   payload.decomposition = DecompositionPayload(d);
   record.verdict = Verdict::kEffect;

@@ -34,9 +34,10 @@ std::pair<Verdict, std::string> SweepVerdict(const SweepFacts& facts) {
       undecided += p.kind == "undecided";
     }
   }
-  std::string detail =
-      fmt::format("{} change(s) located, {} part(s) tie, {} undecided, over {} quer{}", changes,
-                  ties, undecided, facts.queries.size(), facts.queries.size() == 1 ? "y" : "ies");
+  // "query" is the one noun here whose plural is not an added s.
+  std::string detail = fmt::format("{} located, {} tied, {} undecided, over {} quer{}",
+                                   CountOf(changes, "change"), CountOf(ties, "part"), undecided,
+                                   facts.queries.size(), facts.queries.size() == 1 ? "y" : "ies");
   if (changes > 0) return {Verdict::kEffect, detail};
   if (parts == 0) return {Verdict::kError, detail};
   if (ties == parts) return {Verdict::kNull, detail};

@@ -410,6 +410,8 @@ TEST(BisectReportText, ATieNotSoughtSaysWhatShowingItWouldTake) {
             std::string::npos)
       << *text;
   EXPECT_EQ(record.details["culprit_is_first"], "no");
+  // Not shown first: the record counts its changes in words before the decomposition.
+  EXPECT_TRUE(record.verdict_detail.starts_with("1 verified change; ")) << record.verdict_detail;
 }
 
 // The part after the change (3..4) that hunted a further move only, as its tie earns no

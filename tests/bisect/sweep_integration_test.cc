@@ -91,6 +91,10 @@ TEST_F(SweepCommand, LocatesTheChangeBetweenTheRightTwoCommitsAndBisectsIt) {
   std::vector<Record> sweeps = Sweeps();
   ASSERT_EQ(sweeps.size(), 1u);
   EXPECT_EQ(sweeps[0].verdict, Verdict::kEffect);
+  // Counted in words; how many of the other two parts tie depends on the host's noise.
+  EXPECT_TRUE(sweeps[0].verdict_detail.starts_with("1 change located, "))
+      << sweeps[0].verdict_detail;
+  EXPECT_TRUE(sweeps[0].verdict_detail.ends_with(", over 1 query")) << sweeps[0].verdict_detail;
   std::optional<SweepFacts> facts = ReadSweepFacts(sweeps[0]);
   ASSERT_TRUE(facts);
   ASSERT_EQ(facts->queries.size(), 1u);
