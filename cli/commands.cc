@@ -446,8 +446,8 @@ Result<int> CommandRecordsMerge(const GlobalOptions& global, const RecordsComman
   for (const std::string& source : options.merge_sources) {
     Result<RecordMergeReport> merged = MergeRecords(source, *target);
     if (!merged) return merged.error().WithContext("merging " + source);
-    fmt::print("merged {} into {}: {} record(s) copied, {} already there\n", source,
-               target->string(), merged->copied.size(), merged->already_present);
+    fmt::print("merged {} into {}: {} copied, {} already there\n", source, target->string(),
+               CountOf(merged->copied.size(), "record"), merged->already_present);
     for (const RecordMergeReport::Conflict& c : merged->conflicts) {
       fmt::print(stderr,
                  "culprit: conflict: {} is a different record from {} under the same id; the "

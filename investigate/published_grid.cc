@@ -158,8 +158,8 @@ Result<std::vector<std::string>> Headings(const std::vector<Field>& fields, cons
     columns.push_back(fields[i].text);
   }
   if (columns.size() < 2) {
-    return Error::Usage(fmt::format("{}:{}: {} value column(s): a claim needs two", name, line,
-                                    columns.size()))
+    return Error::Usage(fmt::format("{}:{}: {}: a claim needs two", name, line,
+                                    CountOf(columns.size(), "value column")))
         .WithHint("query,BASELINE,OTHER: every column is compared with the first");
   }
   return columns;

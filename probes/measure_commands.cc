@@ -271,8 +271,8 @@ Result<ComparisonOutcome> RunProbe(const MeasureContext& context, const ProbeReq
 Result<ComparisonOutcome> RunCompare(const MeasureContext& context, const CompareRequest& request) {
   const ProbeSections& config = context.config;
   if (!request.names.empty() && request.names.size() != 2) {
-    return Error::Usage(fmt::format("--name was given {} time(s): name both arms or neither",
-                                    request.names.size()))
+    return Error::Usage(fmt::format("--name was given {}: name both arms or neither",
+                                    CountOf(request.names.size(), "time")))
         .WithHint("culprit compare v1.0 v1.3 --name before --name after");
   }
   Result<QueryConfig> query = SelectMeasuredQuery(config, request.query, request.flags);

@@ -575,10 +575,9 @@ Result<std::vector<Column>> TableColumns(const ProbeSections& config, const Tabl
   CULPRIT_TRY(CheckColumnCount(request, columns->size()));
   if (!request.names.empty()) {
     if (request.names.size() != columns->size()) {
-      return Error::Usage(
-          fmt::format("--name was given {} time(s) for {} columns: name every "
-                      "column or none",
-                      request.names.size(), columns->size()));
+      return Error::Usage(fmt::format("--name was given {} for {}: name every column or none",
+                                      CountOf(request.names.size(), "time"),
+                                      CountOf(columns->size(), "column")));
     }
     for (size_t i = 0; i < columns->size(); ++i) (*columns)[i].name = request.names[i];
   }
@@ -723,8 +722,8 @@ Status TableOutcomeStatus(const TableOutcome& outcome) {
   int missing = 0;
   for (const TableCellFacts& c : outcome.facts.cells) missing += c.status == "not measured";
   if (missing > 0) {
-    return Error(fmt::format("{} cell(s) of the table could not be measured (record {})", missing,
-                             outcome.record_path.string()));
+    return Error(fmt::format("{} of the table could not be measured (record {})",
+                             CountOf(missing, "cell"), outcome.record_path.string()));
   }
   return {};
 }

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "base/strings.h"
 #include "records/explain_payload.h"
 #include "records/html_isolation.h"
 #include "records/report.h"
@@ -270,9 +271,9 @@ std::string BisectPicture(const Record& r, const RecordIndex& index) {
       "purple ×: unbuildable commits</p>\n";
   if (steps.empty()) {
     out += fmt::format(
-        "<p class=\"missing\">The {} step record(s) this bisect links to are not in this report "
+        "<p class=\"missing\">Not in this report: the {} this bisect links to "
         "(<code>culprit records report {}</code> includes them).</p>\n",
-        r.links.size(), Escape(r.id));
+        CountOf(r.links.size(), "step record"), Escape(r.id));
   }
   out += PosteriorColumns(facts, n);
   if (!facts.unbuildable_commits.empty() && facts.unbuildable.empty()) {
@@ -689,7 +690,8 @@ class HtmlReporter : public RecordReporter {
     if (records.empty()) return Page("culprit records", body + "<p>No records.</p>\n");
     RecordIndex index(records);
     std::vector<RecordGroup> groups = GroupRecords(records);
-    body += fmt::format("<p>{} record(s) in {} group(s): ", records.size(), groups.size());
+    body += fmt::format("<p>{} in {}: ", CountOf(records.size(), "record"),
+                        CountOf(groups.size(), "group"));
     for (size_t g = 0; g < groups.size(); ++g) {
       body += fmt::format("{}<a href=\"#{}\">{}</a>", g ? " · " : "", GroupAnchor(groups[g].anchor),
                           Escape(groups[g].title));
@@ -723,8 +725,8 @@ class HtmlReporter : public RecordReporter {
     const Record& root = records[0];
     std::string body = fmt::format("<h1>{} {} — {}</h1>\n", Escape(RecordKindName(root.kind)),
                                    Escape(root.query), Escape(VerdictText(root)));
-    body += fmt::format("<p>{} and the {} record(s) it links to.</p>\n", Escape(root.id),
-                        records.size() - 1);
+    body += fmt::format("<p>{} and the {} it links to.</p>\n", Escape(root.id),
+                        CountOf(records.size() - 1, "record"));
     const bool with_query = SeveralQueries(records);
     body += SummaryHead(with_query);
     for (const Record& r : records) body += SummaryRow(r, with_query);

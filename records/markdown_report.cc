@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "base/strings.h"
 #include "records/explain_payload.h"
 #include "records/report.h"
 #include "records/report_facts.h"
@@ -183,7 +184,8 @@ std::string BisectTable(const Record& r, const RecordIndex& index) {
   std::string out = "\n## Bisect steps by commit index\n\n";
   std::vector<const Record*> steps = index.StepsOf(r);
   if (steps.empty()) {
-    out += fmt::format("The {} step record(s) are not in this report.\n", r.links.size());
+    out += fmt::format("Not in this report: the {} it links to.\n",
+                       CountOf(r.links.size(), "step record"));
   } else {
     out +=
         "| index | step | commit | ratio | interval | reading | record |\n"
@@ -370,7 +372,7 @@ class MarkdownReporter : public RecordReporter {
       for (const Record* r : group.members) out += SummaryRow(*r);
       out += "\n";
     }
-    out += fmt::format("{} record(s).\n", records.size());
+    out += CountOf(records.size(), "record") + ".\n";
     return out;
   }
 

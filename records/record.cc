@@ -455,8 +455,8 @@ Sample SampleFromJson(const Json& s, size_t i, size_t arms) {
   sample.voluntary_switches = GetOptionalCount(s, "voluntary_switches", path);
   sample.involuntary_switches = GetOptionalCount(s, "involuntary_switches", path);
   if (sample.arm < 0 || static_cast<size_t>(sample.arm) >= arms) {
-    throw FieldError(
-        fmt::format("{} refers to arm {}, but the record has {} arm(s)", path, sample.arm, arms));
+    throw FieldError(fmt::format("{} refers to arm {}, but the record has {}", path, sample.arm,
+                                 CountOf(arms, "arm")));
   }
   return sample;
 }

@@ -104,7 +104,7 @@ class TextReporter : public RecordReporter {
       rows.push_back({r.id, std::string(RecordKindName(r.kind)), r.query.empty() ? "-" : r.query,
                       ArmsSummary(r), VerdictText(r), ratio, interval, pairs, hypothesis});
     }
-    return Table(rows) + fmt::format("{} record(s)\n", records.size());
+    return Table(rows) + CountOf(records.size(), "record") + "\n";
   }
 
   std::string RenderOne(const Record& r) override {

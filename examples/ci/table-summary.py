@@ -108,7 +108,8 @@ def main():
         out += ["", "Not measured:"] + missing
     ties = sum(1 for c in cells if c.get("verdict") == "NULL")
     if ties:
-        out += ["", f"{ties} other cell(s) tie within the band."]
+        out += ["", f"{ties} other cell{'' if ties == 1 else 's'} "
+                    f"{'ties' if ties == 1 else 'tie'} within the band."]
     print("\n".join(out))
     return 0
 

@@ -256,7 +256,7 @@ TEST_F(BisectCommand, FindsAndVerifiesTheCulpritPastAnUnbuildableCommit) {
   ProcessResult list = Culprit({"records", "list", "--kind", "bisect"});
   ASSERT_TRUE(list.ok()) << DescribeRun(list);
   EXPECT_NE(list.stdout_text.find(record.id), std::string::npos) << DescribeRun(list);
-  EXPECT_NE(list.stdout_text.find("1 record(s)"), std::string::npos) << DescribeRun(list);
+  EXPECT_NE(list.stdout_text.find("\n1 record\n"), std::string::npos) << DescribeRun(list);
 
   // A finished bisect cannot be resumed, and says where its result is.
   ProcessResult resume = Culprit({"bisect", "resume"});

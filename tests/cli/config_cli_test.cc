@@ -396,7 +396,7 @@ TEST_F(RunCliTest, ConfigOptionWorksBeforeAndAfterTheCommand) {
   ProcessResult list = RunCulprit(
       {"records", "list", "--kind", "run", "--config", config_.string()}, elsewhere.path());
   EXPECT_EQ(list.exit_code, 0) << DescribeRun(list);
-  EXPECT_TRUE(Contains(list.stdout_text, "2 record(s)")) << DescribeRun(list);
+  EXPECT_TRUE(Contains(list.stdout_text, "\n2 records\n")) << DescribeRun(list);
   EXPECT_EQ(JsonFiles(dir_.path() / "archive").size(), 2u);
   EXPECT_TRUE(fs::is_empty(elsewhere.path()));
 }

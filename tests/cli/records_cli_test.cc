@@ -123,26 +123,26 @@ TEST_F(RecordsCliTest, ListShowsAllRecordsAndFilters) {
   for (const Json* r : {effect_, ignored_, run_}) {
     EXPECT_EQ(LinesContaining(all.stdout_text, Id(r)), 1) << Id(r) << "\n" << DescribeRun(all);
   }
-  EXPECT_TRUE(Contains(all.stdout_text, "3 record(s)")) << DescribeRun(all);
+  EXPECT_TRUE(Contains(all.stdout_text, "\n3 records\n")) << DescribeRun(all);
 
   ProcessResult probes = Run({"records", "list", "--kind", "probe"});
   ASSERT_EQ(probes.exit_code, 0) << DescribeRun(probes);
   EXPECT_TRUE(Contains(probes.stdout_text, Id(effect_))) << DescribeRun(probes);
   EXPECT_TRUE(Contains(probes.stdout_text, Id(ignored_))) << DescribeRun(probes);
   EXPECT_FALSE(Contains(probes.stdout_text, Id(run_))) << DescribeRun(probes);
-  EXPECT_TRUE(Contains(probes.stdout_text, "2 record(s)")) << DescribeRun(probes);
+  EXPECT_TRUE(Contains(probes.stdout_text, "\n2 records\n")) << DescribeRun(probes);
 
   ProcessResult effects = Run({"records", "list", "--kind", "probe", "--verdict", "EFFECT"});
   ASSERT_EQ(effects.exit_code, 0) << DescribeRun(effects);
   EXPECT_TRUE(Contains(effects.stdout_text, Id(effect_))) << DescribeRun(effects);
   EXPECT_FALSE(Contains(effects.stdout_text, Id(ignored_))) << DescribeRun(effects);
   EXPECT_FALSE(Contains(effects.stdout_text, Id(run_))) << DescribeRun(effects);
-  EXPECT_TRUE(Contains(effects.stdout_text, "1 record(s)")) << DescribeRun(effects);
+  EXPECT_TRUE(Contains(effects.stdout_text, "\n1 record\n")) << DescribeRun(effects);
 
   ProcessResult runs = Run({"records", "list", "--kind", "run"});
   ASSERT_EQ(runs.exit_code, 0) << DescribeRun(runs);
   EXPECT_TRUE(Contains(runs.stdout_text, Id(run_))) << DescribeRun(runs);
-  EXPECT_TRUE(Contains(runs.stdout_text, "1 record(s)")) << DescribeRun(runs);
+  EXPECT_TRUE(Contains(runs.stdout_text, "\n1 record\n")) << DescribeRun(runs);
 
   // --dir reads an archive without any configuration.
   TempDir elsewhere;
@@ -150,7 +150,7 @@ TEST_F(RecordsCliTest, ListShowsAllRecordsAndFilters) {
       {"records", "list", "--dir", RecordsDir().string(), "--verdict", "EFFECT"}, elsewhere.path());
   ASSERT_EQ(by_dir.exit_code, 0) << DescribeRun(by_dir);
   EXPECT_TRUE(Contains(by_dir.stdout_text, Id(effect_))) << DescribeRun(by_dir);
-  EXPECT_TRUE(Contains(by_dir.stdout_text, "1 record(s)")) << DescribeRun(by_dir);
+  EXPECT_TRUE(Contains(by_dir.stdout_text, "\n1 record\n")) << DescribeRun(by_dir);
 
   ProcessResult typo = Run({"records", "list", "--verdict", "EFECT"});
   EXPECT_EQ(typo.exit_code, 2) << DescribeRun(typo);
@@ -227,14 +227,14 @@ TEST_F(RecordsCliTest, DamagedAndUnknownSchemaFilesAreSkippedWithAWarning) {
   }
   EXPECT_FALSE(Contains(list.stdout_text, "dead")) << DescribeRun(list);
   EXPECT_FALSE(Contains(list.stdout_text, "beef")) << DescribeRun(list);
-  EXPECT_TRUE(Contains(list.stdout_text, "3 record(s)")) << DescribeRun(list);
+  EXPECT_TRUE(Contains(list.stdout_text, "\n3 records\n")) << DescribeRun(list);
 
   // A filtered listing warns too, and still filters.
   ProcessResult effects = RunCulprit(
       {"records", "list", "--dir", records.string(), "--verdict", "EFFECT"}, copy.path());
   ASSERT_EQ(effects.exit_code, 0) << DescribeRun(effects);
   EXPECT_EQ(LinesContaining(effects.stderr_text, "culprit: warning: "), 2) << DescribeRun(effects);
-  EXPECT_TRUE(Contains(effects.stdout_text, "1 record(s)")) << DescribeRun(effects);
+  EXPECT_TRUE(Contains(effects.stdout_text, "\n1 record\n")) << DescribeRun(effects);
 
   // Showing an intact record works beside them; showing the damaged one says why not.
   ProcessResult intact =

@@ -68,7 +68,7 @@ TEST(TableCli, ShellLinesAFailingCommandAndCsv) {
   EXPECT_TRUE(Contains(r.stdout_text, "command,table_engine-3,not measured")) << DescribeRun(r);
   EXPECT_TRUE(Contains(r.stdout_text, "no such query")) << DescribeRun(r);
   EXPECT_TRUE(Contains(r.stdout_text, "command,table_engine-2,measured,")) << DescribeRun(r);
-  EXPECT_TRUE(Contains(r.stderr_text, "1 cell(s) of the table could not be measured"))
+  EXPECT_TRUE(Contains(r.stderr_text, "1 cell of the table could not be measured"))
       << DescribeRun(r);
   EXPECT_EQ(RecordStore(dir.path() / "benchmarks/results-v1").List().records.size(), 1u);
 }

@@ -60,7 +60,7 @@ TEST(PublishedGrid, CsvErrorsNameLineAndColumn) {
             "t.csv:2:4: expected 3 fields (as the heading), found 2");
   EXPECT_EQ(CsvError("query,a,a\n"), "t.csv:1:9: column 'a' appears twice");
   EXPECT_EQ(CsvError("query,a,\n"), "t.csv:1:9: a column without a heading");
-  EXPECT_EQ(CsvError("query,a\nq1,4\n"), "t.csv:1: 1 value column(s): a claim needs two");
+  EXPECT_EQ(CsvError("query,a\nq1,4\n"), "t.csv:1: 1 value column: a claim needs two");
   EXPECT_EQ(CsvError("query,a,b\nq1,4,5\n q1,4,5\n"), "t.csv:3:2: query 'q1' appears twice");
   EXPECT_EQ(CsvError("query,a,b\n,4,5\n"), "t.csv:2:1: the query is empty");
   EXPECT_EQ(CsvError("query,a,b\nq1,\"4\",5\n"), "t.csv:2:4: quoted fields are not supported");

@@ -165,7 +165,7 @@ TEST(RecordJson, RefusesSampleOfMissingArm) {
   auto parsed = RecordFromJson(RecordToJson(r), "arm.json");
   ASSERT_FALSE(parsed);
   EXPECT_TRUE(
-      Contains(parsed.error().message(), "samples[2] refers to arm 2, but the record has 2"))
+      Contains(parsed.error().message(), "samples[2] refers to arm 2, but the record has 2 arms"))
       << parsed.error().message();
 }
 

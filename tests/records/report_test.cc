@@ -102,7 +102,7 @@ TEST(TextReporter, ListHasOneRowPerRecord) {
       "1.384 +\\[1.301, 1.472\\] +40");
   EXPECT_TRUE(std::regex_search(out, row1)) << out;
   EXPECT_TRUE(std::regex_search(out, row2)) << out;
-  EXPECT_CONTAINS(out, "2 record(s)");
+  EXPECT_CONTAINS(out, "\n2 records\n");
   EXPECT_EQ(MakeTextReporter()->RenderList({}), "no records\n");
 }
 
@@ -413,7 +413,7 @@ TEST(HtmlReporter, BisectPlotsEachStepByCommitIndexWithCulpritAndPosterior) {
   EXPECT_CONTAINS(page, "0.4% slower, inside ±5.0%: a tie");
   // Alone, the bisect says where its steps are.
   std::string alone = MakeHtmlReporter()->RenderOne(bisect[0]);
-  EXPECT_CONTAINS(alone, "step record(s) this bisect links to are not in this report");
+  EXPECT_CONTAINS(alone, "Not in this report: the 6 step records this bisect links to");
   EXPECT_CONTAINS(alone, bisect[1].id + "</code> <span class=\"absent\">(not in this report)");
 }
 
