@@ -503,8 +503,7 @@ Result<BisectReport> BisectRunner::Session::Advance() {
                                    segment.lo, segment.hi, state_.commits, *outcome);
     log.note = SegmentCheckName(segment.check);
     state_.log.push_back(log);
-    reporter_.Line(CheckStepLine(log, segment, state_.commits, outcome->record.verdict,
-                                 outcome->sitting.failures));
+    reporter_.Line(CheckStepLine(log, segment, state_.commits, outcome->record.verdict));
     bool search = ShouldSearch(segment, SearchesMade(state_.segments), config_.bisect.max_changes);
     const bool moves =
         segment.check == SegmentCheck::kSame || segment.check == SegmentCheck::kOpposite;

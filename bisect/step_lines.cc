@@ -47,19 +47,15 @@ std::string SearchStepLine(const BisectStepLog& s, int n, const BisectSearch& se
 
 std::string CheckStepLine(const BisectStepLog& log, const BisectSegment& segment,
                           const std::vector<std::string>& commits,
-                          const std::optional<Verdict>& verdict,
-                          const FailureComparison& failures) {
+                          const std::optional<Verdict>& verdict) {
   // A step line, like the search's: what changes from run to run comes after the commit.
-  const std::string further = FurtherMoveText(segment);
-  const std::string unmeasured =
-      CheckFailuresText(failures, ShortCommit(commits[segment.lo]), ShortCommit(log.commit));
   return fmt::format(
       "step {:>2} check   {} (#{} of {})  {:>3} pairs  ratio {:.3f} [{:.3f}, {:.3f}] against "
-      "{} (#{}): {} ({}){}{}",
+      "{} (#{}): {} ({}){}",
       log.step, ShortCommit(log.commit), segment.hi, commits.size() - 1, log.pairs, log.ratio,
       log.low, log.high, ShortCommit(commits[segment.lo]), segment.lo,
       verdict ? VerdictName(*verdict) : "-", SegmentCheckName(segment.check),
-      further.empty() ? "" : "; " + further, unmeasured.empty() ? "" : "; " + unmeasured);
+      CheckedPartSuffix(segment, commits));
 }
 
 std::string CheckFailuresText(const FailureComparison& failures, std::string_view lo_commit,

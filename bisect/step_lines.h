@@ -29,13 +29,13 @@ std::string ChangedFilesText(const std::vector<std::string>& files);
 /// what `search` (after the step) leaves and has spent.
 std::string SearchStepLine(const BisectStepLog& step, int n, const BisectSearch& search);
 
-/// The progress line of a check of `segment` (its step `step`, the sitting's `verdict`), with
-/// the sitting's runs that gave no number when there were any (CheckFailuresText): a tie or a
-/// rule-out read a timed-out run as censored, and the line says how many there were.
+/// The progress line of a check of `segment` (its step `step`, the sitting's `verdict`), ending
+/// as the ending's line of the part does (CheckedPartSuffix): what it says of a further move,
+/// then the sitting's runs that gave no number (`segment.check_failures`) when there were any,
+/// as a tie or a rule-out read a timed-out run as censored.
 std::string CheckStepLine(const BisectStepLog& step, const BisectSegment& segment,
                           const std::vector<std::string>& commits,
-                          const std::optional<Verdict>& verdict,
-                          const FailureComparison& failures = {});
+                          const std::optional<Verdict>& verdict);
 
 /// The runs of a check's sitting that gave no number, arm 0 its good end `lo_commit` and arm 1
 /// its bad end `hi_commit`, bad end first: "runs without a number: 160 of 640 runs of
