@@ -216,6 +216,13 @@ TEST(BisectStateJson, ACheckFailureCountsRoundTripAndOlderStatesHaveNone) {
   nlohmann::json bad = nlohmann::json::parse(BisectStateToJson(s));
   bad["segments"][0]["check_failures"]["p_value"] = 1.5;
   EXPECT_FALSE(BisectStateFromJson(bad.dump(), "state.json").ok());
+  // Counts of the wrong shape are damage too, not a crash.
+  bad = nlohmann::json::parse(BisectStateToJson(s));
+  bad["segments"][0]["check_failures"]["runs"] = "forty";
+  Result<BisectState> shapeless = BisectStateFromJson(bad.dump(), "state.json");
+  ASSERT_FALSE(shapeless.ok());
+  EXPECT_NE(shapeless.error().message().find("damaged bisect state"), std::string::npos)
+      << shapeless.error().message();
 }
 
 TEST(BisectStateJson, AChangeOrAStepOutsideTheRangeIsDamagedNotTrusted) {
