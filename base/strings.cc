@@ -226,6 +226,29 @@ std::string PercentChange(double ratio) {
 
 std::string PercentOf(double fraction) { return fmt::format("{:g}%", fraction * 100); }
 
+namespace {
+
+// The fewest decimals, from three to five, at which `low` and `high` print differently; three
+// when they print alike even at five. Rounding is fmt's own, so the ends compared are the ends
+// printed.
+int IntervalDigits(double low, double high) {
+  for (int digits = 3; digits <= 5; ++digits) {
+    if (fmt::format("{:.{}f}", low, digits) != fmt::format("{:.{}f}", high, digits)) return digits;
+  }
+  return 3;
+}
+
+}  // namespace
+
+std::string FormatInterval(double low, double high) {
+  const int digits = IntervalDigits(low, high);
+  return fmt::format("[{:.{}f}, {:.{}f}]", low, digits, high, digits);
+}
+
+std::string FormatRatioInterval(double ratio, double low, double high) {
+  return fmt::format("{:.{}f} {}", ratio, IntervalDigits(low, high), FormatInterval(low, high));
+}
+
 std::string CountOf(long long n, std::string_view noun) {
   return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s");
 }

@@ -66,6 +66,18 @@ std::string PercentChange(double ratio);
 /// FormatProbability.
 std::string PercentOf(double fraction);
 
+/// A ratio with its interval, "1.085 [1.062, 1.109]": three decimals, or four or five when
+/// three would print the interval's two ends alike though they differ (a tie between two
+/// builds of one program on a quiet host is often narrower than 0.001): "1.0002 [0.9998,
+/// 1.0006]". An interval that is one point even at five decimals prints at three, as it is.
+/// Every ratio-and-interval culprit prints goes through here, so "[1.000, 1.000]" is only ever
+/// an interval that measured no width, never the default of one that was not measured.
+std::string FormatRatioInterval(double ratio, double low, double high);
+
+/// The interval alone, with the digits FormatRatioInterval gives it: "[0.9998, 1.0004]". For
+/// reports that print the ratio and its interval in columns of their own.
+std::string FormatInterval(double low, double high);
+
 /// `n` and the noun, plural unless n is 1: (1, "commit") -> "1 commit", (3, "build") ->
 /// "3 builds". For the count-nouns culprit prints (commit, build, pair), whose plural adds an
 /// s; not for nouns that change otherwise.

@@ -40,9 +40,9 @@ Result<bool> BisectRunner::Session::Recheck() {
   const TiePlan plan = PlanCheckTie(k, check);
   reporter_.Line(fmt::format(
       "re-checking {} against {} on fresh pairs: a verification in this part did not hold, and "
-      "the move its check saw (x{:.3f} [{:.3f}, {:.3f}], {} pairs) may be the check's error",
+      "the move its check saw (x{}, {} pairs) may be the check's error",
       ShortCommit(state_.commits[segment.hi]), ShortCommit(state_.commits[segment.lo]),
-      segment.ratio, segment.low, segment.high, segment.pairs));
+      FormatRatioInterval(segment.ratio, segment.low, segment.high), segment.pairs));
   Result<ComparisonOutcome> outcome = CheckSitting(segment, check, plan);
   if (!outcome) return outcome.error();
   BisectSegment again = segment;
@@ -59,7 +59,7 @@ Result<bool> BisectRunner::Session::Recheck() {
   const std::string measured =
       outcome->record.estimate && again.pairs > 0
           ? fmt::format(
-                "said x{:.3f} [{:.3f}, {:.3f}], {} ({} pairs)", again.ratio, again.low, again.high,
+                "said x{}, {} ({} pairs)", FormatRatioInterval(again.ratio, again.low, again.high),
                 outcome->record.verdict ? VerdictName(*outcome->record.verdict) : "-", again.pairs)
           : fmt::format("measured nothing ({} pairs)", again.pairs);
   constexpr std::string_view kEnds = "; this part's search ends here, the part unplaced";
@@ -78,9 +78,9 @@ Result<bool> BisectRunner::Session::Recheck() {
     segment.outcome = SegmentOutcome::kInconclusive;
     segment.probability = search_->Result().probability;
     segment.reason = fmt::format(
-        "its check's move (x{:.3f} [{:.3f}, {:.3f}], {} pairs) did not reproduce: once a "
+        "its check's move (x{}, {} pairs) did not reproduce: once a "
         "verification in it had not held, a re-check on fresh pairs {}{}",
-        segment.ratio, segment.low, segment.high, segment.pairs, measured,
+        FormatRatioInterval(segment.ratio, segment.low, segment.high), segment.pairs, measured,
         outcome->sitting.failure ? ": its runs kept failing: " + outcome->sitting.failure->message()
                                  : std::string());
   }

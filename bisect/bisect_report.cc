@@ -179,8 +179,8 @@ std::string NotShownFirstLine(const std::vector<BisectSegment>& segments,
       before = fmt::format("{} against {} {}{} ({} {}, {} pairs)", ShortCommit(commits[s.hi]),
                            ShortCommit(commits[0]),
                            s.tie_sought ? "" : "checked for a further move only: ", CheckMeaning(s),
-                           fmt::format("{:.3f} [{:.3f}, {:.3f}]", s.ratio, s.low, s.high),
-                           AtConfidence(s.confidence), s.pairs);
+                           FormatRatioInterval(s.ratio, s.low, s.high), AtConfidence(s.confidence),
+                           s.pairs);
       before += CheckedPartSuffix(s, commits);
       if (s.ruled_out && !s.small_move_suspected) smaller_than = s.alternative;
     }
@@ -461,16 +461,15 @@ std::string SegmentLines(const std::vector<BisectSegment>& segments,
                           CountOf(s.hi - s.lo, "commit"), s.reason);
       continue;
     }
-    text += fmt::format(
-        "  checked {} ({}): {} {:.3f} [{:.3f}, {:.3f}] {}, "
-        "{} pairs{}\n",
-        Span(commits, s.lo, s.hi), CountOf(s.hi - s.lo, "commit"), CheckMeaning(s), s.ratio, s.low,
-        s.high, AtConfidence(s.confidence), s.pairs, CheckedPartSuffix(s, commits));
+    text += fmt::format("  checked {} ({}): {} {} {}, {} pairs{}\n", Span(commits, s.lo, s.hi),
+                        CountOf(s.hi - s.lo, "commit"), CheckMeaning(s),
+                        FormatRatioInterval(s.ratio, s.low, s.high), AtConfidence(s.confidence),
+                        s.pairs, CheckedPartSuffix(s, commits));
   }
   for (int k : UnplacedSegments(segments)) {
     const BisectSegment& s = segments[k];
     const std::string figures =
-        CheckMeasured(s) ? fmt::format(" ×{:.3f} [{:.3f}, {:.3f}]", s.ratio, s.low, s.high) : "";
+        CheckMeasured(s) ? " ×" + FormatRatioInterval(s.ratio, s.low, s.high) : "";
     const std::string line = fmt::format(
         "UNPLACED: {}{} (commits after {} up to {}): {}", Span(commits, s.lo, s.hi), figures,
         ShortCommit(commits[s.lo]), ShortCommit(commits[s.hi]), UnplacedReason(s));

@@ -331,10 +331,10 @@ Result<BisectReport> BisectRunner::Session::AdoptConfirmation(const Record& reco
                                record.id, why));
     return Confirm();
   }
-  reporter_.Line(fmt::format(
-      "the move was confirmed by record {} (ratio {:.3f} [{:.3f}, {:.3f}], {} pairs): its pairs "
-      "are the bisect's confirmation, not measured again",
-      record.id, record.estimate->ratio, record.estimate->low, record.estimate->high, d.size()));
+  reporter_.Line(
+      fmt::format("the move was confirmed by record {} (ratio {}, {} pairs): its pairs "
+                  "are the bisect's confirmation, not measured again",
+                  record.id, FormatRatio(*record.estimate), d.size()));
   state_.records.push_back(record.id);
   BisectStepLog log = SittingLog(static_cast<int>(state_.log.size()) + 1, BisectStepKind::kConfirm,
                                  0, n, state_.commits, record, static_cast<int>(d.size()));

@@ -9,9 +9,9 @@
 namespace culprit {
 
 std::string DescribeUnconfirmedMove(const UnconfirmedMove& m) {
-  const std::string measured =
-      fmt::format("ratio {:.3f} [{:.3f}, {:.3f}] at {} confidence over {} pairs", m.ratio, m.low,
-                  m.high, FormatProbability(m.confidence), m.pairs);
+  const std::string measured = fmt::format("ratio {} at {} confidence over {} pairs",
+                                           FormatRatioInterval(m.ratio, m.low, m.high),
+                                           FormatProbability(m.confidence), m.pairs);
   if (m.verdict == Verdict::kNull) {
     return fmt::format(
         "NOT REPRODUCIBLE: the move between {} and {} is a tie here: {}; nothing was bisected",

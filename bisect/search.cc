@@ -47,8 +47,8 @@ VerificationPlan FixedPlan(const SearchOptions& o) {
 }
 
 std::string RatioText(double estimate, double low, double high, int n) {
-  return fmt::format("ratio {:.3f} [{:.3f}, {:.3f}] over {} pairs", std::exp(estimate),
-                     std::exp(low), std::exp(high), n);
+  return fmt::format("ratio {} over {} pairs",
+                     FormatRatioInterval(std::exp(estimate), std::exp(low), std::exp(high)), n);
 }
 
 }  // namespace

@@ -26,10 +26,10 @@ bool MovesInTheTailOnly(const BisectSegment& segment, double band) {
 std::string TailOnlyReason(const BisectSegment& segment, std::string_view mean_ratio, double band) {
   return fmt::format(
       "its move is in the slow tail of its runs, not in the typical run: the pairs' "
-      "pseudo-median x{:.3f} [{:.3f}, {:.3f}] is not beyond the ±{:g}% band{}; an intermittent "
+      "pseudo-median x{} is not beyond the ±{:g}% band{}; an intermittent "
       "slowdown moves so, and the search, which places a shift of the typical run, cannot place "
       "it, so it was not searched",
-      segment.ratio, segment.low, segment.high, band * 100,
+      FormatRatioInterval(segment.ratio, segment.low, segment.high), band * 100,
       mean_ratio.empty() ? std::string(", their mean beyond it")
                          : fmt::format(", their mean ratio {} beyond it", mean_ratio));
 }

@@ -14,7 +14,7 @@
 namespace culprit {
 
 std::string StepRatioText(const BisectStepLog& s) {
-  if (s.has_interval) return fmt::format("{:.3f} [{:.3f}, {:.3f}]", s.ratio, s.low, s.high);
+  if (s.has_interval) return FormatRatioInterval(s.ratio, s.low, s.high);
   return fmt::format("{:.3f} (median, {} pairs: no interval)", s.ratio, s.pairs);
 }
 
@@ -50,11 +50,10 @@ std::string CheckStepLine(const BisectStepLog& log, const BisectSegment& segment
                           const std::optional<Verdict>& verdict) {
   // A step line, like the search's: what changes from run to run comes after the commit.
   return fmt::format(
-      "step {:>2} check   {} (#{} of {})  {:>3} pairs  ratio {:.3f} [{:.3f}, {:.3f}] against "
-      "{} (#{}): {} ({}){}",
-      log.step, ShortCommit(log.commit), segment.hi, commits.size() - 1, log.pairs, log.ratio,
-      log.low, log.high, ShortCommit(commits[segment.lo]), segment.lo,
-      verdict ? VerdictName(*verdict) : "-", SegmentCheckName(segment.check),
+      "step {:>2} check   {} (#{} of {})  {:>3} pairs  ratio {} against {} (#{}): {} ({}){}",
+      log.step, ShortCommit(log.commit), segment.hi, commits.size() - 1, log.pairs,
+      FormatRatioInterval(log.ratio, log.low, log.high), ShortCommit(commits[segment.lo]),
+      segment.lo, verdict ? VerdictName(*verdict) : "-", SegmentCheckName(segment.check),
       CheckedPartSuffix(segment, commits));
 }
 

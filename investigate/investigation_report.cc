@@ -13,8 +13,8 @@ namespace culprit {
 
 std::string InvestigationRatioText(const InvestigationStepRecord& s) {
   if (!s.ratio) return "no estimate";
-  return fmt::format("ratio {:.3f} [{:.3f}, {:.3f}]", *s.ratio, s.low.value_or(*s.ratio),
-                     s.high.value_or(*s.ratio));
+  return "ratio " +
+         FormatRatioInterval(*s.ratio, s.low.value_or(*s.ratio), s.high.value_or(*s.ratio));
 }
 
 std::vector<std::string> InvestigationLinks(const InvestigationState& s) {

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "base/strings.h"
 #include "probes/verdict.h"
 
 namespace culprit {
@@ -33,8 +34,8 @@ Decomposition Decompose(const Factor& total, std::span<const Factor> parts, doub
 }
 
 std::string FormatFactor(const Factor& factor) {
-  return fmt::format("×{:.3f} [{:.3f}, {:.3f}]", std::exp(factor.log_ratio), std::exp(factor.low),
-                     std::exp(factor.high));
+  return "×" + FormatRatioInterval(std::exp(factor.log_ratio), std::exp(factor.low),
+                                   std::exp(factor.high));
 }
 
 std::string FormatDecomposition(const Decomposition& d) {

@@ -282,8 +282,8 @@ std::string FormatIsolateSummary(const IsolateOutcome& outcome) {
     std::string vs = "baseline";
     std::string verdict;
     if (c > 0) {
-      vs = o.shift ? fmt::format("{:.3f} [{:.3f}, {:.3f}]", std::exp(o.shift->estimate),
-                                 std::exp(o.shift->low), std::exp(o.shift->high))
+      vs = o.shift ? FormatRatioInterval(std::exp(o.shift->estimate), std::exp(o.shift->low),
+                                         std::exp(o.shift->high))
                    : "-";
       verdict = o.verdict ? std::string(VerdictName(o.verdict->verdict)) : "-";
       if (static_cast<int>(c) == r.suspect) verdict += "  (suspect)";

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "base/median.h"
+#include "base/strings.h"
 #include "probes/log_interval.h"
 #include "probes/statistics.h"
 
@@ -125,8 +126,9 @@ std::string FormatSecondaryFigure(const SecondaryFigure& figure) {
   std::string pairs = figure.pairs == figure.pairs_kept
                           ? fmt::format("{} pairs", figure.pairs)
                           : fmt::format("{} of {} pairs", figure.pairs, figure.pairs_kept);
-  return fmt::format("{:.3f} [{:.3f}, {:.3f}] (A {:.4g} {}, B {:.4g} {}; {})", e.ratio, e.low,
-                     e.high, figure.median_a, figure.unit, figure.median_b, figure.unit, pairs);
+  return fmt::format("{} (A {:.4g} {}, B {:.4g} {}; {})",
+                     FormatRatioInterval(e.ratio, e.low, e.high), figure.median_a, figure.unit,
+                     figure.median_b, figure.unit, pairs);
 }
 
 std::string FormatResourceMedians(std::span<const Sample> samples, int arm) {

@@ -26,9 +26,7 @@ std::string BandPercent(double band) { return "±" + PercentOf(band); }
 
 }  // namespace
 
-std::string FormatRatio(const Estimate& e) {
-  return fmt::format("{:.3f} [{:.3f}, {:.3f}]", e.ratio, e.low, e.high);
-}
+std::string FormatRatio(const Estimate& e) { return FormatRatioInterval(e.ratio, e.low, e.high); }
 
 std::string FormatHostDrift(const HostState& start, const HostState& end) {
   std::string out = fmt::format("calibration {} -> {}", OptionalMs(start.calibration_ms),

@@ -35,7 +35,7 @@ int EffectDirection(const TableCell& cell) {
 std::string Measured(const TableCell& cell) {
   if (!cell.shift) return "measured";
   const Estimate e = RatioEstimate(*cell.shift);
-  return fmt::format("measured ×{:.3f} [{:.3f}, {:.3f}]", e.ratio, e.low, e.high);
+  return "measured ×" + FormatRatioInterval(e.ratio, e.low, e.high);
 }
 
 /// A claim holds by its direction; its size is said when the interval leaves it out.

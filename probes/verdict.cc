@@ -197,8 +197,7 @@ NearDeterministicLook LookNearDeterministic(std::span<const double> a, std::span
 }
 
 std::string FormatMeanRatio(const ShiftEstimate& mean) {
-  return fmt::format("{:.3f} [{:.3f}, {:.3f}]", std::exp(mean.estimate), std::exp(mean.low),
-                     std::exp(mean.high));
+  return FormatRatioInterval(std::exp(mean.estimate), std::exp(mean.low), std::exp(mean.high));
 }
 
 namespace {

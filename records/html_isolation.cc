@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "base/strings.h"
 #include "records/report_facts.h"
 #include "records/report_payload.h"
 #include "records/svg_plot.h"
@@ -67,8 +68,7 @@ std::string IsolatePicture(const Record& r) {
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
         Escape(c.name), Escape(ConditionRoleName(c.role)), Escape(setup),
         c.bytes ? Bytes(*c.bytes) : "-",
-        c.estimate ? fmt::format("{:.3f} [{:.3f}, {:.3f}]", c.estimate->ratio, c.estimate->low,
-                                 c.estimate->high)
+        c.estimate ? FormatRatioInterval(c.estimate->ratio, c.estimate->low, c.estimate->high)
                    : "-",
         Escape(c.verdict ? VerdictName(*c.verdict) : "-"), Escape(reading));
     if (c.baseline) continue;

@@ -205,7 +205,7 @@ std::string StepRow(const Record& step, int n, const RecordIndex& index,
   if (step.estimate) {
     const Estimate& e = *step.estimate;
     ratio = fmt::format("{:.3f} ({})", e.ratio, FormatChange(e.ratio));
-    interval = fmt::format("[{:.3f}, {:.3f}]", e.low, e.high);
+    interval = FormatInterval(e.low, e.high);
     reading = BandSentence(e.ratio, e.low, e.high, step.band, DirectionOf(step), step.unit);
     if (i) {
       scatter.points.push_back(
@@ -315,9 +315,10 @@ std::string AuditPicture(const Record& r, const RecordIndex& index) {
     table += fmt::format(
         "<tr><td>× {}{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", Escape(f.name),
         f.cross_sitting ? " <i>(cross-sitting)</i>" : "",
-        f.estimate ? fmt::format("{:.3f} ({}) [{:.3f}, {:.3f}]", f.estimate->ratio,
-                                 FormatChange(f.estimate->ratio), f.estimate->low, f.estimate->high)
-                   : "not in this record",
+        f.estimate
+            ? fmt::format("{:.3f} ({}) {}", f.estimate->ratio, FormatChange(f.estimate->ratio),
+                          FormatInterval(f.estimate->low, f.estimate->high))
+            : "not in this record",
         Escape(f.verdict ? VerdictName(*f.verdict) : "-"),
         f.estimate ? Escape(BandSentence(f.estimate->ratio, f.estimate->low, f.estimate->high,
                                          r.band, DirectionOf(r), r.unit))
@@ -351,11 +352,11 @@ std::string AuditPicture(const Record& r, const RecordIndex& index) {
       facts.published ? FormatValue(*facts.published) + " " + Escape(r.unit)
                       : "not in this record");
   out += table;
-  out += fmt::format("<tr><td>remainder</td><td>{}</td><td></td><td>{}</td><td></td></tr>\n",
-                     remainder ? fmt::format("{:.3f} [{:.3f}, {:.3f}]", remainder->ratio,
-                                             remainder->low, remainder->high)
-                               : "not in this record",
-                     Escape(remainder_caption));
+  out +=
+      fmt::format("<tr><td>remainder</td><td>{}</td><td></td><td>{}</td><td></td></tr>\n",
+                  remainder ? FormatRatioInterval(remainder->ratio, remainder->low, remainder->high)
+                            : "not in this record",
+                  Escape(remainder_caption));
   out += fmt::format(
       "<tr><td>today</td><td>{}</td><td></td><td></td><td></td></tr>\n</table>\n",
       facts.today ? FormatValue(*facts.today) + " " + Escape(r.unit) : "not in this record");
@@ -620,7 +621,7 @@ std::string SummaryRow(const Record& r, bool with_query) {
   std::string ratio = "-", interval = "-", reading = "-";
   if (r.estimate) {
     ratio = fmt::format("{:.3f}", r.estimate->ratio);
-    interval = fmt::format("[{:.3f}, {:.3f}]", r.estimate->low, r.estimate->high);
+    interval = FormatInterval(r.estimate->low, r.estimate->high);
     reading = BandWord(r.estimate->low, r.estimate->high, r.band) + " (" + FormatBand(r.band) + ")";
   }
   return fmt::format(

@@ -148,7 +148,7 @@ std::string Fragment(std::string_view id) {
 // An HTML attribute value in double quotes: what the HTML reporter escapes, the same way.
 std::string Attribute(std::string_view text) { return svg::Escape(text); }
 
-std::string Interval(double low, double high) { return fmt::format("[{:.3f}, {:.3f}]", low, high); }
+std::string Interval(double low, double high) { return FormatInterval(low, high); }
 
 // `of` says which way its metric is better, and in what unit.
 std::string Reading(double ratio, double low, double high, double band, const Record& of) {

@@ -83,7 +83,7 @@ MultiBisectQueryFacts QueryFromJson(const json& j) {
 }
 
 std::string RatioText(double ratio, double low, double high) {
-  return fmt::format("×{:.3f} [{:.3f}, {:.3f}]", ratio, low, high);
+  return "×" + FormatRatioInterval(ratio, low, high);
 }
 
 std::string ChangeName(const std::string& first, const std::string& commit) {

@@ -48,8 +48,8 @@ std::string FormatValue(double value) {
 std::string FormatChange(double ratio) { return fmt::format("{:+.1f}%", (ratio - 1) * 100); }
 
 std::string FormatEstimate(const Estimate& e) {
-  return fmt::format("{:.3f} ({}), {} CI [{:.3f}, {:.3f}], {} pairs{}", e.ratio,
-                     FormatChange(e.ratio), FormatProbability(e.confidence), e.low, e.high, e.pairs,
+  return fmt::format("{:.3f} ({}), {} CI {}, {} pairs{}", e.ratio, FormatChange(e.ratio),
+                     FormatProbability(e.confidence), FormatInterval(e.low, e.high), e.pairs,
                      e.exact ? ", exact" : "");
 }
 

@@ -17,7 +17,7 @@ std::string Ratio(const std::optional<double>& r, const std::optional<double>& l
                   const std::optional<double>& high) {
   if (!r) return "no interval";
   if (!low || !high) return fmt::format("×{:.3f}", *r);
-  return fmt::format("×{:.3f} [{:.3f}, {:.3f}]", *r, *low, *high);
+  return "×" + FormatRatioInterval(*r, *low, *high);
 }
 
 std::string PointName(const SweepQueryFacts& q, int i) {

@@ -86,15 +86,15 @@ std::string Percent(double fraction) {
 std::string CellText(const TableCellFacts& c) {
   if (c.status == "baseline") return "1 (baseline)";
   if (c.status == "not measured") return "not measured";
-  std::string text = c.ratio ? fmt::format("{:.3f} [{:.3f}, {:.3f}]", *c.ratio, *c.low, *c.high)
-                             : std::string("no interval");
+  std::string text =
+      c.ratio ? FormatRatioInterval(*c.ratio, *c.low, *c.high) : std::string("no interval");
   return text + " " + (c.verdict.empty() ? "-" : c.verdict);
 }
 
 std::string MeanText(const TableFacts& f, int arm) {
   for (const TableMeanFacts& m : f.means) {
     if (m.arm == arm) {
-      return fmt::format("{:.3f} [{:.3f}, {:.3f}]", m.ratio, m.low, m.high);
+      return FormatRatioInterval(m.ratio, m.low, m.high);
     }
   }
   return arm == 0 ? "1 (baseline)" : "-";

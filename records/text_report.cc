@@ -96,7 +96,7 @@ class TextReporter : public RecordReporter {
       std::string ratio = "-", interval = "-", pairs = "-";
       if (r.estimate) {
         ratio = fmt::format("{:.3f}", r.estimate->ratio);
-        interval = fmt::format("[{:.3f}, {:.3f}]", r.estimate->low, r.estimate->high);
+        interval = FormatInterval(r.estimate->low, r.estimate->high);
         pairs = std::to_string(r.estimate->pairs);
       }
       std::string hypothesis = r.hypothesis;

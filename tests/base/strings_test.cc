@@ -29,6 +29,23 @@ TEST(TailLines, KeepsLastLines) {
   EXPECT_EQ(TailLines("", 3), "");
 }
 
+TEST(FormatRatioInterval, ShowsTheDigitsThatTellTheEndsApart) {
+  EXPECT_EQ(FormatRatioInterval(0.985, 0.962, 1.009), "0.985 [0.962, 1.009]");
+  EXPECT_EQ(FormatRatioInterval(2.0, 1.5, 2.5), "2.000 [1.500, 2.500]");
+  // A tie narrower than 0.001 (the CI host's two builds of one loop) shows its width.
+  EXPECT_EQ(FormatRatioInterval(1.00012, 0.99981, 1.00038), "1.0001 [0.9998, 1.0004]");
+  EXPECT_EQ(FormatRatioInterval(1.000012, 0.999991, 1.000038), "1.00001 [0.99999, 1.00004]");
+  // Ends that differ at three decimals keep three, even when close.
+  EXPECT_EQ(FormatRatioInterval(1.0004, 1.0001, 1.0006), "1.000 [1.000, 1.001]");
+  EXPECT_EQ(FormatRatioInterval(1.0, 0.9996, 1.0006), "1.000 [1.000, 1.001]");
+  // One point even at five decimals: printed as it is.
+  EXPECT_EQ(FormatRatioInterval(2.0, 2.0, 2.0), "2.000 [2.000, 2.000]");
+  EXPECT_EQ(FormatRatioInterval(1.0, 1.000001, 1.000002), "1.000 [1.000, 1.000]");
+  // The interval alone, for a report's column, has the same digits.
+  EXPECT_EQ(FormatInterval(0.99981, 1.00038), "[0.9998, 1.0004]");
+  EXPECT_EQ(FormatInterval(0.962, 1.009), "[0.962, 1.009]");
+}
+
 TEST(FormatProbability, ShowsThePrecisionItHasAndNeverRoundsToCertainty) {
   EXPECT_EQ(FormatProbability(0.95), "95%");
   EXPECT_EQ(FormatProbability(0.5), "50%");
