@@ -253,11 +253,16 @@ class PairedSitting {
     }
   }
 
+  // Ctrl-C, or the caller's own reason (SittingOptions::stop_requested).
+  bool Stopping() const {
+    return InterruptRequested() || (options_.stop_requested && options_.stop_requested());
+  }
+
   void Run() {
     StartSnapshot(host_, progress_, r_.start);
     WarmUp();
     while (!r_.failure && !decided_ && !r_.stopped_futile && look_ < r_.looks.size()) {
-      if (InterruptRequested()) {
+      if (Stopping()) {
         r_.interrupted = true;
         break;
       }
@@ -301,13 +306,13 @@ class PairedSitting {
     };
     for (int i = 0; i < options_.warmup; ++i) {
       for (int arm : {0, 1}) {
-        if (InterruptRequested()) return;
+        if (Stopping()) return;
         take(arm);
       }
     }
     for (int retry = 0; retry < options_.warmup_retries; ++retry) {
       for (int arm : {0, 1}) {
-        if (InterruptRequested()) return;
+        if (Stopping()) return;
         if (ok[arm] == 0) take(arm);
       }
     }
@@ -356,7 +361,7 @@ class PairedSitting {
       const int first = ((p == 0) == a_first) ? 0 : 1;
       KeptPair pair;
       for (int arm : {first, 1 - first}) {
-        if (InterruptRequested()) {
+        if (Stopping()) {
           r_.interrupted = true;
           block_ok = false;
           break;

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -163,6 +164,10 @@ struct SittingOptions {
   /// spends on √t (Spending::kPocockOnRootTime, SittingBudget): its moves mostly stop by 226
   /// of its 1280 pairs, where Pocock's own function has spent about a quarter of α.
   Spending effect_spending = Spending::kPocock;
+  /// Besides Ctrl-C, a reason to stop before the next run as interrupted, read before each
+  /// run; none when empty. A bisect's check measured beside a verification stops so when the
+  /// candidate it checks around is refuted (SharedRuns::Cancel).
+  std::function<bool()> stop_requested;
 };
 
 /// Runs that gave no number, per arm, over the measured (not warm-up) runs, and Fisher's exact
