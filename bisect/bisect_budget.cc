@@ -13,7 +13,13 @@ int PairsMeasured(const std::vector<BisectStepLog>& log) {
   for (const BisectStepLog& l : log) {
     if (!l.note.starts_with(kAdoptedNote)) pairs += l.pairs;
   }
-  return pairs;
+  return pairs - SharedPairs(log);
+}
+
+int SharedPairs(const std::vector<BisectStepLog>& log) {
+  int runs = 0;
+  for (const BisectStepLog& l : log) runs += l.shared_runs;
+  return runs / 2;
 }
 
 int PairsLeft(const BisectConfig& bisect, const std::vector<BisectStepLog>& log) {

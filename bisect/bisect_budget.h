@@ -20,8 +20,12 @@ namespace culprit {
 inline constexpr std::string_view kAdoptedNote = "adopted: ";
 
 /// Pairs the bisect whose steps are `log` has measured (an adopted confirmation's are not its
-/// own, so they are not counted).
+/// own, so they are not counted): a check's runs that were its verification's too
+/// (BisectStepLog::shared_runs) count once, as SharedPairs says.
 int PairsMeasured(const std::vector<BisectStepLog>& log);
+/// The pairs' worth of runs (two runs a pair, rounded down) that `log`'s checks took from
+/// the verifications they were measured beside: what summing the steps' pairs counts twice.
+int SharedPairs(const std::vector<BisectStepLog>& log);
 
 /// What `bisect.max_total_pairs` leaves to measure after `log`: never negative, and INT_MAX
 /// when there is no cap (max_total_pairs <= 0).

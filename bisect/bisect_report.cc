@@ -671,7 +671,8 @@ Result<std::string> SearchedEnding(const SearchedFacts& in, Record& record, Bise
   Result<BisectSearch> main = BisectSearch::FromJson(state.search_json);
   if (!main) return main.error();
   const SearchOutcome whole = main->Result();
-  const RangeSpending spent = SpendingOf(*main, state.segments);
+  RangeSpending spent = SpendingOf(*main, state.segments);
+  spent.pairs -= SharedPairs(state.log);  // a run two sittings shared counts once
   std::vector<std::string> credible;
   for (int j : whole.credible_set) credible.push_back(ShortCommit(state.commits[j]));
   BisectDetails details;
@@ -689,8 +690,8 @@ Result<std::string> SearchedEnding(const SearchedFacts& in, Record& record, Bise
   payload.commits = state.commits;
   payload.posterior = main->Posterior();
   payload.unbuildable = main->unbuildable();
-  std::string builds_line = fmt::format("builds {} (⌈log2 {}⌉ = {}), pairs {}", spent.builds, n,
-                                        CeilLog2(n), spent.pairs);
+  std::string builds_line = fmt::format("builds {} (⌈log2 {}⌉ = {}), pairs {}{}", spent.builds, n,
+                                        CeilLog2(n), spent.pairs, SharedRunsText(state.log));
   if (in.max_total_pairs > 0) {
     builds_line += fmt::format(" (measured {} of [bisect] max_total_pairs = {})",
                                PairsMeasured(state.log), in.max_total_pairs);

@@ -89,6 +89,7 @@ Status BisectRunner::Session::Prepare(const MeasureFlags& flags) {
 
 Error BisectRunner::Session::Stop(const Error& error, std::string_view when_saved) {
   state_.status = BisectStatus::kInterrupted;
+  SettleSharedChecks();
   const Status flushed = FlushStep();
   const Status saved = Save();
   if (flushed && saved) {
@@ -246,13 +247,14 @@ Result<ComparisonOutcome> BisectRunner::Session::CheckSitting(const BisectSegmen
   return outcome;
 }
 
-TiePlan BisectRunner::Session::PlanCheckTie(int k, const SittingOptions& check) const {
+TiePlan BisectRunner::Session::PlanCheckTie(const std::vector<BisectSegment>& segments, int k,
+                                            const SittingOptions& check) const {
   std::optional<PairNoise> noise;
   if (search_) noise = PooledPairNoise(search_->observations());
   // Only the part before the earliest change earns a label with its tie ("first bad
   // commit"): --prove-first asks more of that tie alone, and any other part's is not sought
   // where a rule-out answers its question (PlanTie).
-  const bool earns_label = TieEarnsFirst(state_.segments, k);
+  const bool earns_label = TieEarnsFirst(segments, k);
   const bool prove = (state_.prove_first || config_.bisect.prove_first) && earns_label;
   return PlanTie(noise, check.band, check.confidence, check.min_pairs, TieBudget(check),
                  check.max_pairs, prove, earns_label);
@@ -442,16 +444,44 @@ Result<BisectReport> BisectRunner::Session::SegmentDone() {
                                                 ShortCommit(state_.commits[seg_lo_]));
     state_.segments[state_.active_segment] = segment;
     for (BisectSegment& part : UnexplainedParts(segment)) state_.segments.push_back(part);
+    CULPRIT_TRY(DropSharedChecks(/*keep_awaited=*/true));
     CULPRIT_TRY(Save());
   }
   return Advance();
+}
+
+Result<BisectRunner::Session::MeasuredCheck> BisectRunner::Session::MeasureCheck(
+    int k, BisectSegment& segment) {
+  SittingOptions check = SittingBudget(options_, config_.bisect, BisectStepKind::kCheck,
+                                       max_pairs_given_, PairsLeft());
+  TiePlan plan = PlanCheckTie(k, check);
+  std::optional<Result<ComparisonOutcome>> shared = TakeSharedCheck(segment, check, plan);
+  segment.tie_sought = plan.seek;
+  segment.tie_pairs_needed = plan.pairs_needed;
+  segment.tie_budget = plan.seek ? std::min(plan.budget, check.max_pairs) : 0;
+  segment.tie_short = plan.short_of_proof;
+  segment.tie_earns_label = plan.earns_label;
+  segment.alternative = plan.alternative;
+  if (!shared) {
+    reporter_.Line(fmt::format(
+        "checking what the changes found leave unexplained: {} against {} in one sitting{}",
+        ShortCommit(state_.commits[segment.hi]), ShortCommit(state_.commits[segment.lo]),
+        CheckPlanText(plan, TieBudget(check))));
+  }
+  Result<ComparisonOutcome> outcome =
+      shared ? std::move(*shared) : CheckSitting(segment, check, plan);
+  if (!outcome) return outcome.error();
+  return MeasuredCheck{std::move(*outcome), check, plan, shared ? last_shared_runs_ : 0};
 }
 
 Result<BisectReport> BisectRunner::Session::Advance() {
   while (true) {
     if (InterruptRequested()) return Interrupted();
     const int k = NextUnchecked(state_.segments);
-    if (k < 0) return Finish("");
+    if (k < 0) {
+      CULPRIT_TRY(DropSharedChecks(/*keep_awaited=*/false));
+      return Finish("");
+    }
     BisectSegment segment = state_.segments[k];
     if (PairsLeft() < options_.min_pairs) {
       // Not measured, and said: the part is reported unplaced with this reason.
@@ -463,21 +493,11 @@ Result<BisectReport> BisectRunner::Session::Advance() {
       CULPRIT_TRY(Save());
       continue;
     }
-    const SittingOptions check = SittingBudget(options_, config_.bisect, BisectStepKind::kCheck,
-                                               max_pairs_given_, PairsLeft());
-    const TiePlan plan = PlanCheckTie(k, check);
-    segment.tie_sought = plan.seek;
-    segment.tie_pairs_needed = plan.pairs_needed;
-    segment.tie_budget = plan.seek ? std::min(plan.budget, check.max_pairs) : 0;
-    segment.tie_short = plan.short_of_proof;
-    segment.tie_earns_label = plan.earns_label;
-    segment.alternative = plan.alternative;
-    reporter_.Line(fmt::format(
-        "checking what the changes found leave unexplained: {} against {} in one sitting{}",
-        ShortCommit(state_.commits[segment.hi]), ShortCommit(state_.commits[segment.lo]),
-        CheckPlanText(plan, TieBudget(check))));
-    Result<ComparisonOutcome> outcome = CheckSitting(segment, check, plan);
-    if (!outcome) return outcome.error();
+    Result<MeasuredCheck> measured = MeasureCheck(k, segment);
+    if (!measured) return measured.error();
+    const SittingOptions& check = measured->check;
+    const TiePlan& plan = measured->plan;
+    ComparisonOutcome* outcome = &measured->outcome;
     // A check whose runs kept failing is undecided, with the reason: the changes already
     // verified stand, and the report says what this part could not tell.
     FillCheck(*outcome, state_.speedup, segment);
@@ -502,6 +522,7 @@ Result<BisectReport> BisectRunner::Session::Advance() {
     BisectStepLog log = SittingLog(static_cast<int>(state_.log.size()) + 1, BisectStepKind::kCheck,
                                    segment.lo, segment.hi, state_.commits, *outcome);
     log.note = SegmentCheckName(segment.check);
+    log.shared_runs = measured->shared_runs;
     state_.log.push_back(log);
     reporter_.Line(CheckStepLine(log, segment, state_.commits, outcome->record.verdict));
     bool search = ShouldSearch(segment, SearchesMade(state_.segments), config_.bisect.max_changes);
@@ -548,6 +569,7 @@ Result<BisectReport> BisectRunner::Session::Search() {
     if (!recorder_.empty() && !recorder_.Holds(kind, commit, baseline)) {
       CULPRIT_TRY(FlushStep());
     }
+    if (kind == BisectStepKind::kVerify) StartSharedChecks(commit, baseline);
     Batch batch = recorder_.Measure(state_.commits, kind, commit, baseline, action.pairs,
                                     search_->pairs_used());
     switch (batch.kind) {
@@ -591,6 +613,9 @@ Result<BisectReport> BisectRunner::Session::Search() {
     if (next.kind == Action::Kind::kDone ||
         !recorder_.Holds(next_kind, seg_lo_ + next.commit, seg_lo_ + next.baseline)) {
       CULPRIT_TRY(FlushStep());
+      if (kind == BisectStepKind::kVerify) {
+        CULPRIT_TRY(EndSharedVerification(next.kind == Action::Kind::kDone));
+      }
     }
     CULPRIT_TRY(Save());
   }

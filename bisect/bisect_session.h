@@ -4,6 +4,8 @@
 // while it runs. Declared here so that bisect_runner.cc holds the ladder's steps alone;
 // internal to bisect/ (only bisect_runner.cc includes it).
 
+#include <deque>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,6 +20,7 @@
 #include "bisect/tie_plan.h"
 #include "engine/file_lock.h"
 #include "probes/comparison.h"
+#include "probes/shared_runs.h"
 
 namespace culprit {
 
@@ -84,9 +87,54 @@ class BisectRunner::Session {
   /// that could not be archived is the error.
   Result<ComparisonOutcome> CheckSitting(const BisectSegment& segment, const SittingOptions& check,
                                          const TiePlan& plan);
-  /// What the check of segment `k` does about a tie (PlanTie): predicted from the noise of
+  /// What the check of segments[k] does about a tie (PlanTie): predicted from the noise of
   /// the last search's pairs, none of which the check will measure.
-  TiePlan PlanCheckTie(int k, const SittingOptions& check) const;
+  TiePlan PlanCheckTie(const std::vector<BisectSegment>& segments, int k,
+                       const SittingOptions& check) const;
+  TiePlan PlanCheckTie(int k, const SittingOptions& check) const {
+    return PlanCheckTie(state_.segments, k, check);
+  }
+  /// A check's sitting and what shaped it.
+  struct MeasuredCheck {
+    ComparisonOutcome outcome;
+    SittingOptions check;
+    TiePlan plan;
+    int shared_runs = 0;  // Its runs that were its verification's too.
+  };
+  /// The check of segments[k] (`segment`, the copy Advance fills): taken from the sitting
+  /// measured beside its verification (SharedChecks) when there was one, else measured now.
+  Result<MeasuredCheck> MeasureCheck(int k, BisectSegment& segment);
+
+  // The checks measured beside a verification (bisect_shared_checks.cc): while the search
+  // verifies a candidate, the parts its verification would leave unexplained are checked in
+  // the same sitting, their runs of the candidate and its parent shared with it (SharedRuns).
+  struct SharedCheck {
+    int lo = 0, hi = 0;
+    int candidate = 0;  // The commit whose verification it was started beside.
+    SittingOptions check;
+    TiePlan plan;
+    int participant = 0;
+    std::optional<Result<ComparisonOutcome>> outcome;
+  };
+  /// Starts the checks of the parts a verified commits[commit] (against commits[baseline])
+  /// would leave, beside its verification; nothing when they are running already.
+  void StartSharedChecks(int commit, int baseline);
+  /// The verification they share runs with has ended: the search goes on (`search_done`
+  /// false: the candidate was not the answer, and its checks are stopped and logged) or is
+  /// done (they go on alone until Advance takes them).
+  Status EndSharedVerification(bool search_done);
+  /// The check of `segment` measured beside a verification, waited for, archived and linked;
+  /// nullopt when there is none.
+  std::optional<Result<ComparisonOutcome>> TakeSharedCheck(const BisectSegment& segment,
+                                                           SittingOptions& check, TiePlan& plan);
+  /// Stops the shared checks of a bisect that stops: their records are linked, not logged (a
+  /// resume measures the checks again, as it does a check interrupted alone).
+  void SettleSharedChecks();
+  /// Stops the shared checks (`keep_awaited`: but those an unchecked part is waiting for;
+  /// `candidate` >= 0: only those started beside that commit's verification) and logs what
+  /// they measured.
+  Status DropSharedChecks(bool keep_awaited, int candidate = -1);
+  int last_shared_runs_ = 0;  // Of the check TakeSharedCheck took last.
   /// The search's options for a range of `n` commits whose endpoint sitting (the
   /// confirmation or a check) took `endpoint_pairs` pairs (MakeSearchOptions).
   SearchOptions SearchBudget(int n, int endpoint_pairs) const;
@@ -131,7 +179,12 @@ class BisectRunner::Session {
   std::optional<BisectSearch> search_;
   StepRecorder recorder_;
   HostState start_snapshot_;
-  UnconfirmedMove unconfirmed_;   // What that confirmation measured.
+  UnconfirmedMove unconfirmed_;  // What that confirmation measured.
+  // Declared before shared_, so destroyed after it: its threads, joined as shared_ goes,
+  // hold references into it.
+  std::deque<SharedCheck> shared_checks_;
+  std::unique_ptr<SharedRuns> shared_;
+  int shared_commit_ = -1, shared_baseline_ = -1;  // The verification they run beside.
   int seg_lo_ = 0;                // The active segment's good end: its search's commit 0.
   bool max_pairs_given_ = false;  // --max-pairs: it, not [bisect] confirm_max_pairs, bounds
                                   // the confirmation.

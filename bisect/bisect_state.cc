@@ -171,6 +171,7 @@ std::string BisectStateToJson(const BisectState& s) {
                    {"note", step.note},
                    {"calibrated", step.calibrated},
                    {"drift", step.drift}});
+    if (step.shared_runs != 0) log.back()["shared_runs"] = step.shared_runs;
     if (step.bursts) {
       log.back()["bursts"] = {{"slow", {step.bursts->slow[0], step.bursts->slow[1]}},
                               {"runs", {step.bursts->runs[0], step.bursts->runs[1]}},
@@ -237,6 +238,8 @@ BisectStepLog StepLogFromJson(const json& step) {
   // Absent in states written before steps were calibrated.
   l.calibrated = step.value("calibrated", false);
   l.drift = step.value("drift", 0.0);
+  // Absent for a step that shared no runs, and in states written before any could.
+  l.shared_runs = step.value("shared_runs", 0);
   // Absent in states written before bursts were kept, and for a step without any.
   if (step.contains("bursts")) {
     const json& b = step.at("bursts");
@@ -249,6 +252,19 @@ BisectStepLog StepLogFromJson(const json& step) {
     l.bursts = bursts;
   }
   return l;
+}
+
+// What makes step `l` of a range of `n` commits damage, or nullopt.
+std::optional<std::string> StepDamage(const BisectStepLog& l, int n) {
+  if (l.index < 0 || l.index > n || l.baseline < 0 || l.baseline > n) {
+    return fmt::format("step {} measures commit {} against {}, outside the range 0..{}", l.step,
+                       l.index, l.baseline, n);
+  }
+  // A check shares one arm's runs: at most one a pair, and its warm-up and retries.
+  if (l.shared_runs < 0 || l.shared_runs > l.pairs + kMaxSharedRunsBesidePairs) {
+    return fmt::format("step {} shares {} runs over {} pairs", l.step, l.shared_runs, l.pairs);
+  }
+  return std::nullopt;
 }
 
 // One segment of a range of `n` commits; a segment outside it is damage. Throws as above.
@@ -392,11 +408,7 @@ Result<BisectState> BisectStateFromJson(std::string_view text, std::string_view 
     }
     const int n = static_cast<int>(s.commits.size()) - 1;
     for (const BisectStepLog& l : s.log) {
-      if (l.index < 0 || l.index > n || l.baseline < 0 || l.baseline > n) {
-        return Damaged(source, fmt::format("step {} measures commit {} against {}, outside the "
-                                           "range 0..{}",
-                                           l.step, l.index, l.baseline, n));
-      }
+      if (std::optional<std::string> why = StepDamage(l, n)) return Damaged(source, *why);
     }
     // Absent in states written before a step in flight was kept, and between steps.
     if (j.contains("pending_step")) {

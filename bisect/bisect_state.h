@@ -60,6 +60,10 @@ void PrintTo(BisectStatus status, std::ostream* out);
 void PrintTo(SegmentCheck check, std::ostream* out);
 void PrintTo(SegmentOutcome outcome, std::ostream* out);
 
+/// The most runs of a shared arm a check takes besides one a pair: a warm-up, its retries,
+/// and the failed runs a sitting tolerates before it stops as broken, generously.
+inline constexpr int kMaxSharedRunsBesidePairs = 64;
+
 /// One search step: a candidate measured against a baseline until decisive.
 struct BisectStepLog {
   int step = 0;
@@ -68,6 +72,11 @@ struct BisectStepLog {
   int baseline = 0;
   std::string commit;  ///< Full id.
   int pairs = 0;
+  /// Of a check measured beside a verification (SharedRuns): how many of its runs were the
+  /// verification's runs too, taken once for both: runs of one of its arms only, so at most
+  /// `pairs` and the warm-up, retries and failed runs of that arm
+  /// (kMaxSharedRunsBesidePairs). The bisect counts pairs - shared_runs / 2 of it as measured.
+  int shared_runs = 0;
   double ratio = 1, low = 1, high = 1;  ///< Over this step's pairs, 95% interval.
   /// False when the step's pairs were too few for a 95% interval (a search batch of 2 on a
   /// quiet host): `ratio` is then the pairs' median and low/high mean nothing.

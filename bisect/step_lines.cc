@@ -45,16 +45,27 @@ std::string SearchStepLine(const BisectStepLog& s, int n, const BisectSearch& se
       s.note.empty() ? "" : "  " + s.note);
 }
 
+std::string SharedRunsText(const std::vector<BisectStepLog>& log) {
+  int runs = 0;
+  for (const BisectStepLog& l : log) runs += l.shared_runs;
+  if (runs == 0) return "";
+  return fmt::format(" (the checks' {} shared with verifications counted once)",
+                     CountOf(runs, "run"));
+}
+
 std::string CheckStepLine(const BisectStepLog& log, const BisectSegment& segment,
                           const std::vector<std::string>& commits,
                           const std::optional<Verdict>& verdict) {
   // A step line, like the search's: what changes from run to run comes after the commit.
   return fmt::format(
-      "step {:>2} check   {} (#{} of {})  {:>3} pairs  ratio {} against {} (#{}): {} ({}){}",
-      log.step, ShortCommit(log.commit), segment.hi, commits.size() - 1, log.pairs,
-      FormatRatioInterval(log.ratio, log.low, log.high), ShortCommit(commits[segment.lo]),
-      segment.lo, verdict ? VerdictName(*verdict) : "-", SegmentCheckName(segment.check),
-      CheckedPartSuffix(segment, commits));
+             "step {:>2} check   {} (#{} of {})  {:>3} pairs  ratio {} against {} (#{}): {} ({}){}",
+             log.step, ShortCommit(log.commit), segment.hi, commits.size() - 1, log.pairs,
+             FormatRatioInterval(log.ratio, log.low, log.high), ShortCommit(commits[segment.lo]),
+             segment.lo, verdict ? VerdictName(*verdict) : "-", SegmentCheckName(segment.check),
+             CheckedPartSuffix(segment, commits)) +
+         (log.shared_runs > 0 ? fmt::format("; measured beside the verification, {} shared with it",
+                                            CountOf(log.shared_runs, "run"))
+                              : "");
 }
 
 std::string CheckFailuresText(const FailureComparison& failures, std::string_view lo_commit,

@@ -77,6 +77,11 @@ std::string UndecidedTieText(const BisectSegment& segment, int tie_budget);
 /// `reason` (its first line is said).
 std::string SkippedStepLine(const BisectStepLog& step, const std::string& reason);
 
+/// What the ending's builds-and-pairs line adds when checks shared runs with verifications
+/// (BisectStepLog::shared_runs): " (the checks' 80 runs shared with verifications counted
+/// once)", or "".
+std::string SharedRunsText(const std::vector<BisectStepLog>& log);
+
 /// A search step's record described as evidence, not a verdict: its notes and details, and,
 /// when it has no verdict, what it showed (`median_ratio` is its pairs' median ratio when it
 /// has pairs; `baseline` the full id it was measured against).

@@ -203,9 +203,13 @@ Batch StepRecorder::MeasureBatch(const std::vector<std::string>& commits, Bisect
   SittingProgress* progress = reporter_.StartSitting(
       fmt::format("{} {} vs {}", BisectStepKindName(kind), ShortCommit(commits[index]),
                   ShortCommit(commits[baseline])));
+  std::unique_ptr<SampleSource> shared;
+  if (kind == BisectStepKind::kVerify && share_verification_) {
+    shared = share_verification_(*runs->source);
+  }
   std::unique_ptr<ReusingSource> source =
-      reuse_.Wrap(*runs->source, commits[baseline], commits[index], options.warmup,
-                  options.warmup_retries, /*in_step=*/true);
+      reuse_.Wrap(shared ? *shared : *runs->source, commits[baseline], commits[index],
+                  options.warmup, options.warmup_retries, /*in_step=*/true);
   SittingResult sitting = RunPairedSitting(*source, nullptr, options, progress);
   // Only a batch the step keeps (measured in full) keeps its runs for later steps; a failed
   // run closes its commit to re-use either way.
@@ -411,7 +415,8 @@ Status StepRecorder::Flush(BisectState& state, const BisectSearch& search, int s
 
 Result<ComparisonOutcome> StepRecorder::RunSitting(const BisectState& state, int a, int b,
                                                    BisectStepKind kind,
-                                                   const SittingOptions& options) {
+                                                   const SittingOptions& options,
+                                                   const SharedSitting& share) {
   const bool confirm = kind == BisectStepKind::kConfirm;
   Result<ResolvedBuild> build_a = engine_.builds.Resolve(state.commits[a]);
   if (!build_a) {
@@ -453,15 +458,19 @@ Result<ComparisonOutcome> StepRecorder::RunSitting(const BisectState& state, int
   details.bisect_run = state.run_id;
   details.step_kind = kind;
   details.WriteTo(&plan.details);
-  SittingProgress* progress = reporter_.StartSitting(
-      fmt::format("{} {} vs {}", BisectStepKindName(kind), ShortCommit(state.commits[b]),
-                  ShortCommit(state.commits[a])));
+  // A sitting taking turns with others (SharedRuns) would fight them for one live line.
+  SittingProgress* progress =
+      share.wrap ? nullptr
+                 : reporter_.StartSitting(fmt::format("{} {} vs {}", BisectStepKindName(kind),
+                                                      ShortCommit(state.commits[b]),
+                                                      ShortCommit(state.commits[a])));
   // RunComparison's steps, with the runs re-used said in the record once the sitting knows
   // which it took.
   CULPRIT_TRY(store_.CheckWritable());
+  std::unique_ptr<SampleSource> shared = share.wrap ? share.wrap(*runs->source) : nullptr;
   std::unique_ptr<ReusingSource> source =
-      reuse_.Wrap(*runs->source, state.commits[a], state.commits[b], options.warmup,
-                  options.warmup_retries, /*in_step=*/false);
+      reuse_.Wrap(shared ? *shared : *runs->source, state.commits[a], state.commits[b],
+                  options.warmup, options.warmup_retries, /*in_step=*/false);
   ComparisonOutcome outcome;
   outcome.sitting = RunPairedSitting(*source, host_, options, progress);
   // Its own runs are kept as those of the step its log entry will be: the runner logs a
@@ -474,6 +483,7 @@ Result<ComparisonOutcome> StepRecorder::RunSitting(const BisectState& state, int
   NoteSlowRunBursts(plan, outcome);
   HostIdentity identity;
   if (host_) identity = host_->Identity();
+  if (share.note) outcome.sitting.notes.push_back(share.note());
   outcome.record = MakeComparisonRecord(plan, outcome.sitting, identity);
   RecordStore::Archived archived = store_.WriteOrFallback(outcome.record);
   outcome.record_path = archived.path;

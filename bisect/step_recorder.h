@@ -6,6 +6,8 @@
 // keeps the step in flight (BisectPendingStep), so that a process killed before the step's
 // record is written loses none of its pairs.
 
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -75,6 +77,16 @@ BisectStepLog SittingLog(int step, BisectStepKind kind, int a, int b,
 void FillCheck(const Record& record, int pairs_kept, bool speedup, BisectSegment& segment);
 void FillCheck(const ComparisonOutcome& outcome, bool speedup, BisectSegment& segment);
 
+/// A sitting's source as another source over it (SharedRuns::Source).
+using SourceWrap = std::function<std::unique_ptr<SampleSource>(SampleSource&)>;
+
+/// A sitting taking its runs in turn with others (SharedRuns): its source's wrap, and the note
+/// its record gets once it has ended (which of its runs served the others too).
+struct SharedSitting {
+  SourceWrap wrap;
+  std::function<std::string()> note;
+};
+
 /// The step of the search in flight, and how it is measured and archived.
 class StepRecorder {
  public:
@@ -125,8 +137,15 @@ class StepRecorder {
   /// earlier steps stand in for its first measured runs (RunReuse): its record's details and a
   /// line say which (`reused_runs`), and its own runs are kept as those of step
   /// state.log.size() + 1, the number its log entry gets.
+  /// `share`, when it has a wrap, wraps the sitting's source (SharedRuns::Source: its runs
+  /// taken in turn with other sittings'), adds its note to the record, and the sitting shows
+  /// no progress line of its own.
   Result<ComparisonOutcome> RunSitting(const BisectState& state, int a, int b, BisectStepKind kind,
-                                       const SittingOptions& options);
+                                       const SittingOptions& options,
+                                       const SharedSitting& share = {});
+  /// Wraps the source of every verification batch from now on (`{}`: none), for a
+  /// verification whose runs its checks share (SharedRuns).
+  void ShareVerificationRuns(SourceWrap share) { share_verification_ = std::move(share); }
 
   /// Archives the step in flight (its samples so far) as a bisect-step record, logs it in
   /// `state` with what `search` (numbering commits from `seg_lo`) believes after it, and
@@ -171,6 +190,7 @@ class StepRecorder {
   HostState start_snapshot_;
   Step step_;
   RunReuse reuse_;
+  SourceWrap share_verification_;
 };
 
 }  // namespace culprit

@@ -259,11 +259,13 @@ Result<RunnerTrialResult> RunRunnerTrial(SimWorld& world, const std::filesystem:
   // The runner keeps the confirmation's verdict only in its report (DescribeUnconfirmedMove).
   r.not_reproducible = r.report.find("NOT REPRODUCIBLE") != std::string::npos;
   for (const BisectStepLog& step : report->state.log) {
-    r.pairs += step.pairs;
+    // A check measured beside a verification took half a pair for each run it shared.
+    const int own = step.pairs - step.shared_runs / 2;
+    r.pairs += own;
     (step.kind == BisectStepKind::kConfirm  ? r.confirm_pairs
      : step.kind == BisectStepKind::kVerify ? r.verify_pairs
      : step.kind == BisectStepKind::kCheck  ? r.check_pairs
-                                            : r.search_pairs) += step.pairs;
+                                            : r.search_pairs) += own;
   }
 
   // The truth the answer is held to: the changes that move the way the range does, and

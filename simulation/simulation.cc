@@ -147,7 +147,7 @@ double SimWorld::Sample(int commit, bool* timed_out) {
     x += std::log1p(options_.host_jump);
   }
   if (timed_out) *timed_out = false;
-  if (options_.timeout_rate > 0 && commit >= first_bad_ &&
+  if (options_.timeout_rate > 0 && commit >= (timeouts_from_ < 0 ? first_bad_ : timeouts_from_) &&
       random_.Uniform() < options_.timeout_rate) {
     if (timed_out) *timed_out = true;
     return std::log(options_.timeout);

@@ -98,10 +98,14 @@ class SimWorld {
   }
   bool Unbuildable(int commit) const { return unbuildable_[commit]; }
   int runs() const { return runs_; }
-  /// From now on, a run of a commit at or after the first change times out with this
-  /// probability (WorldOptions::timeout_rate): a host on which those builds start to hang
-  /// mid-bisect, for a test that needs a sitting's runs to fail from a given step on.
-  void SetTimeoutRate(double rate) { options_.timeout_rate = rate; }
+  /// From now on, a run of a commit at or after the first change (or, with `every_commit`,
+  /// of any commit) times out with this probability (WorldOptions::timeout_rate): a host on
+  /// which those builds start to hang mid-bisect, for a test that needs a sitting's runs to
+  /// fail from a given step on.
+  void SetTimeoutRate(double rate, bool every_commit = false) {
+    options_.timeout_rate = rate;
+    timeouts_from_ = every_commit ? 0 : first_bad_;
+  }
 
   /// One run of `commit` now (log-time, 0 = the good commit on the host as it started);
   /// advances time. A run that timed out sets `*timed_out` (when given) and returns the
@@ -114,6 +118,7 @@ class SimWorld {
   WorldOptions options_;
   SimRandom random_;
   int first_bad_;
+  int timeouts_from_ = -1;  // The first commit whose runs time out; -1: the first change.
   std::vector<int> change_commits_;
   std::vector<double> change_log_effects_;
   std::vector<double> change_intermittent_;  ///< SimChange::intermittent, per change.

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "bisect/step_lines.h"
 #include "probes/sequential.h"
 
 namespace culprit {
@@ -28,6 +29,20 @@ TEST(BisectBudget, PairsMeasuredLeaveOutAnAdoptedConfirmation) {
       Step(BisectStepKind::kMeasure, 100), Step(BisectStepKind::kVerify, 30, "interrupted")};
   EXPECT_EQ(PairsMeasured(log), 130);
   EXPECT_EQ(PairsMeasured({}), 0);
+}
+
+// A run a check shared with the verification beside it was taken once: two such runs are one
+// pair the bisect did not measure twice.
+TEST(BisectBudget, PairsMeasuredCountARunTwoSittingsSharedOnce) {
+  std::vector<BisectStepLog> log = {Step(BisectStepKind::kVerify, 30),
+                                    Step(BisectStepKind::kCheck, 40),
+                                    Step(BisectStepKind::kCheck, 80)};
+  log[1].shared_runs = 31;
+  log[2].shared_runs = 31;
+  EXPECT_EQ(SharedPairs(log), 31);
+  EXPECT_EQ(PairsMeasured(log), 150 - 31);
+  EXPECT_EQ(SharedRunsText(log), " (the checks' 62 runs shared with verifications counted once)");
+  EXPECT_EQ(SharedRunsText({Step(BisectStepKind::kCheck, 40)}), "");
 }
 
 TEST(BisectBudget, PairsLeftUnderTheTotalCap) {

@@ -173,6 +173,38 @@ TEST(BisectStateJson, SegmentsRoundTrip) {
 
 // A check's runs that gave no number are kept with its part, for the ending to say; a state
 // saved before they were kept has none, and counts no sitting makes are damage.
+// A check measured beside a verification keeps how many runs it shared; a step that shared
+// none, or a state saved before any could, has none; more than one arm's runs is damage.
+TEST(BisectStateJson, AChecksSharedRunsRoundTripAndOlderStatesHaveNone) {
+  BisectState s = TwoCommits();
+  BisectStepLog check;
+  check.step = 1;
+  check.kind = BisectStepKind::kCheck;
+  check.index = 1;
+  check.commit = s.commits[1];
+  check.pairs = 40;
+  check.shared_runs = 41;  // a warm-up and one a pair
+  s.log = {check};
+  Result<BisectState> back = BisectStateFromJson(BisectStateToJson(s), "state.json");
+  ASSERT_TRUE(back.ok()) << back.error().message();
+  EXPECT_EQ(back->log[0].shared_runs, 41);
+
+  nlohmann::json old = nlohmann::json::parse(BisectStateToJson(s));
+  old["log"][0].erase("shared_runs");
+  Result<BisectState> older = BisectStateFromJson(old.dump(), "state.json");
+  ASSERT_TRUE(older.ok()) << older.error().message();
+  EXPECT_EQ(older->log[0].shared_runs, 0);
+
+  for (int value : {-1, 40 + kMaxSharedRunsBesidePairs + 1}) {
+    nlohmann::json bad = nlohmann::json::parse(BisectStateToJson(s));
+    bad["log"][0]["shared_runs"] = value;
+    Result<BisectState> damaged = BisectStateFromJson(bad.dump(), "state.json");
+    ASSERT_FALSE(damaged.ok()) << value;
+    EXPECT_NE(damaged.error().message().find("step 1 shares"), std::string::npos)
+        << damaged.error().message();
+  }
+}
+
 TEST(BisectStateJson, ACheckFailureCountsRoundTripAndOlderStatesHaveNone) {
   BisectState s = TwoCommits();
   BisectSegment whole;

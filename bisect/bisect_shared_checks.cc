@@ -1,0 +1,157 @@
+// BisectRunner::Session's checks measured beside a verification (SharedRuns): the parts a
+// candidate would leave unexplained, checked while the candidate is verified, their runs of the
+// candidate and of its parent shared with the verification's.
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "base/strings.h"
+#include "bisect/bisect_budget.h"
+#include "bisect/bisect_runner.h"
+#include "bisect/bisect_session.h"
+#include "bisect/range_split.h"
+#include "bisect/step_lines.h"
+#include "bisect/tie_plan.h"
+
+namespace culprit {
+
+void BisectRunner::Session::StartSharedChecks(int commit, int baseline) {
+  if (commit == shared_commit_ && baseline == shared_baseline_) return;
+  // A counted metric's checks take their runs from earlier steps (RunReuse) and measure almost
+  // nothing of their own: nothing to share, and runs measured beside the verification would
+  // not be there to re-use yet.
+  if (options_.near_deterministic) return;
+  // Under [bisect] max_total_pairs the pairs are spent in order, the verification's first:
+  // checks measured beside it would spend what it may need.
+  if (config_.bisect.max_total_pairs > 0) return;
+  // The parts SegmentDone would add were the candidate verified, numbered as it would.
+  std::vector<BisectSegment> segments =
+      state_.segments.empty() ? std::vector<BisectSegment>{WholeRange()} : state_.segments;
+  const int active = state_.segments.empty() ? 0 : state_.active_segment;
+  BisectSegment searched = segments[active];
+  searched.outcome = SegmentOutcome::kChange;
+  searched.first = baseline + 1;
+  searched.change = commit;
+  segments[active] = searched;
+  std::vector<BisectSegment> parts = UnexplainedParts(searched);
+  if (parts.empty() || PairsLeft() < options_.min_pairs) return;
+  if (!shared_) shared_ = std::make_unique<SharedRuns>();
+  shared_commit_ = commit;
+  shared_baseline_ = baseline;
+  shared_->SetBuilds(0, baseline, commit);
+  recorder_.ShareVerificationRuns([this](SampleSource& own) { return shared_->Source(0, own); });
+  for (const BisectSegment& part : parts) {
+    const int k = static_cast<int>(segments.size());
+    segments.push_back(part);
+    SharedCheck& c = shared_checks_.emplace_back();
+    c.lo = part.lo;
+    c.hi = part.hi;
+    c.candidate = commit;
+    c.check = SittingBudget(options_, config_.bisect, BisectStepKind::kCheck, max_pairs_given_,
+                            PairsLeft());
+    c.plan = PlanCheckTie(segments, k, c.check);
+    c.participant = shared_->Add(part.lo, part.hi);
+    reporter_.Line(fmt::format(
+        "checking what {} would leave unexplained, beside its verification: {} against {}{}",
+        ShortCommit(state_.commits[commit]), ShortCommit(state_.commits[part.hi]),
+        ShortCommit(state_.commits[part.lo]), CheckPlanText(c.plan, TieBudget(c.check))));
+    SittingOptions options = CheckSittingBudget(c.check, c.plan);
+    const int id = c.participant;
+    options.stop_requested = [this, id] { return shared_->CancelRequested(id); };
+    SharedSitting share;
+    share.wrap = [this, id](SampleSource& own) { return shared_->Source(id, own); };
+    // Which build's runs were shared: the part before's newer end is the candidate's parent,
+    // the part after's older end the candidate.
+    const std::string arm = ShortCommit(state_.commits[part.lo == commit ? commit : baseline]);
+    const std::string verified = ShortCommit(state_.commits[commit]);
+    share.note = [this, id, arm, verified] {
+      return fmt::format(
+          "measured beside the verification of {} in one sitting: {} of its runs were runs of "
+          "{} that served that verification too (taken once for both)",
+          verified, shared_->SharedRunsOf(id), arm);
+    };
+    shared_->Start(id, [this, &c, options, share] {
+      c.outcome = recorder_.RunSitting(state_, c.lo, c.hi, BisectStepKind::kCheck, options, share);
+    });
+  }
+}
+
+Status BisectRunner::Session::EndSharedVerification(bool search_done) {
+  if (shared_commit_ < 0) return {};
+  shared_->SetBuilds(0, -1, -1);
+  recorder_.ShareVerificationRuns({});
+  const int candidate = shared_commit_;
+  shared_commit_ = shared_baseline_ = -1;
+  if (search_done) return {};
+  // Only this candidate's: a check started beside an earlier verification, of a part still
+  // waiting for it (this search is inside a part of that one's), goes on.
+  return DropSharedChecks(/*keep_awaited=*/false, candidate);
+}
+
+std::optional<Result<ComparisonOutcome>> BisectRunner::Session::TakeSharedCheck(
+    const BisectSegment& segment, SittingOptions& check, TiePlan& plan) {
+  for (auto it = shared_checks_.begin(); it != shared_checks_.end(); ++it) {
+    if (it->lo != segment.lo || it->hi != segment.hi) continue;
+    shared_->WaitUntilDone(it->participant);
+    check = it->check;
+    plan = it->plan;
+    Result<ComparisonOutcome> outcome = std::move(*it->outcome);
+    last_shared_runs_ = shared_->SharedRunsOf(it->participant);
+    shared_checks_.erase(it);
+    if (!outcome) return outcome;
+    state_.records.push_back(outcome->record.id);
+    if (outcome->sitting.interrupted) return Result<ComparisonOutcome>(Interrupted());
+    if (outcome->archive_error) return Result<ComparisonOutcome>(*outcome->archive_error);
+    return outcome;
+  }
+  last_shared_runs_ = 0;
+  return std::nullopt;
+}
+
+Status BisectRunner::Session::DropSharedChecks(bool keep_awaited, int candidate) {
+  for (size_t i = 0; i < shared_checks_.size();) {
+    SharedCheck& c = shared_checks_[i];
+    if (candidate >= 0 && c.candidate != candidate) {
+      ++i;
+      continue;
+    }
+    const bool awaited =
+        std::any_of(state_.segments.begin(), state_.segments.end(), [&](const BisectSegment& s) {
+          return s.check == SegmentCheck::kNotMeasured && s.lo == c.lo && s.hi == c.hi;
+        });
+    if (keep_awaited && awaited) {
+      ++i;
+      continue;
+    }
+    shared_->Cancel(c.participant);
+    shared_->WaitUntilDone(c.participant);
+    const int shared_runs = shared_->SharedRunsOf(c.participant);
+    Result<ComparisonOutcome> outcome = std::move(*c.outcome);
+    const int lo = c.lo, hi = c.hi;
+    shared_checks_.erase(shared_checks_.begin() + static_cast<long>(i));
+    if (!outcome) continue;
+    state_.records.push_back(outcome->record.id);
+    BisectStepLog log = SittingLog(static_cast<int>(state_.log.size()) + 1, BisectStepKind::kCheck,
+                                   lo, hi, state_.commits, *outcome);
+    log.shared_runs = shared_runs;
+    log.note = "stopped: the candidate it checked around was not the answer";
+    state_.log.push_back(log);
+    reporter_.Line(fmt::format("step {:>2} check   {} against {}: {} ({} pairs)", log.step,
+                               ShortCommit(state_.commits[hi]), ShortCommit(state_.commits[lo]),
+                               log.note, log.pairs));
+  }
+  return {};
+}
+
+void BisectRunner::Session::SettleSharedChecks() {
+  if (shared_) shared_->SetBuilds(0, -1, -1);
+  for (SharedCheck& c : shared_checks_) {
+    shared_->Cancel(c.participant);
+    shared_->WaitUntilDone(c.participant);
+    if (c.outcome && *c.outcome) state_.records.push_back((*c.outcome)->record.id);
+  }
+  shared_checks_.clear();
+}
+
+}  // namespace culprit
