@@ -583,6 +583,8 @@ Result<BisectReport> BisectRunner::Session::Search() {
                         .WithHint("fix the cause, then `culprit bisect resume`"));
       case Batch::Kind::kUnbuildable: {
         CULPRIT_TRY(FlushStep());
+        // A candidate that cannot be measured is not verified: its checks stop.
+        if (kind == BisectStepKind::kVerify) CULPRIT_TRY(EndSharedVerification(false));
         const size_t skipped_before = search_->unbuildable().size();
         search_->MarkUnbuildable(action.commit);
         if (search_->unbuildable().size() == skipped_before) {
@@ -612,6 +614,7 @@ Result<BisectReport> BisectRunner::Session::Search() {
         next.kind == Action::Kind::kVerify ? BisectStepKind::kVerify : BisectStepKind::kMeasure;
     if (next.kind == Action::Kind::kDone ||
         !recorder_.Holds(next_kind, seg_lo_ + next.commit, seg_lo_ + next.baseline)) {
+      if (kind == BisectStepKind::kVerify) NoteSharedVerification();
       CULPRIT_TRY(FlushStep());
       if (kind == BisectStepKind::kVerify) {
         CULPRIT_TRY(EndSharedVerification(next.kind == Action::Kind::kDone));

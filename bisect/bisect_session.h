@@ -119,6 +119,9 @@ class BisectRunner::Session {
   /// Starts the checks of the parts a verified commits[commit] (against commits[baseline])
   /// would leave, beside its verification; nothing when they are running already.
   void StartSharedChecks(int commit, int baseline);
+  /// The verification's record says which of its runs served its checks too (before it is
+  /// archived); nothing when none did.
+  void NoteSharedVerification();
   /// The verification they share runs with has ended: the search goes on (`search_done`
   /// false: the candidate was not the answer, and its checks are stopped and logged) or is
   /// done (they go on alone until Advance takes them).
@@ -185,6 +188,7 @@ class BisectRunner::Session {
   std::deque<SharedCheck> shared_checks_;
   std::unique_ptr<SharedRuns> shared_;
   int shared_commit_ = -1, shared_baseline_ = -1;  // The verification they run beside.
+  int shared_runs_before_ = 0;    // Participant 0's shared runs when that verification began.
   int seg_lo_ = 0;                // The active segment's good end: its search's commit 0.
   bool max_pairs_given_ = false;  // --max-pairs: it, not [bisect] confirm_max_pairs, bounds
                                   // the confirmation.

@@ -39,6 +39,7 @@ void BisectRunner::Session::StartSharedChecks(int commit, int baseline) {
   if (!shared_) shared_ = std::make_unique<SharedRuns>();
   shared_commit_ = commit;
   shared_baseline_ = baseline;
+  shared_runs_before_ = shared_->SharedRunsOf(0);
   shared_->SetBuilds(0, baseline, commit);
   recorder_.ShareVerificationRuns([this](SampleSource& own) { return shared_->Source(0, own); });
   for (const BisectSegment& part : parts) {
@@ -75,6 +76,17 @@ void BisectRunner::Session::StartSharedChecks(int commit, int baseline) {
       c.outcome = recorder_.RunSitting(state_, c.lo, c.hi, BisectStepKind::kCheck, options, share);
     });
   }
+}
+
+void BisectRunner::Session::NoteSharedVerification() {
+  if (shared_commit_ < 0) return;
+  const int runs = shared_->SharedRunsOf(0) - shared_runs_before_;
+  if (runs == 0) return;
+  recorder_.AddNote(fmt::format(
+      "{} of its runs (of {} and {}) served the checks measured beside it in one sitting too, "
+      "taken once for both; each check's record says how many of its own",
+      runs, ShortCommit(state_.commits[shared_baseline_]),
+      ShortCommit(state_.commits[shared_commit_])));
 }
 
 Status BisectRunner::Session::EndSharedVerification(bool search_done) {

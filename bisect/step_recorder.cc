@@ -274,6 +274,7 @@ SittingResult StepRecorder::Sitting() const {
   sitting.log_ratios = step_.d;
   sitting.pairs_kept = static_cast<int>(step_.d.size());
   sitting.interrupted = step_.interrupted;
+  sitting.notes = step_.notes;
   sitting.start = step_.started ? step_.start : start_snapshot_;
   // Calibrated at both ends of every step (not on Ctrl-C: the user is waiting).
   if (host_) sitting.end = host_->Snapshot(/*calibrate=*/!step_.interrupted);

@@ -124,6 +124,9 @@ class StepRecorder {
   void Add(BisectStepKind kind, int index, int baseline, const Batch& batch);
   /// The step in flight was interrupted: its record and log line say so.
   void MarkInterrupted() { step_.interrupted = true; }
+  /// A note for the step in flight's record (a verification whose runs served the checks
+  /// measured beside it). Not kept in the state: a resumed step's record lacks it.
+  void AddNote(std::string note) { step_.notes.push_back(std::move(note)); }
 
   /// Logs in `state` that the search skips commits[index] (measured against
   /// commits[baseline] in a step of `kind`): it could not be built or measured, for `reason`.
@@ -161,6 +164,7 @@ class StepRecorder {
     // is its calibration at the end against this one.
     HostState start;
     bool started = false;
+    std::vector<std::string> notes;  // AddNote's, for its record.
   };
   Batch MeasureBatch(const std::vector<std::string>& commits, BisectStepKind kind, int index,
                      int baseline, int pairs, bool warmup, int pairs_used);

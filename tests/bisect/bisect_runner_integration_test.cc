@@ -236,6 +236,22 @@ TEST_F(BisectCommand, FindsAndVerifiesTheCulpritPastAnUnbuildableCommit) {
     EXPECT_EQ(step.details.count("calibration_change"), 1u) << step.id;
   }
   EXPECT_GT(search_steps, 0);
+  // The checks were measured beside the culprit's verification: each check's record says how
+  // many of its runs were the verification's, and the verification's that its runs served
+  // them too (taken once for both, counted once in the bisect's pairs).
+  int beside = 0, served = 0;
+  for (const Record& step : RecordsOfKind("bisect-step")) {
+    const std::string kind = step.details.at("step_kind");
+    for (const std::string& note : step.notes) {
+      if (kind == "check" && Contains(note, "measured beside the verification of " +
+                                                ShortCommit(commits_[kCulprit]))) {
+        ++beside;
+      }
+      if (kind == "verify" && Contains(note, "served the checks measured beside it")) ++served;
+    }
+  }
+  EXPECT_EQ(beside, 2);
+  EXPECT_GE(served, 1);
   // No figure nothing measured: a step without an interval says so, and a real interval
   // narrower than 0.001 (the two ties of this quiet loop, on CI's host) prints the digits that
   // show its width rather than "[1.000, 1.000]".
