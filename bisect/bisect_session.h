@@ -4,7 +4,6 @@
 // while it runs. Declared here so that bisect_runner.cc holds the ladder's steps alone;
 // internal to bisect/ (only bisect_runner.cc includes it).
 
-#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -183,9 +182,10 @@ class BisectRunner::Session {
   StepRecorder recorder_;
   HostState start_snapshot_;
   UnconfirmedMove unconfirmed_;  // What that confirmation measured.
-  // Declared before shared_, so destroyed after it: its threads, joined as shared_ goes,
-  // hold references into it.
-  std::deque<SharedCheck> shared_checks_;
+  // Each on the heap, so that erasing one moves no other: a check's thread writes its
+  // outcome through a pointer to it until it ends. Declared before shared_, so destroyed
+  // after it: those threads are joined as shared_ goes.
+  std::vector<std::unique_ptr<SharedCheck>> shared_checks_;
   std::unique_ptr<SharedRuns> shared_;
   int shared_commit_ = -1, shared_baseline_ = -1;  // The verification they run beside.
   int shared_runs_before_ = 0;    // Participant 0's shared runs when that verification began.

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cassert>
 
 #include "base/strings.h"
 #include "bisect/bisect_budget.h"
@@ -45,7 +46,7 @@ void BisectRunner::Session::StartSharedChecks(int commit, int baseline) {
   for (const BisectSegment& part : parts) {
     const int k = static_cast<int>(segments.size());
     segments.push_back(part);
-    SharedCheck& c = shared_checks_.emplace_back();
+    SharedCheck& c = *shared_checks_.emplace_back(std::make_unique<SharedCheck>());
     c.lo = part.lo;
     c.hi = part.hi;
     c.candidate = commit;
@@ -72,8 +73,10 @@ void BisectRunner::Session::StartSharedChecks(int commit, int baseline) {
           "{} that served that verification too (taken once for both)",
           verified, shared_->SharedRunsOf(id), arm);
     };
-    shared_->Start(id, [this, &c, options, share] {
-      c.outcome = recorder_.RunSitting(state_, c.lo, c.hi, BisectStepKind::kCheck, options, share);
+    SharedCheck* slot = &c;
+    shared_->Start(id, [this, slot, options, share] {
+      slot->outcome =
+          recorder_.RunSitting(state_, slot->lo, slot->hi, BisectStepKind::kCheck, options, share);
     });
   }
 }
@@ -104,12 +107,15 @@ Status BisectRunner::Session::EndSharedVerification(bool search_done) {
 std::optional<Result<ComparisonOutcome>> BisectRunner::Session::TakeSharedCheck(
     const BisectSegment& segment, SittingOptions& check, TiePlan& plan) {
   for (auto it = shared_checks_.begin(); it != shared_checks_.end(); ++it) {
-    if (it->lo != segment.lo || it->hi != segment.hi) continue;
-    shared_->WaitUntilDone(it->participant);
-    check = it->check;
-    plan = it->plan;
-    Result<ComparisonOutcome> outcome = std::move(*it->outcome);
-    last_shared_runs_ = shared_->SharedRunsOf(it->participant);
+    SharedCheck& c = **it;
+    if (c.lo != segment.lo || c.hi != segment.hi) continue;
+    shared_->WaitUntilDone(c.participant);
+    check = c.check;
+    plan = c.plan;
+    // A participant that has left has run its body, which sets the outcome.
+    assert(c.outcome.has_value());
+    Result<ComparisonOutcome> outcome = std::move(*c.outcome);
+    last_shared_runs_ = shared_->SharedRunsOf(c.participant);
     shared_checks_.erase(it);
     if (!outcome) return outcome;
     state_.records.push_back(outcome->record.id);
@@ -123,7 +129,7 @@ std::optional<Result<ComparisonOutcome>> BisectRunner::Session::TakeSharedCheck(
 
 Status BisectRunner::Session::DropSharedChecks(bool keep_awaited, int candidate) {
   for (size_t i = 0; i < shared_checks_.size();) {
-    SharedCheck& c = shared_checks_[i];
+    SharedCheck& c = *shared_checks_[i];
     if (candidate >= 0 && c.candidate != candidate) {
       ++i;
       continue;
@@ -139,6 +145,7 @@ Status BisectRunner::Session::DropSharedChecks(bool keep_awaited, int candidate)
     shared_->Cancel(c.participant);
     shared_->WaitUntilDone(c.participant);
     const int shared_runs = shared_->SharedRunsOf(c.participant);
+    assert(c.outcome.has_value());
     Result<ComparisonOutcome> outcome = std::move(*c.outcome);
     const int lo = c.lo, hi = c.hi;
     shared_checks_.erase(shared_checks_.begin() + static_cast<long>(i));
@@ -158,10 +165,10 @@ Status BisectRunner::Session::DropSharedChecks(bool keep_awaited, int candidate)
 
 void BisectRunner::Session::SettleSharedChecks() {
   if (shared_) shared_->SetBuilds(0, -1, -1);
-  for (SharedCheck& c : shared_checks_) {
-    shared_->Cancel(c.participant);
-    shared_->WaitUntilDone(c.participant);
-    if (c.outcome && *c.outcome) state_.records.push_back((*c.outcome)->record.id);
+  for (const std::unique_ptr<SharedCheck>& c : shared_checks_) {
+    shared_->Cancel(c->participant);
+    shared_->WaitUntilDone(c->participant);
+    if (c->outcome && *c->outcome) state_.records.push_back((*c->outcome)->record.id);
   }
   shared_checks_.clear();
 }
