@@ -16,10 +16,10 @@ int PairsMeasured(const std::vector<BisectStepLog>& log) {
   return pairs - SharedPairs(log);
 }
 
-int SharedPairs(const std::vector<BisectStepLog>& log) {
+int SharedRunCount(const std::vector<BisectStepLog>& log) {
   int runs = 0;
   for (const BisectStepLog& l : log) runs += l.shared_runs;
-  return runs / 2;
+  return runs;
 }
 
 int PairsLeft(const BisectConfig& bisect, const std::vector<BisectStepLog>& log) {

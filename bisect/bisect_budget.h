@@ -23,9 +23,12 @@ inline constexpr std::string_view kAdoptedNote = "adopted: ";
 /// own, so they are not counted): a check's runs that were its verification's too
 /// (BisectStepLog::shared_runs) count once, as SharedPairs says.
 int PairsMeasured(const std::vector<BisectStepLog>& log);
-/// The pairs' worth of runs (two runs a pair, rounded down) that `log`'s checks took from
-/// the verifications they were measured beside: what summing the steps' pairs counts twice.
-int SharedPairs(const std::vector<BisectStepLog>& log);
+/// The runs `log`'s checks took from the verifications they were measured beside
+/// (BisectStepLog::shared_runs, summed).
+int SharedRunCount(const std::vector<BisectStepLog>& log);
+/// Their pairs' worth (two runs a pair, rounded down): what summing the steps' pairs counts
+/// twice.
+inline int SharedPairs(const std::vector<BisectStepLog>& log) { return SharedRunCount(log) / 2; }
 
 /// What `bisect.max_total_pairs` leaves to measure after `log`: never negative, and INT_MAX
 /// when there is no cap (max_total_pairs <= 0).

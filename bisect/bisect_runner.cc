@@ -444,7 +444,7 @@ Result<BisectReport> BisectRunner::Session::SegmentDone() {
                                                 ShortCommit(state_.commits[seg_lo_]));
     state_.segments[state_.active_segment] = segment;
     for (BisectSegment& part : UnexplainedParts(segment)) state_.segments.push_back(part);
-    CULPRIT_TRY(DropSharedChecks(/*keep_awaited=*/true));
+    CULPRIT_TRY(DropSharedChecks(/*keep_awaited=*/true, "the search named something else"));
     CULPRIT_TRY(Save());
   }
   return Advance();
@@ -452,10 +452,16 @@ Result<BisectReport> BisectRunner::Session::SegmentDone() {
 
 Result<BisectRunner::Session::MeasuredCheck> BisectRunner::Session::MeasureCheck(
     int k, BisectSegment& segment) {
-  SittingOptions check = SittingBudget(options_, config_.bisect, BisectStepKind::kCheck,
-                                       max_pairs_given_, PairsLeft());
-  TiePlan plan = PlanCheckTie(k, check);
+  // A check measured beside its verification was planned when it started; only one measured
+  // now is planned here.
+  SittingOptions check;
+  TiePlan plan;
   std::optional<Result<ComparisonOutcome>> shared = TakeSharedCheck(segment, check, plan);
+  if (!shared) {
+    check = SittingBudget(options_, config_.bisect, BisectStepKind::kCheck, max_pairs_given_,
+                          PairsLeft());
+    plan = PlanCheckTie(k, check);
+  }
   segment.tie_sought = plan.seek;
   segment.tie_pairs_needed = plan.pairs_needed;
   segment.tie_budget = plan.seek ? std::min(plan.budget, check.max_pairs) : 0;
@@ -479,7 +485,7 @@ Result<BisectReport> BisectRunner::Session::Advance() {
     if (InterruptRequested()) return Interrupted();
     const int k = NextUnchecked(state_.segments);
     if (k < 0) {
-      CULPRIT_TRY(DropSharedChecks(/*keep_awaited=*/false));
+      CULPRIT_TRY(DropSharedChecks(/*keep_awaited=*/false, "no part waited for it"));
       return Finish("");
     }
     BisectSegment segment = state_.segments[k];
@@ -583,8 +589,8 @@ Result<BisectReport> BisectRunner::Session::Search() {
                         .WithHint("fix the cause, then `culprit bisect resume`"));
       case Batch::Kind::kUnbuildable: {
         CULPRIT_TRY(FlushStep());
-        // A candidate that cannot be measured is not verified: its checks stop.
-        if (kind == BisectStepKind::kVerify) CULPRIT_TRY(EndSharedVerification(false));
+        // A candidate that cannot be measured is not verified: its checks stop sharing.
+        if (kind == BisectStepKind::kVerify) EndSharedVerification();
         const size_t skipped_before = search_->unbuildable().size();
         search_->MarkUnbuildable(action.commit);
         if (search_->unbuildable().size() == skipped_before) {
@@ -616,9 +622,7 @@ Result<BisectReport> BisectRunner::Session::Search() {
         !recorder_.Holds(next_kind, seg_lo_ + next.commit, seg_lo_ + next.baseline)) {
       if (kind == BisectStepKind::kVerify) NoteSharedVerification();
       CULPRIT_TRY(FlushStep());
-      if (kind == BisectStepKind::kVerify) {
-        CULPRIT_TRY(EndSharedVerification(next.kind == Action::Kind::kDone));
-      }
+      if (kind == BisectStepKind::kVerify) EndSharedVerification();
     }
     CULPRIT_TRY(Save());
   }

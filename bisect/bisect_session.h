@@ -109,22 +109,27 @@ class BisectRunner::Session {
   // the same sitting, their runs of the candidate and its parent shared with it (SharedRuns).
   struct SharedCheck {
     int lo = 0, hi = 0;
-    int candidate = 0;  // The commit whose verification it was started beside.
+    int candidate = 0, baseline = 0;  // The verification it was started beside.
     SittingOptions check;
     TiePlan plan;
     int participant = 0;
     std::optional<Result<ComparisonOutcome>> outcome;
   };
   /// Starts the checks of the parts a verified commits[commit] (against commits[baseline])
-  /// would leave, beside its verification; nothing when they are running already.
+  /// would leave, beside its verification; when they were started already (the search paused
+  /// the verification and came back), shares its runs with them again. Stops another
+  /// candidate's checks that no part waits for.
   void StartSharedChecks(int commit, int baseline);
+  /// The verification batches of commits[commit] against commits[baseline] share their runs.
+  void ShareVerification(int commit, int baseline);
   /// The verification's record says which of its runs served its checks too (before it is
   /// archived); nothing when none did.
   void NoteSharedVerification();
-  /// The verification they share runs with has ended: the search goes on (`search_done`
-  /// false: the candidate was not the answer, and its checks are stopped and logged) or is
-  /// done (they go on alone until Advance takes them).
-  Status EndSharedVerification(bool search_done);
+  /// The verification's step has ended (the search is done, or measures something else and
+  /// may come back to it): its checks go on alone whenever the bisect waits for one of them,
+  /// and wait otherwise. They are stopped when another candidate's verification starts or
+  /// the search names something else (DropSharedChecks).
+  void EndSharedVerification();
   /// The check of `segment` measured beside a verification, waited for, archived and linked;
   /// nullopt when there is none.
   std::optional<Result<ComparisonOutcome>> TakeSharedCheck(const BisectSegment& segment,
@@ -132,10 +137,9 @@ class BisectRunner::Session {
   /// Stops the shared checks of a bisect that stops: their records are linked, not logged (a
   /// resume measures the checks again, as it does a check interrupted alone).
   void SettleSharedChecks();
-  /// Stops the shared checks (`keep_awaited`: but those an unchecked part is waiting for;
-  /// `candidate` >= 0: only those started beside that commit's verification) and logs what
-  /// they measured.
-  Status DropSharedChecks(bool keep_awaited, int candidate = -1);
+  /// Stops the shared checks (`keep_awaited`: but those an unchecked part is waiting for)
+  /// and logs what they measured, with `why` in their step's note ("stopped: why").
+  Status DropSharedChecks(bool keep_awaited, std::string_view why);
   int last_shared_runs_ = 0;  // Of the check TakeSharedCheck took last.
   /// The search's options for a range of `n` commits whose endpoint sitting (the
   /// confirmation or a check) took `endpoint_pairs` pairs (MakeSearchOptions).

@@ -26,6 +26,20 @@ void BisectRunner::Session::StartSharedChecks(int commit, int baseline) {
   // Under [bisect] max_total_pairs the pairs are spent in order, the verification's first:
   // checks measured beside it would spend what it may need.
   if (config_.bisect.max_total_pairs > 0) return;
+  // The search may pause a verification to measure other commits and come back to it: its
+  // checks waited meanwhile, and share its runs again.
+  if (std::any_of(shared_checks_.begin(), shared_checks_.end(), [&](const auto& c) {
+        return c->candidate == commit && c->baseline == baseline;
+      })) {
+    ShareVerification(commit, baseline);
+    return;
+  }
+  // Another candidate's checks, which no part waits for, are stopped: the search went on.
+  if (Status dropped =
+          DropSharedChecks(/*keep_awaited=*/true, "the search went on to verify another candidate");
+      !dropped) {
+    reporter_.Line(dropped.error().message());
+  }
   // The parts SegmentDone would add were the candidate verified, numbered as it would.
   std::vector<BisectSegment> segments =
       state_.segments.empty() ? std::vector<BisectSegment>{WholeRange()} : state_.segments;
@@ -38,11 +52,7 @@ void BisectRunner::Session::StartSharedChecks(int commit, int baseline) {
   std::vector<BisectSegment> parts = UnexplainedParts(searched);
   if (parts.empty() || PairsLeft() < options_.min_pairs) return;
   if (!shared_) shared_ = std::make_unique<SharedRuns>();
-  shared_commit_ = commit;
-  shared_baseline_ = baseline;
-  shared_runs_before_ = shared_->SharedRunsOf(0);
-  shared_->SetBuilds(0, baseline, commit);
-  recorder_.ShareVerificationRuns([this](SampleSource& own) { return shared_->Source(0, own); });
+  ShareVerification(commit, baseline);
   for (const BisectSegment& part : parts) {
     const int k = static_cast<int>(segments.size());
     segments.push_back(part);
@@ -50,6 +60,7 @@ void BisectRunner::Session::StartSharedChecks(int commit, int baseline) {
     c.lo = part.lo;
     c.hi = part.hi;
     c.candidate = commit;
+    c.baseline = baseline;
     c.check = SittingBudget(options_, config_.bisect, BisectStepKind::kCheck, max_pairs_given_,
                             PairsLeft());
     c.plan = PlanCheckTie(segments, k, c.check);
@@ -81,6 +92,14 @@ void BisectRunner::Session::StartSharedChecks(int commit, int baseline) {
   }
 }
 
+void BisectRunner::Session::ShareVerification(int commit, int baseline) {
+  shared_commit_ = commit;
+  shared_baseline_ = baseline;
+  shared_runs_before_ = shared_->SharedRunsOf(0);
+  shared_->SetBuilds(0, baseline, commit);
+  recorder_.ShareVerificationRuns([this](SampleSource& own) { return shared_->Source(0, own); });
+}
+
 void BisectRunner::Session::NoteSharedVerification() {
   if (shared_commit_ < 0) return;
   const int runs = shared_->SharedRunsOf(0) - shared_runs_before_;
@@ -92,16 +111,11 @@ void BisectRunner::Session::NoteSharedVerification() {
       ShortCommit(state_.commits[shared_commit_])));
 }
 
-Status BisectRunner::Session::EndSharedVerification(bool search_done) {
-  if (shared_commit_ < 0) return {};
+void BisectRunner::Session::EndSharedVerification() {
+  if (shared_commit_ < 0) return;
   shared_->SetBuilds(0, -1, -1);
   recorder_.ShareVerificationRuns({});
-  const int candidate = shared_commit_;
   shared_commit_ = shared_baseline_ = -1;
-  if (search_done) return {};
-  // Only this candidate's: a check started beside an earlier verification, of a part still
-  // waiting for it (this search is inside a part of that one's), goes on.
-  return DropSharedChecks(/*keep_awaited=*/false, candidate);
 }
 
 std::optional<Result<ComparisonOutcome>> BisectRunner::Session::TakeSharedCheck(
@@ -127,13 +141,9 @@ std::optional<Result<ComparisonOutcome>> BisectRunner::Session::TakeSharedCheck(
   return std::nullopt;
 }
 
-Status BisectRunner::Session::DropSharedChecks(bool keep_awaited, int candidate) {
+Status BisectRunner::Session::DropSharedChecks(bool keep_awaited, std::string_view why) {
   for (size_t i = 0; i < shared_checks_.size();) {
     SharedCheck& c = *shared_checks_[i];
-    if (candidate >= 0 && c.candidate != candidate) {
-      ++i;
-      continue;
-    }
     const bool awaited =
         std::any_of(state_.segments.begin(), state_.segments.end(), [&](const BisectSegment& s) {
           return s.check == SegmentCheck::kNotMeasured && s.lo == c.lo && s.hi == c.hi;
@@ -154,7 +164,7 @@ Status BisectRunner::Session::DropSharedChecks(bool keep_awaited, int candidate)
     BisectStepLog log = SittingLog(static_cast<int>(state_.log.size()) + 1, BisectStepKind::kCheck,
                                    lo, hi, state_.commits, *outcome);
     log.shared_runs = shared_runs;
-    log.note = "stopped: the candidate it checked around was not the answer";
+    log.note = fmt::format("stopped: {}", why);
     state_.log.push_back(log);
     reporter_.Line(fmt::format("step {:>2} check   {} against {}: {} ({} pairs)", log.step,
                                ShortCommit(state_.commits[hi]), ShortCommit(state_.commits[lo]),

@@ -6,6 +6,7 @@
 
 #include "base/numbers.h"
 #include "base/strings.h"
+#include "bisect/bisect_budget.h"
 #include "probes/summary.h"
 #include "probes/verdict.h"
 #include "records/bisect_step_details.h"
@@ -46,8 +47,7 @@ std::string SearchStepLine(const BisectStepLog& s, int n, const BisectSearch& se
 }
 
 std::string SharedRunsText(const std::vector<BisectStepLog>& log) {
-  int runs = 0;
-  for (const BisectStepLog& l : log) runs += l.shared_runs;
+  const int runs = SharedRunCount(log);
   if (runs == 0) return "";
   return fmt::format(" (the checks' {} shared with verifications counted once)",
                      CountOf(runs, "run"));
