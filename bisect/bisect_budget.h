@@ -42,7 +42,7 @@ int PairsLeft(const BisectConfig& bisect, const std::vector<BisectStepLog>& log)
 /// showed the first bad commit in 80 bisects of 100 where 2.5% showed it in 73. At 5%
 /// a side a slow tail in 15% of B's runs keeps at least 10% of the pairs slow, a mean ×1.07
 /// for B twice as slow, still beyond a 5% band; and TrimAtLook never sets aside more than
-/// the sighting allows at the look's α.
+/// the sighting allows at the look's sighting α (TailSightingAlpha).
 inline constexpr double kCheckTrimShare = 0.05;
 
 /// The options of one full sitting of a step of `kind` (the endpoints' confirmation, or a

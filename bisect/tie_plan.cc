@@ -85,7 +85,8 @@ int TiePairsNeeded(double noise, double band, double confidence, double power, i
   const double tau = BandEdge(band);
   const double n = std::numbers::pi / 3 * std::pow(z * std::max(0.0, noise) / tau, 2);
   if (!(n < INT_MAX / 2)) return INT_MAX;
-  return std::max({min_pairs, PairsToSightTail(last_alpha), static_cast<int>(std::ceil(n))});
+  return std::max(
+      {min_pairs, PairsToSightTail(TailSightingAlpha(last_alpha)), static_cast<int>(std::ceil(n))});
 }
 
 double FurtherMoveAlternative(std::optional<PairNoise> noise, double band, double confidence,
@@ -144,7 +145,8 @@ int RuleOutFromPairs(const TiePlan& plan, double noise, double band, double conf
   if (plan.seek || !(plan.alternative > 1 + band)) return 0;
   const int need =
       TiePairsNeeded(noise, plan.alternative - 1, confidence, kShowPower, min_pairs, tie_budget);
-  const int sighting = PairsToSightTail(NullLastAlpha(confidence, min_pairs, tie_budget));
+  const int sighting =
+      PairsToSightTail(TailSightingAlpha(NullLastAlpha(confidence, min_pairs, tie_budget)));
   return need > sighting ? need : 0;
 }
 

@@ -410,8 +410,8 @@ class PairedSitting {
   // neither do the first n' < n, so the chance that any look states a tie (or rules a move
   // out) on pairs that never caught the tail is the chance at the first look that may.
   // Otherwise a tie reads a mean with the few pairs at each end set aside that TrimAtLook
-  // allows at the look's α: wild runs widen a plain mean's interval far more than they move
-  // the centre.
+  // allows at the look's sighting α (TailSightingAlpha): wild runs widen a plain mean's interval
+  // far more than they move the centre.
   TailEvidence Tails(double center, double confidence) const {
     const std::vector<double> d = CompletedLogRatios(kept_);
     if (options_.sight_tail_once) {

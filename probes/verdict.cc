@@ -289,11 +289,13 @@ std::string TailDisagreement(const TailEvidence& tails, double band) {
                                 DescribeTails(tails.tails)));
     }
   }
-  const double sight_alpha = tails.sighting_alpha > 0 ? tails.sighting_alpha : 1 - mean.confidence;
+  const double sight_alpha =
+      tails.sighting_alpha > 0 ? tails.sighting_alpha : TailSightingAlpha(1 - mean.confidence);
   const double clamped = std::clamp(sight_alpha, 1e-300, 0.5);
   const int n = static_cast<int>(mean.n);
   if (tails.tie_mean) {
-    // Trimmed at the look's own α (TrimAtLook): more than `trimmed` tail runs must be likely.
+    // Trimmed at the look's sighting α (TrimForTie): more than `trimmed` tail runs must be
+    // likely.
     if (TailRunsAtMost(trimmed, n) > clamped) {
       why.push_back(fmt::format(
           "{} pairs could hold a slow tail in {:g}% of the runs only in the {} set aside at each "
@@ -303,11 +305,11 @@ std::string TailDisagreement(const TailEvidence& tails, double band) {
   } else {
     const int sight = trimmed > 0 ? PairsToTrimTail(clamped) : PairsToSightTail(clamped);
     if (n < sight) {
-      why.push_back(fmt::format(
-          "{} pairs could miss a slow tail in {:g}% of the runs (seeing one takes {} at this "
-          "confidence{})",
-          n, kTailSightingRate * 100, sight,
-          trimmed > 0 ? ", with a pair set aside at each end" : ""));
+      why.push_back(
+          fmt::format("{} pairs could miss a slow tail in {:g}% of the runs (seeing one takes {} "
+                      "at α {:.2g}{})",
+                      n, kTailSightingRate * 100, sight, clamped,
+                      trimmed > 0 ? ", with a pair set aside at each end" : ""));
     }
   }
   std::string text;
@@ -319,7 +321,7 @@ void TrimForTie(std::span<const double> d, double share, TailEvidence* tails) {
   if (!tails->mean || share <= 0 || tails->sighting_alpha > 0) return;
   const double alpha = 1 - tails->mean->confidence;
   if (!(alpha > 0 && alpha < 1)) return;
-  const int k = TrimAtLook(static_cast<int>(d.size()), alpha, share);
+  const int k = TrimAtLook(static_cast<int>(d.size()), TailSightingAlpha(alpha), share);
   if (k == 0 || !std::ranges::all_of(d, [](double x) { return std::isfinite(x); })) return;
   tails->tie_mean = TrimmedMean(d, tails->mean->confidence, k);
   tails->tie_trimmed = tails->tie_mean ? k : 0;

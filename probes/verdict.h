@@ -87,6 +87,21 @@ inline constexpr double kTailHint = 1.0;
 /// is a mean x1.15, three times a 5% band.
 inline constexpr double kTailSightingRate = 0.15;
 
+/// The share of a look's α that a tie's tail sighting holds: a slow tail of kTailSightingRate
+/// hides from the pairs a look states a tie on (none of its runs among them, or only in the
+/// pairs set aside) with probability at most this share of the look's α. Half, not all, because
+/// a tail run the mean reads does not always undo the tie: two slow pairs of 56 move the mean
+/// by x1.025, and its interval can still lie inside a 5% band. In the simulator's world of that
+/// tail ("x2 in 15% then +30%", 1,200 bisects over seeds 1-12) the look's whole α let 12 ties
+/// stand over the slow commit (1.0%), half of it 2 (0.17%). The other half is a margin measured
+/// there, not a bound derived. A sighting asked once at a whole α (TailEvidence::sighting_alpha:
+/// a table's cells, SittingOptions::sight_tail_once) keeps that α.
+inline constexpr double kTailSightingShare = 0.5;
+
+/// The α at which a look of two-sided level `look_alpha` sights a slow tail:
+/// kTailSightingShare · look_alpha.
+inline double TailSightingAlpha(double look_alpha) { return kTailSightingShare * look_alpha; }
+
 /// The pairs a NULL needs at a look of two-sided level `alpha`: the least n with
 /// (1 - kTailSightingRate)^n <= alpha (29 at alpha 0.0096, 19 at 0.05).
 int PairsToSightTail(double alpha);
@@ -137,16 +152,17 @@ TailEvidence GatherTailEvidence(std::span<const double> d, double center, double
 /// Why the tails do not let the pairs be called a tie, or "" when they do: the mean's
 /// interval is missing, or the sign test of the tails gives p <= kTailHint and the tie's mean
 /// (tie_mean when there is one, else mean) reaches outside the band, or the pairs could have
-/// missed a slow tail: fewer than PairsToSightTail(the sighting α: sighting_alpha, or 1 - the
-/// mean's confidence); for a mean trimmed under a whole cell's sighting_alpha, fewer than
-/// PairsToTrimTail of it; with a tie_mean (trimmed at the look's own α, TrimAtLook),
-/// TailRunsAtMost(tie_trimmed, n) above that α.
+/// missed a slow tail: fewer than PairsToSightTail(the sighting α: sighting_alpha, or
+/// TailSightingAlpha(1 - the mean's confidence)); for a mean trimmed under a whole cell's
+/// sighting_alpha, fewer than PairsToTrimTail of it; with a tie_mean (trimmed at the look's
+/// sighting α, TrimForTie), TailRunsAtMost(tie_trimmed, n) above that α.
 std::string TailDisagreement(const TailEvidence& tails, double band);
 
 /// Gives `tails` (GatherTailEvidence's, untrimmed, at a look's own α: sighting_alpha 0) the
-/// trimmed mean a tie reads: TrimAtLook(d.size(), 1 - the mean's confidence, `share`) pairs
-/// set aside at each end of d. Nothing when that is 0, when share <= 0, when d holds a value
-/// that is not finite (a censored pair), or for a sighting asked once (sighting_alpha > 0).
+/// trimmed mean a tie reads: TrimAtLook(d.size(), TailSightingAlpha(1 - the mean's
+/// confidence), `share`) pairs set aside at each end of d. Nothing when that is 0, when share
+/// <= 0, when d holds a value that is not finite (a censored pair), or for a sighting asked
+/// once (sighting_alpha > 0).
 void TrimForTie(std::span<const double> d, double share, TailEvidence* tails);
 
 /// The verdict rule with the tails (Classify is its Hodges–Lehmann half):

@@ -105,10 +105,12 @@ TEST(TiePlan, PairsNeededKnownAnswers) {
   EXPECT_EQ(TiePairsNeeded(0.20, 0.05, 0.95, 0.5, 10, 160), 186);   // 185.79
   // A 10%-noise host's pairs once their wild ones are set aside (≈ 0.15): within 160.
   EXPECT_EQ(TiePairsNeeded(0.15, 0.05, 0.95, 0.5, 10, 160), 105);  // 104.50
-  // A quiet host: the pairs a NULL needs to have seen a slow tail at that α decide.
-  EXPECT_EQ(TiePairsNeeded(0.04, 0.05, 0.95, 0.5, 10, 160), PairsToSightTail(0.0100284));
-  EXPECT_EQ(TiePairsNeeded(0.04, 0.05, 0.95, 0.5, 10, 160), 29);
-  EXPECT_EQ(TiePairsNeeded(0.0, 0.05, 0.95, 0.5, 10, 160), 29);
+  // A quiet host: the pairs a NULL needs to have seen a slow tail at that look's sighting α
+  // (half of it, kTailSightingShare) decide: 0.85^33 = 0.0047 <= 0.0050.
+  EXPECT_EQ(TiePairsNeeded(0.04, 0.05, 0.95, 0.5, 10, 160),
+            PairsToSightTail(TailSightingAlpha(0.0100284)));
+  EXPECT_EQ(TiePairsNeeded(0.04, 0.05, 0.95, 0.5, 10, 160), 33);
+  EXPECT_EQ(TiePairsNeeded(0.0, 0.05, 0.95, 0.5, 10, 160), 33);
 }
 
 TEST(TiePlan, PairsNeededGrowWithTheNoiseAndAreHugeOnAVeryNoisyHost) {
@@ -141,7 +143,7 @@ TEST(TiePlan, AQuietHostsTieIsSoughtAsBefore) {
   const TiePlan plan = PlanTie(Noise(0.04, 800), 0.05, 0.95, 10, 160, 1280, false);
   EXPECT_TRUE(plan.seek);
   EXPECT_EQ(plan.budget, 160);
-  EXPECT_EQ(plan.pairs_needed, 29);
+  EXPECT_EQ(plan.pairs_needed, 33);
   EXPECT_EQ(plan.null_from_pairs, 0);  // without --prove-first, from the first trimmed look
 }
 

@@ -773,7 +773,7 @@ class WildRunsSource : public SampleSource {
   int runs_[2] = {0, 0};
 };
 
-TEST(RunPairedSitting, ACheckStatesATieWithAWildPairSetAsideAtItsFirstNullLook) {
+TEST(RunPairedSitting, ACheckSetsAWildPairAsideWhereHalfItsLooksAlphaSightsTheTail) {
   SittingOptions o = Options();
   o.warmup = 0;
   o.looks = {10, 14, 20, 28, 40, 56, 80, 114};  // a check's √2 looks to its tie budget
@@ -782,12 +782,18 @@ TEST(RunPairedSitting, ACheckStatesATieWithAWildPairSetAsideAtItsFirstNullLook) 
   const SittingResult r = RunPairedSitting(source, nullptr, o, nullptr);
   ASSERT_TRUE(r.verdict);
   EXPECT_EQ(r.verdict->verdict, Verdict::kNull) << r.verdict->explanation;
-  EXPECT_EQ(r.pairs_kept, 40);
+  // NULL's spending starts at 40 (0.017869 there would set a pair aside: P(at most one tail
+  // run in 40) = 0.0121), but the sighting holds half of it, 0.0089: the mean at 40 is the
+  // plain one, and the two wild pairs keep its interval wide. At 56 half of 0.0057 sets one
+  // aside (P(at most one in 56) = 0.0012).
+  EXPECT_EQ(TrimAtLook(40, 0.017869), 1);
+  EXPECT_EQ(TrimAtLook(40, TailSightingAlpha(0.017869)), 0);
+  EXPECT_EQ(r.pairs_kept, 56);
   ASSERT_TRUE(r.tails);
   EXPECT_EQ(r.tails->tie_trimmed, 1);
-  EXPECT_NEAR(1 - r.nominal_confidence, 0.017869, 1e-6);
-  // NULL's α spread over every look: 40 pairs get 0.0047, too little to set a pair aside,
-  // and the two wild pairs keep the plain mean's interval wide until 56.
+  EXPECT_NEAR(1 - r.nominal_confidence,
+              PocockSpent(0.05, 56.0 / 160) - PocockSpent(0.05, 40.0 / 160), 1e-9);
+  // NULL's α spread over every look: the same look states it.
   o.null_from_trimmed_look = false;
   WildRunsSource again(5);
   const SittingResult before = RunPairedSitting(again, nullptr, o, nullptr);
@@ -798,7 +804,7 @@ TEST(RunPairedSitting, ACheckStatesATieWithAWildPairSetAsideAtItsFirstNullLook) 
 
 TEST(RunPairedSitting, ATieIsNotStatedBeforeTheLookItsSpendingStartsAt) {
   // The sitting above, its tie predicted to need 90 pairs: no look before 80 may state it
-  // (though 40 could), and 80 states it at the share every look up to it held.
+  // (though 56 could), and 80 states it at the share every look up to it held.
   SittingOptions o = Options();
   o.warmup = 0;
   o.looks = {10, 14, 20, 28, 40, 56, 80, 114};
