@@ -13,6 +13,7 @@
 #include "probes/sequential.h"
 #include "probes/sitting.h"
 #include "probes/verdict.h"
+#include "tests/support/intermittent_source.h"
 
 namespace culprit {
 namespace {
@@ -294,27 +295,6 @@ TEST(BisectBudget, SearchOptionsWithinTheTotalCap) {
   EXPECT_EQ(MakeSearchOptions(Measure(), bisect, 100, 300, 99700).max_pairs, 4720);
 }
 
-// One check's sitting in the simulator's tail world: 3% noise a run, one run in fifty wild
-// (x2.5, either arm), and B twice as slow in `tail` of its runs.
-class TailWorldSource : public SampleSource {
- public:
-  TailWorldSource(double tail, uint64_t seed) : tail_(tail), rng_(seed) {}
-  SampleOutcome Run(int arm) override {
-    std::normal_distribution<double> noise(0, 0.03);
-    std::uniform_real_distribution<double> uniform(0, 1);
-    SampleOutcome outcome;
-    outcome.ok = true;
-    outcome.value = 100.0 * std::exp(noise(rng_));
-    if (uniform(rng_) < 0.02) outcome.value *= 2.5;
-    if (arm == 1 && uniform(rng_) < tail_) outcome.value *= 2;
-    return outcome;
-  }
-
- private:
-  double tail_;
-  std::mt19937_64 rng_;
-};
-
 // How many of `sittings` seeded check sittings, planned as a quiet host's tie, state a tie.
 int ChecksThatTie(double tail, int sittings) {
   const BisectConfig bisect;
@@ -327,7 +307,8 @@ int ChecksThatTie(double tail, int sittings) {
   for (int seed = 1; seed <= sittings; ++seed) {
     SittingOptions o = CheckSittingBudget(check, plan);
     o.seed = seed;
-    TailWorldSource source(tail, seed);
+    // The simulator's tail world as one check sees it: 3% noise, one run in fifty wild.
+    IntermittentSource source(1.0, tail, 2, 0.03, seed, 0.02);
     const SittingResult r = RunPairedSitting(source, nullptr, o, nullptr);
     ties += r.verdict && r.verdict->verdict == Verdict::kNull;
   }

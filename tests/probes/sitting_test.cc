@@ -12,6 +12,7 @@
 #include "base/interrupt.h"
 #include "probes/host.h"
 #include "probes/sequential.h"
+#include "tests/support/intermittent_source.h"
 
 namespace culprit {
 namespace {
@@ -607,25 +608,6 @@ TEST(RunPairedSitting, AWarmupThatNeverSucceedsEndsTheSittingAfterItsRetries) {
   EXPECT_EQ(FailedSamples(r.samples, 0), 3);
 }
 
-// Arm B twice as slow in `rate` of its runs (the sighting's tail), at 4% log-normal noise.
-class TailSource : public SampleSource {
- public:
-  TailSource(double rate, uint64_t seed) : rate_(rate), rng_(seed) {}
-  SampleOutcome Run(int arm) override {
-    std::normal_distribution<double> noise(0, 0.04);
-    std::uniform_real_distribution<double> uniform(0, 1);
-    SampleOutcome outcome;
-    outcome.ok = true;
-    outcome.value = 100.0 * std::exp(noise(rng_));
-    if (arm == 1 && uniform(rng_) < rate_) outcome.value *= 2;
-    return outcome;
-  }
-
- private:
-  double rate_;
-  std::mt19937_64 rng_;
-};
-
 TEST(RunPairedSitting, ATieIsStatedAtTheFirstLookThatCanSightATailAtTheSittingsAlpha) {
   // A quiet tie at 1% noise. With the sighting asked once (sight_tail_once), 19 pairs sight a
   // tail in 15% of the runs with probability 0.95 (PairsToSightTail(0.05)), so the look at 20
@@ -649,11 +631,12 @@ TEST(RunPairedSitting, ATieIsStatedAtTheFirstLookThatCanSightATailAtTheSittingsA
   EXPECT_EQ(per_look.tails->sighting_alpha, 0);
 }
 
-// Over 200 seeded sittings of TailSource(rate), how many state `verdict`, and their pairs.
+// Over 200 seeded sittings of B twice as slow in `rate` of its runs at 4% noise, how many state
+// `verdict`, and their pairs.
 std::pair<int, int> SittingsThatState(Verdict verdict, double rate, bool sight_tail_once) {
   int stated = 0, pairs = 0;
   for (uint64_t seed = 1; seed <= 200; ++seed) {
-    TailSource source(rate, seed);
+    IntermittentSource source(1.0, rate, 2, 0.04, seed);
     SittingOptions o = Options();
     o.seed = seed;
     o.sight_tail_once = sight_tail_once;
@@ -824,7 +807,7 @@ TEST(RunPairedSitting, NullsSpendingFromItsTrimmedLookKeepsAnIntermittentSlowdow
   int ties[2] = {0, 0};
   for (bool from_trimmed : {false, true}) {
     for (uint64_t seed = 1; seed <= 200; ++seed) {
-      TailSource source(kTailSightingRate, seed);
+      IntermittentSource source(1.0, kTailSightingRate, 2, 0.04, seed);
       SittingOptions o = Options();
       o.seed = seed;
       o.looks = {10, 14, 20, 28, 40, 56, 80, 114};

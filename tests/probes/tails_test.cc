@@ -15,6 +15,7 @@
 #include "probes/statistics.h"
 #include "probes/summary.h"
 #include "probes/verdict.h"
+#include "tests/support/intermittent_source.h"
 
 namespace culprit {
 namespace {
@@ -22,37 +23,6 @@ namespace {
 bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
-
-// Arm B is `ratio` times arm A, and in `slow_rate` of its runs `slow_factor` times more, with
-// log-normal noise `sigma` on every run; all from a seeded generator.
-class IntermittentSource : public SampleSource {
- public:
-  IntermittentSource(double ratio, double slow_rate, double slow_factor, double sigma,
-                     uint64_t seed)
-      : ratio_(ratio),
-        slow_rate_(slow_rate),
-        slow_factor_(slow_factor),
-        sigma_(sigma),
-        rng_(seed) {}
-
-  SampleOutcome Run(int arm) override {
-    std::normal_distribution<double> noise(0, sigma_);
-    std::uniform_real_distribution<double> uniform(0, 1);
-    double value = 100.0 * std::exp(noise(rng_));
-    if (arm == 1) {
-      value *= ratio_;
-      if (uniform(rng_) < slow_rate_) value *= slow_factor_;
-    }
-    SampleOutcome outcome;
-    outcome.ok = true;
-    outcome.value = value;
-    return outcome;
-  }
-
- private:
-  double ratio_, slow_rate_, slow_factor_, sigma_;
-  std::mt19937_64 rng_;
-};
 
 SittingOptions Options(uint64_t seed) {
   SittingOptions o;
