@@ -14,6 +14,7 @@
 #include "bisect/bisect_report.h"
 #include "bisect/bisect_runner.h"
 #include "bisect/bisect_state.h"
+#include "bisect/handover_progress.h"
 #include "bisect/search.h"
 #include "bisect/step_recorder.h"
 #include "bisect/tie_plan.h"
@@ -114,6 +115,8 @@ class BisectRunner::Session {
     TiePlan plan;
     int participant = 0;
     std::optional<Result<ComparisonOutcome>> outcome;
+    /// Its progress, shown on the live line while the bisect waits for it (TakeSharedCheck).
+    HandoverProgress progress;
   };
   /// Starts the checks of the parts a verified commits[commit] (against commits[baseline])
   /// would leave, beside its verification; when they were started already (the search paused

@@ -84,6 +84,7 @@ void BisectRunner::Session::StartSharedChecks(int commit, int baseline) {
           "{} that served that verification too (taken once for both)",
           verified, shared_->SharedRunsOf(id), arm);
     };
+    share.progress = &c.progress;
     SharedCheck* slot = &c;
     shared_->Start(id, [this, slot, options, share] {
       slot->outcome =
@@ -123,7 +124,13 @@ std::optional<Result<ComparisonOutcome>> BisectRunner::Session::TakeSharedCheck(
   for (auto it = shared_checks_.begin(); it != shared_checks_.end(); ++it) {
     SharedCheck& c = **it;
     if (c.lo != segment.lo || c.hi != segment.hi) continue;
+    // The check may go on alone for hundreds of pairs once the verification has ended: the
+    // live line shows it while the bisect waits, not a silent pause.
+    c.progress.ShowOn(reporter_.StartSitting(
+        fmt::format("check {} vs {} (begun beside the verification)",
+                    ShortCommit(state_.commits[c.hi]), ShortCommit(state_.commits[c.lo]))));
     shared_->WaitUntilDone(c.participant);
+    c.progress.ShowOn(nullptr);
     check = c.check;
     plan = c.plan;
     // A participant that has left has run its body, which sets the outcome.

@@ -459,9 +459,10 @@ Result<ComparisonOutcome> StepRecorder::RunSitting(const BisectState& state, int
   details.bisect_run = state.run_id;
   details.step_kind = kind;
   details.WriteTo(&plan.details);
-  // A sitting taking turns with others (SharedRuns) would fight them for one live line.
+  // A sitting taking turns with others (SharedRuns) would fight them for one live line: its
+  // progress goes where the runner hands it (SharedSitting::progress).
   SittingProgress* progress =
-      share.wrap ? nullptr
+      share.wrap ? share.progress
                  : reporter_.StartSitting(fmt::format("{} {} vs {}", BisectStepKindName(kind),
                                                       ShortCommit(state.commits[b]),
                                                       ShortCommit(state.commits[a])));

@@ -85,6 +85,9 @@ using SourceWrap = std::function<std::unique_ptr<SampleSource>(SampleSource&)>;
 struct SharedSitting {
   SourceWrap wrap;
   std::function<std::string()> note;
+  /// Where the sitting's progress goes (a HandoverProgress the runner shows while it waits for
+  /// the sitting); null: nowhere.
+  SittingProgress* progress = nullptr;
 };
 
 /// The step of the search in flight, and how it is measured and archived.
@@ -141,8 +144,8 @@ class StepRecorder {
   /// line say which (`reused_runs`), and its own runs are kept as those of step
   /// state.log.size() + 1, the number its log entry gets.
   /// `share`, when it has a wrap, wraps the sitting's source (SharedRuns::Source: its runs
-  /// taken in turn with other sittings'), adds its note to the record, and the sitting shows
-  /// no progress line of its own.
+  /// taken in turn with other sittings'), adds its note to the record, and the sitting's
+  /// progress goes to share.progress, not to a live line of its own.
   Result<ComparisonOutcome> RunSitting(const BisectState& state, int a, int b, BisectStepKind kind,
                                        const SittingOptions& options,
                                        const SharedSitting& share = {});

@@ -717,6 +717,31 @@ TEST(BisectRunnerOnScriptedWorld, EverySittingReportsItsPairsProgress) {
   EXPECT_EQ(recorder.overshoots, 0);
 }
 
+// A check measured beside the verification goes on alone once the verification has ended, for
+// as many pairs as its own test needs: while the bisect waits for it, it has the live line
+// (from where it stands), not a silent pause.
+TEST(BisectRunnerOnScriptedWorld, AChecksBesideTheVerificationShowTheirProgressWhileAwaited) {
+  SimWorld world(Quiet({{1.0}}), 28);
+  SimulatedEngine engine(world);
+  ProgressRecorder recorder;
+  Result<BisectReport> report =
+      RunSimulatedBisect(engine, TrialDir("progress-shared"), 28, recorder);
+  ASSERT_TRUE(report.ok()) << report.error().message();
+  int shared_checks = 0;
+  for (const BisectStepLog& step : report->state.log) {
+    shared_checks += step.kind == BisectStepKind::kCheck && step.shared_runs > 0;
+  }
+  ASSERT_GT(shared_checks, 0) << "no check was measured beside the verification";
+  int shown = 0;
+  for (size_t i = 0; i < recorder.labels.size(); ++i) {
+    if (recorder.labels[i].find("(begun beside the verification)") == std::string::npos) continue;
+    EXPECT_EQ(recorder.labels[i].rfind("check ", 0), 0u) << recorder.labels[i];
+    EXPECT_GT(recorder.updates[i], 0) << recorder.labels[i];
+    ++shown;
+  }
+  EXPECT_EQ(shown, shared_checks);
+}
+
 // What a bisect told the user, line by line.
 class LineRecorder : public BisectReporter {
  public:
