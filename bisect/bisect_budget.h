@@ -72,12 +72,13 @@ int TieBudget(const SittingOptions& options);
 /// beyond `check`'s own max_pairs (PlanTie's cap), and NULL's spending starts where the plan
 /// says (SittingOptions::null_from_pairs = plan.null_from_pairs). A tie not sought: NULL's looks
 /// end at the check's second look, where no NULL can be stated (a NULL needs PairsToSightTail pairs
-/// at NULL's share of α there, more than the look holds with [measure]'s defaults), so the looks
-/// and EFFECT's spending are the check's as before, and the futility stop ends the sitting once no
-/// move is within reach of its last look. With plan.alternative A (beyond the band) the check also
-/// stops once every move of ×A or more is ruled out (SittingOptions::rule_out_band): a tie sought,
-/// from NULL's last look on; a tie not sought, from its first look on, NULL's looks up to
-/// plan.budget then reading the rule-out alone (null_states_tie false: no tie is stated).
+/// at half NULL's share of α there, TailSightingAlpha, more than the look holds with [measure]'s
+/// defaults), so the looks and EFFECT's spending are the check's as before, and the futility stop
+/// ends the sitting once no move is within reach of its last look. With plan.alternative A (beyond
+/// the band) the check also stops once every move of ×A or more is ruled out
+/// (SittingOptions::rule_out_band): a tie sought, from NULL's last look on; a tie not sought, from
+/// its first look on, NULL's looks up to plan.budget then reading the rule-out alone
+/// (null_states_tie false: no tie is stated).
 SittingOptions CheckSittingBudget(const SittingOptions& check, const TiePlan& plan);
 
 /// The search's options for a range (or part) of `n` commits whose endpoint sitting (the

@@ -74,8 +74,8 @@ double NullLastAlpha(double confidence, int min_pairs, int null_max_pairs,
 /// α the NULL's share at its last look, τ = ln(1 + band): the t-interval of the mean log ratio
 /// and the Hodges–Lehmann interval (√(π/3) wider on normal noise) both inside (−τ, τ) when
 /// the estimate strays less than z_{(1+power)/2} standard errors from 0. At least
-/// PairsToSightTail(α) (a NULL needs them). Monotone in `noise`; INT_MAX when it would not
-/// fit an int; min_pairs at noise 0. Requires band > 0, 0 < confidence < 1,
+/// PairsToSightTail(TailSightingAlpha(α)) (a NULL needs them). Monotone in `noise`; INT_MAX
+/// when it would not fit an int; min_pairs at noise 0. Requires band > 0, 0 < confidence < 1,
 /// 0 < power < 1, 1 <= min_pairs.
 int TiePairsNeeded(double noise, double band, double confidence, double power, int min_pairs,
                    int null_max_pairs);
