@@ -190,7 +190,9 @@ class BisectRunner::Session {
   HostState start_snapshot_;
   UnconfirmedMove unconfirmed_;  // What that confirmation measured.
   // Each on the heap, so that erasing one moves no other: a check's thread writes its
-  // outcome through a pointer to it until it ends. Declared before shared_, so destroyed
+  // outcome (and its progress) through a pointer to it until it ends. A SharedCheck holds a
+  // mutex (HandoverProgress) and cannot move, so a container that moves its elements would
+  // not compile. Declared before shared_, so destroyed
   // after it: those threads are joined as shared_ goes.
   std::vector<std::unique_ptr<SharedCheck>> shared_checks_;
   std::unique_ptr<SharedRuns> shared_;

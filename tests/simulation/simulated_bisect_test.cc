@@ -534,6 +534,58 @@ TEST(BisectRunnerOnScriptedWorld, TheCheckBesideARefutedCandidateIsStoppedAndKep
   EXPECT_EQ(PairsMeasured(r->state.log), pairs - shared / 2);
 }
 
+// Three checks in flight at once, trial 4 of the bench's "+7% then +15%" world at 10% noise
+// (`bisect-sim --scenario "+7% then +15%" --trials 30 --trace 4`, its second world): the
+// check after c99, which a part waits for, and the two begun beside c96's verification,
+// which the search leaves to verify c97. Those two are stopped while the first goes on, the
+// middle one of the three first. Each check is held on its own (behind a unique_ptr), so
+// dropping one moves no other whose thread still writes its outcome; in a std::deque the
+// middle erase moved the running check's slot, and its outcome was written where it no
+// longer was (found in review, eb43dd1).
+TEST(BisectRunnerOnScriptedWorld, ChecksStoppedBesideOneStillRunningLeaveItsOutcomeWhole) {
+  WorldOptions options;
+  options.sigma = 0.10;
+  options.changes = {{0.07}, {0.15}};
+  const uint64_t seed = TrialSeed(1, 4);
+  SimWorld world(options, seed);
+  ASSERT_EQ(world.change_commits(), (std::vector<int>{97, 99}));
+  SimulatedEngine engine(world);
+  QuietReporter reporter;
+  Result<BisectReport> r = RunSimulatedBisect(engine, TrialDir("three-checks"), seed | 1, reporter);
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  ASSERT_TRUE(r->found) << r->text;
+  EXPECT_NE(r->text.find("CHANGE " + SimulatedEngine::Id(97)), std::string::npos) << r->text;
+  EXPECT_NE(r->text.find("CHANGE " + SimulatedEngine::Id(99)), std::string::npos) << r->text;
+  int stopped = 0, after = 0;
+  for (const BisectStepLog& step : r->state.log) {
+    if (step.kind != BisectStepKind::kCheck) continue;
+    const bool linked = std::find(r->state.records.begin(), r->state.records.end(),
+                                  step.record_id) != r->state.records.end();
+    if (step.note.starts_with("stopped: the search went on to verify another candidate")) {
+      ++stopped;
+      EXPECT_GT(step.pairs, 0);
+      EXPECT_TRUE(linked) << step.record_id;
+    }
+    if (step.index == 100 && step.baseline == 99) {
+      // The check that ran on while the two beside it were stopped: its own sitting, whole.
+      ++after;
+      EXPECT_GE(step.pairs, 40);
+      EXPECT_GT(step.shared_runs, 0) << step.note;
+      EXPECT_TRUE(step.has_interval);
+      EXPECT_LT(step.low, step.ratio);
+      EXPECT_LT(step.ratio, step.high);
+      EXPECT_TRUE(linked) << step.record_id;
+    }
+  }
+  EXPECT_EQ(stopped, 2) << r->text;
+  EXPECT_EQ(after, 1) << r->text;
+  const auto part = std::find_if(r->state.segments.begin(), r->state.segments.end(),
+                                 [](const BisectSegment& s) { return s.lo == 99 && s.hi == 100; });
+  ASSERT_NE(part, r->state.segments.end());
+  EXPECT_NE(part->check, SegmentCheck::kNotMeasured);
+  EXPECT_GE(part->pairs, 40);
+}
+
 // A verification the search pauses (its first batch did not hold; the search measures other
 // commits) and comes back to keeps the checks begun beside it: they wait meanwhile and share
 // its runs again, rather than being stopped and begun anew. The bench's 18%/24% cell, trial
