@@ -192,8 +192,8 @@ class BisectRunner::Session {
   // Each on the heap, so that erasing one moves no other: a check's thread writes its
   // outcome (and its progress) through a pointer to it until it ends. A SharedCheck holds a
   // mutex (HandoverProgress) and cannot move, so a container that moves its elements would
-  // not compile. Declared before shared_, so destroyed
-  // after it: those threads are joined as shared_ goes.
+  // not compile. Declared before shared_, so destroyed after it: those threads are joined as
+  // shared_ goes.
   std::vector<std::unique_ptr<SharedCheck>> shared_checks_;
   std::unique_ptr<SharedRuns> shared_;
   int shared_commit_ = -1, shared_baseline_ = -1;  // The verification they run beside.

@@ -494,18 +494,24 @@ TEST(BisectRunnerOnScriptedWorld, ChecksBesideTheVerificationShareItsRunsAndCoun
   EXPECT_EQ(runs[0], runs[1]);
 }
 
+// Trial `trial` of the bench's seed `seed` in the world `options` (`bisect-sim --seed S
+// --trace T`): its bisect, as the bench runs it, with nothing printed.
+Result<BisectReport> BenchTrial(const WorldOptions& options, uint64_t seed, int trial,
+                                const std::string& dir) {
+  const uint64_t trial_seed = TrialSeed(seed, trial);
+  SimWorld world(options, trial_seed);
+  SimulatedEngine engine(world);
+  QuietReporter reporter;
+  return RunSimulatedBisect(engine, TrialDir(dir), trial_seed | 1, reporter);
+}
+
 // The world of AFalseMoveInAPartIsRecheckedNotSearchedToItsBudget: inside the part before
 // c11, the search verifies c10 and the verification does not hold. The check begun beside it
 // (of c0..c9) is stopped once no part waits for it, and what it measured is kept: logged as
 // a check that was stopped, with its pairs counted and its record linked. The check of the part
 // after c11, begun beside c11's own verification, goes on and is the part's check.
 TEST(BisectRunnerOnScriptedWorld, TheCheckBesideARefutedCandidateIsStoppedAndKept) {
-  const uint64_t seed = TrialSeed(5, 68);
-  SimWorld world(NoisyCell(), seed);
-  SimulatedEngine engine(world);
-  QuietReporter reporter;
-  Result<BisectReport> r =
-      RunSimulatedBisect(engine, TrialDir("stopped-check"), seed | 1, reporter);
+  Result<BisectReport> r = BenchTrial(NoisyCell(), 5, 68, "stopped-check");
   ASSERT_TRUE(r.ok()) << r.error().message();
   int stopped = 0, after = 0;
   for (const BisectStepLog& step : r->state.log) {
@@ -546,12 +552,8 @@ TEST(BisectRunnerOnScriptedWorld, ChecksStoppedBesideOneStillRunningLeaveItsOutc
   WorldOptions options;
   options.sigma = 0.10;
   options.changes = {{0.07}, {0.15}};
-  const uint64_t seed = TrialSeed(1, 4);
-  SimWorld world(options, seed);
-  ASSERT_EQ(world.change_commits(), (std::vector<int>{97, 99}));
-  SimulatedEngine engine(world);
-  QuietReporter reporter;
-  Result<BisectReport> r = RunSimulatedBisect(engine, TrialDir("three-checks"), seed | 1, reporter);
+  ASSERT_EQ(SimWorld(options, TrialSeed(1, 4)).change_commits(), (std::vector<int>{97, 99}));
+  Result<BisectReport> r = BenchTrial(options, 1, 4, "three-checks");
   ASSERT_TRUE(r.ok()) << r.error().message();
   ASSERT_TRUE(r->found) << r->text;
   EXPECT_NE(r->text.find("CHANGE " + SimulatedEngine::Id(97)), std::string::npos) << r->text;
@@ -591,12 +593,7 @@ TEST(BisectRunnerOnScriptedWorld, ChecksStoppedBesideOneStillRunningLeaveItsOutc
 // its runs again, rather than being stopped and begun anew. The bench's 18%/24% cell, trial
 // 49 of seed 1 (`bisect-sim --cell 100,0.18,0.24,0 --trace 49`).
 TEST(BisectRunnerOnScriptedWorld, AVerificationThePausedSearchComesBackToKeepsItsChecks) {
-  const uint64_t seed = TrialSeed(1, 49);
-  SimWorld world(NoisyCell(), seed);
-  SimulatedEngine engine(world);
-  QuietReporter reporter;
-  Result<BisectReport> r =
-      RunSimulatedBisect(engine, TrialDir("paused-verify"), seed | 1, reporter);
+  Result<BisectReport> r = BenchTrial(NoisyCell(), 1, 49, "paused-verify");
   ASSERT_TRUE(r.ok()) << r.error().message();
   ASSERT_TRUE(r->found) << r->text;
   int verifies = 0, checks = 0;
