@@ -148,7 +148,7 @@ SearchOptions MakeSearchOptions(const SittingOptions& measure, const BisectConfi
       bisect.spend_on_root_time ? Spending::kPocockOnRootTime : Spending::kPocock;
   // Whether the culprit moves against its parent is the confirmation's question, with its
   // budget: a 10% change on a 24%-noise host is 5% beyond the band, and 320 pairs verified
-  // it in a third of bisects (docs/bisect.md).
+  // it in a third of bisects (docs/bisect-evidence.md).
   if (bisect.confirm_max_pairs > 0) {
     search_options.verify_pairs_max =
         std::max(search_options.verify_pairs_min, bisect.confirm_max_pairs);

@@ -53,14 +53,16 @@ struct BisectConfig {
   /// The endpoint confirmation and the checks look at min_pairs, then each look this many
   /// times the last, in whole blocks, up to its budget (ConfirmationLooks; in (1, 4)); 2 or more
   /// is the sitting's doubling; finer looks stop a move (or a check's tie) nearer the pairs it
-  /// needs, and the spending is applied to them, so the overall α is kept (docs/bisect.md,
-  /// "The confirmation's looks", "The checks' looks and a tie's wild pairs").
+  /// needs, and the spending is applied to them, so the overall α is kept
+  /// (docs/bisect-evidence.md, "The confirmation's looks", "The checks' looks and a tie's wild
+  /// pairs").
   double confirm_look_growth = 1.41421356;
   /// The most pairs a check spends seeking a tie (0: [measure] max_pairs). A tie of the part
   /// before a change is what shows it is the first bad commit; within a few percent of the
   /// band it takes hundreds of pairs to show, on every bisect that finds a change, so the
   /// default keeps [measure]'s budget and says "not shown to be the first bad commit" when it
-  /// was not enough; docs/bisect.md has the figures of both choices.
+  /// was not enough; docs/bisect-evidence.md has the figures of both choices ("More for the
+  /// tie").
   int check_max_pairs = 0;
   /// The most pairs of the whole bisect: the confirmation, every search with its
   /// verification, every check (0: no cap beyond each one's own budget). Each search and

@@ -1,6 +1,6 @@
-// The re-check of a part's move (docs/bisect.md, "A part's move re-checked"): when and how a
-// part's search measures the part's ends again on fresh pairs. Apart from the ladder in
-// bisect_runner.cc, as the ending is in bisect_ending.cc.
+// The re-check of a part's move (docs/bisect-evidence.md, "A part's move re-checked"): when
+// and how a part's search measures the part's ends again on fresh pairs. Apart from the ladder
+// in bisect_runner.cc, as the ending is in bisect_ending.cc.
 
 #include <fmt/format.h>
 

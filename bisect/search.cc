@@ -169,7 +169,7 @@ bool BisectSearch::Wary() const {
   // the target (the search measures only then), so the search is back at work. (Turning wary
   // also when a step is taken again at a commit, later evidence having overturned it, cost
   // 54 search pairs at 18%/24% for one bisect in a hundred more named in ranges of two
-  // changes: docs/bisect.md.)
+  // changes: docs/bisect-evidence.md.)
   bool verified = false;
   for (const Observation& o : observations_) {
     if (o.verification) verified = true;

@@ -30,7 +30,7 @@ namespace culprit {
 /// halving would not; out of builds, a bisect ends INCONCLUSIVE with every build before it
 /// spent for a credible set. At 8, 8 of bisect-sim's 800 bisects at 18%/24% (seeds 1–8)
 /// ended so, and 10%/24% was 92% exact; at 11, 1 of 800 and 95%, the mean builds 8.1–8.7 and
-/// 9.3 → 9.4 (docs/bisect.md, "A build budget that lets a noisy search finish").
+/// 9.3 → 9.4 (docs/bisect-evidence.md, "A build budget that lets a noisy search finish").
 inline constexpr int kBuildsBeyondHalving = 11;
 
 struct SearchOptions {
@@ -54,8 +54,8 @@ struct SearchOptions {
   /// when the fitted effect stands far above the noise). 4, two blocks of an AB and a BA pair
   /// (5 until issue 27's named-and-verified cost, which the runner measured as 6): a step
   /// ends within a batch of the pairs that decide it, so a smaller batch overshoots less
-  /// (docs/bisect.md, "Named and verified at 18%/24%"). A state keeps the batch it was saved
-  /// with.
+  /// (docs/bisect-evidence.md, "Named and verified at 18%/24%"). A state keeps the batch it
+  /// was saved with.
   int pairs_per_batch = 4;
   /// A search step measures one candidate until its side is decisive or it has this many
   /// pairs; then the candidate is chosen afresh (possibly the same commit again).
@@ -78,9 +78,9 @@ struct SearchOptions {
   /// against its parent) are the ones that tell the block from its neighbours, so a batch
   /// that takes it below target_probability no longer sends the search back to measuring,
   /// which turned it wary for the rest of the bisect (issue 27: 18%/24% confirm + search +
-  /// verify 539.4 -> 528.4 at seed 1; docs/bisect.md). 1%: the block is dropped only once all
-  /// but ruled out or overtaken. 0: back to measuring below the target, as a state saved
-  /// without this field resumes.
+  /// verify 539.4 -> 528.4 at seed 1; docs/bisect-evidence.md). 1%: the block is dropped only
+  /// once all but ruled out or overtaken. 0: back to measuring below the target, as a state
+  /// saved without this field resumes.
   double verify_hold_probability = 0.01;
   /// Sequential looks of the endpoint confirmation and of the verification happen at
   /// verify_pairs_min, doubling up to verify_pairs_max (10, 20, 40, 80, 160, 320; see

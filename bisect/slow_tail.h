@@ -4,8 +4,8 @@
 // runs) moves the pairs' mean and not their pseudo-median. The confirmation and a part's check
 // see it (a tie needs the tails to agree, probes/verdict.h), but the search places a shift of
 // the typical run, and so does the sweep: such a range or part is not searched. Its report
-// says why, with both figures, and names the table that places the move (docs/bisect.md, "A
-// move in the slow tail"). Pure: no I/O.
+// says why, with both figures, and names the table that places the move
+// (docs/bisect-evidence.md, "A move in the slow tail"). Pure: no I/O.
 
 #include <string>
 #include <string_view>

@@ -120,7 +120,7 @@ struct TiePlan {
 /// The tie that earns the "first bad commit" label (the part before the earliest change) is
 /// sought within up to this many times the check's tie budget when the check's own would not
 /// give it kProvePower: on a 10%-noise host its tie needs ≈ 170–290 pairs, and within 160 it
-/// was shown in 56% of bisects (docs/bisect.md). Further, only `--prove-first`.
+/// was shown in 56% of bisects (docs/bisect-evidence.md). Further, only `--prove-first`.
 inline constexpr int kEarningTieBudgetFactor = 2;
 
 /// The chance that a check rules out every move of ×A or more, on a part where nothing moves,
@@ -136,7 +136,7 @@ inline constexpr double kMinAlternativeOverBand = 1.25;
 /// is its cost on a quiet host, where the noise puts A at the floor. 1.6: ×1.081 at a 5%
 /// band, within issue 27's "later moves ≥ ×1.10 ruled out" and below the +9% of bisect-sim's
 /// two-change worlds, which are all still named (at 2.0, ×1.103, a later +9% was ruled out
-/// instead in 7-10% of them; docs/bisect.md, "A later part's floor").
+/// instead in 7-10% of them; docs/bisect-evidence.md, "A later part's floor").
 inline constexpr double kMinLaterAlternativeOverBand = 1.6;
 
 /// The alternative A a check hunts a further move against: the smallest move it rules out with

@@ -6,8 +6,8 @@ moves, read two-sided (today's rule: an interval of 1 - a_k inside +-ln A) or
 one-sided (two one-sided tests: 1 - 2 a_k), on a few look schedules. The model
 leaves out what the simulator has and this does not: the tails' condition, the
 futility stop, wild pairs, the failure test. It is a check on the arithmetic in
-docs/bisect.md ("A rule-out read as two one-sided tests"), not a replacement
-for bench/bisect-sim, which runs the real runner.
+docs/bisect-evidence.md ("A rule-out read as two one-sided tests"), not a
+replacement for bench/bisect-sim, which runs the real runner.
 
   python3 bench/bisect-sim/rule_out_model.py
 

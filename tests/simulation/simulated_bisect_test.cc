@@ -2,7 +2,7 @@
 // worlds: SimulatedEngine behind the history, build and measurement interfaces. Seeds are
 // fixed, so every figure here is the same on every run; the effects are large (>= 1.5x on a
 // quiet host) where a test asserts an exact answer, and the cell tests assert only what the
-// benchmark's full grid (docs/bisect.md) leaves a margin for.
+// benchmark's full grid (docs/bisect-evidence.md) leaves a margin for.
 
 #include "simulation/simulated_bisect.h"
 
@@ -299,9 +299,9 @@ TEST(BisectRunnerOnScriptedWorld, ChecksOnANoisyHostSeekATieWithinTheirBudgetAnd
   // tie is sought, and shown, with the whole budget.
   WorldOptions options = Quiet({{1.0}});
   options.sigma = 0.24;
-  // The patient check shows the tie in about two bisects of three at 18%/24% (docs/bisect.md,
-  // "More for the tie"); seed 28 is one of them (26, 27 and 30 are not: still undecided at
-  // 640 pairs, which the label then says).
+  // The patient check shows the tie in about two bisects of three at 18%/24%
+  // (docs/bisect-evidence.md, "More for the tie"); seed 28 is one of them (26, 27 and 30 are
+  // not: still undecided at 640 pairs, which the label then says).
   const uint64_t seed = 28;
   RunnerTrialResult r = Trial(options, seed, "noisy-checks");
   EXPECT_EQ(r.score, TrialResult::Score::kExact) << r.report;

@@ -8,8 +8,8 @@ namespace culprit {
 namespace {
 
 // The trimmed grid of bench/bisect-sim: fixed seeds, so these figures are exact
-// repeatable numbers; the thresholds leave a margin below what docs/bisect.md reports
-// for the full benchmark.
+// repeatable numbers; the thresholds leave a margin below what docs/bisect-evidence.md
+// reports for the full benchmark.
 
 TEST(BisectSimulatorTest, NoisyHostLargeEffectFindsTheCulprit) {
   WorldOptions world;  // drift and 2% outliers on
