@@ -24,9 +24,11 @@ constexpr uint64_t kCalibrationSeed = 0x243f6a8885a308d3ULL;
 
 // The seed is read through a volatile so the compiler cannot evaluate the
 // whole chain at compile time; the result is written to one so it cannot
-// discard it.
+// discard it. The sink is each thread's own: MeasureParallelism runs the work
+// on several threads at once, and their writes to one shared variable were a
+// data race (ThreadSanitizer reported it: docs/development.md, "The thread lane").
 volatile uint64_t calibration_seed = kCalibrationSeed;
-volatile uint64_t calibration_sink = 0;
+thread_local volatile uint64_t calibration_sink = 0;
 
 bool UsableTime(double ms) { return std::isfinite(ms) && ms > 0; }
 
