@@ -234,6 +234,11 @@ Result<pid_t> Spawn(const ProcessSpec& spec, const std::string& program, int std
                              ec ? ec.message() : std::string("unknown error")));
   }
   pid_t pid = child.id();
+  // The child's group is its own (setpgid in setup_child); set it from here as well, as
+  // SpawnHeld does. Under vfork this does nothing (the child has exec'd by now: EACCES), but
+  // where vfork is a fork (ThreadSanitizer makes it one) the parent may run first, and a kill
+  // of the group at once (a throwing on_start) would find no group and leave the child.
+  ::setpgid(pid, pid);
   // We reap the child ourselves with wait4() to get its rusage (CPU time,
   // peak RSS), which boost's wait() would discard. Detached, boost's child
   // object neither waits for nor terminates the process when it is destroyed.
