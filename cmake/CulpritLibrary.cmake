@@ -30,7 +30,9 @@ function(culprit_library name)
     add_library(${name} STATIC ${sources})
     # Batches of eight files, one compiler process each (CULPRIT_UNITY_BUILD, the top
     # CMakeLists.txt): the sanitizer build compiles every file alone, so a file that only
-    # compiles with its batch neighbours' includes still fails somewhere.
+    # compiles with its batch neighbours' includes still fails somewhere. The thread lane's
+    # build (CULPRIT_SANITIZE_THREAD) batches, as the release build does: it is the third
+    # build of a CI run, and the ASan build has checked each file alone.
     if(CULPRIT_UNITY_BUILD AND NOT CULPRIT_SANITIZE)
       set_target_properties(${name} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 8)
     endif()
