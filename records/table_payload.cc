@@ -291,6 +291,24 @@ std::string ClaimCounts(const TableFacts& f) {
   return fmt::format("claims: {} of {}", Join(parts, ", "), f.claims.size());
 }
 
+// "q1 × HEAD: <the cell's explanation>" for each undecided cell: an INCONCLUSIVE says why,
+// and, where more blocks would settle it, how many (its explanation ends "collect more pairs
+// (--max-pairs N)"). A cell whose claim is "undecided" is left to its claim line, which
+// prints the same explanation.
+std::vector<std::string> UndecidedLines(const TableFacts& f) {
+  std::vector<std::string> lines;
+  for (const TableCellFacts& c : f.cells) {
+    if (c.status != "measured" || c.verdict != "INCONCLUSIVE" || c.explanation.empty()) continue;
+    const bool claimed = std::any_of(f.claims.begin(), f.claims.end(), [&](const auto& claim) {
+      return claim.row == c.row && claim.arm == c.arm && claim.label == "undecided";
+    });
+    if (claimed) continue;
+    lines.push_back(
+        fmt::format("{} × {}: {}", RowName(f, c.row), ArmName(f, c.arm), c.explanation));
+  }
+  return lines;
+}
+
 }  // namespace
 
 const TableCellFacts* TableFacts::Cell(int row, int arm) const {
@@ -389,6 +407,10 @@ std::string TableFactsText(const TableFacts& f) {
   std::string out = Heading(f) + "\n" + Aligned(RatioRows(f));
   out += MeansNote(f);
   out += "\nthis sitting's medians (not for comparing across sittings)\n" + Aligned(MedianRows(f));
+  if (std::vector<std::string> undecided = UndecidedLines(f); !undecided.empty()) {
+    out += "\nthe undecided cells, and why\n";
+    for (const std::string& line : undecided) out += EscapeControlChars(line) + "\n";
+  }
   std::vector<std::string> problems = Problems(f);
   if (!problems.empty()) {
     out += "\n";
@@ -407,6 +429,10 @@ std::string TableFactsMarkdown(const TableFacts& f) {
   if (!f.means.empty()) out += "\n" + MdCell(MeansNote(f)) + "\n";
   out +=
       "\nThis sitting's medians (not for comparing across sittings):\n\n" + MdTable(MedianRows(f));
+  if (std::vector<std::string> undecided = UndecidedLines(f); !undecided.empty()) {
+    out += "\nThe undecided cells, and why:\n\n";
+    for (const std::string& line : undecided) out += "- " + MdCell(line) + "\n";
+  }
   std::vector<std::string> problems = Problems(f);
   if (!problems.empty()) out += "\n";
   for (const std::string& line : problems) out += "- " + MdCell(line) + "\n";

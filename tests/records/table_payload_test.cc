@@ -71,6 +71,60 @@ TEST(TablePayloadTest, TheTextPutsRatiosFirstAndLabelsTheMedians) {
   EXPECT_LT(text.find("EFFECT"), text.find("this sitting's medians"));
 }
 
+// An undecided cell's verdict says why, and how many blocks would settle it: the table
+// prints it under the medians (a reader seeing [0.999, 1.043] INCONCLUSIVE in a ±5% band
+// otherwise has to open the record to learn that the mean's slow tail held it back).
+TableFacts WithUndecidedCells() {
+  TableFacts f = Example();
+  TableCellFacts edge = f.cells[1];
+  edge.row = 1;
+  edge.verdict = "INCONCLUSIVE";
+  edge.ratio = 1.057;
+  edge.low = 1.042;
+  edge.high = 1.075;
+  edge.pairs = 40;
+  edge.decided_blocks = 0;
+  edge.explanation =
+      "real, possibly beyond the band: +5.7% [+4.2%, +7.5%] crosses the edge of the ±5% band; "
+      "collect more pairs (--max-pairs 336)";
+  f.cells[3] = edge;
+  return f;
+}
+
+TEST(TablePayloadTest, AnUndecidedCellSaysWhyAndWhatWouldSettleIt) {
+  const TableFacts f = WithUndecidedCells();
+  const std::string text = TableFactsText(f);
+  const std::string line =
+      "q2 × HEAD: real, possibly beyond the band: +5.7% [+4.2%, +7.5%] crosses the edge of the "
+      "±5% band; collect more pairs (--max-pairs 336)";
+  EXPECT_TRUE(Has(text, "the undecided cells, and why\n" + line + "\n")) << text;
+  EXPECT_LT(text.find("this sitting's medians"), text.find("the undecided cells"));
+  // Markdown escapes the interval's brackets.
+  const std::string md = TableFactsMarkdown(f);
+  EXPECT_TRUE(Has(md, "The undecided cells, and why:\n\n- q2 × HEAD: real, possibly beyond")) << md;
+  EXPECT_TRUE(Has(md, "±5% band; collect more pairs (--max-pairs 336)\n")) << md;
+  // A decided table has no such section.
+  EXPECT_FALSE(Has(TableFactsText(Example()), "undecided cells")) << TableFactsText(Example());
+}
+
+TEST(TablePayloadTest, AnUndecidedCellsClaimLineIsItsOnlyExplanation) {
+  TableFacts f = WithUndecidedCells();
+  f.check_source = "published.csv";
+  TableClaimFacts undecided;
+  undecided.row = 1;
+  undecided.arm = 1;
+  undecided.label = "undecided";
+  undecided.sittings = "one sitting";
+  undecided.explanation = "published ×1.100, measured ×1.057: " + f.cells[3].explanation;
+  f.claims = {undecided};
+  const std::string text = TableFactsText(f);
+  EXPECT_FALSE(Has(text, "the undecided cells, and why")) << text;
+  EXPECT_TRUE(Has(text, "q2 × HEAD: undecided: published ×1.100")) << text;
+  // The explanation is printed once, on the claim's line.
+  const std::string why = "collect more pairs (--max-pairs 336)";
+  EXPECT_EQ(text.find(why), text.rfind(why)) << text;
+}
+
 TEST(TablePayloadTest, CsvHasOneQuotedLinePerCell) {
   const std::string csv = TableFactsCsv(Example());
   EXPECT_TRUE(Has(csv, "query,arm,status,verdict,ratio")) << csv;
