@@ -217,9 +217,8 @@ constexpr double kTailsLeanInText = 0.05;
 
 std::string DescribeTails(const TailBalance& t) {
   return fmt::format(
-      "B slower beyond x{:.2f} of the typical pair in {} pairs, faster in {} (sign test p = "
-      "{:.2g})",
-      std::exp(t.threshold), t.slow, t.fast, t.p_value);
+      "B slower beyond x{:.2f} of the typical pair in {}, faster in {} (sign test p = {:.2g})",
+      std::exp(t.threshold), CountOf(t.slow, "pair"), t.fast, t.p_value);
 }
 
 }  // namespace

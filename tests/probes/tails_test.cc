@@ -270,6 +270,10 @@ TEST(VerdictTails, AWideMeanWithBalancedTailsIsNotCalledALeaningTail) {
   EXPECT_TRUE(Contains(balanced, "reaches outside the ±5% band (the tails: B slower")) << balanced;
   EXPECT_TRUE(Contains(balanced, "in 0 pairs, faster in 0")) << balanced;
   EXPECT_FALSE(Contains(balanced, "lean")) << balanced;
+  // One slow pair is "1 pair" (a table printed "in 1 pairs", 2026-12-07).
+  tails.tails = TailBalance{0.0, std::log(3.0), 1, 0, 1.0};
+  const std::string one = TailDisagreement(tails, 0.05);
+  EXPECT_TRUE(Contains(one, "of the typical pair in 1 pair, faster in 0")) << one;
 
   tails.tails = TailBalance{0.0, std::log(3.0), 7, 0, 0.016};
   const std::string leaning = TailDisagreement(tails, 0.05);
