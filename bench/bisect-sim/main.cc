@@ -138,6 +138,12 @@ std::vector<Cell> Scenarios() {
   // run unmoved; alone, and before a clean +30%.
   cells.push_back({"x2 in 15% intermittent", world(0.03, {{1.0, 0, 0.15}})});
   cells.push_back({"x2 in 15% then +30%", world(0.03, {{1.0, 0, 0.15}, {0.30}})});
+  // Sparser tails than the 15% a tie's sighting is designed for (kTailSightingRate): a mean
+  // x1.10 and x1.07, beyond the band, which a check's tie can miss. They show the limit, and
+  // are not yet within the ≤ 0.5% wrong the other worlds keep (docs/bisect-evidence.md,
+  // "Sparser slow tails: a limit measured").
+  cells.push_back({"x2 in 10% then +30%", world(0.03, {{1.0, 0, 0.10}, {0.30}})});
+  cells.push_back({"x2 in 7% then +30%", world(0.03, {{1.0, 0, 0.07}, {0.30}})});
   culprit::WorldOptions quiet = world(0.03, {{0.30}});
   quiet.n_commits = 150;
   cells.push_back({"+30% quiet N=150", quiet});
