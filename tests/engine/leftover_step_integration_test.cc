@@ -1,8 +1,10 @@
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <fstream>
 #include <thread>
@@ -25,15 +27,28 @@ bool IsRunning(pid_t pid) {
 
 /// A `sleep` in a process group of its own, like a build step; reaped by us.
 /// With `ignore_term`, it ignores SIGTERM (the disposition survives exec).
+/// Returns once the child has exec'd: a signal sent before its SIG_IGN would
+/// have ended it as SIGTERM (a race seen once in the suite, 2026-12-07).
 pid_t StartSleeperGroup(bool ignore_term = false) {
+  int ready[2];
+  if (::pipe2(ready, O_CLOEXEC) != 0) return -1;
   pid_t pid = ::fork();
   if (pid == 0) {
+    ::close(ready[0]);
     ::setpgid(0, 0);
     if (ignore_term) ::signal(SIGTERM, SIG_IGN);
     ::execlp("sleep", "sleep", "60", static_cast<char*>(nullptr));
     ::_exit(127);
   }
-  ::setpgid(pid, pid);  // also from here, so the group exists when we return
+  ::close(ready[1]);
+  if (pid > 0) {
+    ::setpgid(pid, pid);  // also from here, so the group exists when we return
+    // The write end closes on exec (O_CLOEXEC): end of file means the child runs `sleep`.
+    char byte;
+    while (::read(ready[0], &byte, 1) < 0 && errno == EINTR) {
+    }
+  }
+  ::close(ready[0]);
   return pid;
 }
 
