@@ -76,18 +76,21 @@ TEST(TablePayloadTest, TheTextPutsRatiosFirstAndLabelsTheMedians) {
 // otherwise has to open the record to learn that the mean's slow tail held it back).
 TableFacts WithUndecidedCells() {
   TableFacts f = Example();
-  TableCellFacts edge = f.cells[1];
-  edge.row = 1;
-  edge.verdict = "INCONCLUSIVE";
-  edge.ratio = 1.057;
-  edge.low = 1.042;
-  edge.high = 1.075;
-  edge.pairs = 40;
-  edge.decided_blocks = 0;
-  edge.explanation =
-      "real, possibly beyond the band: +5.7% [+4.2%, +7.5%] crosses the edge of the ±5% band; "
-      "collect more pairs (--max-pairs 336)";
-  f.cells[3] = edge;
+  f.cells[3] =
+      TableCellFacts{.row = 1,
+                     .arm = 1,
+                     .status = "measured",
+                     .verdict = "INCONCLUSIVE",
+                     .explanation =
+                         "real, possibly beyond the band: +5.7% [+4.2%, +7.5%] crosses the edge of "
+                         "the ±5% band; collect more pairs (--max-pairs 336)",
+                     .error = "",
+                     .ratio = 1.057,
+                     .low = 1.042,
+                     .high = 1.075,
+                     .confidence = 0.9875,
+                     .pairs = 40,
+                     .median = 11.1};
   return f;
 }
 
