@@ -113,13 +113,15 @@ TEST(TablePayloadTest, AnUndecidedCellSaysWhyAndWhatWouldSettleIt) {
 TEST(TablePayloadTest, AnUndecidedCellsClaimLineIsItsOnlyExplanation) {
   TableFacts f = WithUndecidedCells();
   f.check_source = "published.csv";
-  TableClaimFacts undecided;
-  undecided.row = 1;
-  undecided.arm = 1;
-  undecided.label = "undecided";
-  undecided.sittings = "one sitting";
-  undecided.explanation = "published ×1.100, measured ×1.057: " + f.cells[3].explanation;
-  f.claims = {undecided};
+  f.claims = {TableClaimFacts{
+      .row = 1,
+      .arm = 1,
+      .label = "undecided",
+      .published = 11.55,
+      .published_baseline = 10.5,
+      .published_ratio = 1.1,
+      .sittings = "one sitting",
+      .explanation = "published ×1.100, measured ×1.057: " + f.cells[3].explanation}};
   const std::string text = TableFactsText(f);
   EXPECT_FALSE(Has(text, "the undecided cells, and why")) << text;
   EXPECT_TRUE(Has(text, "q2 × HEAD: undecided: published ×1.100")) << text;
