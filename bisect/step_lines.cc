@@ -92,12 +92,19 @@ std::string CheckFailuresText(const FailureComparison& failures, std::string_vie
 
 std::string CheckedPartSuffix(const BisectSegment& s, const std::vector<std::string>& commits) {
   std::string text;
-  for (const std::string& part :
-       {FurtherMoveText(s), CheckFailuresText(s.check_failures, ShortCommit(commits[s.lo]),
-                                              ShortCommit(commits[s.hi]))}) {
+  for (const std::string& part : {TieReachText(s), FurtherMoveText(s),
+                                  CheckFailuresText(s.check_failures, ShortCommit(commits[s.lo]),
+                                                    ShortCommit(commits[s.hi]))}) {
     if (!part.empty()) text += "; " + part;
   }
   return text;
+}
+
+std::string TieReachText(const BisectSegment& s) {
+  if (s.check != SegmentCheck::kTie || s.check_record.empty()) return "";
+  return fmt::format(
+      "a slow tail in {:g}% or more of the runs would have shown; a sparser one may not",
+      kTailSightingRate * 100);
 }
 
 std::string FurtherMoveText(const BisectSegment& s) {

@@ -96,6 +96,21 @@ TEST(BisectReportText, CheckAndSkippedStepLines) {
             "compile)");
 }
 
+// A measured tie states its reach; an undecided part, a move, or a check not measured does not.
+TEST(BisectReportText, ATieSaysTheSlowTailItCouldHaveMissed) {
+  BisectSegment segment;
+  segment.check = SegmentCheck::kTie;
+  EXPECT_EQ(TieReachText(segment), "");  // Not measured: no sitting, no reach.
+  segment.check_record = "2026-12-07T150000Z-bisect-step-q-0001";
+  EXPECT_EQ(TieReachText(segment),
+            "a slow tail in 15% or more of the runs would have shown; a sparser one may not");
+  for (SegmentCheck other :
+       {SegmentCheck::kUndecided, SegmentCheck::kSame, SegmentCheck::kOpposite}) {
+    segment.check = other;
+    EXPECT_EQ(TieReachText(segment), "");
+  }
+}
+
 // A check whose runs timed out says how many beside its verdict and its rule-out: the tie or
 // the rule-out read them as censored, and a reader of the line should see them.
 TEST(BisectReportText, ACheckLineSaysHowManyRunsGaveNoNumber) {
@@ -300,8 +315,10 @@ TEST(BisectReportText, CulpritWithItsCommitFacts) {
                        "  model posterior 99.5% (one change in 0000000000..4444444444)\n"),
             std::string::npos)
       << *text;
+  // The tie says what it could have missed (TieReachText): the label rests on it.
   EXPECT_NE(text->find("  checked 0000000000..2222222222 (2 commits): a tie 1.000 [0.980, 1.020] "
-                       "at 95% confidence, 80 pairs\n"),
+                       "at 95% confidence, 80 pairs; a slow tail in 15% or more of the runs "
+                       "would have shown; a sparser one may not\n"),
             std::string::npos)
       << *text;
   EXPECT_TRUE(report.found);
