@@ -92,7 +92,7 @@ std::string CheckFailuresText(const FailureComparison& failures, std::string_vie
 
 std::string CheckedPartSuffix(const BisectSegment& s, const std::vector<std::string>& commits) {
   std::string text;
-  for (const std::string& part : {TieReachText(s), FurtherMoveText(s),
+  for (const std::string& part : {FurtherMoveText(s), SightingReachText(s),
                                   CheckFailuresText(s.check_failures, ShortCommit(commits[s.lo]),
                                                     ShortCommit(commits[s.hi]))}) {
     if (!part.empty()) text += "; " + part;
@@ -100,8 +100,9 @@ std::string CheckedPartSuffix(const BisectSegment& s, const std::vector<std::str
   return text;
 }
 
-std::string TieReachText(const BisectSegment& s) {
-  if (s.check != SegmentCheck::kTie || s.check_record.empty()) return "";
+std::string SightingReachText(const BisectSegment& s) {
+  const bool ruled_out = s.check == SegmentCheck::kUndecided && s.ruled_out;
+  if ((s.check != SegmentCheck::kTie && !ruled_out) || s.check_record.empty()) return "";
   return fmt::format(
       "a slow tail in {:g}% or more of the runs would have shown; a sparser one may not",
       kTailSightingRate * 100);

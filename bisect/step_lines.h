@@ -45,17 +45,18 @@ std::string CheckStepLine(const BisectStepLog& step, const BisectSegment& segmen
 std::string CheckFailuresText(const FailureComparison& failures, std::string_view lo_commit,
                               std::string_view hi_commit);
 
-/// What the ending's line of a checked part `s` adds after its pairs: "; " and TieReachText,
-/// FurtherMoveText, then CheckFailuresText of its sitting (its ends commits[s.lo] and
-/// commits[s.hi]), each when not empty: "" for an undecided check with no alternative whose
-/// every run gave a number.
+/// What the ending's line of a checked part `s` adds after its pairs: "; " and
+/// FurtherMoveText, SightingReachText, then CheckFailuresText of its sitting (its ends
+/// commits[s.lo] and commits[s.hi]), each when not empty: "" for an undecided check with no
+/// alternative whose every run gave a number.
 std::string CheckedPartSuffix(const BisectSegment& s, const std::vector<std::string>& commits);
 
-/// What a tie of `s` could not have missed, beside the label it earns: "a slow tail in 15% or
-/// more of the runs would have shown; a sparser one may not" (kTailSightingRate; a commit
-/// twice as slow in 7-10% of its runs passes as such a tie in a few to a third of simulated
-/// bisects: docs/bisect.md, "Assumptions and limits"). "" for a check that is not a tie.
-std::string TieReachText(const BisectSegment& s);
+/// What a tie of `s`, or its ruling out of further moves, could not have missed: "a slow tail
+/// in 15% or more of the runs would have shown; a sparser one may not" (kTailSightingRate,
+/// the sighting both rest on; a commit twice as slow in 7-10% of its runs passes as such a
+/// tie in a few to a third of simulated bisects: docs/bisect.md, "Assumptions and limits").
+/// "" for a check that states neither, or was not measured.
+std::string SightingReachText(const BisectSegment& s);
 
 /// What the check of `s` says of a further move against its alternative A: "further moves of
 /// x1.130 or more ruled out", or that one was not and ≈ what ruling it out would take; "" for

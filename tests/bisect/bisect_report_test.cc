@@ -96,19 +96,24 @@ TEST(BisectReportText, CheckAndSkippedStepLines) {
             "compile)");
 }
 
-// A measured tie states its reach; an undecided part, a move, or a check not measured does not.
-TEST(BisectReportText, ATieSaysTheSlowTailItCouldHaveMissed) {
+// A measured tie, or a ruling out of further moves, states its reach; an undecided part that
+// ruled nothing out, a move, or a check not measured does not.
+TEST(BisectReportText, ATieOrARuleOutSaysTheSlowTailItCouldHaveMissed) {
+  const std::string reach =
+      "a slow tail in 15% or more of the runs would have shown; a sparser one may not";
   BisectSegment segment;
   segment.check = SegmentCheck::kTie;
-  EXPECT_EQ(TieReachText(segment), "");  // Not measured: no sitting, no reach.
+  EXPECT_EQ(SightingReachText(segment), "");  // Not measured: no sitting, no reach.
   segment.check_record = "2026-12-07T150000Z-bisect-step-q-0001";
-  EXPECT_EQ(TieReachText(segment),
-            "a slow tail in 15% or more of the runs would have shown; a sparser one may not");
+  EXPECT_EQ(SightingReachText(segment), reach);
   for (SegmentCheck other :
        {SegmentCheck::kUndecided, SegmentCheck::kSame, SegmentCheck::kOpposite}) {
     segment.check = other;
-    EXPECT_EQ(TieReachText(segment), "");
+    EXPECT_EQ(SightingReachText(segment), "");
   }
+  segment.check = SegmentCheck::kUndecided;
+  segment.ruled_out = true;
+  EXPECT_EQ(SightingReachText(segment), reach);
 }
 
 // A check whose runs timed out says how many beside its verdict and its rule-out: the tie or
@@ -461,7 +466,8 @@ TEST(BisectReportText, APartPastTheChangeSaysItsTieWasNotSoughtRatherThanMissed)
       text->find("  checked 3333333333..4444444444 (1 commit): no move beyond the band found; "
                  "a tie not sought (no label rides on it past the earliest change) 1.000 "
                  "[0.997, 1.002] at 95% confidence, 40 pairs; further moves of x1.127 or "
-                 "more ruled out\n"),
+                 "more ruled out; a slow tail in 15% or more of the runs would have shown; a "
+                 "sparser one may not\n"),
       std::string::npos)
       << *text;
   EXPECT_EQ(text->find("neither a tie"), std::string::npos) << *text;
@@ -481,7 +487,8 @@ TEST(BisectReportText, AnEndingsCheckedLineSaysHowManyRunsGaveNoNumber) {
   const std::string line =
       "  checked 3333333333..4444444444 (1 commit): no move beyond the band found; a tie not "
       "sought (no label rides on it past the earliest change) 1.000 [0.997, 1.002] at 95% "
-      "confidence, 40 pairs; further moves of x1.127 or more ruled out";
+      "confidence, 40 pairs; further moves of x1.127 or more ruled out; a slow tail in 15% or "
+      "more of the runs would have shown; a sparser one may not";
   EXPECT_NE(clean->find(line + "\n"), std::string::npos) << *clean;
 
   FailureComparison& failures = s.state.segments.back().check_failures;
