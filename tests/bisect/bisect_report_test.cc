@@ -320,7 +320,7 @@ TEST(BisectReportText, CulpritWithItsCommitFacts) {
                        "  model posterior 99.5% (one change in 0000000000..4444444444)\n"),
             std::string::npos)
       << *text;
-  // The tie says what it could have missed (TieReachText): the label rests on it.
+  // The tie says what it could have missed (SightingReachText): the label rests on it.
   EXPECT_NE(text->find("  checked 0000000000..2222222222 (2 commits): a tie 1.000 [0.980, 1.020] "
                        "at 95% confidence, 80 pairs; a slow tail in 15% or more of the runs "
                        "would have shown; a sparser one may not\n"),
