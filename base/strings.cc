@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 
 namespace culprit {
@@ -106,7 +107,26 @@ void AppendHexEscape(std::string& out, std::string_view prefix, unsigned char by
   out += kHex[byte & 0xf];
 }
 
+// The bytes of the character at text[i]: a valid UTF-8 sequence, or one byte outside one.
+size_t CharacterLength(std::string_view text, size_t i) {
+  return std::max<size_t>(Utf8SequenceLength(text.substr(i)), 1);
+}
+
 }  // namespace
+
+size_t TextWidth(std::string_view text) {
+  size_t width = 0;
+  for (size_t i = 0; i < text.size(); i += CharacterLength(text, i)) ++width;
+  return width;
+}
+
+std::string ClipText(std::string_view text, size_t width) {
+  assert(width >= 3);
+  if (TextWidth(text) <= width) return std::string(text);
+  size_t end = 0;
+  for (size_t kept = 0; kept + 3 < width; ++kept) end += CharacterLength(text, end);
+  return std::string(text.substr(0, end)) + "...";
+}
 
 std::string EscapeControlChars(std::string_view text) {
   std::string out;
@@ -140,6 +160,30 @@ std::string EscapeControlChars(std::string_view text) {
       out.append(text.substr(i, length));
     }
     i += length;
+  }
+  return out;
+}
+
+std::string AlignColumns(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::vector<std::string>> escaped;
+  std::vector<size_t> widths;
+  for (const auto& row : rows) {
+    escaped.emplace_back();
+    widths.resize(std::max(widths.size(), row.size()));
+    for (size_t i = 0; i < row.size(); ++i) {
+      escaped.back().push_back(EscapeControlChars(row[i]));
+      widths[i] = std::max(widths[i], TextWidth(escaped.back().back()));
+    }
+  }
+  std::string out;
+  for (const auto& row : escaped) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) {
+      line += row[i];
+      if (i + 1 < row.size()) line += std::string(widths[i] - TextWidth(row[i]) + 2, ' ');
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
   }
   return out;
 }

@@ -37,6 +37,23 @@ std::string TailLines(std::string_view text, size_t max_lines);
 /// engine error text, which are untrusted and must not drive the terminal.
 std::string EscapeControlChars(std::string_view text);
 
+/// The characters of `text` as a terminal counts them for alignment: one per valid UTF-8
+/// sequence and one per byte outside one (a Latin-1 name). A wide (East Asian) character
+/// counts one too; culprit's own text has none. Columns padded by bytes instead drift by one
+/// at every "×" or "±" in a cell.
+size_t TextWidth(std::string_view text);
+
+/// `text` when it is at most `width` characters (TextWidth); else its first `width` - 3
+/// characters and "...". Never cuts inside a UTF-8 sequence (a cut "×" prints as a stray
+/// byte and makes the text invalid UTF-8). Requires width >= 3.
+std::string ClipText(std::string_view text, size_t width);
+
+/// `rows` as aligned columns, one line each: every cell with its control characters escaped
+/// (EscapeControlChars: a record's fields come from someone else's history), padded to its
+/// column's widest cell (TextWidth) and two blanks; no blanks at a line's end. The text
+/// reports' tables (`records list`, `records show`, a table's cells).
+std::string AlignColumns(const std::vector<std::vector<std::string>>& rows);
+
 /// A probability or confidence in [0, 1] as a percentage with as many decimals
 /// as it takes not to round up to a certainty it does not have: 0.95 -> "95%",
 /// 0.99612 -> "99.6%", 1 - 3e-8 -> "99.999997%". Never "100%": within 1e-12 of 1

@@ -298,9 +298,14 @@ std::string ExplainFactsText(const ExplainFacts& f, size_t top) {
   const std::vector<const ExplainFunctionFacts*> shown = Shown(f, top, &within);
   std::vector<std::vector<std::string>> rows = {Header(f.cache_sim)};
   for (const ExplainFunctionFacts* fn : shown) rows.push_back(Row(*fn, f.cache_sim));
+  // Escaped before they are measured, so that a function name's control byte cannot push its
+  // row out of line; widths in characters (fmt pads by them too), not bytes.
+  for (auto& row : rows) {
+    for (std::string& cell : row) cell = EscapeControlChars(cell);
+  }
   std::vector<size_t> widths(rows[0].size(), 0);
   for (const auto& row : rows) {
-    for (size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
+    for (size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], TextWidth(row[c]));
   }
   out += "\n";
   for (const auto& row : rows) {
@@ -317,7 +322,7 @@ std::string ExplainFactsText(const ExplainFacts& f, size_t top) {
       }
     }
     while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += EscapeControlChars(line) + "\n";
+    out += line + "\n";
   }
   out += "\n";
   for (const std::string& line : Summary(f, shown.size())) out += EscapeControlChars(line) + "\n";

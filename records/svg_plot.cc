@@ -291,7 +291,7 @@ std::string IntervalBars(const BarsSpec& spec) {
     const IntervalBar& b = spec.bars[i];
     double y = top + row * static_cast<double>(i), mid = y + row / 2.0;
     std::string name = b.role.empty() ? b.name : b.name + " (" + b.role + ")";
-    if (name.size() > 40) name = name.substr(0, 37) + "...";
+    name = ClipText(name, 40);
     out += Text(label_w - 8, mid + 4, name, "end", 11);
     if (!b.value) {
       out += Text(x(1) + 6, mid + 4, "not in this record", "start", 11,
@@ -656,7 +656,7 @@ std::string DeltaBars(const DeltaBarsSpec& spec) {
   for (size_t i = 0; i < spec.bars.size(); ++i) {
     const DeltaBar& b = spec.bars[i];
     const double y = top + row * static_cast<double>(i), mid = y + row / 2.0;
-    std::string name = b.name.size() > 40 ? b.name.substr(0, 37) + "..." : b.name;
+    const std::string name = ClipText(b.name, 40);
     out += Text(label_w - 8, mid + 4, name, "end", 11);
     const char* colour = b.value > 0 ? "#c0392b" : "#2e8b57";
     const double a = x(0), e = x(b.value);
@@ -665,12 +665,11 @@ std::string DeltaBars(const DeltaBarsSpec& spec) {
     out += Rect(std::min(a, e), y + 8, std::fabs(e - a), row - 16, colour,
                 fmt::format("class=\"delta\" fill-opacity=\"0.7\" data-value=\"{:.9g}\"", b.value));
     out += "</g>\n";
-    std::string value =
-        b.value_text.size() > 44 ? b.value_text.substr(0, 41) + "..." : b.value_text;
+    const std::string value = ClipText(b.value_text, 44);
     out += Text(right + 10, mid, value, "start", 11,
                 fmt::format("class=\"value-label\" fill=\"{}\"", colour));
     if (!b.caption.empty()) {
-      std::string caption = b.caption.size() > 50 ? b.caption.substr(0, 47) + "..." : b.caption;
+      const std::string caption = ClipText(b.caption, 50);
       out += Text(right + 10, mid + 12, caption, "start", 9, "fill=\"#555\"");
     }
   }

@@ -113,29 +113,6 @@ std::string Heading(const TableFacts& f) {
   return text;
 }
 
-// Aligned columns, as the text reporter's tables (control characters escaped).
-std::string Aligned(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<size_t> widths;
-  for (const auto& row : rows) {
-    widths.resize(std::max(widths.size(), row.size()));
-    for (size_t i = 0; i < row.size(); ++i) {
-      widths[i] = std::max(widths[i], EscapeControlChars(row[i]).size());
-    }
-  }
-  std::string out;
-  for (const auto& row : rows) {
-    std::string line;
-    for (size_t i = 0; i < row.size(); ++i) {
-      const std::string cell = EscapeControlChars(row[i]);
-      line += cell;
-      if (i + 1 < row.size()) line += std::string(widths[i] - cell.size() + 2, ' ');
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line + "\n";
-  }
-  return out;
-}
-
 std::string MedianText(const TableCellFacts* c) {
   return c && c->median ? FormatValue(*c->median) : "-";
 }
@@ -404,9 +381,10 @@ std::optional<TableFacts> ReadTableFacts(const Record& record) {
 }
 
 std::string TableFactsText(const TableFacts& f) {
-  std::string out = Heading(f) + "\n" + Aligned(RatioRows(f));
+  std::string out = Heading(f) + "\n" + AlignColumns(RatioRows(f));
   out += MeansNote(f);
-  out += "\nthis sitting's medians (not for comparing across sittings)\n" + Aligned(MedianRows(f));
+  out += "\nthis sitting's medians (not for comparing across sittings)\n" +
+         AlignColumns(MedianRows(f));
   if (std::vector<std::string> undecided = UndecidedLines(f); !undecided.empty()) {
     out += "\nthe undecided cells, and why\n";
     for (const std::string& line : undecided) out += EscapeControlChars(line) + "\n";
@@ -417,7 +395,7 @@ std::string TableFactsText(const TableFacts& f) {
     for (const std::string& line : problems) out += EscapeControlChars(line) + "\n";
   }
   if (!f.claims.empty()) {
-    out += "\n" + ClaimsHeading(f) + Aligned(ClaimRows(f));
+    out += "\n" + ClaimsHeading(f) + AlignColumns(ClaimRows(f));
     for (const std::string& line : ClaimLines(f)) out += EscapeControlChars(line) + "\n";
     out += ClaimCounts(f) + "\n";
   }

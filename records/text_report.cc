@@ -22,32 +22,8 @@ constexpr size_t kWrapColumn = 96;
 // Every field a record holds may come from someone else's archive or history (a
 // commit subject, an engine's error text): shown with its control characters
 // escaped, so that none of it drives the terminal. Tables escape their cells;
-// lines built outside a table escape each field.
+// lines built outside a table (AlignColumns) escape each field.
 std::string Safe(std::string_view field) { return EscapeControlChars(field); }
-
-std::string Table(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<std::vector<std::string>> escaped;
-  for (const auto& row : rows) {
-    escaped.emplace_back();
-    for (const std::string& cell : row) escaped.back().push_back(Safe(cell));
-  }
-  std::vector<size_t> widths;
-  for (const auto& row : escaped) {
-    widths.resize(std::max(widths.size(), row.size()));
-    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
-  }
-  std::string out;
-  for (const auto& row : escaped) {
-    std::string line;
-    for (size_t i = 0; i < row.size(); ++i) {
-      line += row[i];
-      if (i + 1 < row.size()) line += std::string(widths[i] - row[i].size() + 2, ' ');
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line + "\n";
-  }
-  return out;
-}
 
 // Short arm tags for the compact sample list: the names when they are short,
 // else the arm indexes (the arms section says which is which).
@@ -80,9 +56,38 @@ std::string SimulatedText(const SimulatedFacts& s) {
   for (const SimulatedRow& row : s.rows) {
     rows.push_back({"  " + row.condition, row.median, row.samples, row.vs_baseline});
   }
-  std::string out = "simulated figures\n  " + Safe(s.heading) + "\n" + Table(rows);
+  std::string out = "simulated figures\n  " + Safe(s.heading) + "\n" + AlignColumns(rows);
   if (!s.failure.empty()) out += "  stopped: " + Safe(s.failure) + "\n";
   return out;
+}
+
+// A record's queries as `records list` shows them, in at most kListedQueryWidth characters: a
+// table's record names every query it measured ("q1,q2,...,q20"), which made the column as
+// wide as all of them together. The names that fit, and how many more ("q1,q2 +18 more");
+// `records show` prints them all.
+constexpr size_t kListedQueryWidth = 32;
+std::string ListedQueries(std::string_view query) {
+  if (query.empty()) return "-";
+  if (TextWidth(query) <= kListedQueryWidth) return std::string(query);
+  std::vector<std::string_view> names;
+  for (size_t start = 0;;) {
+    const size_t comma = query.find(',', start);
+    names.push_back(query.substr(start, comma == std::string_view::npos ? comma : comma - start));
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  std::string shown;
+  size_t kept = 0;
+  for (; kept < names.size(); ++kept) {
+    const std::string more = fmt::format(" +{} more", names.size() - kept - 1);
+    const std::string next = shown + (kept > 0 ? "," : "") + std::string(names[kept]);
+    if (TextWidth(next) + (kept + 1 < names.size() ? TextWidth(more) : 0) > kListedQueryWidth) {
+      break;
+    }
+    shown = next;
+  }
+  if (kept == 0) return ClipText(query, kListedQueryWidth);
+  return shown + fmt::format(" +{} more", names.size() - kept);
 }
 
 class TextReporter : public RecordReporter {
@@ -99,12 +104,11 @@ class TextReporter : public RecordReporter {
         interval = FormatInterval(r.estimate->low, r.estimate->high);
         pairs = std::to_string(r.estimate->pairs);
       }
-      std::string hypothesis = r.hypothesis;
-      if (hypothesis.size() > 50) hypothesis = hypothesis.substr(0, 47) + "...";
-      rows.push_back({r.id, std::string(RecordKindName(r.kind)), r.query.empty() ? "-" : r.query,
+      const std::string hypothesis = ClipText(r.hypothesis, 50);
+      rows.push_back({r.id, std::string(RecordKindName(r.kind)), ListedQueries(r.query),
                       ArmsSummary(r), VerdictText(r), ratio, interval, pairs, hypothesis});
     }
-    return Table(rows) + CountOf(records.size(), "record") + "\n";
+    return AlignColumns(rows) + CountOf(records.size(), "record") + "\n";
   }
 
   std::string RenderOne(const Record& r) override {
@@ -126,7 +130,7 @@ class TextReporter : public RecordReporter {
     if (r.interrupted) {
       facts.push_back({"  interrupted", "yes: the samples are those taken before Ctrl-C"});
     }
-    out += Table(facts);
+    out += AlignColumns(facts);
     if (r.kind == RecordKind::kTable) {
       if (std::optional<TableFacts> table = ReadTableFacts(r)) out += "\n" + TableFactsText(*table);
     }
@@ -207,7 +211,7 @@ class TextReporter : public RecordReporter {
       for (const std::string& word : r.invocation) line += (line.empty() ? "" : " ") + word;
       host.push_back({"  invocation", line});
     }
-    out += Table(host);
+    out += AlignColumns(host);
 
     if (!r.details.empty()) {
       out += "\ndetails\n";

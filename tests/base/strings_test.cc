@@ -109,6 +109,51 @@ TEST(TailLines, EscapesControlBytesAndStaysShort) {
   EXPECT_EQ(tail.substr(tail.size() - 3), "END");
 }
 
+TEST(TextWidth, CountsCharactersNotBytes) {
+  EXPECT_EQ(TextWidth(""), 0u);
+  EXPECT_EQ(TextWidth("abc"), 3u);
+  EXPECT_EQ(TextWidth("\xc3\x97"
+                      "1.30"),
+            5u);                                 // "×1.30": × is two bytes
+  EXPECT_EQ(TextWidth("a \xe2\x86\x92 b"), 5u);  // "a → b": → is three
+  EXPECT_EQ(TextWidth("\xf0\x9f\x90\x8c"), 1u);  // one four-byte character
+  EXPECT_EQ(TextWidth("caf\xe9"), 4u);           // Latin-1 é: a byte outside UTF-8
+  EXPECT_EQ(TextWidth("\xe2\x86"), 2u);          // a cut sequence: two stray bytes
+}
+
+TEST(ClipText, KeepsShortTextAndCutsLongTextAtACharacter) {
+  EXPECT_EQ(ClipText("abcdef", 6), "abcdef");
+  EXPECT_EQ(ClipText("abcdefg", 6), "abc...");
+  EXPECT_EQ(ClipText("abc", 3), "abc");
+  EXPECT_EQ(ClipText("abcd", 3), "...");
+  // Six characters in eight bytes fit in six: widths are characters.
+  EXPECT_EQ(ClipText("\xc3\x97\xc3\x97"
+                     "abcd",
+                     6),
+            "\xc3\x97\xc3\x97"
+            "abcd");
+  // A byte-count cut at 3 would split the second ×; the cut keeps three whole characters.
+  EXPECT_EQ(ClipText("a\xc3\x97\xc3\x97"
+                     "bcdefg",
+                     6),
+            "a\xc3\x97\xc3\x97...");
+  const std::string clipped = ClipText("x\xe2\x86\x92y\xe2\x86\x92z\xe2\x86\x92w", 6);
+  EXPECT_EQ(clipped, "x\xe2\x86\x92y...");
+  EXPECT_EQ(TextWidth(clipped), 6u);
+}
+
+TEST(AlignColumns, AlignsByCharactersAndEscapesCells) {
+  // Before AlignColumns, `records list` padded by bytes: a row whose cell held "→" (three
+  // bytes, one character) had its next column two places to the left of the others'.
+  const std::string out = AlignColumns(
+      {{"ARMS", "VERDICT"}, {"a \xe2\x86\x92 b", "NULL"}, {"ab", "EFFECT"}, {"q\x1b[2J", "x  "}});
+  EXPECT_EQ(out,
+            "ARMS      VERDICT\n"
+            "a \xe2\x86\x92 b     NULL\n"
+            "ab        EFFECT\n"
+            "q\\x1b[2J  x\n");
+}
+
 TEST(EscapeControlChars, ShowsC0AndDelAsHex) {
   // A commit subject that would set the terminal's title and clear the screen.
   EXPECT_EQ(EscapeControlChars("fix\x1b]0;pwned\x07\x1b[2J"), "fix\\x1b]0;pwned\\x07\\x1b[2J");

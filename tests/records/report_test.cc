@@ -1,5 +1,6 @@
 #include "records/report.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -104,6 +105,49 @@ TEST(TextReporter, ListHasOneRowPerRecord) {
   EXPECT_TRUE(std::regex_search(out, row2)) << out;
   EXPECT_CONTAINS(out, "\n2 records\n");
   EXPECT_EQ(MakeTextReporter()->RenderList({}), "no records\n");
+}
+
+TEST(TextReporter, ListKeepsATablesManyQueriesToOneNarrowColumn) {
+  // A table's record names every query it measured; the list shows the ones that fit in 32
+  // characters and how many more, `records show` all of them.
+  Record table = FullRecord();
+  std::vector<std::string> names;
+  for (int i = 1; i <= 20; ++i) names.push_back(fmt::format("series.q{:02}", i));
+  table.query = Join(names, ",");
+  Record one_long = Effect();
+  one_long.query = std::string(40, 'q');
+  std::vector<Record> records = {table, one_long};
+  const std::string out = MakeTextReporter()->RenderList(records);
+  EXPECT_CONTAINS(out, " series.q01,series.q02 +18 more ");
+  EXPECT_FALSE(Contains(out, "series.q03")) << out;
+  EXPECT_CONTAINS(out, " " + std::string(29, 'q') + "... ");
+  EXPECT_CONTAINS(MakeTextReporter()->RenderOne(table), "series.q03,series.q04");
+}
+
+TEST(TextReporter, ListClipsAHypothesisAtACharacterAndKeepsItsColumnsInLine) {
+  // Clipped by bytes, a "×" at the cut printed as half a character; padded by bytes, every
+  // "×", "→" or "ê" pushed the columns after it out of line with the other rows'.
+  Record a = FullRecord();
+  a.hypothesis = std::string(46, 'h') +
+                 "\xc3\x97"
+                 "2 in 15% of the runs, and more words";
+  a.query = "requ\xc3\xaate.count";  // "requête.count": ê is two bytes
+  Record b = Effect();
+  b.hypothesis = "short";
+  std::vector<Record> records = {a, b};
+  const std::string out = MakeTextReporter()->RenderList(records);
+  EXPECT_CONTAINS(out, std::string(46, 'h') + "\xc3\x97...\n");
+  // The VERDICT column starts at the same character in every row.
+  std::vector<size_t> starts;
+  for (std::string_view line : SplitLines(out)) {
+    for (std::string_view verdict : {"VERDICT", "NULL", "EFFECT"}) {
+      const size_t at = line.find(verdict);
+      if (at != std::string_view::npos) starts.push_back(TextWidth(line.substr(0, at)));
+    }
+  }
+  ASSERT_EQ(starts.size(), 3u) << out;
+  EXPECT_EQ(starts[0], starts[1]) << out;
+  EXPECT_EQ(starts[0], starts[2]) << out;
 }
 
 TEST(TextReporter, FieldsFromForeignRecordsCannotDriveTheTerminal) {
