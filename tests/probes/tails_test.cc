@@ -258,6 +258,43 @@ TEST(VerdictTails, ARankTieTheTailsContradictIsInconclusiveWithAReason) {
   EXPECT_TRUE(Contains(r.explanation, "not shown to be a tie")) << r.explanation;
   EXPECT_TRUE(Contains(r.explanation, "mean ratio")) << r.explanation;
   EXPECT_FALSE(TailDisagreement(tails, band).empty());
+  // Six slow pairs and no fast one lean (sign test p = 0.031): named for what they may be,
+  // with what would settle it.
+  EXPECT_TRUE(Contains(r.explanation,
+                       "(an intermittent slowdown) is not a tie; collect more "
+                       "pairs (--max-pairs "))
+      << r.explanation;
+}
+
+// Outliers on both sides (a noisy host) widen the mean as much as a slow tail does, and also
+// hold a tie back; but they are not called an intermittent slowdown. A table of the demo
+// engine said so of a cell whose tails were 26 pairs slow and 30 fast (2026-12-07).
+TEST(VerdictTails, AMeanHeldBackByBalancedTailsSaysSoAndWhatWouldSettleIt) {
+  std::vector<double> d;
+  for (int i = 0; i < 40; ++i) d.push_back(0.01 * ((i % 5) - 2));
+  for (int i = 0; i < 4; ++i) {
+    d[i] = 0.4;
+    d[20 + i] = -0.4;
+  }
+  const double band = 0.05;
+  ShiftEstimate hl;
+  hl.estimate = 0.0;
+  hl.low = -0.01;
+  hl.high = 0.01;
+  hl.n = 40;
+  hl.confidence = 0.95;
+  const TailEvidence tails = GatherTailEvidence(d, hl.estimate, 0.95, band);
+  ASSERT_EQ(tails.tails.slow, 4);
+  ASSERT_EQ(tails.tails.fast, 4);
+  const VerdictResult r = Decide(hl, band, tails);
+  EXPECT_EQ(r.verdict, Verdict::kInconclusive);
+  EXPECT_TRUE(Contains(r.explanation, "not shown to be a tie")) << r.explanation;
+  EXPECT_FALSE(Contains(r.explanation, "intermittent")) << r.explanation;
+  // The mean 0.001 ± 0.058 (t at 95%, 39 degrees) needs a half-width of ln 1.05 - 0.001 =
+  // 0.048: 40 * (0.058 / 0.048)^2 = 59 pairs; the advice doubles from 40, to 80.
+  EXPECT_TRUE(Contains(r.explanation,
+                       "; the tails do not lean one way; collect more pairs (--max-pairs 80)"))
+      << r.explanation;
 }
 
 // Every tie asks the mean (kTailHint is 1): a wide mean with no pair in either tail holds the
