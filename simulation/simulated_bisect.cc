@@ -211,6 +211,32 @@ Result<BisectReport> RunSimulatedBisect(SimulatedEngine& engine, const std::file
   return report;
 }
 
+double NetMeanLogMove(const SimWorld& world, int lo, int hi) {
+  double net = 0;
+  for (size_t k = 0; k < world.change_commits().size(); ++k) {
+    const int c = world.change_commits()[k];
+    if (lo < c && c <= hi) net += world.MeanLogEffect(k);
+  }
+  return net;
+}
+
+std::string WrongSettledClaim(const SimWorld& world, const std::vector<BisectSegment>& segments,
+                              double log_band) {
+  for (const BisectSegment& s : segments) {
+    const double net = NetMeanLogMove(world, s.lo, s.hi);
+    if (s.check == SegmentCheck::kTie && std::abs(net) > log_band) {
+      return fmt::format("c{}..c{}, measured a tie, moves x{:.3f}", s.lo, s.hi, std::exp(net));
+    }
+    // ×(1 + A) itself is not ruled out either: a check that rules it out errs at the rate a
+    // NULL at the band's edge does.
+    if (s.ruled_out && s.alternative > 0 && std::abs(net) >= std::log1p(s.alternative) - 1e-12) {
+      return fmt::format("c{}..c{}, moves of x{:.3f} or more ruled out, moves x{:.3f}", s.lo, s.hi,
+                         1 + s.alternative, std::exp(net));
+    }
+  }
+  return "";
+}
+
 namespace {
 
 // What is wrong in a CULPRIT's claim, or "". It claims what its ties show: each part before
@@ -224,11 +250,7 @@ std::string WrongCulpritClaim(const SimWorld& world, const std::vector<BisectSeg
   const BisectSegment& first = segments[EarliestChange(segments)];
   for (const BisectSegment& s : segments) {
     if (s.check != SegmentCheck::kTie || s.hi >= first.first) continue;
-    double net = 0;
-    for (size_t k = 0; k < world.change_commits().size(); ++k) {
-      const int c = world.change_commits()[k];
-      if (s.lo < c && c <= s.hi) net += world.MeanLogEffect(k);
-    }
+    const double net = NetMeanLogMove(world, s.lo, s.hi);
     if (std::abs(net) > log_band) {
       return fmt::format("called c{} CULPRIT; c{}..c{} before it, measured a tie, moves x{:.3f}",
                          first.change, s.lo, s.hi, std::exp(net));
@@ -294,10 +316,11 @@ Result<RunnerTrialResult> RunRunnerTrial(SimWorld& world, const std::filesystem:
   r.later_settled = !changes.empty() && std::none_of(unplaced.begin(), unplaced.end(), [&](int k) {
     return !TieEarnsFirst(segments, k);
   });
+  const double log_band = std::log1p(SimulatedBisectConfig(dir).measure.band);
   if (r.wrong.empty() && r.claimed_first) {
-    r.wrong = WrongCulpritClaim(world, segments, truth, r.literally_first,
-                                std::log1p(SimulatedBisectConfig(dir).measure.band));
+    r.wrong = WrongCulpritClaim(world, segments, truth, r.literally_first, log_band);
   }
+  if (r.wrong.empty()) r.wrong = WrongSettledClaim(world, segments, log_band);
   const bool all_named = std::all_of(truth.begin(), truth.end(), [&](int t) {
     return std::any_of(changes.begin(), changes.end(),
                        [&](int k) { return segments[k].first <= t && t <= segments[k].change; });

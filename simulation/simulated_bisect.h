@@ -85,7 +85,8 @@ struct RunnerTrialResult {
   bool partial = false;
   /// Why the answer is wrong: a named change that holds no change the way the range moved,
   /// a CULPRIT over a part measured a tie whose commits move beyond the band net, or a
-  /// change shown literally first (every commit before it measured) with an earlier one.
+  /// change shown literally first (every commit before it measured) with an earlier one; or
+  /// a part's tie or rule-out that the world's net move contradicts (WrongSettledClaim).
   std::string wrong;
   int changes_named = 0;
   bool claimed_first = false;  ///< The earliest change the range's way was called CULPRIT.
@@ -113,6 +114,18 @@ struct RunnerTrialResult {
   /// verdict, so never a wrong answer); empty when it finished.
   std::string error;
 };
+
+/// The net move of `world`'s changes in commits (lo, hi], as the log of their mean ratios'
+/// product: what a part's ends differ by on average (a slow tail's mean among it).
+double NetMeanLogMove(const SimWorld& world, int lo, int hi);
+
+/// What is wrong in what a settled part claims, or "": a part measured a tie says its ends
+/// differ by no more than the band (|NetMeanLogMove| <= `log_band`), and one whose check ruled
+/// out every further move of ×(1 + A) or more says they differ by less than that. Every part,
+/// before a CULPRIT or after it, whatever the label it earned: the check's line prints the tie
+/// or the rule-out either way. (The first judge held only the ties before a CULPRIT to it.)
+std::string WrongSettledClaim(const SimWorld& world, const std::vector<BisectSegment>& segments,
+                              double log_band);
 
 /// One bisect of `world` through BisectRunner, files under `dir` (made and removed). `seed`
 /// orders the pairs (`--seed`). The error is a directory that cannot be made; the bisect's

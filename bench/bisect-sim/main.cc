@@ -144,6 +144,10 @@ std::vector<Cell> Scenarios() {
   // "Sparser slow tails: a limit measured").
   cells.push_back({"x2 in 10% then +30%", world(0.03, {{1.0, 0, 0.10}, {0.30}})});
   cells.push_back({"x2 in 7% then +30%", world(0.03, {{1.0, 0, 0.07}, {0.30}})});
+  // The same tails after the change: the part after the CULPRIT holds a mean move of x1.15 or
+  // x1.10, which its check must not call a tie nor rule out (WrongSettledClaim).
+  cells.push_back({"+30% then x2 in 15%", world(0.03, {{0.30}, {1.0, 0, 0.15}})});
+  cells.push_back({"+30% then x2 in 10%", world(0.03, {{0.30}, {1.0, 0, 0.10}})});
   culprit::WorldOptions quiet = world(0.03, {{0.30}});
   quiet.n_commits = 150;
   cells.push_back({"+30% quiet N=150", quiet});

@@ -57,6 +57,47 @@ RunnerTrialResult Trial(const WorldOptions& options, uint64_t seed, const std::s
   return *r;
 }
 
+// The judge holds every settled part to the world's truth, after a CULPRIT as well as before
+// it: a tie to the band, a rule-out of ×(1 + A) to A. A slow tail counts by its mean (x2 in
+// 10% of the runs: x1.10).
+TEST(WrongSettledClaim, HoldsEachTieAndRuleOutToTheNetMeanMoveOfItsPart) {
+  SimWorld world(Quiet({{0.30}, {1.0, 0, 0.10}}, 100), 3);
+  const int culprit = world.change_commits()[0], tail = world.change_commits()[1];
+  ASSERT_LT(culprit, tail);
+  EXPECT_NEAR(NetMeanLogMove(world, culprit, 99), std::log(1.10), 1e-12);
+  EXPECT_NEAR(NetMeanLogMove(world, 0, 99), std::log(1.30 * 1.10), 1e-12);
+  EXPECT_DOUBLE_EQ(NetMeanLogMove(world, 0, culprit - 1), 0);
+  const double log_band = std::log1p(0.05);
+  auto part = [](int lo, int hi, SegmentCheck check, double alternative, bool ruled_out) {
+    BisectSegment s;
+    s.lo = lo;
+    s.hi = hi;
+    s.check = check;
+    s.alternative = alternative;
+    s.ruled_out = ruled_out;
+    return s;
+  };
+  // Before the culprit nothing moves: its tie and a rule-out there are right.
+  EXPECT_EQ(
+      WrongSettledClaim(world, {part(0, culprit - 1, SegmentCheck::kTie, 0, false)}, log_band), "");
+  EXPECT_EQ(WrongSettledClaim(world, {part(0, culprit - 1, SegmentCheck::kUndecided, 0.10, true)},
+                              log_band),
+            "");
+  // After it the tail moves the mean x1.10: not a tie, and x1.10 not ruled out; x1.13 is.
+  EXPECT_EQ(WrongSettledClaim(world, {part(culprit, 99, SegmentCheck::kTie, 0, false)}, log_band),
+            fmt::format("c{}..c99, measured a tie, moves x1.100", culprit));
+  EXPECT_EQ(
+      WrongSettledClaim(world, {part(culprit, 99, SegmentCheck::kUndecided, 0.10, true)}, log_band),
+      fmt::format("c{}..c99, moves of x1.100 or more ruled out, moves x1.100", culprit));
+  EXPECT_EQ(
+      WrongSettledClaim(world, {part(culprit, 99, SegmentCheck::kUndecided, 0.13, true)}, log_band),
+      "");
+  // A check that ruled nothing out claims nothing.
+  EXPECT_EQ(WrongSettledClaim(world, {part(culprit, 99, SegmentCheck::kUndecided, 0.10, false)},
+                              log_band),
+            "");
+}
+
 TEST(SimulatedEngine, IdsResolveAndRangesRunOldestFirst) {
   SimWorld world(Quiet({{0.5}}, 20), 1);
   SimulatedEngine engine(world);
