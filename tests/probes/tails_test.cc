@@ -277,12 +277,7 @@ TEST(VerdictTails, AMeanHeldBackByBalancedTailsSaysSoAndWhatWouldSettleIt) {
     d[20 + i] = -0.4;
   }
   const double band = 0.05;
-  ShiftEstimate hl;
-  hl.estimate = 0.0;
-  hl.low = -0.01;
-  hl.high = 0.01;
-  hl.n = 40;
-  hl.confidence = 0.95;
+  const ShiftEstimate hl{.estimate = 0.0, .low = -0.01, .high = 0.01, .confidence = 0.95, .n = 40};
   const TailEvidence tails = GatherTailEvidence(d, hl.estimate, 0.95, band);
   ASSERT_EQ(tails.tails.slow, 4);
   ASSERT_EQ(tails.tails.fast, 4);
