@@ -40,6 +40,17 @@ std::string MorePairsAdvice(const ShiftEstimate& s, double tau) {
   return fmt::format("collect more pairs (--max-pairs {})", pairs);
 }
 
+// A sign test of the tails at this p or below: the tails lean one way.
+constexpr double kTailsLean = 0.05;
+
+// Whether the tails lean the way `mean` moved: their sign test at kTailsLean or below, with
+// more pairs on the mean's side. An EFFECT of the mean alone claims an intermittent change,
+// and this is the part of that claim the mean's interval does not test.
+bool TailsLeanWithTheMean(const ShiftEstimate& mean, const TailBalance& t) {
+  if (t.p_value > kTailsLean) return false;
+  return mean.estimate > 0 ? t.slow > t.fast : t.fast > t.slow;
+}
+
 }  // namespace
 
 Verdict Classify(double low, double high, double tau) {
@@ -212,9 +223,6 @@ std::string MeanName(int trimmed) {
 }
 std::string MeanName(const TailEvidence& tails) { return MeanName(tails.trimmed); }
 
-// A sign test of the tails at this p or below is described as the tails leaning one way.
-constexpr double kTailsLeanInText = 0.05;
-
 std::string DescribeTails(const TailBalance& t) {
   return fmt::format(
       "B slower beyond x{:.2f} of the typical pair in {}, faster in {} (sign test p = {:.2g})",
@@ -277,7 +285,7 @@ std::string TailDisagreement(const TailEvidence& tails, double band) {
     // kTailHint is 1, so the mean is asked of every tie, tails balanced or not: the text says
     // the tails lean one way only when their sign test does (a demo probe once printed "the
     // tails lean one way (... in 0 pairs, faster in 0 ...)").
-    if (tails.tails.p_value <= kTailsLeanInText) {
+    if (tails.tails.p_value <= kTailsLean) {
       why.push_back(fmt::format(
           "the tails lean one way ({}) and the {} {} reaches outside the "
           "±{:g}% band",
@@ -330,7 +338,12 @@ Verdict ClassifyWithTails(const ShiftEstimate& shift, const TailEvidence& tails,
   const double tau = BandEdge(band);
   const Verdict hl = Classify(shift.low, shift.high, tau);
   if (hl == Verdict::kEffect) return hl;
-  if (tails.mean && Classify(tails.mean->low, tails.mean->high, tau) == Verdict::kEffect) {
+  // The mean beyond the band counts only with the tails leaning its way: the mean's t interval
+  // is a second test of the same pairs, and without that condition it added its own false
+  // EFFECTs of a noisy host to the rank interval's (a probe of a variable the program ignores
+  // was called "an intermittent change" with its tails 0 pairs slow and 1 fast, CI 2026-12-07).
+  if (tails.mean && Classify(tails.mean->low, tails.mean->high, tau) == Verdict::kEffect &&
+      TailsLeanWithTheMean(*tails.mean, tails.tails)) {
     return Verdict::kEffect;
   }
   if (hl == Verdict::kNull && TailDisagreement(tails, band).empty()) return Verdict::kNull;
@@ -361,6 +374,15 @@ VerdictResult Decide(const ShiftEstimate& shift, double band, const TailEvidence
             fmt::format(" (the mean ratio of every pair: {})", FormatMeanRatio(*tails.mean));
       }
     }
+    if (verdict == Verdict::kInconclusive && tails.mean &&
+        Classify(tails.mean->low, tails.mean->high, BandEdge(band)) == Verdict::kEffect) {
+      // The mean is beyond the band, but ClassifyWithTails did not call it an intermittent
+      // change: say what it read, and why that is not a verdict.
+      result.explanation += fmt::format(
+          "; the {} {} lies beyond the {} band, but the tails do not lean its way ({}), so it is "
+          "not read as an intermittent change",
+          MeanName(tails), FormatMeanRatio(*tails.mean), band_text, DescribeTails(tails.tails));
+    }
     return result;
   }
   if (verdict == Verdict::kEffect) {
@@ -386,7 +408,7 @@ VerdictResult Decide(const ShiftEstimate& shift, double band, const TailEvidence
   result.explanation = fmt::format(
       "not shown to be a tie: the typical pair ties ({} inside the {} band), but {}; {}; {}",
       DescribeInterval(shift), band_text, TailDisagreement(tails, band),
-      tails.tails.p_value <= kTailsLeanInText
+      tails.tails.p_value <= kTailsLean
           ? "a slow tail the typical pair does not show (an intermittent slowdown) is not a tie"
           : "the tails do not lean one way",
       advice);

@@ -74,9 +74,9 @@ struct TailEvidence {
 /// of the pairs from the centre, and never closer than the band's edge.
 inline constexpr double kTailScales = 3;
 /// A sign test of the tails at this p or below is a hint that they lean one way; then a NULL
-/// needs the mean's interval inside the band too. It can only turn a NULL into INCONCLUSIVE,
-/// so it needs no share of the sitting's α. 1: the mean is asked of every tie. A hint at
-/// p <= 0.5 (two slow tail pairs and no fast one) was cheaper but let a part holding an
+/// needs the mean's interval inside the band too. This check can only turn a NULL into
+/// INCONCLUSIVE, so it needs no share of the sitting's α. 1: the mean is asked of every tie. A hint
+/// at p <= 0.5 (two slow tail pairs and no fast one) was cheaper but let a part holding an
 /// intermittent x2 in 15% of its runs pass as a tie in 3 of 10 simulated bisects, where
 /// symmetric outliers gave the tails a fast pair or two to balance the slow ones.
 inline constexpr double kTailHint = 1.0;
@@ -167,7 +167,10 @@ void TrimForTie(std::span<const double> d, double share, TailEvidence* tails);
 
 /// The verdict rule with the tails (Classify is its Hodges–Lehmann half):
 ///  - kEffect when the shift's interval is beyond the band (as Classify), or else when the
-///    mean's interval is: an intermittent slowdown moves the mean and not the pseudo-median;
+///    mean's interval is and the tails lean its way (their sign test at p <= 0.05, more pairs
+///    on the mean's side): an intermittent change moves the mean and not the pseudo-median,
+///    and it moves them by a lopsided tail. Without the tails' condition the mean's interval is
+///    a second route to an EFFECT of the same pairs, with false EFFECTs of its own;
 ///  - kNull only when the shift's interval is inside the band and TailDisagreement is empty;
 ///  - kInconclusive otherwise.
 Verdict ClassifyWithTails(const ShiftEstimate& shift, const TailEvidence& tails, double band);

@@ -379,5 +379,83 @@ TEST(ComparisonTails, TheRecordAndTheSummaryCarryTheMeanRatioBesideTheHodgesLehm
   EXPECT_FALSE(Contains(text, "NULL")) << text;
 }
 
+// A broad shift the rank interval cannot yet put beyond the band, with a mean that is beyond
+// it and tails that do not lean (0 pairs slow, 1 fast): the shape of a probe of a variable the
+// program ignores that CI once saw called "an intermittent change" (20 pairs, 2026-12-07).
+TEST(VerdictTails, AMeanBeyondTheBandWithoutLeaningTailsIsNoIntermittentChange) {
+  std::vector<double> d;
+  for (int i = 0; i < 20; ++i) d.push_back(-0.25 + 0.1 * ((i % 5) - 2));
+  d[7] = -1.0;
+  const double band = 0.05;
+  const ShiftEstimate hl{
+      .estimate = -0.21, .low = -0.40, .high = -0.04, .confidence = 0.97, .n = 20};
+  const TailEvidence tails = GatherTailEvidence(d, hl.estimate, 0.97, band, 1);
+  ASSERT_TRUE(tails.mean);
+  ASSERT_LT(tails.mean->high, -BandEdge(band));  // the mean alone is beyond the band
+  ASSERT_EQ(tails.tails.slow, 0);
+  ASSERT_EQ(tails.tails.fast, 1);
+  EXPECT_EQ(ClassifyWithTails(hl, tails, band), Verdict::kInconclusive);
+  const VerdictResult r = Decide(hl, band, tails);
+  EXPECT_EQ(r.verdict, Verdict::kInconclusive);
+  EXPECT_TRUE(Contains(r.explanation, "collect more pairs")) << r.explanation;
+  EXPECT_TRUE(Contains(r.explanation,
+                       "lies beyond the ±5% band, but the tails do not lean its way (B slower "
+                       "beyond"))
+      << r.explanation;
+  EXPECT_TRUE(Contains(r.explanation, "so it is not read as an intermittent change"))
+      << r.explanation;
+
+  // The same mean with a lopsided tail on its side (six fast pairs, none slow: p = 0.031) is one.
+  for (int i : {1, 4, 7, 10, 13, 16}) d[i] = -2.0;
+  const TailEvidence leaning = GatherTailEvidence(d, hl.estimate, 0.97, band, 1);
+  ASSERT_EQ(leaning.tails.fast, 6);
+  ASSERT_LT(leaning.mean->high, -BandEdge(band));
+  EXPECT_EQ(ClassifyWithTails(hl, leaning, band), Verdict::kEffect);
+  EXPECT_TRUE(Contains(Decide(hl, band, leaning).explanation, "an effect in the mean"));
+}
+
+// The same program in both arms of `seeds` seeded sittings of 20 then 40 pairs (the probe CLI
+// tests' [measure]) on a loaded host: `sigma` noise per run and a run in five preempted (x2.5),
+// in either arm.
+struct NoChangeTally {
+  int effects = 0, by_mean_alone = 0;
+};
+NoChangeTally NoChangeSittings(uint64_t seeds, double sigma, double wild, double confidence) {
+  NoChangeTally tally;
+  for (uint64_t seed = 1; seed <= seeds; ++seed) {
+    IntermittentSource source(1.0, 0.0, 1.0, sigma, seed, wild);
+    SittingOptions o = Options(seed);
+    o.min_pairs = 20;
+    o.max_pairs = 40;
+    o.confidence = confidence;
+    SittingResult r = RunPairedSitting(source, nullptr, o, nullptr);
+    EXPECT_TRUE(r.verdict && r.shift) << seed;
+    if (!r.verdict || !r.shift || r.verdict->verdict != Verdict::kEffect) continue;
+    ++tally.effects;
+    tally.by_mean_alone +=
+        Classify(r.shift->low, r.shift->high, BandEdge(0.05)) != Verdict::kEffect;
+  }
+  return tally;
+}
+
+TEST(VerdictTails, NoChangeOnALoadedHostIsAnEffectAtMostAtTheSittingsAlpha) {
+  // 2,000 sittings each of two noisy hosts. Before the mean needed leaning tails, its interval
+  // added false EFFECTs of its own to the rank interval's (of 4,000: 15 at 30% noise, 24 at
+  // 20% with preemption, beside 35 and 66 of the ranks); now none of either host's.
+  const NoChangeTally broad = NoChangeSittings(2000, 0.30, 0.0, 0.95);
+  const NoChangeTally preempted = NoChangeSittings(2000, 0.20, 0.20, 0.95);
+  std::printf(
+      "no change, 2000 sittings: 30%% noise %d effects (%d of the mean alone), "
+      "20%% and preemption %d (%d)\n",
+      broad.effects, broad.by_mean_alone, preempted.effects, preempted.by_mean_alone);
+  EXPECT_EQ(broad.by_mean_alone, 0);
+  EXPECT_EQ(preempted.by_mean_alone, 0);
+  // A wrong EFFECT at most at α = 5%; the ±5% band keeps it well below.
+  EXPECT_LE(broad.effects, 100);
+  EXPECT_LE(preempted.effects, 100);
+  // At the confidence the CLI test of an ignored variable asks for, none.
+  EXPECT_EQ(NoChangeSittings(2000, 0.20, 0.20, 0.9999).effects, 0);
+}
+
 }  // namespace
 }  // namespace culprit
