@@ -25,11 +25,13 @@ uint64_t Mix(uint64_t x) {
 class SimulatedRuns : public SampleSource {
  public:
   SimulatedRuns(SimWorld& world, int a, int b, double base_ms)
-      : world_(world), commits_{a, b}, base_ms_(base_ms) {}
+      : world_(world), commits_{a, b}, base_ms_(base_ms), a_shift_(world.SittingShift(a, b)) {}
 
   SampleOutcome Run(int arm) override {
     bool timed_out = false;
-    const double ms = base_ms_ * std::exp(world_.Sample(commits_[arm], &timed_out));
+    double log_ms = world_.Sample(commits_[arm], &timed_out);
+    if (arm == 0 && !timed_out) log_ms += a_shift_;
+    const double ms = base_ms_ * std::exp(log_ms);
     SampleOutcome outcome;
     outcome.wall_ms = ms;
     if (timed_out) {
@@ -47,6 +49,7 @@ class SimulatedRuns : public SampleSource {
   SimWorld& world_;
   int commits_[2];
   double base_ms_;
+  double a_shift_;  // SimWorld::SittingShift, asked as the sitting opened
 };
 
 class SilentReporter : public BisectReporter {

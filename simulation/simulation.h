@@ -15,6 +15,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -107,6 +108,13 @@ class SimWorld {
     timeouts_from_ = every_commit ? 0 : first_bad_;
   }
 
+  /// A host event that hits whole sittings, for a test that needs a check's false move (a
+  /// part whose ends tie, one sitting of them saying otherwise, fresh pairs not): `shift(a, b)`
+  /// is asked once as each sitting of b against a opens (SimulatedEngine::Pair), and what it
+  /// returns is added to the log-time of every run of that sitting's arm A. Unset: none.
+  void ShiftSittings(std::function<double(int a, int b)> shift) { shift_ = std::move(shift); }
+  double SittingShift(int a, int b) const { return shift_ ? shift_(a, b) : 0; }
+
   /// One run of `commit` now (log-time, 0 = the good commit on the host as it started);
   /// advances time. A run that timed out sets `*timed_out` (when given) and returns the
   /// timeout's log-time.
@@ -125,6 +133,7 @@ class SimWorld {
   std::vector<bool> unbuildable_;
   double drift_ = 0;
   int runs_ = 0;
+  std::function<double(int, int)> shift_;
 };
 
 /// How one bisect of one world ended, scored against the truth.
