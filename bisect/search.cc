@@ -318,7 +318,8 @@ void BisectSearch::ReadLook(VerdictMemo& memo, std::vector<double> d) const {
   memo.high = shift->high;
   memo.confidence = 1 - alphas[look];
   // With the tails: a pseudo-median tie that a slow tail contradicts is no tie (an
-  // intermittent slowdown would otherwise pass as "good"), and a mean beyond the band is a move.
+  // intermittent slowdown would otherwise pass as "good"), and a mean beyond the band with the
+  // tails leaning its way is a move (ClassifyWithTails).
   TailEvidence tails = GatherTailEvidence(d, shift->estimate, memo.confidence, options_.band);
   TrimForTie(d, kTrimShare, &tails);
   const bool by_rank =

@@ -434,7 +434,8 @@ class PairedSitting {
       r_.shift = *shift;
       r_.nominal_confidence = 1 - alphas_[look_];
       // The tails at the same confidence: a tie of the pseudo-median that they contradict
-      // (an intermittent slowdown) is not a NULL, and a mean beyond the band is an EFFECT.
+      // (an intermittent slowdown) is not a NULL, and a mean beyond the band with the tails
+      // leaning its way is an EFFECT (ClassifyWithTails).
       r_.tails = Tails(shift->estimate, r_.nominal_confidence);
       null_claimable_ = NullMayStop();
       verdict = ClassifyWithTails(*shift, *r_.tails, options_.band);
