@@ -132,9 +132,7 @@ std::string Story(const InvestigationState& s, const DemoOptions& options) {
   out += fmt::format("1. the plausible suspect, the parallelism gate (PARALLEL=1 at {}): {}\n",
                      options.bad, gate);
   if (!s.bisect_found) {
-    return out +
-           "2. the bisect named no verified culprit on this host: the story stops "
-           "there (see the bisect's record)\n";
+    return out + UndecidedBisectStory(s.bisect_text, s.bisect_record, options.work_dir);
   }
   if (!s.on_path_culprit.empty()) {
     out += fmt::format(
@@ -408,6 +406,34 @@ std::string WallTimes(std::chrono::milliseconds total, std::chrono::milliseconds
 }
 
 }  // namespace
+
+std::string UndecidedBisectStory(std::string_view bisect_text, std::string_view record,
+                                 const std::filesystem::path& work_dir) {
+  std::string out = fmt::format(
+      "2. the bisect named no verified culprit on this host, so the story stops there (its "
+      "record: {}); it said:\n",
+      record.empty() ? std::string("none") : std::string(record));
+  bool host = false;
+  bool verdict = false;
+  for (std::string_view line : SplitLines(bisect_text)) {
+    const std::string_view text = TrimBlanks(line);
+    if (text.empty()) continue;
+    const bool host_line = text.starts_with("HOST DRIFT") || text.starts_with("HOST NOISE");
+    // The verdict is the report's first line; what the host did and how to settle it follow.
+    if (!verdict || host_line || text.starts_with("to settle it")) {
+      out += fmt::format("   {}\n", text);
+    }
+    verdict = true;
+    host = host || host_line;
+  }
+  if (host) {
+    out += fmt::format(
+        "   the host's own noise left the bisect undecided, not the demo's history: on a quieter "
+        "host, `culprit demo --dir {}` runs the demo again\n",
+        work_dir.string());
+  }
+  return out;
+}
 
 Status ParseDemoStopAfter(std::string_view what, DemoOptions& options) {
   if (what == "history") {

@@ -85,6 +85,13 @@ struct DemoReport {
   std::filesystem::path config_path;
 };
 
+/// The story's second line when the bisect named no verified culprit, from its final report
+/// (`bisect_text`) and record id: its verdict line, what it said of the host (its HOST DRIFT
+/// and HOST NOISE lines) and how to settle it, quoted, so that the reader sees which step was
+/// left undecided and why. When the host is blamed, it says so, and how to run the demo again.
+std::string UndecidedBisectStory(std::string_view bisect_text, std::string_view record,
+                                 const std::filesystem::path& work_dir);
+
 /// `--stop-after WHAT`: "history", "table" or a ladder step's name (confirm, probes, bisect,
 /// relevance, isolation), into `options`. Usage error listing them.
 Status ParseDemoStopAfter(std::string_view what, DemoOptions& options);

@@ -48,7 +48,7 @@ std::vector<std::string> CommitsWithSubject(const std::filesystem::path& repo,
 ProcessResult RunDemo(const TempDir& dir) {
   ProcessSpec spec;
   spec.argv = {CulpritExe(), "demo", "--dir", (dir.path() / "demo").string()};
-  spec.timeout = std::chrono::minutes(14);  // below ctest's 15-minute limit
+  spec.timeout = std::chrono::minutes(14);  // twice is below ctest's 30-minute limit
   spec.output_limit = 1 << 22;
   return RunProcess(spec);
 }
@@ -67,6 +67,15 @@ nlohmann::json IsolationOn(const std::filesystem::path& records, const std::stri
   return nlohmann::json::object();
 }
 
+// Whether the demo's story stopped at the bisect because the host's own noise left it
+// undecided, as it said (investigate/demo.h, UndecidedBisectStory). Issue 27 allows that ending
+// ("or it says plainly which step the host's noise left undecided"); a bisect left undecided on
+// a host that did not drift or stall is not allowed, and fails the test.
+bool UndecidedByTheHost(const std::string& out) {
+  return out.find("2. the bisect named no verified culprit on this host") != std::string::npos &&
+         out.find("the host's own noise left the bisect undecided") != std::string::npos;
+}
+
 // The whole story, as a user runs it: `culprit investigate` on the demo
 // history. The move is confirmed, the gate hypothesis is tested and never
 // comes out an EFFECT (forcing PARALLEL=1 changes nothing), the bisect names
@@ -74,13 +83,33 @@ nlohmann::json IsolationOn(const std::filesystem::path& records, const std::stri
 // touches nothing on the query's code path, and the residency isolation on
 // that commit names the traversal index as the cost (holding it is an
 // EFFECT). Every step is archived and linked by one investigation record.
+//
+// A host that drifts or stalls during the bisect can leave it undecided (a 2-core VM did once
+// in about fifteen runs, 2026-12-07: +11% during the verification). The demo says so, names
+// nothing, and the test holds it to that; then it runs the demo once more, which must tell the
+// whole story. Two such hosts in a row fail the test.
 TEST(Demo, IsolatesTheIndexOfTheIndexPersistingCommit) {
-  TempDir dir;
-  ProcessResult result = RunDemo(dir);
-  const std::string& out = result.stdout_text;
+  TempDir first, second;
+  ProcessResult result = RunDemo(first);
   ASSERT_TRUE(result.ok()) << result.Describe({}) << "\nstdout:\n"
-                           << out << "\nstderr:\n"
+                           << result.stdout_text << "\nstderr:\n"
                            << result.stderr_text;
+  const TempDir* ran = &first;
+  if (UndecidedByTheHost(result.stdout_text)) {
+    const std::string& undecided = result.stdout_text;
+    std::cout << undecided << "\nthe host left the bisect undecided: the demo once more\n";
+    EXPECT_NE(undecided.find("   INCONCLUSIVE: "), std::string::npos) << undecided;
+    EXPECT_EQ(undecided.find("=> culprit "), std::string::npos) << undecided;
+    EXPECT_EQ(undecided.find("=> change "), std::string::npos) << undecided;
+    EXPECT_EQ(undecided.find("EFFECT, verified"), std::string::npos) << undecided;
+    result = RunDemo(second);
+    ran = &second;
+    ASSERT_TRUE(result.ok()) << result.Describe({}) << "\nstdout:\n"
+                             << result.stdout_text << "\nstderr:\n"
+                             << result.stderr_text;
+  }
+  const TempDir& dir = *ran;
+  const std::string& out = result.stdout_text;
   std::cout << out;  // the story and the time split, for the log
   size_t probe_line = out.find("PARALLEL=1");
   ASSERT_NE(probe_line, std::string::npos) << out;
