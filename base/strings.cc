@@ -128,6 +128,17 @@ std::string ClipText(std::string_view text, size_t width) {
   return std::string(text.substr(0, end)) + "...";
 }
 
+std::string ClipMiddle(std::string_view text, size_t width) {
+  assert(width >= 3);
+  std::vector<size_t> starts;  // where each character begins
+  for (size_t i = 0; i < text.size(); i += CharacterLength(text, i)) starts.push_back(i);
+  if (starts.size() <= width) return std::string(text);
+  const size_t head = (width - 3) / 2;
+  const size_t tail = width - 3 - head;
+  const size_t tail_start = tail == 0 ? text.size() : starts[starts.size() - tail];
+  return std::string(text.substr(0, starts[head])) + "..." + std::string(text.substr(tail_start));
+}
+
 std::string EscapeControlChars(std::string_view text) {
   std::string out;
   out.reserve(text.size());

@@ -48,6 +48,12 @@ size_t TextWidth(std::string_view text);
 /// byte and makes the text invalid UTF-8). Requires width >= 3.
 std::string ClipText(std::string_view text, size_t width);
 
+/// `text` when it is at most `width` characters (TextWidth); else its first (`width` - 3) / 2
+/// characters, "..." and its last ones, `width` characters in all: a long name whose two ends
+/// both tell (a C++ function's scope and its parameters). Never cuts inside a UTF-8 sequence.
+/// Requires width >= 3.
+std::string ClipMiddle(std::string_view text, size_t width);
+
 /// `rows` as aligned columns, one line each: every cell with its control characters escaped
 /// (EscapeControlChars: a record's fields come from someone else's history), padded to its
 /// column's widest cell (TextWidth) and two blanks; no blanks at a line's end. The text

@@ -81,11 +81,7 @@ std::vector<const ExplainFunctionFacts*> Shown(const ExplainFacts& f, size_t top
 }
 
 /// A long (C++) name cut in its middle, for a table; the record keeps it whole.
-std::string ShortName(const std::string& name) {
-  constexpr size_t kLongest = 60;
-  if (name.size() <= kLongest) return name;
-  return name.substr(0, 28) + "..." + name.substr(name.size() - 29);
-}
+std::string ShortName(const std::string& name) { return ClipMiddle(name, 60); }
 
 std::vector<std::string> Heading(const ExplainFacts& f) {
   std::vector<std::string> out;

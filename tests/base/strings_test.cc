@@ -121,6 +121,28 @@ TEST(TextWidth, CountsCharactersNotBytes) {
   EXPECT_EQ(TextWidth("\xe2\x86"), 2u);          // a cut sequence: two stray bytes
 }
 
+TEST(ClipMiddle, KeepsBothEndsAndCutsAtACharacter) {
+  EXPECT_EQ(ClipMiddle("abcdefgh", 8), "abcdefgh");
+  EXPECT_EQ(ClipMiddle("abcdefghi", 8), "ab...ghi");
+  EXPECT_EQ(ClipMiddle("abcd", 3), "...");
+  // Widths are characters: eight characters in ten bytes fit in eight.
+  EXPECT_EQ(ClipMiddle("\xc3\x97"
+                       "bcdefg\xc3\x97",
+                       8),
+            "\xc3\x97"
+            "bcdefg\xc3\x97");
+  // A byte count would cut the "×" at either end in two; the cut keeps whole characters.
+  const std::string clipped = ClipMiddle(
+      "a\xc3\x97"
+      "bcdefghij\xc3\x97"
+      "k",
+      8);
+  EXPECT_EQ(clipped,
+            "a\xc3\x97...j\xc3\x97"
+            "k");
+  EXPECT_EQ(TextWidth(clipped), 8u);
+}
+
 TEST(ClipText, KeepsShortTextAndCutsLongTextAtACharacter) {
   EXPECT_EQ(ClipText("abcdef", 6), "abcdef");
   EXPECT_EQ(ClipText("abcdefg", 6), "abc...");
