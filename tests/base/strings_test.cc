@@ -125,21 +125,13 @@ TEST(ClipMiddle, KeepsBothEndsAndCutsAtACharacter) {
   EXPECT_EQ(ClipMiddle("abcdefgh", 8), "abcdefgh");
   EXPECT_EQ(ClipMiddle("abcdefghi", 8), "ab...ghi");
   EXPECT_EQ(ClipMiddle("abcd", 3), "...");
+  const std::string times = "\xc3\x97";  // "×": two bytes, one character
   // Widths are characters: eight characters in ten bytes fit in eight.
-  EXPECT_EQ(ClipMiddle("\xc3\x97"
-                       "bcdefg\xc3\x97",
-                       8),
-            "\xc3\x97"
-            "bcdefg\xc3\x97");
+  const std::string eight = times + "bcdefg" + times;
+  EXPECT_EQ(ClipMiddle(eight, 8), eight);
   // A byte count would cut the "×" at either end in two; the cut keeps whole characters.
-  const std::string clipped = ClipMiddle(
-      "a\xc3\x97"
-      "bcdefghij\xc3\x97"
-      "k",
-      8);
-  EXPECT_EQ(clipped,
-            "a\xc3\x97...j\xc3\x97"
-            "k");
+  const std::string clipped = ClipMiddle("a" + times + "bcdefghij" + times + "k", 8);
+  EXPECT_EQ(clipped, "a" + times + "...j" + times + "k");
   EXPECT_EQ(TextWidth(clipped), 8u);
 }
 
