@@ -192,6 +192,7 @@ hypothesis = "the scan's thread count moved it"
 
 [measure]
 band = 0.05
+confidence = 0.9999
 min_pairs = 10
 max_pairs = 80
 
