@@ -6,13 +6,10 @@
 #include <string>
 
 #include "investigate/demo.h"
+#include "tests/support/culprit_cli.h"
 
 namespace culprit {
 namespace {
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 // The bisect's report from a demo run on a drifting 2-core VM (2026-12-07), as it was printed.
 constexpr const char* kDriftedBisect =
