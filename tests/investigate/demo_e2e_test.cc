@@ -84,10 +84,10 @@ bool UndecidedByTheHost(const std::string& out) {
 // that commit names the traversal index as the cost (holding it is an
 // EFFECT). Every step is archived and linked by one investigation record.
 //
-// A host that drifts or stalls during the bisect can leave it undecided (a 2-core VM did once
-// in about fifteen runs, 2026-12-07: +11% during the verification). The demo says so, names
-// nothing, and the test holds it to that; then it runs the demo once more, which must tell the
-// whole story. Two such hosts in a row fail the test.
+// A host that drifts or stalls during the bisect can leave it undecided (the development VM
+// did in the README's test run of 2026-12-07: +11% during the verification). The demo says so,
+// names nothing, and the test holds it to that; then it runs the demo once more, which must tell
+// the whole story. Two such hosts in a row fail the test.
 TEST(Demo, IsolatesTheIndexOfTheIndexPersistingCommit) {
   TempDir first, second;
   ProcessResult result = RunDemo(first);
